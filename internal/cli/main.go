@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Main runs strata with args and returns the process exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	g := &globals{stdout: stdout, stderr: stderr}
+	cmd := newRoot(g)
+	cmd.SetArgs(args)
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	err := cmd.Execute()
+	if err == nil {
+		return 0
+	}
+	var ex *exitError
+	if errors.As(err, &ex) {
+		if ex.msg != "" {
+			fmt.Fprintf(stderr, "strata: %s\n", ex.msg)
+		}
+		return ex.code
+	}
+	printError(stderr, err)
+	return 1
+}
+
+// exitError ends a command with a code and a one-line message, for checks
+// that fail after printing their report.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// printError prints err as "strata: <first line>" then its details; joined
+// errors each get their own block.
+func printError(w io.Writer, err error) {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	if len(errs) > 1 {
+		fmt.Fprintf(w, "strata: %d errors\n", len(errs))
+	}
+	for _, e := range errs {
+		msg := strings.TrimRight(e.Error(), "\n")
+		fmt.Fprintf(w, "strata: %s\n", msg)
+	}
+}
+
+// globals are the flags and streams every command shares.
+type globals struct {
+	stdout, stderr io.Writer
+	root           string
+}
+
+func newRoot(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "strata",
+		Short: "Render, promote and bootstrap a fleet of Kubernetes clusters run by Argo CD",
+		Long: `strata runs a fleet of Kubernetes clusters with Argo CD from one Git repository.
+
+The fleet is a hierarchy (environments -> sectors -> regions, or any dimensions
+you declare in config/config.yaml). Configuration is layered: defaults, base
+values, overrides per level, and patches being rolled out. strata renders the
+exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	cmd.PersistentFlags().StringVar(&g.root, "root", "", "the fleet repository (default: the nearest directory upwards that holds config/config.yaml)")
+	cmd.AddCommand(
+		newRenderCmd(g),
+		newInitCmd(g),
+		newVersionCmd(g),
+	)
+	return cmd
+}
+
+// findRoot returns the repository directory: --root, or the nearest
+// directory from the working directory upwards holding config/config.yaml.
+func (g *globals) findRoot() (string, error) {
+	if g.root != "" {
+		if _, err := os.Stat(g.root + "/config/config.yaml"); err != nil {
+			return "", fmt.Errorf("--root %s: no config/config.yaml there", g.root)
+		}
+		return g.root, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := wd; ; {
+		if _, err := os.Stat(dir + "/config/config.yaml"); err == nil {
+			return dir, nil
+		}
+		parent := parentDir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no fleet repository here: no config/config.yaml in %s or any parent (use --root DIR, or strata init)", wd)
+		}
+		dir = parent
+	}
+}
+
+func parentDir(dir string) string {
+	i := strings.LastIndex(strings.TrimRight(dir, "/"), "/")
+	if i <= 0 {
+		return "/"
+	}
+	return dir[:i]
+}

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-fleet/strata/internal/output"
+)
+
+type renderOptions struct {
+	*globals
+	check   bool
+	noCache bool
+	output  outputFormat
+}
+
+func newRenderCmd(g *globals) *cobra.Command {
+	o := &renderOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "render",
+		Short: "Render every target's Argo CD manifests into rendered/",
+		Long: `Render merges each target's layered values (defaults, values.yaml, then the
+override.yaml and patch-*.yaml files of every level above the target) and
+evaluates the templates chart with Helm's engine in two passes. Every target is
+rendered and checked in memory before anything is written; then only files
+whose content changed are written, each atomically, and stale files are removed.
+A run with nothing changed renders nothing and writes nothing.`,
+		Example: `  # Render the fleet of the current repository
+  strata render
+
+  # In CI: fail and list the files that are out of date
+  strata render --check
+
+  # Render a repository elsewhere, ignoring the render cache
+  strata --root ./examples/seed-003 render --no-cache`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.output.validate(); err != nil {
+				return err
+			}
+			return o.run()
+		},
+	}
+	cmd.Flags().BoolVar(&o.check, "check", false, "write nothing; exit 1 and list the files that are out of date")
+	cmd.Flags().BoolVar(&o.noCache, "no-cache", false, "render every target, even those known to be current")
+	cmd.Flags().StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	return cmd
+}
+
+func (o *renderOptions) run() error {
+	r, err := o.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	opts := output.Options{Root: r.dir, FS: r.fsys, Check: o.check}
+	if !o.noCache {
+		if opts.StatePath, err = output.StatePath(r.dir); err != nil {
+			opts.StatePath = ""
+		}
+	}
+	var stopProgress func()
+	if !o.output.json() && isTerminal(o.stderr) {
+		opts.Progress, stopProgress = o.progress()
+	}
+	res, err := output.Run(opts)
+	if stopProgress != nil {
+		stopProgress()
+	}
+	if err != nil {
+		return err
+	}
+	return o.report(res)
+}
+
+// progress returns a callback that shows a counter on the terminal for runs
+// that last more than a moment, and a function that clears it.
+func (o *renderOptions) progress() (func(done, total int), func()) {
+	var mu sync.Mutex
+	start := time.Now()
+	shown := false
+	update := func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(start) < 300*time.Millisecond || (done%20 != 0 && done != total) {
+			return
+		}
+		shown = true
+		fmt.Fprintf(o.stderr, "\rrendering %d/%d targets", done, total)
+	}
+	return update, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if shown {
+			fmt.Fprint(o.stderr, "\r\033[K")
+		}
+	}
+}
+
+type renderReport struct {
+	Targets   int             `json:"targets"`
+	Rendered  int             `json:"rendered"`
+	Created   int             `json:"created"`
+	Updated   int             `json:"updated"`
+	Deleted   int             `json:"deleted"`
+	Unchanged int             `json:"unchanged"`
+	Check     bool            `json:"check"`
+	UpToDate  bool            `json:"upToDate"`
+	Changes   []output.Change `json:"changes"`
+}
+
+func (o *renderOptions) report(res *output.Result) error {
+	p := res.Plan
+	rep := renderReport{
+		Targets: res.Targets, Rendered: res.Rendered,
+		Created: p.Count(output.Create), Updated: p.Count(output.Update), Deleted: p.Count(output.Delete),
+		Unchanged: p.Unchanged, Check: o.check, UpToDate: p.Empty(), Changes: p.Changes,
+	}
+	if rep.Changes == nil {
+		rep.Changes = []output.Change{}
+	}
+	if o.output.json() {
+		if err := writeJSON(o.stdout, rep); err != nil {
+			return err
+		}
+	} else if o.check {
+		for _, c := range p.Changes {
+			fmt.Fprintf(o.stdout, "%-6s %s\n", verb(c.Op), c.Path)
+		}
+		for _, d := range p.Dirs {
+			fmt.Fprintf(o.stdout, "%-6s %s/\n", "stale", d)
+		}
+	} else if p.Empty() {
+		fmt.Fprintf(o.stdout, "rendered/ is up to date (%d targets)\n", res.Targets)
+	} else {
+		fmt.Fprintf(o.stdout, "rendered %d of %d targets: %d files created, %d updated, %d removed\n",
+			res.Rendered, res.Targets, rep.Created, rep.Updated, rep.Deleted)
+	}
+	if o.check && !p.Empty() {
+		return &exitError{code: 1, msg: fmt.Sprintf("rendered/ is out of date: %d files differ; run strata render", len(p.Changes)+len(p.Dirs))}
+	}
+	if o.check && !o.output.json() {
+		fmt.Fprintf(o.stdout, "rendered/ is up to date (%d targets)\n", res.Targets)
+	}
+	return nil
+}
+
+func verb(op output.Op) string {
+	switch op {
+	case output.Create:
+		return "new"
+	case output.Update:
+		return "stale"
+	}
+	return "extra"
+}

@@ -1,0 +1,54 @@
+package fleet
+
+import (
+	"crypto/sha256"
+	"sync"
+
+	"github.com/strata-fleet/strata/internal/values"
+)
+
+// File is a YAML file of the repository: its path relative to the repository
+// (slash-separated), its bytes, and its decoded value, computed once on
+// first use.
+type File struct {
+	Path string
+	Data []byte
+
+	once  sync.Once
+	value *values.Value
+	err   error
+
+	digestOnce sync.Once
+	digest     [32]byte
+}
+
+// NewFile returns a File holding data.
+func NewFile(path string, data []byte) *File { return &File{Path: path, Data: data} }
+
+// Value decodes the file (once) and returns its value.
+func (f *File) Value() (*values.Value, error) {
+	f.once.Do(func() { f.value, f.err = values.Decode(f.Path, f.Data) })
+	return f.value, f.err
+}
+
+// Mapping decodes the file and checks that it holds a non-empty mapping.
+func (f *File) Mapping(what string) (*values.Value, error) {
+	v, err := f.Value()
+	if err != nil {
+		return nil, err
+	}
+	if v.Kind == values.Null || (v.Kind == values.Map && len(v.Keys) == 0) {
+		return nil, &values.Error{Pos: values.Pos{File: f.Path}, Msg: what + " is empty",
+			Hint: "it must hold a mapping; delete the file if it has nothing to say"}
+	}
+	if v.Kind != values.Map {
+		return nil, values.TypeError(v, nil, values.Map)
+	}
+	return v, nil
+}
+
+// Digest returns the SHA-256 of the file's bytes, computed once.
+func (f *File) Digest() [32]byte {
+	f.digestOnce.Do(func() { f.digest = sha256.Sum256(f.Data) })
+	return f.digest
+}

@@ -1,0 +1,347 @@
+package fleet
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/strata-fleet/strata/internal/values"
+)
+
+// Fleet is a loaded fleet repository.
+type Fleet struct {
+	FS           fs.FS
+	Config       *Config
+	ClusterTypes []*ClusterType
+	// Targets are the full-depth nodes of the sequence in rollout order.
+	Targets []*Node
+}
+
+// ClusterType is config/<name>/: its defaults and components.
+type ClusterType struct {
+	Name       string
+	Dir        string
+	Defaults   *File
+	Components []*Component // sorted by name
+}
+
+// Component is config/<type>/<name>/.
+type Component struct {
+	Name     string
+	Dir      string
+	Values   *File
+	Metadata *File // nil when absent
+	// Levels holds the level directories that exist, by node ID.
+	Levels map[string]*Level
+
+	base baseCache
+}
+
+// Level is a level directory of a component: the files that apply to every
+// target under one node.
+type Level struct {
+	Node     *Node
+	Dir      string
+	Override *File   // nil when absent
+	Patches  []*File // patch-*.yaml in file-name order
+}
+
+// Files returns the level's override (if any) then its patches.
+func (l *Level) Files() []*File {
+	if l.Override == nil {
+		return l.Patches
+	}
+	return append([]*File{l.Override}, l.Patches...)
+}
+
+// ClusterType returns the cluster type called name, or nil.
+func (f *Fleet) ClusterType(name string) *ClusterType {
+	for _, ct := range f.ClusterTypes {
+		if ct.Name == name {
+			return ct
+		}
+	}
+	return nil
+}
+
+// Component returns the component called name, or nil.
+func (ct *ClusterType) Component(name string) *Component {
+	for _, c := range ct.Components {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// Layers returns the level directories of c that apply to the target under
+// node n, outermost first.
+func (c *Component) Layers(n *Node) []*Level {
+	var out []*Level
+	var chain []*Node
+	for p := n; p != nil && p.Depth > 0; p = p.Parent {
+		chain = append(chain, p)
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		if l := c.Levels[chain[i].ID()]; l != nil {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Load reads the fleet repository in fsys.
+func Load(fsys fs.FS) (*Fleet, error) {
+	data, err := fs.ReadFile(fsys, ConfigPath)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s not found: this is not a fleet repository (use --root, or strata init)", ConfigPath)
+		}
+		return nil, fmt.Errorf("reading %s: %w", ConfigPath, err)
+	}
+	cfg, err := parseConfig(NewFile(ConfigPath, data))
+	if err != nil {
+		return nil, err
+	}
+	f := &Fleet{FS: fsys, Config: cfg, Targets: cfg.Root.leavesAtDepth(len(cfg.Dimensions))}
+	l := loader{fsys: fsys, cfg: cfg}
+	for _, decl := range cfg.ClusterTypes {
+		if ct := l.clusterType(decl); ct != nil {
+			f.ClusterTypes = append(f.ClusterTypes, ct)
+		}
+	}
+	if len(l.errs) > 0 {
+		return nil, errors.Join(l.errs...)
+	}
+	return f, nil
+}
+
+func (n *Node) leavesAtDepth(depth int) []*Node {
+	if len(n.Children) == 0 {
+		if n.Depth == depth {
+			return []*Node{n}
+		}
+		return nil
+	}
+	var out []*Node
+	for _, c := range n.Children {
+		out = append(out, c.leavesAtDepth(depth)...)
+	}
+	return out
+}
+
+// maxErrors bounds how many problems one load reports.
+const maxErrors = 20
+
+type loader struct {
+	fsys fs.FS
+	cfg  *Config
+	errs []error
+}
+
+func (l *loader) fail(err error) {
+	if len(l.errs) < maxErrors {
+		l.errs = append(l.errs, err)
+	}
+}
+
+func (l *loader) failf(file string, format string, args ...any) {
+	l.fail(&values.Error{Pos: values.Pos{File: file}, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (l *loader) clusterType(decl ClusterTypeDecl) *ClusterType {
+	dir := "config/" + decl.Name
+	entries, err := l.readDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			l.fail(&values.Error{Pos: decl.Pos, Path: []string{"cluster_types"},
+				Msg: fmt.Sprintf("cluster type %q has no directory %s/", decl.Name, dir)})
+		} else {
+			l.fail(err)
+		}
+		return nil
+	}
+	ct := &ClusterType{Name: decl.Name, Dir: dir}
+	for _, e := range entries {
+		p := dir + "/" + e.Name()
+		switch {
+		case e.Name() == "defaults.yaml" && !e.IsDir():
+			ct.Defaults = l.readFile(p)
+		case e.IsDir():
+			if c := l.component(p, e.Name()); c != nil {
+				ct.Components = append(ct.Components, c)
+			}
+		}
+	}
+	if ct.Defaults == nil {
+		l.failf(dir+"/defaults.yaml", "missing defaults.yaml of cluster type %q (it holds the default item of each section: applications: {default: {...}})", decl.Name)
+	}
+	slices.SortFunc(ct.Components, func(a, b *Component) int { return strings.Compare(a.Name, b.Name) })
+	return ct
+}
+
+func (l *loader) component(dir, name string) *Component {
+	if err := checkName(name); err != nil {
+		l.failf(dir, "%v", err)
+		return nil
+	}
+	entries, err := l.readDir(dir)
+	if err != nil {
+		l.fail(err)
+		return nil
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	c := &Component{Name: name, Dir: dir, Levels: map[string]*Level{}}
+	for _, e := range entries {
+		p := dir + "/" + e.Name()
+		switch {
+		case e.IsDir():
+			l.level(c, l.cfg.Root, p, e.Name())
+		case e.Name() == "values.yaml":
+			c.Values = l.readFile(p)
+		case e.Name() == "metadata.yaml":
+			c.Metadata = l.readFile(p)
+		case e.Name() == "override.yaml" || isPatch(e.Name()):
+			l.failf(p, "%s directly under a component has no effect: overrides and patches go in a level directory such as %s/%s/%s",
+				e.Name(), dir, firstChild(l.cfg.Root), e.Name())
+		}
+	}
+	if c.Values == nil {
+		l.failf(dir+"/values.yaml", "component %q has no values.yaml (its base values; mandatory)", name)
+		return nil
+	}
+	return c
+}
+
+func firstChild(n *Node) string {
+	if len(n.Children) == 0 {
+		return "<node>"
+	}
+	return n.Children[0].Name
+}
+
+// isPatch reports whether name is a patch file name.
+func isPatch(name string) bool {
+	return strings.HasPrefix(name, "patch-") && strings.HasSuffix(name, ".yaml") && len(name) > len("patch-.yaml")
+}
+
+// level reads the level directory dir, which must name a child of parent.
+func (l *loader) level(c *Component, parent *Node, dir, name string) {
+	node := parent.Child(name)
+	if node == nil {
+		var names []string
+		for _, ch := range parent.Children {
+			names = append(names, ch.Name)
+		}
+		msg := fmt.Sprintf("directory %q names no %s of the sequence", name, l.dimensionUnder(parent))
+		if parent.Depth > 0 {
+			msg += fmt.Sprintf(" under %q", parent.ID())
+		}
+		e := &values.Error{Pos: values.Pos{File: dir + "/"}, Msg: msg}
+		if len(names) == 0 {
+			e.Hint = fmt.Sprintf("%q is a full-depth target: it has no level directories under it", parent.ID())
+		} else if s := closest(name, names); s != "" {
+			e.Hint = fmt.Sprintf("did you mean %q? (one of: %s)", s, choices(names))
+		} else {
+			e.Hint = "one of: " + choices(names)
+		}
+		l.fail(e)
+		return
+	}
+	entries, err := l.readDir(dir)
+	if err != nil {
+		l.fail(err)
+		return
+	}
+	lv := &Level{Node: node, Dir: dir}
+	for _, e := range entries {
+		p := dir + "/" + e.Name()
+		switch {
+		case e.IsDir():
+			l.level(c, node, p, e.Name())
+		case e.Name() == "override.yaml":
+			lv.Override = l.readFile(p)
+		case isPatch(e.Name()):
+			lv.Patches = append(lv.Patches, l.readFile(p))
+		case e.Name() == ".gitkeep":
+		default:
+			l.failf(p, "stray file in a level directory: only override.yaml and patch-*.yaml belong here")
+		}
+	}
+	slices.SortFunc(lv.Patches, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
+	if lv.Override != nil || len(lv.Patches) > 0 {
+		c.Levels[node.ID()] = lv
+	}
+}
+
+func (l *loader) dimensionUnder(parent *Node) string {
+	if parent.Depth < len(l.cfg.Dimensions) {
+		return l.cfg.Dimensions[parent.Depth].Singular
+	}
+	return "node"
+}
+
+// readDir lists dir, resolving symbolic links that stay inside the
+// repository and refusing those that leave it.
+func (l *loader) readDir(dir string) ([]fs.DirEntry, error) {
+	entries, err := fs.ReadDir(l.fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	out := entries[:0]
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink == 0 {
+			out = append(out, e)
+			continue
+		}
+		p := dir + "/" + e.Name()
+		if err := l.checkLink(p); err != nil {
+			l.fail(err)
+			continue
+		}
+		info, err := fs.Stat(l.fsys, p)
+		if err != nil {
+			l.failf(p, "broken symbolic link: %v", err)
+			continue
+		}
+		out = append(out, fs.FileInfoToDirEntry(renamed{info, e.Name()}))
+	}
+	return out, nil
+}
+
+// checkLink refuses a symbolic link whose target is outside the repository.
+func (l *loader) checkLink(p string) error {
+	target, err := fs.ReadLink(l.fsys, p)
+	if err != nil {
+		return &values.Error{Pos: values.Pos{File: p}, Msg: fmt.Sprintf("reading symbolic link: %v", err)}
+	}
+	if path.IsAbs(target) || strings.HasPrefix(target, "/") {
+		return &values.Error{Pos: values.Pos{File: p}, Msg: fmt.Sprintf("symbolic link to %s leaves the repository", target)}
+	}
+	resolved := path.Join(path.Dir(p), target)
+	if resolved == ".." || strings.HasPrefix(resolved, "../") {
+		return &values.Error{Pos: values.Pos{File: p}, Msg: fmt.Sprintf("symbolic link to %s leaves the repository", target)}
+	}
+	return nil
+}
+
+type renamed struct {
+	fs.FileInfo
+	name string
+}
+
+func (r renamed) Name() string { return r.name }
+
+func (l *loader) readFile(p string) *File {
+	data, err := fs.ReadFile(l.fsys, p)
+	if err != nil {
+		l.failf(p, "reading: %v", err)
+		return NewFile(p, nil)
+	}
+	return NewFile(p, data)
+}

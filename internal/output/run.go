@@ -1,0 +1,101 @@
+package output
+
+import (
+	"fmt"
+	"io/fs"
+	"log/slog"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// Options configures Run.
+type Options struct {
+	// Root is the repository directory; FS reads it (nil: os.DirFS(Root)).
+	Root string
+	FS   fs.FS
+	// Check plans only: nothing is written.
+	Check bool
+	// StatePath is where the render state lives ("" disables it, so that
+	// every target renders).
+	StatePath string
+	// Progress, when set, is called as targets render.
+	Progress func(done, total int)
+}
+
+// Result is what a run did (or, with Check, would do).
+type Result struct {
+	Plan *Plan
+	// Targets is the number of targets; Rendered how many were rendered
+	// (the others were known to be current).
+	Targets, Rendered int
+}
+
+// Run renders the fleet at opts.Root into rendered/: load, fingerprint,
+// render what changed, plan, and (unless Check) apply.
+func Run(opts Options) (*Result, error) {
+	f, err := fleet.Load(opts.FS)
+	if err != nil {
+		return nil, err
+	}
+	chart, err := render.LoadChart(opts.FS)
+	if err != nil {
+		return nil, err
+	}
+	r := &render.Renderer{Fleet: f, Chart: chart}
+	state := &State{Version: stateVersion, Targets: map[string]TargetState{}}
+	if opts.StatePath != "" {
+		state = LoadState(opts.StatePath)
+	}
+
+	targets := r.Targets()
+	fps := make(map[string][32]byte, len(targets))
+	keep := map[string]bool{}
+	var dirty []render.Target
+	for _, t := range targets {
+		fp := r.Fingerprint(t)
+		fps[t.Dir()] = fp
+		if state.Current(opts.Root, t.Dir(), fp) {
+			keep[t.Dir()] = true
+		} else {
+			dirty = append(dirty, t)
+		}
+	}
+	outs, err := r.RenderAll(dirty, opts.Progress)
+	if err != nil {
+		return nil, err
+	}
+	desired := Desired{Files: map[string][]byte{}, Keep: keep}
+	for _, o := range outs {
+		for _, file := range o.Files {
+			desired.Files[file.Path] = file.Data
+		}
+	}
+	plan, err := PlanTree(opts.Root, render.OutputDir, desired)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Plan: plan, Targets: len(targets), Rendered: len(dirty)}
+	if opts.Check {
+		return res, nil
+	}
+	if err := Apply(opts.Root, plan); err != nil {
+		return res, err
+	}
+	if opts.StatePath != "" {
+		all := map[string]bool{}
+		for dir := range fps {
+			all[dir] = true
+		}
+		state.Forget(all)
+		for _, t := range dirty {
+			if err := state.Record(opts.Root, t.Dir(), fps[t.Dir()]); err != nil {
+				return res, fmt.Errorf("recording render state: %w", err)
+			}
+		}
+		if err := state.Save(opts.StatePath); err != nil {
+			slog.Warn("could not save the render state; the next run renders everything", "path", opts.StatePath, "err", err)
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,104 @@
+package render
+
+import (
+	"crypto/sha256"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/loader/archive"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+)
+
+// ChartDir is where a repository may keep its own templates chart.
+const ChartDir = "argocd-apps"
+
+//go:embed all:chart
+var builtin embed.FS
+
+// Chart is the templates chart of pass 1.
+type Chart struct {
+	chart *chart.Chart
+	// Source is the chart's directory in the repository, or "(built in)".
+	Source string
+	// Digest identifies the chart's files, for fingerprints.
+	Digest [32]byte
+	// plain is true when the chart has no values and no dependencies, so
+	// that Helm's coalescing is a plain copy.
+	plain bool
+	meta  map[string]any
+}
+
+// LoadChart loads the repository's argocd-apps/ chart when it has one, and
+// the built-in chart otherwise.
+func LoadChart(fsys fs.FS) (*Chart, error) {
+	if _, err := fs.Stat(fsys, ChartDir+"/Chart.yaml"); err == nil {
+		return loadChart(fsys, ChartDir, ChartDir)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reading %s: %w", ChartDir, err)
+	}
+	return loadChart(builtin, "chart", "(built in)")
+}
+
+func loadChart(fsys fs.FS, dir, source string) (*Chart, error) {
+	var files []*archive.BufferedFile
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		files = append(files, &archive.BufferedFile{Name: strings.TrimPrefix(p, dir+"/"), Data: data})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading chart %s: %w", source, err)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s\x00%d\x00", f.Name, len(f.Data))
+		h.Write(f.Data)
+	}
+	c, err := loader.LoadFiles(files)
+	if err != nil {
+		return nil, fmt.Errorf("loading chart %s: %w", source, err)
+	}
+	out := &Chart{chart: c, Source: source, plain: len(c.Values) == 0 && len(c.Dependencies()) == 0}
+	copy(out.Digest[:], h.Sum(nil))
+	out.meta = metadataMap(c.Metadata)
+	return out, nil
+}
+
+// metadataMap is .Chart as Helm exposes it to templates.
+func metadataMap(m *chart.Metadata) map[string]any {
+	return map[string]any{
+		"Name": m.Name, "Version": m.Version, "Description": m.Description, "APIVersion": m.APIVersion,
+		"AppVersion": m.AppVersion, "Type": m.Type, "Home": m.Home, "Icon": m.Icon, "Keywords": m.Keywords,
+		"Sources": m.Sources, "Annotations": m.Annotations, "KubeVersion": m.KubeVersion, "Deprecated": m.Deprecated,
+		"Maintainers": m.Maintainers, "Dependencies": m.Dependencies, "Condition": "", "Tags": "",
+	}
+}
+
+// passTwoChart wraps pass 1's output as the one template of a chart, as the
+// reference does with a temporary chart.
+func passTwoChart(manifest string) *chart.Chart {
+	return &chart.Chart{
+		Metadata: &chart.Metadata{
+			APIVersion: "v2", Name: "temp-chart", Description: "Temporary chart for double templating",
+			Type: "application", Version: "0.1.0",
+		},
+		Templates: []*common.File{{Name: path.Join("templates", "apps.yaml"), Data: []byte(manifest)}},
+	}
+}

@@ -1,0 +1,16 @@
+// Package render turns a loaded fleet into the files of its rendered/ tree.
+//
+// For each cluster type and target it takes the target's merged values (from
+// package fleet) and evaluates the templates chart with Helm's own engine, in
+// the reference generator's two passes: pass 1 renders the chart (the
+// repository's argocd-apps/, or the built-in one) with the values; pass 2
+// renders pass 1's output again as a template with the same values, so that
+// expressions written in values ("{{ .Values.cluster.region }}") resolve now
+// while escaped ones ("{{`{{ .name }}`}}") survive for Argo CD.
+//
+// The output of a target is Chart.yaml, values.yaml (the merged values,
+// verbatim) and templates/<metadata.name>.yaml per resource, as bytes. It
+// goes to package output, which decides what to write; nothing here touches
+// the disk. Targets render in parallel; the result does not depend on the
+// order or the number of workers.
+package render

@@ -1,0 +1,50 @@
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"hash"
+
+)
+
+// formatVersion changes whenever strata's output for the same inputs
+// changes, so that fingerprints from an older strata do not match.
+const formatVersion = "strata-render-1"
+
+// Fingerprint identifies everything the output of t depends on: the
+// templates chart, config.yaml, the cluster type's defaults, and every file
+// of every component that applies to t. Equal fingerprints mean equal
+// output. It reads no file and decodes nothing.
+func (r *Renderer) Fingerprint(t Target) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(formatVersion))
+	h.Write(r.Chart.Digest[:])
+	cfg := r.Fleet.Config.File.Digest()
+	h.Write(cfg[:])
+	writeString(h, t.ID())
+	def := t.ClusterType.Defaults.Digest()
+	h.Write(def[:])
+	for _, c := range t.ClusterType.Components {
+		writeString(h, c.Name)
+		d := c.Values.Digest()
+		h.Write(d[:])
+		for _, l := range c.Layers(t.Node) {
+			for _, f := range l.Files() {
+				writeString(h, f.Path)
+				d := f.Digest()
+				h.Write(d[:])
+			}
+		}
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+func writeString(h hash.Hash, s string) {
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(s)))
+	h.Write(n[:])
+	h.Write([]byte(s))
+}
+

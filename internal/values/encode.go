@@ -1,0 +1,171 @@
+package values
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Encode writes v as a block-style YAML document in the layout PyYAML uses
+// (lists not indented under their key, no line wrapping), ending in a newline.
+// Strings are quoted only where a YAML 1.1 or 1.2 reader would otherwise read
+// something else; multi-line strings use literal blocks.
+func Encode(v *Value) []byte {
+	var b strings.Builder
+	e := encoder{b: &b}
+	switch {
+	case v.Kind == Map && len(v.Keys) > 0:
+		e.mapping(v, 0)
+	case v.Kind == List && len(v.Items) > 0:
+		e.list(v, 0)
+	default:
+		e.scalar(v, 0)
+		b.WriteByte('\n')
+	}
+	return []byte(b.String())
+}
+
+type encoder struct{ b *strings.Builder }
+
+func (e encoder) indent(n int) {
+	for range n {
+		e.b.WriteByte(' ')
+	}
+}
+
+// mapping writes the entries of a non-empty mapping, the first one at the
+// current position and the others indented by ind.
+func (e encoder) mapping(v *Value, ind int) {
+	for i, k := range v.Keys {
+		if i > 0 {
+			e.indent(ind)
+		}
+		e.key(k)
+		e.b.WriteByte(':')
+		e.child(v.Vals[i], ind, true)
+	}
+}
+
+// list writes the items of a non-empty list, the first at the current
+// position and the others indented by ind.
+func (e encoder) list(v *Value, ind int) {
+	for i, it := range v.Items {
+		if i > 0 {
+			e.indent(ind)
+		}
+		e.b.WriteString("-")
+		e.child(it, ind, false)
+	}
+}
+
+// child writes the value that follows a "key:" or a "-".
+func (e encoder) child(v *Value, ind int, inMap bool) {
+	switch {
+	case v.Kind == Map && len(v.Keys) > 0:
+		if inMap {
+			e.b.WriteByte('\n')
+			e.indent(ind + 2)
+		} else {
+			e.b.WriteByte(' ')
+		}
+		e.mapping(v, ind+2)
+	case v.Kind == List && len(v.Items) > 0:
+		if inMap {
+			e.b.WriteByte('\n')
+			e.indent(ind)
+			e.list(v, ind)
+		} else {
+			e.b.WriteByte(' ')
+			e.list(v, ind+2)
+		}
+	default:
+		e.b.WriteByte(' ')
+		e.scalar(v, ind+2)
+		e.b.WriteByte('\n')
+	}
+}
+
+func (e encoder) key(k string) {
+	if needsQuotes(k) || strings.ContainsAny(k, "\n") {
+		e.quoted(k)
+		return
+	}
+	e.b.WriteString(k)
+}
+
+func (e encoder) scalar(v *Value, ind int) {
+	switch v.Kind {
+	case Map:
+		e.b.WriteString("{}")
+	case List:
+		e.b.WriteString("[]")
+	case String:
+		e.str(v.Text, ind)
+	default:
+		e.b.WriteString(v.Text)
+	}
+}
+
+func (e encoder) str(s string, ind int) {
+	switch {
+	case strings.Contains(s, "\n") && literalOK(s):
+		e.literal(s, ind)
+	case !needsQuotes(s):
+		e.b.WriteString(s)
+	default:
+		e.quoted(s)
+	}
+}
+
+// literalOK reports whether s reads back unchanged from a literal block.
+func literalOK(s string) bool {
+	if s[0] == ' ' || s[0] == '\n' || s[0] == '\t' {
+		return false
+	}
+	for _, r := range s {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || r == 0x85 || r == 0xfeff || r == 0x2028 || r == 0x2029 {
+			return false
+		}
+	}
+	for _, line := range strings.Split(s, "\n") {
+		if strings.HasSuffix(line, " ") || strings.HasSuffix(line, "\t") {
+			return false
+		}
+	}
+	return true
+}
+
+func (e encoder) literal(s string, ind int) {
+	body := strings.TrimRight(s, "\n")
+	trail := len(s) - len(body)
+	switch {
+	case trail == 0:
+		e.b.WriteString("|-")
+	case trail == 1:
+		e.b.WriteString("|")
+	default:
+		e.b.WriteString("|+")
+	}
+	for _, line := range strings.Split(body, "\n") {
+		e.b.WriteByte('\n')
+		if line != "" {
+			e.indent(ind)
+			e.b.WriteString(line)
+		}
+	}
+	// The caller writes the final line break; a kept block adds the others.
+	for i := 1; i < trail; i++ {
+		e.b.WriteByte('\n')
+	}
+}
+
+func (e encoder) quoted(s string) {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0xfeff || r == 0x2028 || r == 0x2029 || r == '\uFFFD' {
+			e.b.WriteString(strconv.Quote(s))
+			return
+		}
+	}
+	e.b.WriteByte('\'')
+	e.b.WriteString(strings.ReplaceAll(s, "'", "''"))
+	e.b.WriteByte('\'')
+}
