@@ -81,6 +81,7 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 	cmd.PersistentFlags().StringVar(&g.root, "root", "", "the fleet repository (default: the nearest directory upwards that holds config/config.yaml)")
 	cmd.AddCommand(
 		newRenderCmd(g),
+		newPromoteCmd(g),
 		newInitCmd(g),
 		newVersionCmd(g),
 	)

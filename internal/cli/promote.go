@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/promote"
+)
+
+type promoteOptions struct {
+	*globals
+	opts     promote.Options
+	dryRun   bool
+	noRender bool
+	resume   bool
+	output   outputFormat
+}
+
+func newPromoteCmd(g *globals) *cobra.Command {
+	o := &promoteOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "promote CLUSTER_TYPE COMPONENT PATCH",
+		Short: "Promote a patch to the next location of the sequence",
+		Long: `Promote copies a patch to the next node of the sequence (in rollout order, at
+the promotion level), coalesces the copies under a node once every target under
+it has the patch, and folds the patch into values.yaml once every first-level
+node has it. Entering a node marked promotion: manual needs --approve.
+
+Nothing is lost: copies that differ are not coalesced, a restructuring that would
+change any target's values is refused, and the file operations are journaled so
+that an interrupted promotion is completed by the next run (or --resume).
+Afterwards the fleet is re-rendered.`,
+		Example: `  # Promote patch-001 of cert-manager one step
+  strata promote management-cluster cert-manager patch-001
+
+  # See the plan without changing anything
+  strata promote management-cluster cert-manager patch-001 --dry-run
+
+  # Enter production, a manual gate, promoting region by region
+  strata promote management-cluster cert-manager patch-001 --approve --level regions
+
+  # Complete a promotion that was interrupted
+  strata promote --resume`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.resume && len(args) == 0 {
+				return nil
+			}
+			return cobra.ExactArgs(3)(cmd, args)
+		},
+		ValidArgsFunction: o.complete,
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := o.output.validate(); err != nil {
+				return err
+			}
+			if len(args) == 3 {
+				o.opts.ClusterType, o.opts.Component, o.opts.Patch = args[0], args[1], args[2]
+			}
+			return o.run()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.opts.Level, "level", "", "the dimension promotions land at (default: config promotion.level, else the second dimension)")
+	f.BoolVar(&o.opts.Approve, "approve", false, "pass the manual gates this promotion enters")
+	f.BoolVar(&o.dryRun, "dry-run", false, "print the plan and change nothing")
+	f.BoolVar(&o.noRender, "no-render", false, "do not re-render rendered/ afterwards")
+	f.BoolVar(&o.resume, "resume", false, "complete an interrupted promotion")
+	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	return cmd
+}
+
+type promoteReport struct {
+	Resumed  *promote.Plan `json:"resumed,omitempty"`
+	Plan     *promote.Plan `json:"plan,omitempty"`
+	DryRun   bool          `json:"dryRun"`
+	Rendered *renderReport `json:"rendered,omitempty"`
+}
+
+func (o *promoteOptions) run() error {
+	r, err := o.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	ops := promote.DirOps{Root: r.dir}
+	rep := promoteReport{DryRun: o.dryRun}
+	if pending, err := promote.Pending(ops); err != nil {
+		return err
+	} else if pending != nil {
+		if o.dryRun {
+			return fmt.Errorf("an interrupted promotion of %s (%s) is pending in %s; run strata promote --resume first", pending.Patch, pending.Component, promote.JournalPath)
+		}
+		if rep.Resumed, err = promote.Resume(ops); err != nil {
+			return err
+		}
+		if !o.output.json() {
+			fmt.Fprintf(o.stdout, "completed the interrupted promotion of %s (%s)\n", rep.Resumed.Patch, rep.Resumed.Component)
+		}
+	}
+	if o.opts.ClusterType != "" {
+		f, err := fleet.Load(r.fsys)
+		if err != nil {
+			return err
+		}
+		p, err := promote.Prepare(f, o.opts)
+		if err != nil {
+			return err
+		}
+		rep.Plan = p
+		if !o.dryRun {
+			if err := promote.Apply(ops, p); err != nil {
+				return err
+			}
+		}
+	}
+	if rep.Plan == nil && rep.Resumed == nil {
+		if o.output.json() {
+			return writeJSON(o.stdout, rep)
+		}
+		fmt.Fprintln(o.stdout, "no interrupted promotion to resume")
+		return nil
+	}
+	if !o.dryRun && !o.noRender {
+		rr, err := o.render(r)
+		if err != nil {
+			return fmt.Errorf("the promotion is done but rendering failed (fix it, then run strata render): %w", err)
+		}
+		rep.Rendered = rr
+	}
+	if o.output.json() {
+		return writeJSON(o.stdout, rep)
+	}
+	if rep.Plan != nil {
+		o.print(rep.Plan)
+	}
+	if rep.Rendered != nil {
+		fmt.Fprintf(o.stdout, "rendered/: %d files created, %d updated, %d removed\n", rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
+	}
+	if rep.Plan != nil && !o.dryRun {
+		fmt.Fprintf(o.stdout, "next steps:\n  git add config/ rendered/\n  git commit -m %q\n", commitMessage(rep.Plan))
+	}
+	return nil
+}
+
+func (o *promoteOptions) render(r *repo) (*renderReport, error) {
+	statePath, _ := output.StatePath(r.dir)
+	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath})
+	if err != nil {
+		return nil, err
+	}
+	p := res.Plan
+	return &renderReport{Targets: res.Targets, Rendered: res.Rendered, Created: p.Count(output.Create),
+		Updated: p.Count(output.Update), Deleted: p.Count(output.Delete), Unchanged: p.Unchanged, UpToDate: p.Empty(), Changes: p.Changes}, nil
+}
+
+func (o *promoteOptions) print(p *promote.Plan) {
+	w := o.stdout
+	prefix := ""
+	if o.dryRun {
+		prefix = "would be "
+		fmt.Fprintln(w, "dry run: nothing is changed")
+	}
+	fmt.Fprintf(w, "found %s of %s at:\n", p.Patch, p.Component)
+	for _, f := range p.Found {
+		fmt.Fprintf(w, "  %s\n", f)
+	}
+	for _, g := range p.Gates {
+		fmt.Fprintf(w, "passing manual gate %s (approved)\n", g)
+	}
+	if p.Target != "" {
+		fmt.Fprintf(w, "%spromoted to %s: %s\n", prefix, p.Target, p.TargetFile)
+	} else {
+		fmt.Fprintln(w, "no further promotion target: the patch has reached the end of the sequence")
+	}
+	for _, c := range p.Coalesced {
+		fmt.Fprintf(w, "%scoalesced: every target under %s has %s: %s\n", prefix, c.Node, p.Patch, c.Into)
+		for _, f := range c.From {
+			fmt.Fprintf(w, "  %sremoved %s\n", prefix, f)
+		}
+	}
+	if p.Integrated != "" {
+		fmt.Fprintf(w, "%sintegrated: every %s has %s: folded into %s and its files removed\n", prefix, "top-level node", p.Patch, p.Integrated)
+	}
+	switch {
+	case p.Next != "":
+		fmt.Fprintf(w, "next promotion target: %s\n", p.Next)
+	case p.Integrated == "":
+		fmt.Fprintln(w, "next: the patch is everywhere; the next promotion folds it into values.yaml")
+	}
+}
+
+func commitMessage(p *promote.Plan) string {
+	switch {
+	case p.Integrated != "":
+		return fmt.Sprintf("Integrate %s of %s into values.yaml", p.Patch, p.Component)
+	case p.Target != "":
+		return fmt.Sprintf("Promote %s of %s to %s", p.Patch, p.Component, p.Target)
+	}
+	return fmt.Sprintf("Coalesce %s of %s", p.Patch, p.Component)
+}
+
+// complete offers cluster types, components and patch names.
+func (o *promoteOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	r, err := o.openRepo()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	defer r.Close()
+	f, err := fleet.Load(r.fsys)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []string
+	switch len(args) {
+	case 0:
+		for _, ct := range f.ClusterTypes {
+			out = append(out, ct.Name)
+		}
+	case 1:
+		if ct := f.ClusterType(args[0]); ct != nil {
+			for _, c := range ct.Components {
+				out = append(out, c.Name)
+			}
+		}
+	case 2:
+		if ct := f.ClusterType(args[0]); ct != nil {
+			if c := ct.Component(args[1]); c != nil {
+				seen := map[string]bool{}
+				for _, l := range c.Levels {
+					for _, p := range l.Patches {
+						name := strings.TrimSuffix(p.Path[strings.LastIndexByte(p.Path, '/')+1:], ".yaml")
+						if !seen[name] {
+							seen[name] = true
+							out = append(out, name)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+

@@ -1,0 +1,27 @@
+// Package promote moves a patch progressively through the sequence.
+//
+// Prepare computes, from the loaded fleet and without touching the disk, what
+// one promotion of a patch does, with the reference's semantics:
+//
+//  1. find the patch's locations in rollout (walk) order; the last one is
+//     the latest;
+//  2. refuse gaps: every full-depth target before the latest location must
+//     already have the patch (at its level or above);
+//  3. copy the patch to the next node in walk order that does not have it,
+//     skipping nodes above the promotion level (default config
+//     promotion.level, else the second dimension); entering a node marked
+//     promotion: manual needs approval;
+//  4. coalesce: once every target under a node has the patch, the copies
+//     under it become one patch at that node;
+//  5. integrate: once every first-dimension node has it, the patch is merged
+//     into values.yaml (comments, key order and quoting kept) and removed.
+//
+// Beyond the reference it never loses a change: copies that differ are not
+// coalesced; a coalescing or an integration that would change any target's
+// values (because an override below the new location sets the same field)
+// is refused; and the plan's file operations are applied through a journal,
+// writes before removals, so that a crash at any point leaves every patch's
+// content on disk and the next run completes the promotion.
+//
+// The plan is data; package cli prints it. Apply performs it.
+package promote

@@ -1,0 +1,327 @@
+package promote
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+)
+
+// Options selects the patch to promote and how.
+type Options struct {
+	ClusterType string
+	Component   string
+	Patch       string // "patch-001" or "patch-001.yaml"
+	// Level is the dimension promotions land at (plural or singular name);
+	// "" means config promotion.level, else the second dimension.
+	Level string
+	// Approve passes manual gates.
+	Approve bool
+}
+
+// Op is one file operation of a plan.
+type Op struct {
+	Kind string `json:"op"` // "write" or "remove"
+	Path string `json:"path"`
+	Data []byte `json:"data,omitempty"`
+}
+
+// Coalesce is the merging of the copies under a node into one at the node.
+type Coalesce struct {
+	Node string   `json:"node"`
+	Into string   `json:"into"`
+	From []string `json:"from"`
+}
+
+// Plan is what one promotion does.
+type Plan struct {
+	ClusterType string `json:"clusterType"`
+	Component   string `json:"component"`
+	Patch       string `json:"patch"`
+	Level       string `json:"level"`
+	// Found are the patch's files before the promotion, in rollout order.
+	Found []string `json:"found"`
+	// Target is the node the patch is copied to, and the new file; empty
+	// when the patch is at the end of the sequence.
+	Target     string `json:"target,omitempty"`
+	TargetFile string `json:"targetFile,omitempty"`
+	// Gates are the manual gates the promotion passes.
+	Gates     []string   `json:"gates,omitempty"`
+	Coalesced []Coalesce `json:"coalesced,omitempty"`
+	// Integrated is the values.yaml the patch was folded into, if it was.
+	Integrated string `json:"integrated,omitempty"`
+	// Next is the node a following promotion would copy the patch to.
+	Next string `json:"next,omitempty"`
+	// Ops are the file operations, writes before removals.
+	Ops []Op `json:"ops"`
+}
+
+// GateError is a promotion into a manual gate without approval.
+type GateError struct {
+	Gates   []string
+	Command string
+}
+
+func (e *GateError) Error() string {
+	return fmt.Sprintf("promotion enters the manual gate %s; approve it with: %s --approve",
+		strings.Join(quoteAll(e.Gates), ", "), e.Command)
+}
+
+// ErrNothingToDo is returned when the patch is everywhere it can go.
+var ErrNothingToDo = errors.New("nothing to promote")
+
+// state is where the patch is: node ID -> the file's bytes.
+type state map[string][]byte
+
+func (s state) covers(n *fleet.Node) bool {
+	for p := n; p != nil && p.Depth > 0; p = p.Parent {
+		if _, ok := s[p.ID()]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// planner holds what Plan works with.
+type planner struct {
+	f      *fleet.Fleet
+	ct     *fleet.ClusterType
+	comp   *fleet.Component
+	name   string // file name, patch-001.yaml
+	level  int    // minimal depth of a promotion target
+	walk   []*fleet.Node
+	leaves int
+}
+
+// Prepare computes one promotion, changing nothing.
+func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
+	pl, err := newPlanner(f, opts)
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{ClusterType: pl.ct.Name, Component: pl.comp.Name, Patch: strings.TrimSuffix(pl.name, ".yaml"),
+		Level: f.Config.Dimensions[pl.level-1].Name}
+
+	before := state{}
+	var found []*fleet.Node
+	for _, n := range pl.walk {
+		if lv := pl.comp.Levels[n.ID()]; lv != nil {
+			for _, file := range lv.Patches {
+				if pathBase(file.Path) == pl.name {
+					before[n.ID()] = file.Data
+					found = append(found, n)
+					p.Found = append(p.Found, file.Path)
+				}
+			}
+		}
+	}
+	if len(found) == 0 {
+		return nil, pl.noSuchPatch()
+	}
+	latest := found[len(found)-1]
+	if err := pl.checkGaps(before, latest); err != nil {
+		return nil, err
+	}
+
+	after := maps(before)
+	if next := pl.next(after, latest); next != nil {
+		p.Target, p.TargetFile = next.ID(), pl.file(next)
+		p.Gates = pl.gates(before, next)
+		if len(p.Gates) > 0 && !opts.Approve {
+			return nil, &GateError{Gates: p.Gates,
+				Command: fmt.Sprintf("strata promote %s %s %s", pl.ct.Name, pl.comp.Name, p.Patch)}
+		}
+		after[next.ID()] = before[latest.ID()]
+	}
+	promoted := maps(after)
+
+	coalesced, err := pl.coalesce(after)
+	if err != nil {
+		return nil, err
+	}
+	p.Coalesced = coalesced
+	var newValues []byte
+	if pl.everyRootHasIt(after) {
+		content := after[pl.f.Config.Root.Children[0].ID()]
+		newValues, err = integrate(pl.comp.Values, pl.name, content)
+		if err != nil {
+			return nil, err
+		}
+		p.Integrated = pl.comp.Values.Path
+		for _, n := range pl.f.Config.Root.Children {
+			delete(after, n.ID())
+		}
+	}
+	if p.Target == "" && len(p.Coalesced) == 0 && p.Integrated == "" {
+		return nil, fmt.Errorf("%s of %s is at the end of the sequence (%s) with nothing to coalesce: %w",
+			p.Patch, pl.comp.Name, latest.ID(), ErrNothingToDo)
+	}
+	if err := pl.checkUnchanged(promoted, after, newValues); err != nil {
+		return nil, err
+	}
+	p.Ops = pl.ops(before, after, newValues)
+	if len(after) > 0 {
+		if n := pl.next(after, pl.latest(after)); n != nil {
+			p.Next = n.ID()
+		}
+	}
+	return p, nil
+}
+
+func newPlanner(f *fleet.Fleet, opts Options) (*planner, error) {
+	ct := f.ClusterType(opts.ClusterType)
+	if ct == nil {
+		var names []string
+		for _, c := range f.ClusterTypes {
+			names = append(names, c.Name)
+		}
+		return nil, fmt.Errorf("unknown cluster type %q (one of: %s)", opts.ClusterType, strings.Join(names, ", "))
+	}
+	comp := ct.Component(opts.Component)
+	if comp == nil {
+		var names []string
+		for _, c := range ct.Components {
+			names = append(names, c.Name)
+		}
+		return nil, fmt.Errorf("unknown component %q of cluster type %s (one of: %s)", opts.Component, ct.Name, strings.Join(names, ", "))
+	}
+	name := opts.Patch
+	if !strings.HasSuffix(name, ".yaml") {
+		name += ".yaml"
+	}
+	if !strings.HasPrefix(name, "patch-") || strings.ContainsAny(name, "/\\") {
+		return nil, fmt.Errorf("%q is not a patch name: patches are files named patch-<id>.yaml, named without the extension (patch-001)", opts.Patch)
+	}
+	level := 2
+	switch {
+	case opts.Level != "":
+		i := f.Config.DimensionIndex(opts.Level)
+		if i < 0 {
+			var names []string
+			for _, d := range f.Config.Dimensions {
+				names = append(names, d.Name)
+			}
+			return nil, fmt.Errorf("--level %s: unknown dimension (one of: %s)", opts.Level, strings.Join(names, ", "))
+		}
+		level = i + 1
+	case f.Config.PromotionLevel != "":
+		level = f.Config.DimensionIndex(f.Config.PromotionLevel) + 1
+	}
+	level = min(level, len(f.Config.Dimensions))
+	pl := &planner{f: f, ct: ct, comp: comp, name: name, level: level}
+	f.Config.Root.Walk(func(n *fleet.Node) { pl.walk = append(pl.walk, n) })
+	return pl, nil
+}
+
+func (pl *planner) noSuchPatch() error {
+	seen := map[string]bool{}
+	for _, lv := range pl.comp.Levels {
+		for _, file := range lv.Patches {
+			seen[strings.TrimSuffix(pathBase(file.Path), ".yaml")] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	msg := fmt.Sprintf("%s not found for %s in any level directory of %s", strings.TrimSuffix(pl.name, ".yaml"), pl.comp.Name, pl.comp.Dir)
+	if len(names) == 0 {
+		return errors.New(msg + " (it has no patches; create one in a level directory, e.g. " + pl.comp.Dir + "/" + pl.walk[0].ID() + "/patch-001.yaml)")
+	}
+	return fmt.Errorf("%s (its patches: %s)", msg, strings.Join(names, ", "))
+}
+
+// checkGaps refuses a patch whose latest location was reached by skipping
+// targets: every full-depth target before latest in walk order must have it.
+func (pl *planner) checkGaps(s state, latest *fleet.Node) error {
+	for _, n := range pl.walk {
+		if n == latest {
+			return nil
+		}
+		if len(n.Children) > 0 || s.covers(n) {
+			continue
+		}
+		return fmt.Errorf("Gap detected: patch exists at %s but missing from %s", latest.ID(), n.ID())
+	}
+	return nil
+}
+
+// next returns the first node after latest in walk order that the patch
+// does not cover and that is deep enough, or nil.
+func (pl *planner) next(s state, latest *fleet.Node) *fleet.Node {
+	i := slices.Index(pl.walk, latest)
+	for _, n := range pl.walk[i+1:] {
+		if s.covers(n) || n.Depth < pl.level {
+			continue
+		}
+		return n
+	}
+	return nil
+}
+
+// latest is the last node of s in walk order.
+func (pl *planner) latest(s state) *fleet.Node {
+	var out *fleet.Node
+	for _, n := range pl.walk {
+		if _, ok := s[n.ID()]; ok {
+			out = n
+		}
+	}
+	return out
+}
+
+// gates lists the manual nodes on the way to next that the patch has not
+// entered yet.
+func (pl *planner) gates(s state, next *fleet.Node) []string {
+	var out []string
+	for n := next; n != nil && n.Depth > 0; n = n.Parent {
+		if n.Gate != fleet.GateManual {
+			continue
+		}
+		entered := false
+		for id := range s {
+			if id == n.ID() || strings.HasPrefix(id, n.ID()+"/") || strings.HasPrefix(n.ID(), id+"/") {
+				entered = true
+			}
+		}
+		if !entered {
+			out = append([]string{n.ID()}, out...)
+		}
+	}
+	return out
+}
+
+func (pl *planner) file(n *fleet.Node) string {
+	return pl.comp.Dir + "/" + n.ID() + "/" + pl.name
+}
+
+func (pl *planner) everyRootHasIt(s state) bool {
+	for _, n := range pl.f.Config.Root.Children {
+		if _, ok := s[n.ID()]; !ok {
+			return false
+		}
+	}
+	return len(pl.f.Config.Root.Children) > 0
+}
+
+func maps(s state) state {
+	out := make(state, len(s))
+	for k, v := range s {
+		out[k] = v
+	}
+	return out
+}
+
+func pathBase(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
