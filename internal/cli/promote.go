@@ -243,4 +243,3 @@ func (o *promoteOptions) complete(_ *cobra.Command, args []string, _ string) ([]
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
-

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"hash"
-
 )
 
 // formatVersion changes whenever strata's output for the same inputs
@@ -47,4 +46,3 @@ func writeString(h hash.Hash, s string) {
 	h.Write(n[:])
 	h.Write([]byte(s))
 }
-
