@@ -1,0 +1,158 @@
+package testenv
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// stopGrace is how long a process has to exit after SIGTERM before it is
+// killed.
+const stopGrace = 10 * time.Second
+
+// process is a child process of the test, run in its own process group, with
+// its output in a log file.
+type process struct {
+	name string
+	cmd  *exec.Cmd
+	log  string        // path of the file holding its stdout and stderr
+	done chan struct{} // closed when the process has exited
+	err  error         // its exit status, once done is closed
+	once sync.Once     // guards stop
+}
+
+// startProcess starts path with args in its own process group, its output
+// going to <dir>/<name>.log, and registers a t.Cleanup that stops the whole
+// group. The child is also sent SIGKILL if the test binary dies first.
+func startProcess(t testing.TB, dir, name, path string, args ...string) (*process, error) {
+	t.Helper()
+	logPath := filepath.Join(dir, name+".log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	defer f.Close() // the child holds its own descriptor
+
+	cmd := exec.Command(path, args...)
+	cmd.Dir = dir
+	cmd.Stdout = f
+	cmd.Stderr = f
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	p := &process{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		p.stop()
+		if t.Failed() {
+			t.Logf("last lines of the %s log:\n%s", name, p.tail(40))
+		}
+	})
+	return p, nil
+}
+
+// exited reports whether the process has exited, with its status.
+func (p *process) exited() (bool, error) {
+	select {
+	case <-p.done:
+		return true, p.err
+	default:
+		return false, nil
+	}
+}
+
+// stop ends the process group: SIGTERM, then SIGKILL after stopGrace. It
+// returns once the process has been reaped; it is safe to call twice. A
+// process that exited by itself is not signalled: its pid may be reused.
+func (p *process) stop() {
+	p.once.Do(func() {
+		if ok, _ := p.exited(); ok {
+			return
+		}
+		pid := p.cmd.Process.Pid // Setpgid makes it the group id too
+		_ = signalGroup(pid, syscall.SIGTERM)
+		select {
+		case <-p.done:
+		case <-time.After(stopGrace):
+			_ = signalGroup(pid, syscall.SIGKILL)
+			<-p.done
+		}
+	})
+}
+
+// tail returns the last n lines of the process's log.
+func (p *process) tail(n int) string {
+	data, err := os.ReadFile(p.log)
+	if err != nil {
+		return fmt.Sprintf("(reading %s: %v)", p.log, err)
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}
+
+// failure describes a process that did not come up, with the end of its log.
+func (p *process) failure(what error) error {
+	if ok, err := p.exited(); ok {
+		what = fmt.Errorf("%w (%s exited: %v)", what, p.name, err)
+	}
+	return fmt.Errorf("%s: %w\nlast lines of its log:\n%s", p.name, what, p.tail(30))
+}
+
+// freePorts returns n distinct free TCP ports on 127.0.0.1. They are free when
+// returned; a process started right after takes them with little risk of a
+// race, and the callers start again if one was taken in between.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	var listeners []net.Listener
+	defer func() {
+		for _, l := range listeners {
+			l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("finding a free port: %w", err)
+		}
+		listeners = append(listeners, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// waitFor polls check every interval until it returns nil, the process exits,
+// or timeout passes.
+func waitFor(p *process, timeout time.Duration, check func() error) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return nil
+		}
+		if ok, _ := p.exited(); ok {
+			return p.failure(err)
+		}
+		if time.Now().After(deadline) {
+			return p.failure(fmt.Errorf("not ready after %s: %w", timeout, err))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// errEarlyExit reports a process that exited while it should have kept running.
+var errEarlyExit = errors.New("exited early")
