@@ -12,6 +12,7 @@ import (
 
 // Main runs strata with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	tuneGC()
 	g := &globals{stdout: stdout, stderr: stderr}
 	cmd := newRoot(g)
 	cmd.SetArgs(args)
@@ -75,6 +76,14 @@ The fleet is a hierarchy (environments -> sectors -> regions, or any dimensions
 you declare in config/config.yaml). Configuration is layered: defaults, base
 values, overrides per level, and patches being rolled out. strata renders the
 exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
+		Example: `  # Start a fleet repository and render it
+  strata init my-fleet && cd my-fleet
+
+  # Re-render after editing config/, from anywhere inside the repository
+  strata render
+
+  # Work on a repository elsewhere
+  strata --root ../fleet render --check`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
@@ -84,8 +93,41 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 		newPromoteCmd(g),
 		newInitCmd(g),
 		newVersionCmd(g),
+		newBootstrapCmd(g),
+		newPinCmd(g),
+		newStatusCmd(g),
+		newDiffCmd(g),
+		newExplainCmd(g),
+		newServeCmd(g),
+		newValidateCmd(g),
 	)
+	addBuiltinExamples(cmd)
 	return cmd
+}
+
+// addBuiltinExamples gives cobra's own help and completion commands
+// examples, like every other command.
+func addBuiltinExamples(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "help":
+			c.Example = "  strata help render"
+		case "completion":
+			c.Example = "  # Load completions into the current bash shell\n  source <(strata completion bash)"
+			for _, sh := range c.Commands() {
+				switch sh.Name() {
+				case "fish":
+					sh.Example = "  strata completion fish | source"
+				case "powershell":
+					sh.Example = "  strata completion powershell | Out-String | Invoke-Expression"
+				default:
+					sh.Example = fmt.Sprintf("  source <(strata completion %s)", sh.Name())
+				}
+			}
+		}
+	}
 }
 
 // findRoot returns the repository directory: --root, or the nearest

@@ -56,11 +56,9 @@ func (o *renderOptions) run() error {
 		return err
 	}
 	defer r.Close()
-	opts := output.Options{Root: r.dir, FS: r.fsys, Check: o.check}
-	if !o.noCache {
-		if opts.StatePath, err = output.StatePath(r.dir); err != nil {
-			opts.StatePath = ""
-		}
+	opts := output.Options{Root: r.dir, FS: r.fsys, Check: o.check, Fresh: o.noCache}
+	if opts.StatePath, err = output.StatePath(r.dir); err != nil {
+		opts.StatePath = ""
 	}
 	var stopProgress func()
 	if !o.output.json() && isTerminal(o.stderr) {
@@ -72,6 +70,9 @@ func (o *renderOptions) run() error {
 	}
 	if err != nil {
 		return err
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(o.stderr, "warning: %s\n", w)
 	}
 	return o.report(res)
 }
@@ -131,7 +132,7 @@ func (o *renderOptions) report(res *output.Result) error {
 			fmt.Fprintf(o.stdout, "%-6s %s\n", verb(c.Op), c.Path)
 		}
 		for _, d := range p.Dirs {
-			fmt.Fprintf(o.stdout, "%-6s %s/\n", "stale", d)
+			fmt.Fprintf(o.stdout, "%-6s %s/\n", "extra", d)
 		}
 	} else if p.Empty() {
 		fmt.Fprintf(o.stdout, "rendered/ is up to date (%d targets)\n", res.Targets)
@@ -140,12 +141,23 @@ func (o *renderOptions) report(res *output.Result) error {
 			res.Rendered, res.Targets, rep.Created, rep.Updated, rep.Deleted)
 	}
 	if o.check && !p.Empty() {
-		return &exitError{code: 1, msg: fmt.Sprintf("rendered/ is out of date: %d files differ; run strata render", len(p.Changes)+len(p.Dirs))}
+		differ := count(len(p.Changes), "file", "files") + " differ"
+		if len(p.Dirs) > 0 {
+			differ = count(len(p.Changes), "file", "files") + " and " + count(len(p.Dirs), "directory", "directories") + " differ"
+		}
+		return &exitError{code: 1, msg: "rendered/ is out of date: " + differ + "; run strata render"}
 	}
 	if o.check && !o.output.json() {
 		fmt.Fprintf(o.stdout, "rendered/ is up to date (%d targets)\n", res.Targets)
 	}
 	return nil
+}
+
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func verb(op output.Op) string {

@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -144,19 +143,62 @@ func (c *Config) DimensionIndex(name string) int {
 	return slices.IndexFunc(c.Dimensions, func(d Dimension) bool { return d.Name == name || d.Singular == name })
 }
 
-var revisionRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._/+-]*$`)
-
-// CheckRevision reports whether s is a usable Git revision: a full or short
-// commit hash, a tag or a branch name.
+// CheckRevision reports whether s is a usable Git revision: a full commit
+// hash (40 hexadecimal digits, or 64 for SHA-256 repositories), a short one,
+// a tag or a branch name (git check-ref-format's rules), or HEAD.
 func CheckRevision(s string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%q is not a valid Git revision: %s (want a commit hash, a tag or a branch name)", s, why)
+	}
+	if s == "" {
+		return fmt.Errorf("revision is empty (want a commit hash, a tag or a branch name)")
+	}
+	if hexDigits(s) {
+		if len(s) > 40 && len(s) != 64 {
+			return bad(fmt.Sprintf("%d hexadecimal digits: a full commit hash has 40 (64 with SHA-256)", len(s)))
+		}
+		return nil
+	}
+	if (len(s) == 40 || len(s) == 64) && alnum(s) {
+		i := strings.IndexFunc(s, func(r rune) bool { return !isHex(r) })
+		return bad(fmt.Sprintf("it has the length of a full commit hash, but %q is not a hexadecimal digit", s[i]))
+	}
+	if i := strings.IndexFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f || strings.ContainsRune("~^:?*[\\", r) }); i >= 0 {
+		return bad(fmt.Sprintf("%q is not allowed in a revision", s[i]))
+	}
 	switch {
-	case s == "":
-		return fmt.Errorf("revision is empty")
-	case !revisionRE.MatchString(s), strings.Contains(s, ".."), strings.Contains(s, "//"),
-		strings.HasSuffix(s, "/"), strings.HasSuffix(s, ".lock"), strings.HasSuffix(s, "."):
-		return fmt.Errorf("%q is not a valid Git revision (want a commit hash, tag or branch name)", s)
+	case s == "@":
+		return bad("@ alone is not a name")
+	case strings.HasPrefix(s, "-"):
+		return bad("it starts with '-'")
+	case strings.HasPrefix(s, "/") || strings.HasSuffix(s, "/") || strings.Contains(s, "//"):
+		return bad("empty path component")
+	case strings.Contains(s, ".."):
+		return bad("'..' is not allowed")
+	case strings.Contains(s, "@{"):
+		return bad("'@{' is not allowed")
+	case strings.HasSuffix(s, "."):
+		return bad("it ends with '.'")
+	}
+	for _, part := range strings.Split(s, "/") {
+		if strings.HasPrefix(part, ".") {
+			return bad("a path component starts with '.'")
+		}
+		if strings.HasSuffix(part, ".lock") {
+			return bad("a path component ends with .lock")
+		}
 	}
 	return nil
+}
+
+func isHex(r rune) bool { return '0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F' }
+
+func hexDigits(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return !isHex(r) }) < 0
+}
+
+func alnum(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return !('0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') }) < 0
 }
 
 // singular derives the values key of a dimension the way the reference

@@ -32,20 +32,35 @@ func (f *File) Value() (*values.Value, error) {
 }
 
 // Mapping decodes the file and checks that it holds a non-empty mapping.
+// what names the kind of file in errors ("values.yaml").
 func (f *File) Mapping(what string) (*values.Value, error) {
 	v, err := f.Value()
 	if err != nil {
 		return nil, err
 	}
 	if v.Kind == values.Null || (v.Kind == values.Map && len(v.Keys) == 0) {
-		return nil, &values.Error{Pos: values.Pos{File: f.Path}, Msg: what + " is empty",
-			Hint: "it must hold a mapping; delete the file if it has nothing to say"}
+		return nil, &values.Error{Pos: firstLine(f.Path), Msg: what + " is empty", Hint: fileHints[what]}
 	}
 	if v.Kind != values.Map {
-		return nil, values.TypeError(v, nil, values.Map)
+		e := values.TypeError(v, nil, values.Map)
+		e.Hint = fileHints[what]
+		return nil, e
 	}
 	return v, nil
 }
+
+// fileHints say what each kind of file holds, for errors about its content
+// as a whole.
+var fileHints = map[string]string{
+	"config.yaml":   "it declares dimensions, sequence and cluster_types (strata init writes an example)",
+	"defaults.yaml": "it holds the default item of each section: applications: {default: {...}}",
+	"values.yaml":   "it holds the component's base values: applications: {<name>: {...}}",
+	"override.yaml": "it holds the values it changes at this level, as a mapping; delete the file if it has none",
+	"patch":         "a patch holds the values it changes, as a mapping; delete the file if it has none",
+}
+
+// firstLine is the position of a file as a whole: line 1, column 1.
+func firstLine(file string) values.Pos { return values.Pos{File: file, Line: 1, Col: 1} }
 
 // Digest returns the SHA-256 of the file's bytes, computed once.
 func (f *File) Digest() [32]byte {

@@ -45,27 +45,27 @@ func (ct *ClusterType) base(c *Component) (*values.Value, error) {
 		items := vals.Vals[i]
 		sd := defaults.Get(section)
 		if sd == nil {
-			return nil, &values.Error{Pos: items.Pos, Path: []string{section},
-				Msg:  fmt.Sprintf("component uses section %q but %s has no defaults for it", section, ct.Defaults.Path),
-				Hint: fmt.Sprintf("add %s: {default: {...}} to %s", section, ct.Defaults.Path)}
+			return nil, &values.Error{Pos: vals.KeyPosAt(i), Path: []string{section},
+				Msg:  fmt.Sprintf("section %q has no defaults in %s", section, ct.Defaults.Path),
+				Hint: fmt.Sprintf("add %s: {default: {...}} to %s (every section a component uses needs a default item)", section, ct.Defaults.Path)}
 		}
 		def := sd.Get("default")
 		if def == nil || sd.Kind != values.Map {
 			return nil, &values.Error{Pos: sd.Pos, Path: []string{section},
-				Msg: fmt.Sprintf("missing %s.default in %s", section, ct.Defaults.Path), Hint: "each section of defaults.yaml holds a default item"}
+				Msg:  fmt.Sprintf("missing %s.default in %s", section, ct.Defaults.Path),
+				Hint: fmt.Sprintf("each section of defaults.yaml holds a default item: %s: {default: {...}}", section)}
 		}
 		if items.Kind != values.Map {
-			return nil, &values.Error{Pos: items.Pos, Path: []string{section},
-				Msg: fmt.Sprintf("expected a mapping of item name to item, got %s", items.Kind)}
+			e := values.TypeError(items, []string{section}, values.Map)
+			e.Msg = "expected a mapping of item name to item, got " + values.Article(items.Kind)
+			return nil, e
 		}
 		merged := values.NewMap(items.Pos)
 		for j, name := range items.Keys {
 			item := items.Vals[j]
 			if err := checkName(name); err != nil {
-				return nil, values.Errorf(item.Pos, []string{section, name}, "%v", err)
-			}
-			if item.Kind != values.Map && item.Kind != values.Null {
-				return nil, values.TypeError(item, []string{section, name}, values.Map)
+				return nil, &values.Error{Pos: items.KeyPosAt(j), Path: []string{section, name}, Msg: err.Error(),
+					Hint: "an item's name names its resource and the file templates/<name>.yaml: use letters, digits, '-' and '.'"}
 			}
 			if item.Kind == values.Null {
 				merged.Set(name, item)
@@ -78,6 +78,55 @@ func (ct *ClusterType) base(c *Component) (*values.Value, error) {
 	return out, nil
 }
 
+// resourceFields are the fields of an item whose kind the templates rely on,
+// per section.
+var resourceFields = map[string]map[string]values.Kind{
+	"applications": {
+		"source": values.Map, "sources": values.List, "destination": values.Map, "syncPolicy": values.Map,
+		"ignoreDifferences": values.List, "info": values.List, "finalizers": values.List,
+		"additionalAnnotations": values.Map, "additionalLabels": values.Map,
+	},
+	"applicationsets": {
+		"generators": values.List, "template": values.Map, "syncPolicy": values.Map, "strategy": values.Map,
+		"ignoreApplicationDifferences": values.List, "finalizers": values.List,
+		"additionalAnnotations": values.Map, "additionalLabels": values.Map,
+	},
+}
+
+// checkItems checks the shape of a component's merged values: each resource
+// section a mapping of items, each item a mapping, and the fields the
+// templates read of the right kind. Errors point at the layer that set the
+// wrong value.
+func checkItems(v *values.Value) error {
+	for i, section := range v.Keys {
+		fields := resourceFields[section]
+		if fields == nil {
+			continue
+		}
+		items := v.Vals[i]
+		if items.Kind != values.Map {
+			return values.TypeError(items, []string{section}, values.Map)
+		}
+		for j, name := range items.Keys {
+			item := items.Vals[j]
+			if item.Kind != values.Map {
+				e := values.TypeError(item, []string{section, name}, values.Map)
+				if item.Kind == values.Null {
+					e.Hint = "an item is a mapping; to leave it out of a target, set enabled: false"
+				}
+				return e
+			}
+			for k, field := range item.Keys {
+				fv := item.Vals[k]
+				if want, ok := fields[field]; ok && fv.Kind != want && fv.Kind != values.Null {
+					return values.TypeError(fv, []string{section, name, field}, want)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // PatchContent returns a patch file's content without its metadata.
 func PatchContent(f *File) (*values.Value, error) {
 	v, err := f.Value()
@@ -85,10 +134,12 @@ func PatchContent(f *File) (*values.Value, error) {
 		return nil, err
 	}
 	if v.Kind == values.Null {
-		return nil, &values.Error{Pos: values.Pos{File: f.Path}, Msg: "patch file is empty", Hint: "a patch holds the values it changes; delete the file if it has none"}
+		return nil, &values.Error{Pos: firstLine(f.Path), Msg: "patch file is empty", Hint: fileHints["patch"]}
 	}
 	if v.Kind != values.Map {
-		return nil, values.TypeError(v, nil, values.Map)
+		e := values.TypeError(v, nil, values.Map)
+		e.Hint = fileHints["patch"]
+		return nil, e
 	}
 	if v.Get("metadata") != nil {
 		v = v.Delete("metadata")
@@ -97,26 +148,62 @@ func PatchContent(f *File) (*values.Value, error) {
 }
 
 // ComponentValues returns c's values for the target under node n.
+//
+// The result for a node is computed once per component and shared: the
+// values at n are those at its parent with n's level directory applied, so
+// nodes without a level directory of their own return their parent's very
+// tree. Renders rely on that sharing (see internal/render/fast.go).
 func (ct *ClusterType) ComponentValues(c *Component, n *Node) (*values.Value, error) {
-	v, err := ct.Base(c)
+	v, err := ct.valuesAt(c, n)
 	if err != nil {
 		return nil, err
 	}
-	for _, l := range c.Layers(n) {
-		if l.Override != nil {
-			o, err := l.Override.Mapping("override.yaml")
-			if err != nil {
-				return nil, err
+	if err := checkItems(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// nodeValues is the memo of one component's values at one node.
+type nodeValues struct {
+	once  sync.Once
+	value *values.Value
+	err   error
+}
+
+func (ct *ClusterType) valuesAt(c *Component, n *Node) (*values.Value, error) {
+	if n == nil || n.Depth == 0 {
+		return ct.Base(c)
+	}
+	e, _ := c.atNode.LoadOrStore(n, &nodeValues{})
+	nv := e.(*nodeValues)
+	nv.once.Do(func() {
+		v, err := ct.valuesAt(c, n.Parent)
+		if err == nil {
+			if l := c.Levels[n.ID()]; l != nil {
+				v, err = applyLevel(v, l)
 			}
-			v = values.Merge(v, o)
 		}
-		for _, p := range l.Patches {
-			pv, err := PatchContent(p)
-			if err != nil {
-				return nil, err
-			}
-			v = values.Merge(v, pv)
+		nv.value, nv.err = v, err
+	})
+	return nv.value, nv.err
+}
+
+// applyLevel merges a level's override, then its patches in order, onto v.
+func applyLevel(v *values.Value, l *Level) (*values.Value, error) {
+	if l.Override != nil {
+		o, err := l.Override.Mapping("override.yaml")
+		if err != nil {
+			return nil, err
 		}
+		v = values.Merge(v, o)
+	}
+	for _, p := range l.Patches {
+		pv, err := PatchContent(p)
+		if err != nil {
+			return nil, err
+		}
+		v = values.Merge(v, pv)
 	}
 	return v, nil
 }
@@ -155,7 +242,7 @@ func (f *Fleet) Revision(ct string, n *Node) string {
 func (f *Fleet) TargetValues(ct *ClusterType, n *Node) (*values.Value, error) {
 	out := values.NewMap(values.Pos{File: ConfigPath})
 	out.Set("cluster", f.ClusterBlock(ct, n))
-	owner := map[string]*Component{} // item name -> component that defines it
+	owner := map[string]claim{} // item name -> where it is defined
 	for _, c := range ct.Components {
 		cv, err := ct.ComponentValues(c, n)
 		if err != nil {
@@ -172,27 +259,31 @@ func (f *Fleet) TargetValues(ct *ClusterType, n *Node) (*values.Value, error) {
 // resourceSections are the sections whose items become resources.
 var resourceSections = map[string]bool{"applications": true, "applicationsets": true}
 
-func claimItems(owner map[string]*Component, c *Component, cv *values.Value) error {
+// claim is the definition of a resource name: the component and where.
+type claim struct {
+	c       *Component
+	section string
+	pos     values.Pos
+}
+
+func claimItems(owner map[string]claim, c *Component, cv *values.Value) error {
 	for i, section := range cv.Keys {
 		if !resourceSections[section] || cv.Vals[i].Kind != values.Map {
 			continue
 		}
 		items := cv.Vals[i]
 		for j, name := range items.Keys {
-			if prev := owner[name]; prev != nil {
-				msg := fmt.Sprintf("components %q and %q both define a resource named %q", prev.Name, c.Name, name)
-				if prev == c {
-					msg = fmt.Sprintf("component %q defines a resource named %q in two sections", c.Name, name)
+			pos := items.Vals[j].Pos
+			if prev, dup := owner[name]; dup {
+				msg := fmt.Sprintf("components %q and %q both define a resource named %q", prev.c.Name, c.Name, name)
+				hint := "each resource name must be defined by one component of a cluster type: rename or remove one of them"
+				if prev.c == c {
+					msg = fmt.Sprintf("component %q defines a resource named %q in both %s and %s", c.Name, name, prev.section, section)
+					hint = "an Application and an ApplicationSet of one target need different names (each is the file templates/<name>.yaml)"
 				}
-				return &values.Error{
-					Pos:  items.Vals[j].Pos,
-					Path: []string{section, name},
-					Msg:  msg,
-					Also: []values.Pos{{File: prev.Values.Path}},
-					Hint: "each resource name must be defined by one component of a cluster type",
-				}
+				return &values.Error{Pos: pos, Path: []string{section, name}, Msg: msg, Also: []values.Pos{prev.pos}, Hint: hint}
 			}
-			owner[name] = c
+			owner[name] = claim{c: c, section: section, pos: pos}
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -18,6 +19,8 @@ type Fleet struct {
 	ClusterTypes []*ClusterType
 	// Targets are the full-depth nodes of the sequence in rollout order.
 	Targets []*Node
+	// Clusters is the inventory, config/clusters/, in name order.
+	Clusters []*Cluster
 }
 
 // ClusterType is config/<name>/: its defaults and components.
@@ -37,7 +40,8 @@ type Component struct {
 	// Levels holds the level directories that exist, by node ID.
 	Levels map[string]*Level
 
-	base baseCache
+	base   baseCache
+	atNode sync.Map // *Node -> *nodeValues
 }
 
 // Level is a level directory of a component: the files that apply to every
@@ -100,7 +104,7 @@ func Load(fsys fs.FS) (*Fleet, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s not found: this is not a fleet repository (use --root, or strata init)", ConfigPath)
 		}
-		return nil, fmt.Errorf("reading %s: %w", ConfigPath, err)
+		return nil, readError(fsys, ConfigPath, err)
 	}
 	cfg, err := parseConfig(NewFile(ConfigPath, data))
 	if err != nil {
@@ -113,6 +117,7 @@ func Load(fsys fs.FS) (*Fleet, error) {
 			f.ClusterTypes = append(f.ClusterTypes, ct)
 		}
 	}
+	f.Clusters = l.clusters()
 	if len(l.errs) > 0 {
 		return nil, errors.Join(l.errs...)
 	}
@@ -148,17 +153,14 @@ func (l *loader) fail(err error) {
 	}
 }
 
-func (l *loader) failf(file string, format string, args ...any) {
-	l.fail(&values.Error{Pos: values.Pos{File: file}, Msg: fmt.Sprintf(format, args...)})
-}
-
 func (l *loader) clusterType(decl ClusterTypeDecl) *ClusterType {
 	dir := "config/" + decl.Name
 	entries, err := l.readDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			l.fail(&values.Error{Pos: decl.Pos, Path: []string{"cluster_types"},
-				Msg: fmt.Sprintf("cluster type %q has no directory %s/", decl.Name, dir)})
+				Msg:  fmt.Sprintf("cluster type %q has no directory %s/", decl.Name, dir),
+				Hint: fmt.Sprintf("create %s/ with defaults.yaml and one directory per component, or remove %q from cluster_types", dir, decl.Name)})
 		} else {
 			l.fail(err)
 		}
@@ -177,7 +179,9 @@ func (l *loader) clusterType(decl ClusterTypeDecl) *ClusterType {
 		}
 	}
 	if ct.Defaults == nil {
-		l.failf(dir+"/defaults.yaml", "missing defaults.yaml of cluster type %q (it holds the default item of each section: applications: {default: {...}})", decl.Name)
+		l.fail(&values.Error{Pos: values.Pos{File: dir + "/defaults.yaml"},
+			Msg:  fmt.Sprintf("cluster type %q has no defaults.yaml", decl.Name),
+			Hint: "create it with the default item of each section: applications: {default: {...}}"})
 	}
 	slices.SortFunc(ct.Components, func(a, b *Component) int { return strings.Compare(a.Name, b.Name) })
 	return ct
@@ -185,7 +189,8 @@ func (l *loader) clusterType(decl ClusterTypeDecl) *ClusterType {
 
 func (l *loader) component(dir, name string) *Component {
 	if err := checkName(name); err != nil {
-		l.failf(dir, "%v", err)
+		l.fail(&values.Error{Pos: values.Pos{File: dir + "/"}, Msg: "component directory: " + err.Error(),
+			Hint: "rename the directory: a component's name is a plain path segment"})
 		return nil
 	}
 	entries, err := l.readDir(dir)
@@ -207,12 +212,15 @@ func (l *loader) component(dir, name string) *Component {
 		case e.Name() == "metadata.yaml":
 			c.Metadata = l.readFile(p)
 		case e.Name() == "override.yaml" || isPatch(e.Name()):
-			l.failf(p, "%s directly under a component has no effect: overrides and patches go in a level directory such as %s/%s/%s",
-				e.Name(), dir, firstChild(l.cfg.Root), e.Name())
+			l.fail(&values.Error{Pos: values.Pos{File: p},
+				Msg:  e.Name() + " directly under a component has no effect",
+				Hint: fmt.Sprintf("overrides and patches go in a level directory, such as %s/%s/%s; base values go in %s/values.yaml", dir, firstChild(l.cfg.Root), e.Name(), dir)})
 		}
 	}
 	if c.Values == nil {
-		l.failf(dir+"/values.yaml", "component %q has no values.yaml (its base values; mandatory)", name)
+		l.fail(&values.Error{Pos: values.Pos{File: dir + "/values.yaml"},
+			Msg:  fmt.Sprintf("component %q has no values.yaml", name),
+			Hint: "every component needs its base values: applications: {<name>: {...}}"})
 		return nil
 	}
 	return c
@@ -270,7 +278,14 @@ func (l *loader) level(c *Component, parent *Node, dir, name string) {
 			lv.Patches = append(lv.Patches, l.readFile(p))
 		case e.Name() == ".gitkeep":
 		default:
-			l.failf(p, "stray file in a level directory: only override.yaml and patch-*.yaml belong here")
+			stray := &values.Error{Pos: values.Pos{File: p}, Msg: "stray file in a level directory",
+				Hint: "only override.yaml and patch-*.yaml belong here; rename, move or remove it"}
+			if s := closest(e.Name(), []string{"override.yaml"}); s != "" {
+				stray.Hint = fmt.Sprintf("did you mean %s? ", s) + stray.Hint
+			} else if strings.HasPrefix(e.Name(), "patch") {
+				stray.Hint = "a patch is named patch-<something>.yaml; " + stray.Hint
+			}
+			l.fail(stray)
 		}
 	}
 	slices.SortFunc(lv.Patches, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
@@ -291,7 +306,10 @@ func (l *loader) dimensionUnder(parent *Node) string {
 func (l *loader) readDir(dir string) ([]fs.DirEntry, error) {
 	entries, err := fs.ReadDir(l.fsys, dir)
 	if err != nil {
-		return nil, err
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		return nil, readError(l.fsys, dir, err)
 	}
 	out := entries[:0]
 	for _, e := range entries {
@@ -300,13 +318,13 @@ func (l *loader) readDir(dir string) ([]fs.DirEntry, error) {
 			continue
 		}
 		p := dir + "/" + e.Name()
-		if err := l.checkLink(p); err != nil {
+		if err := checkLink(l.fsys, p); err != nil {
 			l.fail(err)
 			continue
 		}
 		info, err := fs.Stat(l.fsys, p)
 		if err != nil {
-			l.failf(p, "broken symbolic link: %v", err)
+			l.fail(readError(l.fsys, p, err))
 			continue
 		}
 		out = append(out, fs.FileInfoToDirEntry(renamed{info, e.Name()}))
@@ -314,20 +332,64 @@ func (l *loader) readDir(dir string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
+const linkHint = "strata reads only what is inside the repository: copy the file in, or make the link point inside the repository"
+
 // checkLink refuses a symbolic link whose target is outside the repository.
-func (l *loader) checkLink(p string) error {
-	target, err := fs.ReadLink(l.fsys, p)
+func checkLink(fsys fs.FS, p string) error {
+	target, err := fs.ReadLink(fsys, p)
 	if err != nil {
-		return &values.Error{Pos: values.Pos{File: p}, Msg: fmt.Sprintf("reading symbolic link: %v", err)}
-	}
-	if path.IsAbs(target) || strings.HasPrefix(target, "/") {
-		return &values.Error{Pos: values.Pos{File: p}, Msg: fmt.Sprintf("symbolic link to %s leaves the repository", target)}
+		return &values.Error{Pos: values.Pos{File: p}, Msg: fmt.Sprintf("reading symbolic link: %v", unwrapPath(err))}
 	}
 	resolved := path.Join(path.Dir(p), target)
-	if resolved == ".." || strings.HasPrefix(resolved, "../") {
-		return &values.Error{Pos: values.Pos{File: p}, Msg: fmt.Sprintf("symbolic link to %s leaves the repository", target)}
+	if path.IsAbs(target) || resolved == ".." || strings.HasPrefix(resolved, "../") {
+		return &values.Error{Pos: values.Pos{File: p}, Msg: fmt.Sprintf("symbolic link to %s leaves the repository", target), Hint: linkHint}
 	}
 	return nil
+}
+
+// readError explains a failure to read p. The repository is opened with
+// os.Root, which refuses paths that resolve outside it: such an error names
+// the symbolic link that leads out.
+func readError(fsys fs.FS, p string, err error) error {
+	if !strings.Contains(err.Error(), "path escapes from parent") {
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, lerr := fs.ReadLink(fsys, p); lerr == nil {
+				return &values.Error{Pos: values.Pos{File: p}, Msg: "broken symbolic link: its target does not exist",
+					Hint: "fix or remove the link"}
+			}
+		}
+		return &values.Error{Pos: values.Pos{File: p}, Msg: fmt.Sprintf("reading: %v", unwrapPath(err))}
+	}
+	var first string
+	parts := strings.Split(p, "/")
+	for i := range parts {
+		prefix := strings.Join(parts[:i+1], "/")
+		target, lerr := fs.ReadLink(fsys, prefix)
+		if lerr != nil {
+			continue
+		}
+		if e := checkLink(fsys, prefix); e != nil {
+			return e
+		}
+		if first == "" {
+			first = prefix + " -> " + target
+		}
+	}
+	e := &values.Error{Pos: values.Pos{File: p}, Msg: "path leaves the repository through a symbolic link", Hint: linkHint}
+	if first != "" {
+		e.Msg += " (" + first + ")"
+	}
+	return e
+}
+
+// unwrapPath drops the operation and path of an *fs.PathError, which the
+// message already names.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 type renamed struct {
@@ -340,7 +402,7 @@ func (r renamed) Name() string { return r.name }
 func (l *loader) readFile(p string) *File {
 	data, err := fs.ReadFile(l.fsys, p)
 	if err != nil {
-		l.failf(p, "reading: %v", err)
+		l.fail(readError(l.fsys, p, err))
 		return NewFile(p, nil)
 	}
 	return NewFile(p, data)

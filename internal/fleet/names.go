@@ -3,6 +3,8 @@ package fleet
 import (
 	"fmt"
 	"strings"
+
+	"github.com/strata-fleet/strata/internal/values"
 )
 
 // checkName reports whether s can be used as one path segment.
@@ -18,6 +20,12 @@ func checkName(s string) error {
 		return fmt.Errorf("name %q must not start or end with spaces", s)
 	}
 	return nil
+}
+
+// nameError reports a name that checkName refuses, at pos.
+func nameError(pos values.Pos, path []string, err error) *values.Error {
+	return &values.Error{Pos: pos, Path: path, Msg: err.Error(),
+		Hint: "names are path segments (they name directories under config/ and rendered/): use letters, digits, '-', '_' and '.', without '/', and not '.' or '..'"}
 }
 
 // closest returns the candidate nearest to s by edit distance, when it is

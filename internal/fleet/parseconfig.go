@@ -27,7 +27,9 @@ func parseConfig(f *File) (*Config, error) {
 	}
 	if seq.Kind != values.Null {
 		if seq.Kind != values.Map {
-			return nil, values.TypeError(seq, []string{"sequence"}, values.Map)
+			e := values.TypeError(seq, []string{"sequence"}, values.Map)
+			e.Hint = fmt.Sprintf("sequence nests the dimensions under their names: sequence: {%s: [{name: ...}]}", c.Dimensions[0].Name)
+			return nil, e
 		}
 		if err := c.parseNodes(c.Root, seq, []string{"sequence"}); err != nil {
 			return nil, err
@@ -52,7 +54,8 @@ func parseDimensions(v *values.Value, f *File) ([]Dimension, error) {
 			Hint: "list the hierarchy's levels, outermost first: dimensions: [environments, sectors, regions]"}
 	}
 	if dv.Kind != values.List || len(dv.Items) == 0 {
-		return nil, &values.Error{Pos: dv.Pos, Path: []string{"dimensions"}, Msg: "expected a non-empty list of dimension names"}
+		return nil, &values.Error{Pos: dv.Pos, Path: []string{"dimensions"}, Msg: "expected a non-empty list of dimension names, got " + describe(dv),
+			Hint: "list the hierarchy's levels, outermost first: dimensions: [environments, sectors, regions]"}
 	}
 	var dims []Dimension
 	seen := map[string]bool{}
@@ -72,7 +75,7 @@ func parseDimensions(v *values.Value, f *File) ([]Dimension, error) {
 			return nil, values.TypeError(it, path, values.String)
 		}
 		if err := checkName(d.Name); err != nil {
-			return nil, values.Errorf(it.Pos, path, "%v", err)
+			return nil, nameError(it.Pos, path, err)
 		}
 		if d.Singular == "" {
 			d.Singular = singular(d.Name)
@@ -104,7 +107,9 @@ func (c *Config) parseNodes(parent *Node, m *values.Value, path []string) error 
 	}
 	lpath := append(path[:len(path):len(path)], dim.Name)
 	if list.Kind != values.List {
-		return values.TypeError(list, lpath, values.List)
+		e := values.TypeError(list, lpath, values.List)
+		e.Hint = fmt.Sprintf("%s lists its nodes in rollout order: %s: [{name: ...}, ...]", dim.Name, dim.Name)
+		return e
 	}
 	if len(list.Items) == 0 {
 		return &values.Error{Pos: list.Pos, Path: lpath, Msg: "empty list", Hint: "list at least one " + dim.Singular}
@@ -149,10 +154,16 @@ func (c *Config) parseNodes(parent *Node, m *values.Value, path []string) error 
 			return values.TypeError(it, ipath, values.Map)
 		}
 		if err := checkName(n.Name); err != nil {
-			return values.Errorf(it.Pos, ipath, "%v", err)
+			return nameError(it.Pos, ipath, err)
 		}
-		if parent.Child(n.Name) != nil {
-			return values.Errorf(it.Pos, ipath, "%s %q appears twice under %q", dim.Singular, n.Name, "/"+parent.ID())
+		if prev := parent.Child(n.Name); prev != nil {
+			where := "in the sequence"
+			if parent.Depth > 0 {
+				where = fmt.Sprintf("under %q", parent.ID())
+			}
+			return &values.Error{Pos: it.Pos, Path: ipath, Msg: fmt.Sprintf("%s %q appears twice %s", dim.Singular, n.Name, where),
+				Also: []values.Pos{prev.Pos},
+				Hint: fmt.Sprintf("names of sibling nodes are unique (each is a directory under rendered/): rename or remove one %s", dim.Singular)}
 		}
 		parent.Children = append(parent.Children, n)
 	}
@@ -162,12 +173,18 @@ func (c *Config) parseNodes(parent *Node, m *values.Value, path []string) error 
 func (c *Config) parseNodeOptions(n *Node, m *values.Value, path []string) error {
 	if g := m.Get("promotion"); g != nil {
 		if g.Kind != values.String || (g.Text != GateManual && g.Text != GateAutomated) {
-			return &values.Error{Pos: g.Pos, Path: append(path, "promotion"), Msg: "promotion must be manual or automated"}
+			e := &values.Error{Pos: g.Pos, Path: append(path[:len(path):len(path)], "promotion"),
+				Msg:  fmt.Sprintf("expected manual or automated, got %s", describe(g)),
+				Hint: "promotion: manual makes a gate that strata promote passes only with --approve; automated has none"}
+			if s := closest(g.Text, []string{GateManual, GateAutomated}); s != "" && g.Kind == values.String {
+				e.Hint = fmt.Sprintf("did you mean %q? ", s) + e.Hint
+			}
+			return e
 		}
 		n.Gate = g.Text
 	}
 	if r := m.Get("revision"); r != nil {
-		rev, err := parseRevision(r, append(path, "revision"))
+		rev, err := c.parseRevision(r, append(path, "revision"))
 		if err != nil {
 			return err
 		}
@@ -176,28 +193,41 @@ func (c *Config) parseNodeOptions(n *Node, m *values.Value, path []string) error
 	return nil
 }
 
-func parseRevision(r *values.Value, path []string) (*Revision, error) {
+func (c *Config) parseRevision(r *values.Value, path []string) (*Revision, error) {
 	rev := &Revision{Pos: r.Pos}
-	switch r.Kind {
-	case values.String, values.Int:
-		if err := CheckRevision(r.Text); err != nil {
-			return nil, values.Errorf(r.Pos, path, "%v", err)
+	check := func(v *values.Value, path []string) (string, error) {
+		if v.Kind != values.String && v.Kind != values.Int {
+			return "", &values.Error{Pos: v.Pos, Path: path, Msg: "expected a revision, got " + describe(v),
+				Hint: "a commit hash, a tag or a branch name, quoted if YAML would read it as another type"}
 		}
-		rev.All = r.Text
+		if v.Kind == values.Int {
+			// 0123456 (a short hash) is an octal number to YAML 1.1: its
+			// text is no longer the hash.
+			if raw := c.File.Token(v.Pos); raw != v.Text {
+				return "", &values.Error{Pos: v.Pos, Path: path, Msg: fmt.Sprintf("YAML reads %s as the number %s", raw, v.Text),
+					Hint: fmt.Sprintf("quote the revision: '%s'", raw)}
+			}
+		}
+		if err := CheckRevision(v.Text); err != nil {
+			return "", values.Errorf(v.Pos, path, "%v", err)
+		}
+		return v.Text, nil
+	}
+	var err error
+	switch r.Kind {
 	case values.Map:
 		rev.ByType = map[string]string{}
 		for i, k := range r.Keys {
-			rv := r.Vals[i]
-			if rv.Kind != values.String && rv.Kind != values.Int {
-				return nil, values.TypeError(rv, append(path, k), values.String)
+			if rev.ByType[k], err = check(r.Vals[i], append(path[:len(path):len(path)], k)); err != nil {
+				return nil, err
 			}
-			if err := CheckRevision(rv.Text); err != nil {
-				return nil, values.Errorf(rv.Pos, append(path, k), "%v", err)
-			}
-			rev.ByType[k] = rv.Text
+		}
+	case values.String, values.Int:
+		if rev.All, err = check(r, path); err != nil {
+			return nil, err
 		}
 	default:
-		return nil, &values.Error{Pos: r.Pos, Path: path, Msg: "revision must be a string or a mapping of cluster type to revision"}
+		return nil, &values.Error{Pos: r.Pos, Path: path, Msg: "revision must be a string or a mapping of cluster type to revision, got " + describe(r)}
 	}
 	return rev, nil
 }
@@ -227,7 +257,7 @@ func parseClusterTypes(v *values.Value, f *File) ([]ClusterTypeDecl, error) {
 			return nil, values.TypeError(it, path, values.Map)
 		}
 		if err := checkName(name); err != nil {
-			return nil, values.Errorf(it.Pos, path, "%v", err)
+			return nil, nameError(it.Pos, path, err)
 		}
 		if name == "clusters" {
 			return nil, values.Errorf(it.Pos, path, "cluster type %q is reserved: config/clusters/ holds the cluster inventory", name)
@@ -296,7 +326,7 @@ func (c *Config) dimensionNames() []string {
 func knownKeys(m *values.Value, path []string, allowed ...string) error {
 	for i, k := range m.Keys {
 		if !slices.Contains(allowed, k) {
-			e := &values.Error{Pos: m.Vals[i].Pos, Path: append(path[:len(path):len(path)], k), Msg: "unknown key"}
+			e := &values.Error{Pos: m.KeyPosAt(i), Path: append(path[:len(path):len(path)], k), Msg: "unknown key"}
 			if s := closest(k, allowed); s != "" {
 				e.Hint = fmt.Sprintf("did you mean %q? (allowed: %s)", s, choices(allowed))
 			} else {
@@ -315,3 +345,17 @@ func stringAt(m *values.Value, key string) string {
 	return ""
 }
 
+// describe spells a value for messages: a scalar quoted, else its kind.
+func describe(v *values.Value) string {
+	switch v.Kind {
+	case values.String:
+		return fmt.Sprintf("%q", v.Text)
+	case values.Bool, values.Int, values.Float:
+		return v.Text
+	case values.List, values.Map:
+		if v.Len() == 0 {
+			return "an empty " + v.Kind.String()
+		}
+	}
+	return values.Article(v.Kind)
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"path/filepath"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
@@ -19,6 +20,9 @@ type Options struct {
 	// StatePath is where the render state lives ("" disables it, so that
 	// every target renders).
 	StatePath string
+	// Fresh renders every target, ignoring the state (which is still
+	// recorded afterwards).
+	Fresh bool
 	// Progress, when set, is called as targets render.
 	Progress func(done, total int)
 }
@@ -29,6 +33,9 @@ type Result struct {
 	// Targets is the number of targets; Rendered how many were rendered
 	// (the others were known to be current).
 	Targets, Rendered int
+	// Warnings are problems that do not stop the render, such as two
+	// patches of one level setting the same field, one line each.
+	Warnings []string
 }
 
 // Run renders the fleet at opts.Root into rendered/: load, fingerprint,
@@ -44,7 +51,7 @@ func Run(opts Options) (*Result, error) {
 	}
 	r := &render.Renderer{Fleet: f, Chart: chart}
 	state := &State{Version: stateVersion, Targets: map[string]TargetState{}}
-	if opts.StatePath != "" {
+	if opts.StatePath != "" && !opts.Fresh {
 		state = LoadState(opts.StatePath)
 	}
 
@@ -61,26 +68,61 @@ func Run(opts Options) (*Result, error) {
 			dirty = append(dirty, t)
 		}
 	}
-	outs, err := r.RenderAll(dirty, opts.Progress)
+	var (
+		outs   []*render.Output
+		staged *staging
+	)
+	if !opts.Check && !exists(filepath.Join(opts.Root, render.OutputDir)) {
+		// Nothing to compare with: write every file into a staging
+		// directory while targets render, and move it into place only
+		// once all of them rendered.
+		if staged, err = newStaging(opts.Root); err != nil {
+			return nil, err
+		}
+		defer staged.discard()
+		outs, err = r.RenderStream(dirty, opts.Progress, staged.write)
+	} else {
+		outs, err = r.RenderAll(dirty, opts.Progress)
+	}
 	if err != nil {
 		return nil, err
 	}
+	conflicts, err := f.Conflicts()
+	if err != nil {
+		return nil, err
+	}
+	var warnings []string
+	for _, c := range conflicts {
+		warnings = append(warnings, c.String())
+	}
+	var plan *Plan
+	if staged != nil {
+		if plan, err = staged.commit(outs); err != nil {
+			return nil, err
+		}
+	}
 	desired := Desired{Files: map[string][]byte{}, Keep: keep}
 	for _, o := range outs {
+		if staged != nil {
+			break
+		}
 		for _, file := range o.Files {
 			desired.Files[file.Path] = file.Data
 		}
 	}
-	plan, err := PlanTree(opts.Root, render.OutputDir, desired)
-	if err != nil {
-		return nil, err
+	if staged == nil {
+		if plan, err = PlanTree(opts.Root, render.OutputDir, desired); err != nil {
+			return nil, err
+		}
 	}
-	res := &Result{Plan: plan, Targets: len(targets), Rendered: len(dirty)}
+	res := &Result{Plan: plan, Targets: len(targets), Rendered: len(dirty), Warnings: warnings}
 	if opts.Check {
 		return res, nil
 	}
-	if err := Apply(opts.Root, plan); err != nil {
-		return res, err
+	if staged == nil {
+		if err := Apply(opts.Root, plan); err != nil {
+			return res, err
+		}
 	}
 	if opts.StatePath != "" {
 		all := map[string]bool{}

@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"text/template"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/loader/archive"
@@ -33,6 +34,12 @@ type Chart struct {
 	// that Helm's coalescing is a plain copy.
 	plain bool
 	meta  map[string]any
+	// shared is true when the chart is plain and its templates cannot
+	// modify values, so that renders may share value objects (fast.go);
+	// funcs then replace Helm's template functions with memoized ones.
+	shared bool
+	funcs  template.FuncMap
+	memo   yamlMemo
 }
 
 // LoadChart loads the repository's argocd-apps/ chart when it has one, and
@@ -78,6 +85,14 @@ func loadChart(fsys fs.FS, dir, source string) (*Chart, error) {
 	out := &Chart{chart: c, Source: source, plain: len(c.Values) == 0 && len(c.Dependencies()) == 0}
 	copy(out.Digest[:], h.Sum(nil))
 	out.meta = metadataMap(c.Metadata)
+	var text strings.Builder
+	for _, t := range c.Templates {
+		text.Write(t.Data)
+	}
+	if out.plain && !mutates(text.String()) {
+		out.shared = true
+		out.funcs = chartFuncs(&out.memo)
+	}
 	return out, nil
 }
 

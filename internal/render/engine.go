@@ -2,7 +2,9 @@ package render
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"helm.sh/helm/v4/pkg/chart/common"
@@ -15,8 +17,13 @@ import (
 
 // renderValues builds the top-level object Helm hands to templates, as
 // `helm template RELEASE CHART --values FILE` does.
-func renderValues(c *chart.Chart, meta map[string]any, plain bool, vals *values.Value, release string) (common.Values, error) {
-	v, _ := vals.Interface().(map[string]any)
+func renderValues(c *chart.Chart, meta map[string]any, plain bool, vals *values.Value, release string, shared bool) (common.Values, error) {
+	var v map[string]any
+	if shared {
+		v, _ = vals.Shared().(map[string]any)
+	} else {
+		v, _ = vals.Interface().(map[string]any)
+	}
 	if v == nil {
 		v = map[string]any{}
 	}
@@ -40,11 +47,11 @@ func renderValues(c *chart.Chart, meta map[string]any, plain bool, vals *values.
 // passOne renders the templates chart and joins its manifests into one
 // stream, as `helm template` prints them.
 func (c *Chart) passOne(vals *values.Value, release string) (string, error) {
-	rv, err := renderValues(c.chart, c.meta, c.plain, vals, release)
+	rv, err := renderValues(c.chart, c.meta, c.plain, vals, release, c.shared)
 	if err != nil {
 		return "", err
 	}
-	out, err := engine.Engine{}.Render(c.chart, rv)
+	out, err := engine.Engine{CustomTemplateFuncs: c.funcs}.Render(c.chart, rv)
 	if err != nil {
 		return "", err
 	}
@@ -68,9 +75,26 @@ func (c *Chart) passOne(vals *values.Value, release string) (string, error) {
 }
 
 // passTwo renders pass 1's output as a template with the same values.
+// Documents without template actions render to themselves, so only the
+// others go through the engine (together, as one template, as in the
+// reference); the result holds the same documents.
 func passTwo(manifest string, vals *values.Value, release string) (string, error) {
-	c := passTwoChart(manifest)
-	rv, err := renderValues(c, metadataMap(c.Metadata), true, vals, release)
+	var static, dynamic strings.Builder
+	for _, doc := range splitDocuments(manifest) {
+		if strings.Contains(doc, "{{") {
+			dynamic.WriteString("---\n")
+			dynamic.WriteString(doc)
+		} else {
+			static.WriteString("---\n")
+			static.WriteString(strings.ReplaceAll(doc, "<no value>", ""))
+		}
+	}
+	if dynamic.Len() == 0 {
+		return static.String(), nil
+	}
+	text := dynamic.String()
+	c := passTwoChart(text)
+	rv, err := renderValues(c, metadataMap(c.Metadata), true, vals, release, !mutates(text))
 	if err != nil {
 		return "", err
 	}
@@ -78,29 +102,55 @@ func passTwo(manifest string, vals *values.Value, release string) (string, error
 	if err != nil {
 		return "", err
 	}
-	return out["temp-chart/templates/apps.yaml"], nil
+	return static.String() + "---\n" + out["temp-chart/templates/apps.yaml"], nil
 }
 
 // expressionError finds the string in vals whose template expression fails
 // on its own, so that a pass 2 error can name the file and line that holds
 // it. It returns nil when no single value fails.
 func expressionError(vals *values.Value, release string) error {
-	for _, leaf := range vals.Leaves() {
-		v := leaf.Value
-		if v.Kind != values.String || !strings.Contains(v.Text, "{{") {
-			continue
-		}
-		if _, err := passTwo(v.Text, vals, release); err != nil {
-			msg := err.Error()
-			if i := strings.LastIndex(msg, "apps.yaml:"); i >= 0 {
-				msg = msg[i+len("apps.yaml:"):]
-				if j := strings.Index(msg, ": "); j >= 0 {
-					msg = msg[j+2:]
+	var found error
+	var walk func(path []string, v *values.Value) bool
+	walk = func(path []string, v *values.Value) bool {
+		switch v.Kind {
+		case values.Map:
+			for i, k := range v.Keys {
+				if walk(append(path[:len(path):len(path)], k), v.Vals[i]) {
+					return true
 				}
 			}
-			return &values.Error{Pos: v.Pos, Path: leaf.Path, Msg: "template error in value: " + msg,
-				Hint: "values are rendered as templates; escape what Argo CD should see as {{`{{ ... }}`}}"}
+		case values.List:
+			for i, it := range v.Items {
+				if walk(append(path[:len(path):len(path)], strconv.Itoa(i)), it) {
+					return true
+				}
+			}
+		case values.String:
+			if !strings.Contains(v.Text, "{{") {
+				return false
+			}
+			if _, err := passTwo(v.Text, vals, release); err != nil {
+				found = &values.Error{Pos: v.Pos, Path: path, Msg: "template error in value: " + templateMessage(err),
+					Hint: "values are rendered as templates against .Values; escape what Argo CD should see as {{`{{ ... }}`}}"}
+				return true
+			}
 		}
+		return false
 	}
-	return nil
+	walk(nil, vals)
+	return found
 }
+
+// templateMessage reduces an error of Helm's engine on pass 2's one
+// template to what went wrong, without the temporary chart's name and
+// positions, which mean nothing to the user.
+func templateMessage(err error) string {
+	msg := strings.Join(strings.Fields(err.Error()), " ")
+	msg = templateRefRE.ReplaceAllString(msg, "")
+	return strings.Replace(msg, `executing "temp-chart/templates/apps.yaml" at `, "at ", 1)
+}
+
+// templateRefRE matches how Helm's errors locate a problem in pass 2's
+// template: "parse error at (temp-chart/templates/apps.yaml:1): ",
+// "execution error at (...:1:3): ", "temp-chart/templates/apps.yaml:1:10 ".
+var templateRefRE = regexp.MustCompile(`^(?:(?:parse|execution) error at \([^)]*\): |temp-chart/templates/apps\.yaml(?::\d+)* )`)

@@ -41,6 +41,9 @@ type Output struct {
 type Renderer struct {
 	Fleet *fleet.Fleet
 	Chart *Chart
+
+	docs docCache
+	enc  values.Encoder
 }
 
 // Targets lists every target of the fleet: cluster types in declaration
@@ -55,13 +58,23 @@ func (r *Renderer) Targets() []Target {
 	return out
 }
 
-// TargetError is an error rendering one target.
+// TargetError is an error rendering one target (and, when Others is not
+// zero, as many other targets that fail with the same error).
 type TargetError struct {
 	Target string
+	Others int
 	Err    error
 }
 
-func (e *TargetError) Error() string { return "rendering " + e.Target + ": " + e.Err.Error() }
+func (e *TargetError) Error() string {
+	switch e.Others {
+	case 0:
+		return "rendering " + e.Target + ": " + e.Err.Error()
+	case 1:
+		return "rendering " + e.Target + " and 1 other target: " + e.Err.Error()
+	}
+	return fmt.Sprintf("rendering %s and %d other targets: %s", e.Target, e.Others, e.Err.Error())
+}
 func (e *TargetError) Unwrap() error { return e.Err }
 
 // Render renders one target.
@@ -88,38 +101,113 @@ func (r *Renderer) render(t Target) (*Output, error) {
 		if e := expressionError(vals, release+"-final"); e != nil {
 			return nil, e
 		}
-		return nil, fmt.Errorf("second template pass: %w", err)
+		return nil, fmt.Errorf("second template pass (the output of the templates chart, rendered again with the values): %s", templateMessage(err))
 	}
-	docs, err := values.DecodeAll(t.Dir()+"/templates", []byte(final))
+	docs, err := r.docs.decode(t.Dir()+"/templates", final)
 	if err != nil {
-		return nil, outputYAMLError(err, final)
+		if _, err := values.DecodeAll(t.Dir()+"/templates", []byte(final)); err != nil {
+			return nil, outputYAMLError(err, final)
+		}
+		return nil, err
 	}
 	out := &Output{Target: t, Values: vals}
 	out.Files = append(out.Files,
 		File{Path: t.Dir() + "/Chart.yaml", Data: chartYAML(t)},
-		File{Path: t.Dir() + "/values.yaml", Data: values.Encode(vals)},
+		File{Path: t.Dir() + "/values.yaml", Data: r.enc.Encode(vals)},
 	)
-	seen := map[string]*values.Value{}
-	for _, doc := range docs {
-		name := doc.Lookup("metadata", "name")
-		if name == nil || name.Kind == values.Null || name.Text == "" {
-			return nil, fmt.Errorf("a rendered %s has no metadata.name:\n%s", kindOf(doc), indent(values.Encode(doc)))
+	seen := map[string]int{}
+	for i, d := range docs {
+		if d.nameKind == values.Null || d.name == "" || (d.nameKind != values.String && d.nameKind != values.Int) || safeFileName(d.name) != nil {
+			return nil, r.docError(vals, final, i, seen)
 		}
-		if name.Kind != values.String && name.Kind != values.Int {
-			return nil, fmt.Errorf("a rendered %s has a metadata.name that is not a string", kindOf(doc))
+		if _, dup := seen[d.name]; dup {
+			return nil, r.docError(vals, final, i, seen)
 		}
-		if err := safeFileName(name.Text); err != nil {
-			return nil, fmt.Errorf("resource name %q cannot name a file: %v", name.Text, err)
-		}
-		if prev := seen[name.Text]; prev != nil {
-			return nil, fmt.Errorf("two resources named %q: a %s and a %s; each resource of a target needs its own name (it names the file templates/%s.yaml)",
-				name.Text, kindOf(prev), kindOf(doc), name.Text)
-		}
-		seen[name.Text] = doc
-		out.Files = append(out.Files, File{Path: t.Dir() + "/templates/" + name.Text + ".yaml", Data: values.Encode(doc)})
+		seen[d.name] = i
+		out.Files = append(out.Files, File{Path: t.Dir() + "/templates/" + d.name + ".yaml", Data: d.data})
 	}
 	sortFiles(out.Files)
 	return out, nil
+}
+
+// docError explains what is wrong with the i-th rendered document: it has
+// no usable metadata.name, or the name of an earlier one (seen: name ->
+// index). It decodes the documents again: errors are the rare path.
+func (r *Renderer) docError(vals *values.Value, final string, i int, seen map[string]int) error {
+	docs, err := values.DecodeAll("templates", []byte(final))
+	if err != nil || i >= len(docs) {
+		return fmt.Errorf("rendered document %d is not usable", i+1)
+	}
+	doc := docs[i]
+	name := doc.Lookup("metadata", "name")
+	if name == nil || name.Kind == values.Null || name.Text == "" {
+		return fmt.Errorf("a rendered %s has no metadata.name:\n%s", kindOf(doc), indent(values.Encode(doc)))
+	}
+	if name.Kind != values.String && name.Kind != values.Int {
+		return fmt.Errorf("a rendered %s has a metadata.name that is not a string", kindOf(doc))
+	}
+	if err := safeFileName(name.Text); err != nil {
+		return r.nameError(vals, final, doc, fmt.Sprintf("%s %q cannot name a file", kindOf(doc), name.Text),
+			"a resource's metadata.name names its file templates/<name>.yaml: use a plain name, without '/' or '\\', not '.' or '..'")
+	}
+	prev := docs[seen[name.Text]]
+	return &values.Error{Path: []string{"metadata", "name"},
+		Msg: fmt.Sprintf("two resources of this target are named %q (%s and %s)", name.Text, kindOf(prev), kindOf(doc)),
+		Pos: r.Chart.templateOf(final, doc), Also: []values.Pos{r.Chart.templateOf(final, prev)},
+		Hint: fmt.Sprintf("each resource of a target needs its own name: it names the file templates/%s.yaml", name.Text)}
+}
+
+// nameError is an error about a rendered resource's metadata.name: at the
+// value that holds the name, when one does, and at the template that
+// rendered the resource.
+func (r *Renderer) nameError(vals *values.Value, final string, doc *values.Value, msg, hint string) *values.Error {
+	e := &values.Error{Path: []string{"metadata", "name"}, Msg: msg, Hint: hint}
+	tmpl := r.Chart.templateOf(final, doc)
+	if v := findString(vals, doc.Lookup("metadata", "name").Text); v != nil {
+		e.Pos, e.Also = v.Pos, []values.Pos{tmpl}
+	} else {
+		e.Pos = tmpl
+	}
+	return e
+}
+
+// templateOf names the template of the chart that rendered doc, from the
+// "# Source:" comment that precedes it in the rendered stream.
+func (c *Chart) templateOf(final string, doc *values.Value) values.Pos {
+	lines := strings.Split(final, "\n")
+	for i := min(doc.Pos.Line, len(lines)) - 1; i >= 0; i-- {
+		if src, ok := strings.CutPrefix(lines[i], "# Source: "); ok {
+			_, rel, _ := strings.Cut(src, "/")
+			if c.Source == ChartDir {
+				return values.Pos{File: ChartDir + "/" + rel}
+			}
+			return values.Pos{File: "(built-in chart) " + rel}
+		}
+	}
+	return values.Pos{File: c.Source}
+}
+
+// findString returns the first string leaf of v equal to s, or nil.
+func findString(v *values.Value, s string) *values.Value {
+	switch v.Kind {
+	case values.String:
+		if v.Text == s {
+			return v
+		}
+	case values.Map:
+		for _, c := range v.Vals {
+			if f := findString(c, s); f != nil {
+				return f
+			}
+		}
+	case values.List:
+		for _, c := range v.Items {
+			if f := findString(c, s); f != nil {
+				return f
+			}
+		}
+	}
+	return nil
 }
 
 func kindOf(doc *values.Value) string {
@@ -130,7 +218,7 @@ func kindOf(doc *values.Value) string {
 }
 
 func safeFileName(s string) error {
-	if s == "." || s == ".." || strings.ContainsAny(s, "/\\\x00") {
+	if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/\\\x00") {
 		return fmt.Errorf("it must be a plain file name")
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 )
@@ -23,14 +24,15 @@ func Decode(file string, data []byte) (*Value, error) {
 		if errors.Is(err, io.EOF) {
 			return &Value{Kind: Null, Text: "null", Pos: Pos{File: file}}, nil
 		}
-		return nil, syntaxError(file, err)
+		return nil, syntaxError(file, data, err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		return nil, Errorf(Pos{File: file, Line: extra.Line, Col: extra.Column}, nil,
-			"expected one YAML document, found another one here")
+		return nil, &Error{Pos: Pos{File: file, Line: extra.Line, Col: extra.Column},
+			Msg:  "expected one YAML document, found another one here",
+			Hint: "this file holds one document: remove the --- separator and merge the documents"}
 	} else if !errors.Is(err, io.EOF) {
-		return nil, syntaxError(file, err)
+		return nil, syntaxError(file, data, err)
 	}
 	d := decoder{file: file}
 	if len(doc.Content) == 0 {
@@ -41,21 +43,45 @@ func Decode(file string, data []byte) (*Value, error) {
 
 var lineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-func syntaxError(file string, err error) *Error {
+// syntaxError turns a YAML parser error into an *Error at the line it
+// names (the parser gives no column: the line's indentation stands in).
+func syntaxError(file string, data []byte, err error) *Error {
 	msg := err.Error()
+	hint := "fix the YAML near this line: indentation, quotes and brackets must match"
 	if m := lineRE.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		return Errorf(Pos{File: file, Line: line, Col: 1}, nil, "invalid YAML: %s", m[2])
+		col := 1
+		text := lineAt(data, line)
+		indent := len(text) - len(strings.TrimLeft(text, " \t"))
+		if i := strings.IndexByte(text[:indent], '\t'); i >= 0 {
+			col, hint = i+1, "indent with spaces: YAML does not allow tabs in indentation"
+		} else if indent < len(text) {
+			col = indent + 1
+		}
+		return &Error{Pos: Pos{File: file, Line: line, Col: col}, Msg: "invalid YAML: " + m[2], Hint: hint}
 	}
-	if len(msg) > 6 && msg[:6] == "yaml: " {
-		msg = msg[6:]
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	return &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "invalid YAML: " + msg, Hint: hint}
+}
+
+// lineAt returns the 1-based line n of data, or "".
+func lineAt(data []byte, n int) string {
+	for i := 1; len(data) > 0; i++ {
+		line, rest, _ := bytes.Cut(data, []byte("\n"))
+		if i == n {
+			return strings.TrimSuffix(string(line), "\r")
+		}
+		data = rest
 	}
-	return Errorf(Pos{File: file}, nil, "invalid YAML: %s", msg)
+	return ""
 }
 
 type decoder struct {
 	file  string
 	count int
+	// expanding holds the anchored nodes whose aliases are being expanded,
+	// to refuse an alias inside the node it refers to.
+	expanding map[*yaml.Node]bool
 }
 
 func (d *decoder) pos(n *yaml.Node) Pos { return Pos{File: d.file, Line: n.Line, Col: n.Column} }
@@ -67,7 +93,15 @@ func (d *decoder) node(n *yaml.Node, path []string) (*Value, error) {
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
+		if d.expanding[n.Alias] {
+			return nil, Errorf(d.pos(n), path, "alias *%s refers to a node that contains it", n.Value)
+		}
+		if d.expanding == nil {
+			d.expanding = map[*yaml.Node]bool{}
+		}
+		d.expanding[n.Alias] = true
 		v, err := d.node(n.Alias, path)
+		delete(d.expanding, n.Alias)
 		if err != nil {
 			return nil, err
 		}
@@ -152,6 +186,7 @@ func (d *decoder) mapping(n *yaml.Node, path []string) (*Value, error) {
 		}
 		v.Keys = append(v.Keys, key)
 		v.Vals = append(v.Vals, val)
+		v.KeyPos = append(v.KeyPos, d.pos(kn))
 	}
 	// Merge keys: explicit keys win over merged ones, earlier sources over later.
 	for _, m := range merges {
@@ -160,6 +195,7 @@ func (d *decoder) mapping(n *yaml.Node, path []string) (*Value, error) {
 				seen[k] = 0
 				v.Keys = append(v.Keys, k)
 				v.Vals = append(v.Vals, m.Vals[i])
+				v.KeyPos = append(v.KeyPos, m.KeyPosAt(i))
 			}
 		}
 	}
@@ -177,12 +213,12 @@ func (d *decoder) mergeSources(n *yaml.Node, path []string) ([]*Value, error) {
 	case List:
 		for _, it := range src.Items {
 			if it.Kind != Map {
-				return nil, Errorf(it.Pos, path, "merge key << takes mappings, got %s", article(it.Kind))
+				return nil, Errorf(it.Pos, path, "merge key << takes mappings, got %s", Article(it.Kind))
 			}
 		}
 		return src.Items, nil
 	}
-	return nil, Errorf(src.Pos, path, "merge key << takes a mapping or a list of mappings, got %s", article(src.Kind))
+	return nil, Errorf(src.Pos, path, "merge key << takes a mapping or a list of mappings, got %s", Article(src.Kind))
 }
 
 // DecodeAll parses a stream of YAML documents, skipping empty ones.
@@ -195,7 +231,7 @@ func DecodeAll(file string, data []byte) ([]*Value, error) {
 			if errors.Is(err, io.EOF) {
 				return out, nil
 			}
-			return nil, syntaxError(file, err)
+			return nil, syntaxError(file, data, err)
 		}
 		if len(doc.Content) == 0 {
 			continue

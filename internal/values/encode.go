@@ -3,28 +3,51 @@ package values
 import (
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Encode writes v as a block-style YAML document in the layout PyYAML uses
 // (lists not indented under their key, no line wrapping), ending in a newline.
 // Strings are quoted only where a YAML 1.1 or 1.2 reader would otherwise read
 // something else; multi-line strings use literal blocks.
-func Encode(v *Value) []byte {
+func Encode(v *Value) []byte { return encode(v, nil) }
+
+// Encoder encodes many trees that share subtrees: it remembers the text of
+// the mappings it encoded near the top of a tree, by node, so that a subtree
+// shared by many trees is encoded once. Safe for concurrent use.
+type Encoder struct{ memo sync.Map }
+
+// memoIndent is the indentation of the mappings an Encoder remembers: the
+// items of a values file's sections, which most trees share.
+const memoIndent = 4
+
+type memoKey struct {
+	v   *Value
+	ind int
+}
+
+// Encode is the package's Encode, memoized.
+func (enc *Encoder) Encode(v *Value) []byte { return encode(v, &enc.memo) }
+
+func encode(v *Value, memo *sync.Map) []byte {
 	var b strings.Builder
-	e := encoder{b: &b}
+	e := encoder{b: &b, memo: memo}
 	switch {
 	case v.Kind == Map && len(v.Keys) > 0:
 		e.mapping(v, 0)
 	case v.Kind == List && len(v.Items) > 0:
 		e.list(v, 0)
 	default:
-		e.scalar(v, 0)
+		e.scalar(v, 2) // a literal block needs indenting, even at the top level
 		b.WriteByte('\n')
 	}
 	return []byte(b.String())
 }
 
-type encoder struct{ b *strings.Builder }
+type encoder struct {
+	b    *strings.Builder
+	memo *sync.Map
+}
 
 func (e encoder) indent(n int) {
 	for range n {
@@ -35,6 +58,18 @@ func (e encoder) indent(n int) {
 // mapping writes the entries of a non-empty mapping, the first one at the
 // current position and the others indented by ind.
 func (e encoder) mapping(v *Value, ind int) {
+	if e.memo != nil && ind == memoIndent {
+		key := memoKey{v, ind}
+		if text, ok := e.memo.Load(key); ok {
+			e.b.WriteString(text.(string))
+			return
+		}
+		var b strings.Builder
+		encoder{b: &b}.mapping(v, ind)
+		e.memo.Store(key, b.String())
+		e.b.WriteString(b.String())
+		return
+	}
 	for i, k := range v.Keys {
 		if i > 0 {
 			e.indent(ind)

@@ -45,16 +45,28 @@ func Errorf(pos Pos, path []string, format string, args ...any) *Error {
 	return &Error{Pos: pos, Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-// TypeError reports a value of the wrong kind.
+// TypeError reports a value of the wrong kind, with a hint on how to write
+// the right one.
 func TypeError(v *Value, path []string, want Kind) *Error {
-	return Errorf(v.Pos, path, "expected a %s, got %s", want, article(v.Kind))
+	e := Errorf(v.Pos, path, "expected %s, got %s", Article(want), Article(v.Kind))
+	switch want {
+	case Map:
+		e.Hint = `write it as a mapping: "key: value" lines indented under it (or {key: value}), not a list of "- item"`
+	case List:
+		e.Hint = `write it as a list: one "- item" line per item (or [a, b])`
+	case String:
+		e.Hint = "write it as a string; quote it if it would read as a number, a boolean or null"
+	}
+	return e
 }
 
-func article(k Kind) string {
+// Article spells a kind with its indefinite article: "a mapping", "an
+// integer", "null".
+func Article(k Kind) string {
 	switch k {
 	case Null:
 		return "null"
-	case Int, List:
+	case Int:
 		return "an " + k.String()
 	}
 	return "a " + k.String()

@@ -9,7 +9,6 @@ import (
 
 // The implicit resolvers of YAML 1.1 as PyYAML implements them.
 var (
-	boolRE  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
 	intRE   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
 	floatRE = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
 	// yaml12RE matches plain scalars that a YAML 1.2 reader (yaml.v3, and
@@ -17,27 +16,30 @@ var (
 	yaml12RE = regexp.MustCompile(`^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+|[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|y|Y|n|N)$`)
 )
 
+// bools11 are the YAML 1.1 booleans.
+var bools11 = map[string]string{
+	"yes": "true", "Yes": "true", "YES": "true", "true": "true", "True": "true", "TRUE": "true",
+	"on": "true", "On": "true", "ON": "true",
+	"no": "false", "No": "false", "NO": "false", "false": "false", "False": "false", "FALSE": "false",
+	"off": "false", "Off": "false", "OFF": "false",
+}
+
+// numberStart reports whether a plain scalar starting with c may be a number.
+func numberStart(c byte) bool { return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' }
+
 // resolve gives the kind and canonical text of a plain scalar.
 func resolve(s string) (Kind, string) {
 	switch s {
 	case "", "~", "null", "Null", "NULL":
 		return Null, "null"
 	}
-	c := s[0]
-	if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'y' || c == 'Y' || c == 'n' || c == 'N' ||
-		c == 't' || c == 'T' || c == 'f' || c == 'F' || c == 'o' || c == 'O') {
-		return String, s
-	}
-	if boolRE.MatchString(s) {
-		switch s[0] {
-		case 'y', 'Y', 't', 'T':
-			return Bool, "true"
-		case 'o', 'O':
-			if strings.EqualFold(s, "on") {
-				return Bool, "true"
+	if !numberStart(s[0]) {
+		if len(s) <= 5 {
+			if b, ok := bools11[s]; ok {
+				return Bool, b
 			}
 		}
-		return Bool, "false"
+		return String, s
 	}
 	if intRE.MatchString(s) {
 		if n, ok := parseInt11(s); ok {
@@ -153,7 +155,11 @@ func needsQuotes(s string) bool {
 	if k, _ := resolve(s); k != String {
 		return true
 	}
-	if yaml12RE.MatchString(s) || s == "<<" || s == "=" {
+	if s == "<<" || s == "=" || (len(s) == 1 && strings.ContainsAny(s, "yYnN")) || (numberStart(s[0]) && yaml12RE.MatchString(s)) {
+		return true
+	}
+	// Document markers, read as the end of a document at a line start.
+	if strings.HasPrefix(s, "---") || strings.HasPrefix(s, "...") {
 		return true
 	}
 	switch s[0] {

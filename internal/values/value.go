@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Kind is the type of a Value.
@@ -53,6 +54,25 @@ type Value struct {
 	Vals  []*Value
 	Items []*Value
 	Pos   Pos
+	// KeyPos is where each key of a decoded mapping was written, in the
+	// order of Keys. Trees built or merged afterwards may lack it: use
+	// KeyPosAt.
+	KeyPos []Pos
+
+	// shared memoizes Shared.
+	shared struct {
+		once sync.Once
+		v    any
+	}
+}
+
+// KeyPosAt returns where the i-th key of a mapping was written, or the
+// position of its value when that is not known.
+func (v *Value) KeyPosAt(i int) Pos {
+	if i < len(v.KeyPos) && i < len(v.Keys) {
+		return v.KeyPos[i]
+	}
+	return v.Vals[i].Pos
 }
 
 // NewMap returns an empty mapping set at pos.
@@ -153,6 +173,31 @@ func (v *Value) Interface() any {
 		}
 		return l
 	}
+}
+
+// Shared is Interface computed once per node: nodes shared between trees
+// (merge shares unchanged subtrees) convert to the very same Go maps and
+// slices. Callers must not modify what it returns.
+func (v *Value) Shared() any {
+	v.shared.once.Do(func() {
+		switch v.Kind {
+		case Map:
+			m := make(map[string]any, len(v.Keys))
+			for i, k := range v.Keys {
+				m[k] = v.Vals[i].Shared()
+			}
+			v.shared.v = m
+		case List:
+			l := make([]any, len(v.Items))
+			for i, it := range v.Items {
+				l[i] = it.Shared()
+			}
+			v.shared.v = l
+		default:
+			v.shared.v = v.Interface()
+		}
+	})
+	return v.shared.v
 }
 
 // Float returns the numeric value of an Int or Float scalar.

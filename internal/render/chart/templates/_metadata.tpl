@@ -1,16 +1,21 @@
 {{- /*
 strata.metadata writes the metadata fields an item may set besides its name:
-annotations (with the sync-wave annotation when the item sets syncWave),
-labels, namespace and finalizers. The argument is the item.
+annotations (with the sync-wave annotation when the item has a syncWave),
+labels, namespace and finalizers. The argument is the item. Templates here
+never modify values: renders share them (see internal/render/fast.go).
 */ -}}
 {{- define "strata.metadata" -}}
-{{- $annotations := dict -}}
-{{- with .additionalAnnotations }}{{ $annotations = merge $annotations . }}{{ end -}}
-{{- if hasKey . "syncWave" }}{{ $_ := set $annotations "argocd.argoproj.io/sync-wave" (toString .syncWave) }}{{ end -}}
-{{- with $annotations }}
+{{- $wave := "" -}}
+{{- if hasKey . "syncWave" }}{{ $wave = toString .syncWave }}{{ end -}}
+{{- if or .additionalAnnotations $wave }}
 annotations:
-  {{- range $key, $value := . }}
+  {{- range $key, $value := .additionalAnnotations }}
+  {{- if not (and $wave (eq $key "argocd.argoproj.io/sync-wave")) }}
   {{ $key }}: {{ $value | toString | quote }}
+  {{- end }}
+  {{- end }}
+  {{- with $wave }}
+  argocd.argoproj.io/sync-wave: {{ . | quote }}
   {{- end }}
 {{- end }}
 {{- with .additionalLabels }}
@@ -26,7 +31,7 @@ finalizers:
 {{- end }}
 {{- end -}}
 
-{{- /* strata.enabled is "false" when the item sets enabled: false, else "true". */ -}}
+{{- /* strata.enabled is "false" when the item has enabled: false, else "true". */ -}}
 {{- define "strata.enabled" -}}
 {{- if and (kindIs "map" .) (hasKey . "enabled") (eq (toString .enabled) "false") }}false{{ else }}true{{ end -}}
 {{- end -}}

@@ -1,0 +1,64 @@
+package cli_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/strata-fleet/strata/internal/cli"
+)
+
+var update = flag.Bool("update", false, "rewrite the scripts' expected output (cmp files) from what strata prints")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"strata": func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the end-to-end scenarios in testdata/script, one per
+// behaviour of the command line. Refresh their expected output with
+// go test ./internal/cli -run TestScripts -update.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:           filepath.Join("testdata", "script"),
+		UpdateScripts: *update,
+		Setup: func(env *testscript.Env) error {
+			// The render state goes to the scenario's own directory, never
+			// to the user's cache.
+			env.Setenv("STRATA_CACHE_DIR", filepath.Join(env.WorkDir, ".cache"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"mtime": cmdMtime,
+		},
+	})
+}
+
+// cmdMtime sets or checks modification times, so that a scenario can tell
+// that a run rewrote nothing:
+//
+//	mtime reset FILE...   set FILE's modification time to a fixed time in the past
+//	mtime same FILE...    fail unless FILE still has that time
+func cmdMtime(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || (args[0] != "reset" && args[0] != "same") {
+		ts.Fatalf("usage: mtime reset|same FILE...")
+	}
+	past := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	for _, name := range args[1:] {
+		p := ts.MkAbs(name)
+		if args[0] == "reset" {
+			ts.Check(os.Chtimes(p, past, past))
+			continue
+		}
+		info, err := os.Stat(p)
+		ts.Check(err)
+		if same := info.ModTime().Equal(past); same == neg {
+			ts.Fatalf("%s: modified at %s (reset to %s)", name, info.ModTime().UTC().Format(time.RFC3339), past.Format(time.RFC3339))
+		}
+	}
+}

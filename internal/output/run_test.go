@@ -1,0 +1,109 @@
+package output_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/output"
+)
+
+// writeFleet writes files under a new temporary directory and returns it.
+func writeFleet(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	for name, data := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+const prom = "config/management-cluster/prometheus/"
+
+func conflictingFleet() map[string]string {
+	return map[string]string{
+		"config/config.yaml": "dimensions: [environments, sectors, regions]\n" +
+			"sequence:\n  environments:\n  - name: integration\n    sectors:\n    - name: int-sector-1\n      regions: [{name: us-central1}]\n" +
+			"cluster_types: [{name: management-cluster}]\n",
+		"config/management-cluster/defaults.yaml": "applications:\n  default:\n    project: default\n    destination: {name: in-cluster}\n",
+		prom + "values.yaml": "applications:\n  prometheus:\n    source: {repoURL: https://example.com, chart: p, targetRevision: 77.8.0}\n" +
+			"    destination: {namespace: monitoring}\n",
+		prom + "integration/patch-001.yaml": "applications:\n  prometheus:\n    source: {targetRevision: 77.9.0}\n",
+		prom + "integration/patch-002.yaml": "applications:\n  prometheus:\n    source: {targetRevision: 77.9.1}\n",
+	}
+}
+
+// The reference prints "WARNING: Patch conflict detected" when two patches
+// of one level set the same field; strata's Run returns it as a warning,
+// with or without --check, and renders anyway (the later patch wins).
+func TestRunReportsPatchConflictsAsWarnings(t *testing.T) {
+	want := []string{prom + "integration/patch-002.yaml conflicts with " + prom + "integration/patch-001.yaml: " +
+		"both set applications.prometheus.source.targetRevision (the later patch wins)"}
+	for _, check := range []bool{true, false} {
+		root := writeFleet(t, conflictingFleet())
+		res, err := output.Run(output.Options{Root: root, FS: os.DirFS(root), Check: check})
+		if err != nil {
+			t.Fatalf("Run(check=%v): %v", check, err)
+		}
+		if diff := cmp.Diff(want, res.Warnings); diff != "" {
+			t.Errorf("Run(check=%v) warnings (-want +got):\n%s", check, diff)
+		}
+	}
+}
+
+func TestRunWithoutConflictsHasNoWarnings(t *testing.T) {
+	files := conflictingFleet()
+	files[prom+"integration/patch-002.yaml"] = "applications:\n  prometheus:\n    destination: {namespace: metrics}\n"
+	root := writeFleet(t, files)
+	res, err := output.Run(output.Options{Root: root, FS: os.DirFS(root), Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 0 {
+		t.Errorf("Warnings = %q, want none", res.Warnings)
+	}
+}
+
+// The reference's save_yaml creates the parent directories of what it
+// writes; Run creates rendered/<type>/<env>/<sector>/<region>/templates/.
+func TestRunCreatesTargetDirectories(t *testing.T) {
+	root := writeFleet(t, conflictingFleet())
+	if _, err := output.Run(output.Options{Root: root, FS: os.DirFS(root)}); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "rendered", "management-cluster", "integration", "int-sector-1", "us-central1")
+	for _, name := range []string{"Chart.yaml", "values.yaml", filepath.Join("templates", "prometheus.yaml")} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s not written: %v", name, err)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "templates", "prometheus.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: prometheus
+spec:
+  project: default
+  source:
+    chart: p
+    repoURL: https://example.com
+    targetRevision: 77.9.1
+  destination:
+    name: in-cluster
+    namespace: monitoring
+`
+	if diff := cmp.Diff(want, string(data)); diff != "" {
+		t.Errorf("templates/prometheus.yaml (-want +got):\n%s", diff)
+	}
+}

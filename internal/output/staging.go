@@ -1,0 +1,86 @@
+package output
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// staging is a first render's output being written beside the repository's
+// (absent) rendered/ directory while targets render. commit moves it into
+// place only when every target rendered; otherwise discard removes it, so
+// rendered/ never holds part of a failed run.
+type staging struct {
+	root, dir string
+	done      bool
+	dirs      sync.Map // directories already created
+}
+
+func newStaging(root string) (*staging, error) {
+	dir, err := os.MkdirTemp(root, ".rendered-*")
+	if err != nil {
+		return nil, fmt.Errorf("creating a staging directory: %w", err)
+	}
+	return &staging{root: root, dir: dir}, nil
+}
+
+// write writes a target's files into the staging directory and drops their
+// content from memory.
+func (s *staging) write(o *render.Output) error {
+	for i, f := range o.Files {
+		rel := strings.TrimPrefix(f.Path, render.OutputDir+"/")
+		dst := filepath.Join(s.dir, filepath.FromSlash(rel))
+		if d := filepath.Dir(dst); !s.made(d) {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				return err
+			}
+			s.dirs.Store(d, true)
+		}
+		if err := os.WriteFile(dst, f.Data, 0o644); err != nil {
+			return fmt.Errorf("writing %s: %w", f.Path, err)
+		}
+		o.Files[i].Data = nil
+	}
+	return nil
+}
+
+// commit moves the staging directory to rendered/ and returns the plan it
+// carried out: every file created.
+func (s *staging) commit(outs []*render.Output) (*Plan, error) {
+	dst := filepath.Join(s.root, render.OutputDir)
+	if err := os.Rename(s.dir, dst); err != nil {
+		return nil, fmt.Errorf("moving the rendered files into %s: %w", render.OutputDir, err)
+	}
+	s.done = true
+	p := &Plan{}
+	for _, o := range outs {
+		for _, f := range o.Files {
+			p.Changes = append(p.Changes, Change{Op: Create, Path: f.Path})
+		}
+	}
+	sort.Slice(p.Changes, func(i, j int) bool { return p.Changes[i].Path < p.Changes[j].Path })
+	return p, nil
+}
+
+func (s *staging) made(dir string) bool {
+	_, ok := s.dirs.Load(dir)
+	return ok
+}
+
+func (s *staging) discard() {
+	if !s.done {
+		os.RemoveAll(s.dir)
+	}
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return !errors.Is(err, fs.ErrNotExist)
+}

@@ -1,0 +1,166 @@
+package render
+
+import (
+	"reflect"
+	"regexp"
+	"strings"
+	"sync"
+	"text/template"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/strata-fleet/strata/internal/values"
+)
+
+// Rendering a fleet evaluates the same value subtrees again and again: most
+// components have the same values in most targets. Three things make that
+// cheap without changing any output:
+//
+//   - Values.Shared converts each immutable value node to Go maps once, so
+//     equal subtrees of different targets are the same Go objects;
+//   - toYaml, the costliest template function (a JSON then YAML round trip),
+//     is memoized by object identity;
+//   - rendered documents are decoded and re-encoded once per distinct text.
+//
+// Sharing objects between targets is only sound when templates cannot
+// modify them: charts whose templates use a mutating function (set, unset,
+// merge...) get fresh values per render and no memoization.
+
+// mutatingRE matches a call of a template function that modifies its
+// argument, in an action with its comments removed.
+var (
+	mutatingRE = regexp.MustCompile(`(?:^|[\s(|])(?:set|unset|merge|mergeOverwrite|mustMerge|mustMergeOverwrite)(?:\s|\)|$)`)
+	commentRE  = regexp.MustCompile(`(?s)/\*.*?\*/`)
+)
+
+// mutates reports whether template text may modify the values it is given.
+func mutates(text string) bool {
+	if !strings.Contains(text, "{{") || (!strings.Contains(text, "set") && !strings.Contains(text, "merge")) {
+		return false
+	}
+	for rest := text; ; {
+		i := strings.Index(rest, "{{")
+		if i < 0 {
+			return false
+		}
+		j := strings.Index(rest[i:], "}}")
+		if j < 0 {
+			j = len(rest) - i
+		}
+		action := commentRE.ReplaceAllString(rest[i+2:i+j], "")
+		if mutatingRE.MatchString(strings.Trim(action, "- ")) {
+			return true
+		}
+		rest = rest[i+j:]
+	}
+}
+
+// yamlMemo memoizes Helm's toYaml for shared (immutable) maps and slices.
+type yamlMemo struct{ m sync.Map }
+
+type yamlKey struct {
+	ptr uintptr
+	n   int
+}
+
+type yamlEntry struct {
+	obj  any // keeps obj alive, so that its address is not reused
+	text string
+}
+
+// toYAML is Helm's toYaml (sigs.k8s.io/yaml, trailing newline removed),
+// computed once per shared object.
+func (y *yamlMemo) toYAML(v any) string {
+	rv := reflect.ValueOf(v)
+	var key yamlKey
+	switch rv.Kind() {
+	case reflect.Map:
+		key = yamlKey{rv.Pointer(), -1}
+	case reflect.Slice:
+		if rv.Len() == 0 {
+			return helmToYAML(v)
+		}
+		key = yamlKey{rv.Pointer(), rv.Len()}
+	default:
+		return helmToYAML(v)
+	}
+	if e, ok := y.m.Load(key); ok {
+		return e.(yamlEntry).text
+	}
+	text := helmToYAML(v)
+	y.m.Store(key, yamlEntry{obj: v, text: text})
+	return text
+}
+
+// helmToYAML does what Helm's toYaml does.
+func helmToYAML(v any) string {
+	data, err := yaml.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(string(data), "\n")
+}
+
+// chartFuncs returns the template functions that replace Helm's for a chart
+// whose templates do not modify values.
+func chartFuncs(y *yamlMemo) template.FuncMap {
+	return template.FuncMap{"toYaml": y.toYAML}
+}
+
+
+// splitDocuments splits a stream of YAML documents at its "---" lines.
+func splitDocuments(text string) []string {
+	var out []string
+	for len(text) > 0 {
+		var doc string
+		if i := strings.Index(text, "\n---\n"); i >= 0 {
+			doc, text = text[:i+1], text[i+5:]
+		} else {
+			doc, text = text, ""
+		}
+		doc = strings.TrimPrefix(doc, "---\n")
+		if strings.TrimSpace(doc) != "" {
+			out = append(out, doc)
+		}
+	}
+	return out
+}
+
+// docCache holds each distinct rendered document, decoded and encoded once.
+// It keeps the encoded text and the few fields a target needs, not the
+// decoded tree: rendered fleets have thousands of distinct documents.
+type docCache struct{ m sync.Map }
+
+// renderedDoc is a rendered resource: its encoded text, kind and name.
+type renderedDoc struct {
+	data     []byte
+	kind     string
+	name     string
+	nameKind values.Kind // values.Null when metadata.name is missing
+}
+
+// decode returns the documents of a rendered stream.
+func (c *docCache) decode(file, text string) ([]renderedDoc, error) {
+	var out []renderedDoc
+	for _, part := range splitDocuments(text) {
+		e, ok := c.m.Load(part)
+		if !ok {
+			vs, err := values.DecodeAll(file, []byte(part))
+			if err != nil {
+				return nil, err
+			}
+			docs := make([]renderedDoc, 0, len(vs))
+			for _, v := range vs {
+				d := renderedDoc{data: values.Encode(v), kind: kindOf(v), nameKind: values.Null}
+				if n := v.Lookup("metadata", "name"); n != nil {
+					d.name, d.nameKind = n.Text, n.Kind
+				}
+				docs = append(docs, d)
+			}
+			c.m.Store(part, docs)
+			e = docs
+		}
+		out = append(out, e.([]renderedDoc)...)
+	}
+	return out, nil
+}
