@@ -1,13 +1,15 @@
 package promote
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 )
 
@@ -22,58 +24,91 @@ type FileOps interface {
 	ReadFile(name string) ([]byte, error)
 }
 
-// DirOps performs FileOps on the directory Root: writes are atomic
-// (temporary file, then rename) and removals also remove the directories
-// they leave empty, up to the component directory.
+// DirOps performs FileOps on the directory Root, through an os.Root so that
+// no name resolves outside it: writes are atomic (a temporary file next to
+// the destination, synced, then renamed; its name is fixed, so a write
+// repeated after a crash replaces what the crash left), and removals also
+// remove the level directories they leave empty, up to the component
+// directory.
 type DirOps struct{ Root string }
 
-func (d DirOps) abs(name string) string { return filepath.Join(d.Root, filepath.FromSlash(name)) }
-
-// WriteFile writes data to name atomically, creating directories.
-func (d DirOps) WriteFile(name string, data []byte) error {
-	dst := d.abs(name)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".strata-*")
+func (d DirOps) do(fn func(r *os.Root) error) error {
+	r, err := os.OpenRoot(d.Root)
 	if err != nil {
 		return err
 	}
-	_, werr := tmp.Write(data)
-	if err := errors.Join(werr, tmp.Close(), os.Chmod(tmp.Name(), 0o644)); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return nil
+	defer r.Close()
+	return fn(r)
+}
+
+// tempName is where WriteFile puts name's new content before renaming it.
+func tempName(name string) string {
+	return path.Join(path.Dir(name), "."+path.Base(name)+".strata-tmp")
+}
+
+// WriteFile writes data to name atomically, creating directories.
+func (d DirOps) WriteFile(name string, data []byte) error {
+	return d.do(func(r *os.Root) error {
+		if err := r.MkdirAll(path.Dir(name), 0o755); err != nil {
+			return err
+		}
+		tmp := tempName(name)
+		f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return err
+		}
+		_, werr := f.Write(data)
+		if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+			r.Remove(tmp)
+			return err
+		}
+		if err := r.Rename(tmp, name); err != nil {
+			r.Remove(tmp)
+			return err
+		}
+		return nil
+	})
 }
 
 // Remove removes name (a missing file is not an error) and the level
 // directories it leaves empty.
 func (d DirOps) Remove(name string) error {
-	if err := os.Remove(d.abs(name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	// config/<type>/<component>/<level>...: stop at the component.
-	for dir := path.Dir(name); strings.Count(dir, "/") > 2; dir = path.Dir(dir) {
-		if os.Remove(d.abs(dir)) != nil {
-			break
+	return d.do(func(r *os.Root) error {
+		if err := r.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
 		}
-	}
-	return nil
+		// config/<type>/<component>/<level>...: stop at the component.
+		for dir := path.Dir(name); strings.Count(dir, "/") > 2; dir = path.Dir(dir) {
+			if r.Remove(dir) != nil {
+				break
+			}
+		}
+		return nil
+	})
 }
 
 // ReadFile reads name.
-func (d DirOps) ReadFile(name string) ([]byte, error) { return os.ReadFile(d.abs(name)) }
+func (d DirOps) ReadFile(name string) ([]byte, error) {
+	var data []byte
+	err := d.do(func(r *os.Root) error {
+		var err error
+		data, err = r.ReadFile(name)
+		return err
+	})
+	return data, err
+}
 
 // Apply performs the plan's operations through the journal: the journal is
 // written first, then every write, then every removal, then the journal is
 // removed. Every operation is idempotent, so Resume can replay the journal
 // after a failure or a crash at any point.
 func Apply(ops FileOps, p *Plan) error {
+	if err := checkOps(p.Ops); err != nil {
+		return err
+	}
+	if err := checkUntouched(ops, p.Ops); err != nil {
+		return err
+	}
 	data, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		return err
@@ -85,6 +120,12 @@ func Apply(ops FileOps, p *Plan) error {
 }
 
 func replay(ops FileOps, p *Plan) error {
+	if err := checkOps(p.Ops); err != nil {
+		return fmt.Errorf("%s: %w; compare config/ with git and delete it", JournalPath, err)
+	}
+	if err := checkUntouched(ops, p.Ops); err != nil {
+		return err
+	}
 	for _, op := range p.Ops {
 		var err error
 		switch op.Kind {
@@ -92,8 +133,6 @@ func replay(ops FileOps, p *Plan) error {
 			err = ops.WriteFile(op.Path, op.Data)
 		case "remove":
 			err = ops.Remove(op.Path)
-		default:
-			err = fmt.Errorf("unknown operation %q", op.Kind)
 		}
 		if err != nil {
 			return fmt.Errorf("%s %s: %w (the promotion is recorded in %s; run strata promote --resume to complete it)", op.Kind, op.Path, err, JournalPath)
@@ -130,4 +169,51 @@ func Resume(ops FileOps) (*Plan, error) {
 		return nil, err
 	}
 	return p, replay(ops, p)
+}
+
+// checkOps refuses, before anything is done, operations that a plan never
+// holds: unknown kinds, and paths outside config/ or not in clean slash
+// form (a journal is a file anyone can edit).
+func checkOps(ops []Op) error {
+	for _, op := range ops {
+		if op.Kind != "write" && op.Kind != "remove" {
+			return fmt.Errorf("unknown operation %q on %s", op.Kind, op.Path)
+		}
+		if !fs.ValidPath(op.Path) || !strings.HasPrefix(op.Path, "config/") || !strings.HasSuffix(op.Path, ".yaml") {
+			return fmt.Errorf("operation %s on %q: not a YAML file under config/", op.Kind, op.Path)
+		}
+	}
+	return nil
+}
+
+// digest is the hex SHA-256 of data.
+func digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// checkUntouched refuses, before anything is done, to perform operations
+// on files that changed since the plan was made: each file must be as the
+// plan found it (Was; absent when Was is "") or as the operation leaves it.
+// A promotion interrupted, then edited by hand, is not completed over the
+// edits.
+func checkUntouched(ops FileOps, list []Op) error {
+	for _, op := range list {
+		data, err := ops.ReadFile(op.Path)
+		exists := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		ok := false
+		switch op.Kind {
+		case "write":
+			ok = (!exists && op.Was == "") || (exists && (digest(data) == op.Was || bytes.Equal(data, op.Data)))
+		case "remove":
+			ok = !exists || digest(data) == op.Was
+		}
+		if !ok {
+			return fmt.Errorf("%s changed since the promotion was planned; nothing was done (compare config/ with git; if a promotion was interrupted, delete %s and promote again)", op.Path, JournalPath)
+		}
+	}
+	return nil
 }

@@ -27,7 +27,7 @@ func (pl *planner) coalesce(s state) ([]Coalesce, error) {
 					from = append(from, pl.fileOf(w.ID()))
 				}
 			}
-			if err := pl.sameContent(s, ids, n); err != nil {
+			if err := pl.sameContent(s, ids, fmt.Sprintf("coalesce %s into %s", strings.TrimSuffix(pl.name, ".yaml"), n.ID())); err != nil {
 				return nil, err
 			}
 			s[n.ID()] = s[ids[0]]
@@ -52,8 +52,9 @@ func allCovered(s state, n *fleet.Node) bool {
 func (pl *planner) fileOf(id string) string { return pl.comp.Dir + "/" + id + "/" + pl.name }
 
 // sameContent checks that the copies at ids hold the same values (their
-// metadata aside).
-func (pl *planner) sameContent(s state, ids []string, into *fleet.Node) error {
+// metadata aside); what says what needs them to ("coalesce patch-001 into
+// integration").
+func (pl *planner) sameContent(s state, ids []string, what string) error {
 	first, err := patchValue(pl.fileOf(ids[0]), s[ids[0]])
 	if err != nil {
 		return err
@@ -64,9 +65,12 @@ func (pl *planner) sameContent(s state, ids []string, into *fleet.Node) error {
 			return err
 		}
 		if !values.Equal(first, v) {
-			field := firstDifference(first, v, nil)
-			return fmt.Errorf("cannot coalesce %s into %s: its copies differ (at %s):\n    %s\n    %s\nmake them identical (or give the different change its own patch name), then promote again",
-				strings.TrimSuffix(pl.name, ".yaml"), into.ID(), values.PathString(field), pl.fileOf(ids[0]), pl.fileOf(id))
+			at := ""
+			if field := firstDifference(first, v, nil); len(field) > 0 {
+				at = " (at " + values.PathString(field) + ")"
+			}
+			return fmt.Errorf("cannot %s: its copies differ%s:\n    %s\n    %s\nmake them identical (or give the different change its own patch name), then promote again",
+				what, at, pl.fileOf(ids[0]), pl.fileOf(id))
 		}
 	}
 	return nil
@@ -108,11 +112,11 @@ func (pl *planner) ops(before, after state, newValues []byte) []Op {
 		case inAfter && !inBefore:
 			writes = append(writes, Op{Kind: "write", Path: pl.fileOf(id), Data: a})
 		case inBefore && !inAfter:
-			removes = append(removes, Op{Kind: "remove", Path: pl.fileOf(id)})
+			removes = append(removes, Op{Kind: "remove", Path: pl.fileOf(id), Was: digest(before[id])})
 		}
 	}
 	if newValues != nil {
-		writes = append(writes, Op{Kind: "write", Path: pl.comp.Values.Path, Data: newValues})
+		writes = append(writes, Op{Kind: "write", Path: pl.comp.Values.Path, Data: newValues, Was: digest(pl.comp.Values.Data)})
 	}
 	return append(writes, removes...)
 }
@@ -160,7 +164,23 @@ func (pl *planner) checkUnchanged(promoted, after state, newValues []byte) error
 		return nil
 	}
 	was, will := pl.simulate(promoted, nil), pl.simulate(after, newValues)
+	// Only the targets under a node whose copy comes or goes can change,
+	// unless values.yaml does.
+	changed := state{}
+	for id, data := range promoted {
+		if _, ok := after[id]; !ok {
+			changed[id] = data
+		}
+	}
+	for id, data := range after {
+		if _, ok := promoted[id]; !ok {
+			changed[id] = data
+		}
+	}
 	for _, t := range pl.f.Targets {
+		if newValues == nil && !changed.covers(t) {
+			continue
+		}
 		a, err := pl.ct.ComponentValues(was, t)
 		if err != nil {
 			return err

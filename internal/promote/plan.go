@@ -27,6 +27,10 @@ type Op struct {
 	Kind string `json:"op"` // "write" or "remove"
 	Path string `json:"path"`
 	Data []byte `json:"data,omitempty"`
+	// Was is the SHA-256 (hex) of the file's content when the plan was
+	// made; "" when there was no file. Apply and Resume refuse to touch a
+	// file that has changed since, which would lose that change.
+	Was string `json:"was,omitempty"`
 }
 
 // Coalesce is the merging of the copies under a node into one at the node.
@@ -66,6 +70,10 @@ type GateError struct {
 }
 
 func (e *GateError) Error() string {
+	if len(e.Gates) > 1 {
+		return fmt.Sprintf("promotion enters the manual gates %s; approve them with: %s --approve",
+			strings.Join(quoteAll(e.Gates), ", "), e.Command)
+	}
 	return fmt.Sprintf("promotion enters the manual gate %s; approve it with: %s --approve",
 		strings.Join(quoteAll(e.Gates), ", "), e.Command)
 }
@@ -105,18 +113,9 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 	p := &Plan{ClusterType: pl.ct.Name, Component: pl.comp.Name, Patch: strings.TrimSuffix(pl.name, ".yaml"),
 		Level: f.Config.Dimensions[pl.level-1].Name}
 
-	before := state{}
-	var found []*fleet.Node
-	for _, n := range pl.walk {
-		if lv := pl.comp.Levels[n.ID()]; lv != nil {
-			for _, file := range lv.Patches {
-				if pathBase(file.Path) == pl.name {
-					before[n.ID()] = file.Data
-					found = append(found, n)
-					p.Found = append(p.Found, file.Path)
-				}
-			}
-		}
+	before, found := pl.find()
+	for _, n := range found {
+		p.Found = append(p.Found, pl.fileOf(n.ID()))
 	}
 	if len(found) == 0 {
 		return nil, pl.noSuchPatch()
@@ -131,8 +130,12 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 		p.Target, p.TargetFile = next.ID(), pl.file(next)
 		p.Gates = pl.gates(before, next)
 		if len(p.Gates) > 0 && !opts.Approve {
-			return nil, &GateError{Gates: p.Gates,
-				Command: fmt.Sprintf("strata promote %s %s %s", pl.ct.Name, pl.comp.Name, p.Patch)}
+			cmd := fmt.Sprintf("strata promote %s %s %s", pl.ct.Name, pl.comp.Name, p.Patch)
+			if opts.Level != "" {
+				// The same promotion: without its level, it could go elsewhere.
+				cmd += " --level " + opts.Level
+			}
+			return nil, &GateError{Gates: p.Gates, Command: cmd}
 		}
 		after[next.ID()] = before[latest.ID()]
 	}
@@ -145,14 +148,26 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 	p.Coalesced = coalesced
 	var newValues []byte
 	if pl.everyRootHasIt(after) {
-		content := after[pl.f.Config.Root.Children[0].ID()]
-		newValues, err = integrate(pl.comp.Values, pl.name, content)
+		// Every copy goes: those at the first-dimension nodes, and any left
+		// below them (the reference keeps those, and they would start the
+		// rollout again). They are folded as one, so they must say the same
+		// thing, or some change would be lost.
+		var copies []string
+		for _, n := range pl.walk {
+			if _, ok := after[n.ID()]; ok {
+				copies = append(copies, n.ID())
+			}
+		}
+		if err := pl.sameContent(after, copies, "fold "+p.Patch+" into "+pl.comp.Values.Path); err != nil {
+			return nil, err
+		}
+		newValues, err = integrate(pl.comp.Values, pl.name, after[copies[0]])
 		if err != nil {
 			return nil, err
 		}
 		p.Integrated = pl.comp.Values.Path
-		for _, n := range pl.f.Config.Root.Children {
-			delete(after, n.ID())
+		for _, id := range copies {
+			delete(after, id)
 		}
 	}
 	if p.Target == "" && len(p.Coalesced) == 0 && p.Integrated == "" {
@@ -169,6 +184,23 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// find returns where the patch is, and its nodes in walk order.
+func (pl *planner) find() (state, []*fleet.Node) {
+	s := state{}
+	var found []*fleet.Node
+	for _, n := range pl.walk {
+		if lv := pl.comp.Levels[n.ID()]; lv != nil {
+			for _, file := range lv.Patches {
+				if pathBase(file.Path) == pl.name {
+					s[n.ID()] = file.Data
+					found = append(found, n)
+				}
+			}
+		}
+	}
+	return s, found
 }
 
 func newPlanner(f *fleet.Fleet, opts Options) (*planner, error) {
@@ -274,11 +306,17 @@ func (pl *planner) latest(s state) *fleet.Node {
 	return out
 }
 
-// gates lists the manual nodes on the way to next that the patch has not
-// entered yet.
+// gates lists the manual nodes the patch enters by its copy at next, top
+// down: next and its ancestors that it has not entered yet, and the nodes
+// below next (a promotion above the level of a gate passes it too).
 func (pl *planner) gates(s state, next *fleet.Node) []string {
-	var out []string
+	var nodes []*fleet.Node
 	for n := next; n != nil && n.Depth > 0; n = n.Parent {
+		nodes = append([]*fleet.Node{n}, nodes...)
+	}
+	next.Walk(func(n *fleet.Node) { nodes = append(nodes, n) })
+	var out []string
+	for _, n := range nodes {
 		if n.Gate != fleet.GateManual {
 			continue
 		}
@@ -289,7 +327,7 @@ func (pl *planner) gates(s state, next *fleet.Node) []string {
 			}
 		}
 		if !entered {
-			out = append([]string{n.ID()}, out...)
+			out = append(out, n.ID())
 		}
 	}
 	return out

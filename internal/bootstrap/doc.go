@@ -1,0 +1,39 @@
+// Package bootstrap builds and applies what a new cluster of the inventory
+// needs before Argo CD takes over (SPEC section 6; seeds 000, 001, 002, 004).
+//
+// Data comes from the loaded fleet (config.yaml's repository and pins, the
+// cluster inventory config/clusters/) and from the target's rendered output,
+// rendered in memory with package render. [Build] returns a [Bundle]: the
+// Kubernetes objects as unstructured data, and the cluster they go to.
+//
+// Two models:
+//
+//   - Distributed (a cluster without hub runs its own Argo CD, seeds 000 and
+//     004). On the cluster itself: the namespace of Argo CD; the cluster
+//     identity Secret (an Argo CD cluster secret for the in-cluster server,
+//     labelled with the secret type, the cluster type and the node of every
+//     dimension, plus the cluster's labels; annotated with the Git
+//     repository, the pinned revision and the cluster name); the root
+//     Application, which renders rendered/<type>/<target>/ at the pinned
+//     revision with Helm, handing it the cluster values (cluster.name and
+//     the dimensions) that Argo CD's render resolves; and Argo CD's
+//     self-management Application: the target's own Application named
+//     argocd, resolved with those values, so that the hand-off to Argo CD is
+//     seamless. A cluster that is a hub also gets the root ApplicationSet of
+//     each cluster type of its spokes.
+//   - Central (a cluster with hub, seeds 001 and 002). On the hub: the
+//     spoke's cluster Secret, with the spoke's server and the credentials
+//     given at bootstrap time (a kubeconfig context or a token file; never
+//     written to Git), or instead an ExternalSecret that makes it from a
+//     secret store; and the hub's root ApplicationSet for the spoke's cluster
+//     type. That ApplicationSet selects the hub's cluster secrets by the
+//     cluster_type label and makes, per spoke, an Application that renders
+//     the spoke's rendered/ directory at the revision its secret names; with
+//     [Options.Matrix] it is seed 000's cluster x git matrix instead, which
+//     also checks that the directory exists at that revision.
+//
+// [Manifest] writes a bundle as YAML for kubectl apply -f -. [Applier]
+// applies it server-side through client-go and reports, per object, created,
+// configured or unchanged; [InstallArgoCD] installs Argo CD with the Helm
+// library first. Nothing here prints: package cli does.
+package bootstrap

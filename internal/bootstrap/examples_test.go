@@ -1,0 +1,158 @@
+package bootstrap_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/strata-fleet/strata/internal/bootstrap"
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// TestExamplesRendered keeps the examples' committed rendered/ trees
+// current: -update re-renders them.
+func TestExamplesRendered(t *testing.T) {
+	for _, name := range examples {
+		t.Run(name, func(t *testing.T) {
+			r := exampleFS(t, name)
+			res, err := output.Run(output.Options{Root: exampleDir(name), FS: r.FS(), Check: !*update})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *update || res.Plan.Empty() {
+				return
+			}
+			var stale []string
+			for _, c := range res.Plan.Changes {
+				stale = append(stale, c.Path)
+			}
+			stale = append(stale, res.Plan.Dirs...)
+			t.Errorf("examples/%s/rendered/ is out of date (go test ./internal/bootstrap -run Examples -update):\n  %s", name, strings.Join(stale, "\n  "))
+		})
+	}
+}
+
+// testCredentials stand in for a spoke's credentials in the golden files.
+var testCredentials = &bootstrap.Credentials{Source: "test", Config: bootstrap.ClusterConfig{
+	BearerToken: "example-token", TLSClientConfig: bootstrap.TLSClientConfig{CAData: []byte("-----BEGIN CERTIFICATE-----\n...\n")},
+}}
+
+// TestExamplesBootstrapGolden keeps testdata/<example>/<cluster>.yaml, the
+// bootstrap of every cluster of the examples, current.
+func TestExamplesBootstrapGolden(t *testing.T) {
+	for _, name := range examples {
+		f, chart := loadExample(t, name), exampleChart(t, name)
+		for _, c := range f.Clusters {
+			t.Run(name+"/"+c.Name, func(t *testing.T) {
+				opts := bootstrap.Options{}
+				if c.Hub != "" && c.ExternalSecret == nil {
+					opts.Credentials = testCredentials
+				}
+				b, err := bootstrap.Build(f, chart, c.Name, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := bootstrap.Manifest(b)
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden(t, filepath.Join("testdata", name, c.Name+".yaml"), got)
+			})
+		}
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./internal/bootstrap -run Golden -update writes it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got; -update rewrites it):\n%s", path, diff)
+	}
+}
+
+// argoView renders the target of cluster c as its root object makes Argo CD
+// render it: every resource, with the cluster's values.
+func argoView(t *testing.T, f *fleet.Fleet, chart *render.Chart, c *fleet.Cluster) map[string]*unstructured.Unstructured {
+	t.Helper()
+	r := &render.Renderer{Fleet: f, Chart: chart}
+	out, err := r.Render(render.Target{ClusterType: f.ClusterType(c.Type), Node: c.Target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := map[string]any{"name": c.Name, "revision": f.ClusterRevision(c)}
+	for i, d := range f.Config.Dimensions {
+		cl[d.Singular] = c.Target.Path()[i]
+	}
+	objs, err := bootstrap.ArgoRender(out, map[string]any{"cluster": cl})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+// TestExamplesArgoRender checks that what every cluster's root object hands
+// Argo CD renders: each Application reaches its cluster by name, and the
+// ApplicationSets keep the expressions of the ApplicationSet controller.
+func TestExamplesArgoRender(t *testing.T) {
+	for _, name := range examples {
+		f, chart := loadExample(t, name), exampleChart(t, name)
+		for _, c := range f.Clusters {
+			t.Run(name+"/"+c.Name, func(t *testing.T) {
+				objs := argoView(t, f, chart, c)
+				if len(objs) == 0 {
+					t.Fatal("nothing rendered")
+				}
+				for n, o := range objs {
+					text := fmt.Sprint(o.Object)
+					if strings.Contains(text, "<no value>") || strings.Contains(text, ".Values") {
+						t.Errorf("%s: unresolved: %s", n, text)
+					}
+					switch o.GetKind() {
+					case "Application":
+						if dest, _, _ := unstructured.NestedString(o.Object, "spec", "destination", "name"); dest != c.Name {
+							t.Errorf("Application %s goes to %q, want the cluster %s", n, dest, c.Name)
+						}
+					case "ApplicationSet":
+						if tmpl, _, _ := unstructured.NestedString(o.Object, "spec", "template", "metadata", "name"); !strings.Contains(tmpl, "{{ .name }}") {
+							t.Errorf("ApplicationSet %s: template name %q lost the controller's {{ .name }}", n, tmpl)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// renderedTarget reads a committed rendered/ file of an example.
+func renderedFile(t *testing.T, example, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(exampleDir(example), "rendered", filepath.FromSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func exists(example, path string) bool {
+	_, err := os.Stat(filepath.Join(exampleDir(example), "rendered", filepath.FromSlash(path)))
+	return err == nil
+}

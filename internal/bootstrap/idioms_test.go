@@ -1,0 +1,228 @@
+package bootstrap_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
+
+	"github.com/strata-fleet/strata/internal/bootstrap"
+)
+
+// The seeds' idioms, mapped onto strata's model, one test each, on the
+// examples.
+
+func renderedObject(t *testing.T, example, path string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := yaml.Unmarshal(renderedFile(t, example, path), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func nested(t *testing.T, m map[string]any, path ...string) any {
+	t.Helper()
+	v, ok, err := unstructured.NestedFieldNoCopy(m, path...)
+	if err != nil || !ok {
+		t.Fatalf("%s: not found (%v)", strings.Join(path, "."), err)
+	}
+	return v
+}
+
+// Seed 001's enable toggles: enabled: false at any level of the hierarchy
+// removes an application from the targets under it.
+func TestIdiomEnabledFalse(t *testing.T) {
+	const ex = "seed-001-hub"
+	for path, want := range map[string]bool{
+		"platform/dev/dev-01/templates/dev-01-monitoring.yaml":         false, // off at the environment level
+		"platform/staging/stag-01/templates/stag-01-monitoring.yaml":   true,
+		"platform/prod/ops-01/templates/ops-01-podinfo.yaml":           false, // off at the cluster level
+		"platform/prod/prod-01/templates/prod-01-podinfo.yaml":         true,
+		"platform/prod/ops-01/templates/argocd.yaml":                   true, // off in values.yaml, on for ops-01
+		"platform/prod/prod-01/templates/argocd.yaml":                  false,
+		"platform/dev/dev-01/templates/dev-01-sealed-secrets.yaml":     true,
+		"platform/staging/stag-01/templates/stag-01-cert-manager.yaml": true,
+	} {
+		if got := exists(ex, path); got != want {
+			t.Errorf("%s exists = %v, want %v", path, got, want)
+		}
+	}
+	// Seed 002: the hub's components are on for the platform tenant only.
+	for path, want := range map[string]bool{
+		"hub/platform/prod/fleet-hub/templates/monitoring-release1.yaml":           true,
+		"hub/tenant1/prod/spoke-prod-workload1/templates/monitoring-release1.yaml": false,
+	} {
+		if got := exists("seed-002-tenants", path); got != want {
+			t.Errorf("seed-002-tenants %s exists = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// Seed 001's sync waves: syncWave sets the sync-wave annotation, ordering
+// sealed-secrets, cert-manager, envoy-gateway, the applications.
+func TestIdiomSyncWave(t *testing.T) {
+	want := map[string]string{"sealed-secrets": "-5", "cert-manager": "0", "envoy-gateway": "1", "monitoring": "2", "podinfo": "5"}
+	for comp, wave := range want {
+		m := renderedObject(t, "seed-001-hub", "platform/prod/prod-01/templates/prod-01-"+comp+".yaml")
+		if got := nested(t, m, "metadata", "annotations", "argocd.argoproj.io/sync-wave"); got != wave {
+			t.Errorf("%s: sync-wave = %v, want %q", comp, got, wave)
+		}
+	}
+}
+
+// Seeds 001 and 002: per-cluster values, through a dimension whose nodes are
+// the clusters.
+func TestIdiomPerClusterValues(t *testing.T) {
+	replicas := func(ex, path, field string) any {
+		return nested(t, renderedObject(t, ex, path), "spec", "source", "helm", "valuesObject", field)
+	}
+	for path, want := range map[string]any{
+		"platform/prod/prod-01/templates/prod-01-podinfo.yaml":    float64(3), // prod/prod-01/override.yaml
+		"platform/staging/stag-01/templates/stag-01-podinfo.yaml": float64(1),
+	} {
+		if got := replicas("seed-001-hub", path, "replicaCount"); got != want {
+			t.Errorf("seed-001-hub %s: replicaCount = %v, want %v", path, got, want)
+		}
+	}
+	for path, want := range map[string]any{
+		"spoke/tenant1/prod/spoke-prod-workload1/templates/spoke-prod-workload1-workload.yaml": float64(6), // the cluster's override
+		"spoke/tenant1/dev/spoke-dev-workload1/templates/spoke-dev-workload1-workload.yaml":    float64(1),
+		"spoke/tenant2/prod/spoke-t2-prod/templates/spoke-t2-prod-workload.yaml":               float64(1),
+	} {
+		if got := replicas("seed-002-tenants", path, "replicaCount"); got != want {
+			t.Errorf("seed-002-tenants %s: replicaCount = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// Seed 000's commit pinning and seed 001's branch/tag promotion: the
+// revision a cluster runs is its node's pin, inherited downwards, else the
+// repository's revision; it reaches the rendered Applications as
+// cluster.revision and the bootstrap objects as the root's targetRevision
+// and the identity secret's git_revision.
+func TestIdiomPins(t *testing.T) {
+	const ex = "seed-000-regional"
+	for path, want := range map[string]string{
+		"management-cluster/integration/int-sector-1/us-east-1": "main",
+		"management-cluster/staging/stage-sector-1/eu-west-1":   "826fa76d08fc2ce87c863196e52d5a4fa9259a82",
+		"management-cluster/production/prod-sector-1/eu-west-1": "7f8a9b2c15e4d3c6f9a8b7e6d5c4b3a2f1e0d9c8",
+	} {
+		m := renderedObject(t, ex, path+"/templates/hypershift.yaml")
+		if got := nested(t, m, "spec", "source", "targetRevision"); got != want {
+			t.Errorf("%s: hypershift at %v, want %s", path, got, want)
+		}
+	}
+	f, chart := loadExample(t, ex), exampleChart(t, ex)
+	for cluster, want := range map[string]string{"mc-use1-int-1": "main", "mc-euw1-stg-1": "826fa76d08fc2ce87c863196e52d5a4fa9259a82"} {
+		b, err := bootstrap.Build(f, chart, cluster, bootstrap.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, secret := b.Objects[2], b.Objects[1]
+		if got := nested(t, root.Object, "spec", "source", "targetRevision"); got != want {
+			t.Errorf("%s: root at %v, want %s", cluster, got, want)
+		}
+		if got := secret.GetAnnotations()[bootstrap.RevisionAnnotation]; got != want {
+			t.Errorf("%s: git_revision = %q, want %s", cluster, got, want)
+		}
+	}
+}
+
+// Seed 002's named releases: a tenant, environment or cluster chooses the
+// release of the fleet repository it runs with a pin, and the release of a
+// component group with a label of its cluster secret, which the hub's
+// per-release ApplicationSets select.
+func TestIdiomNamedReleases(t *testing.T) {
+	const ex = "seed-002-tenants"
+	f, chart := loadExample(t, ex), exampleChart(t, ex)
+	tests := []struct {
+		cluster, revision, release string
+	}{
+		{"spoke-dev-workload1", "main", "default"},        // tenant1/dev: no pin
+		{"spoke-prod-workload1", "release-1", "release1"}, // tenant1/prod pinned
+		{"spoke-t2-prod", "release-2", "release1"},        // tenant2 pinned, the cluster ahead
+	}
+	for _, tt := range tests {
+		b, err := bootstrap.Build(f, chart, tt.cluster, bootstrap.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var labels, annotations map[string]string
+		switch s := b.Objects[0]; s.GetKind() {
+		case "ExternalSecret":
+			labels, _, _ = unstructured.NestedStringMap(s.Object, "spec", "target", "template", "metadata", "labels")
+			annotations, _, _ = unstructured.NestedStringMap(s.Object, "spec", "target", "template", "metadata", "annotations")
+		default:
+			s = b.Objects[1]
+			labels, annotations = s.GetLabels(), s.GetAnnotations()
+		}
+		if labels["monitoringRelease"] != tt.release || annotations["git_revision"] != tt.revision {
+			t.Errorf("%s: release label %q at revision %q, want %q at %q", tt.cluster, labels["monitoringRelease"], annotations["git_revision"], tt.release, tt.revision)
+		}
+		objs := argoView(t, f, chart, f.Cluster(tt.cluster))
+		if got := nested(t, objs[tt.cluster+"-workload"].Object, "spec", "source", "targetRevision"); got != tt.revision {
+			t.Errorf("%s: workload at %v, want %s", tt.cluster, got, tt.revision)
+		}
+	}
+	set := renderedObject(t, ex, "hub/platform/prod/fleet-hub/templates/monitoring-release1.yaml")
+	gens := nested(t, set, "spec", "generators").([]any)
+	sel, _, _ := unstructured.NestedStringMap(gens[0].(map[string]any), "clusters", "selector", "matchLabels")
+	if diff := cmp.Diff(map[string]string{"monitoringRelease": "release1"}, sel); diff != "" {
+		t.Errorf("monitoring-release1 selects (-want +got):\n%s", diff)
+	}
+}
+
+// Seed 004: Argo CD manages its own configuration. The self-management
+// Application bootstrap applies points at the cluster's Kustomize overlay in
+// the repository, which builds (with the kustomize library) into that
+// cluster's configuration.
+func TestIdiomSelfManagedKustomize(t *testing.T) {
+	const ex = "seed-004-self-managed"
+	f, chart := loadExample(t, ex), exampleChart(t, ex)
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	want := map[string]map[string]string{ // cluster -> argocd-cm data checked
+		"dev-cluster": {"url": "https://argocd.example.com", "timeout.reconciliation": "180s"},
+		"dc11a":       {"url": "https://argocd.dc11a.prod.example.com", "cluster.name": "dc11a", "timeout.reconciliation": "300s"},
+		"dc11b":       {"url": "https://argocd.dc11b.prod.example.com", "cluster.name": "dc11b", "timeout.reconciliation": "300s"},
+	}
+	for _, c := range f.Clusters {
+		b, err := bootstrap.Build(f, chart, c.Name, bootstrap.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		self := b.Objects[len(b.Objects)-1]
+		if self.GetName() != bootstrap.DefaultSelfApp || self.GetKind() != "Application" {
+			t.Fatalf("%s: last object %s/%s, want the self-management Application", c.Name, self.GetKind(), self.GetName())
+		}
+		path := nested(t, self.Object, "spec", "source", "path").(string)
+		res, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join(exampleDir(ex), filepath.FromSlash(path)))
+		if err != nil {
+			t.Fatalf("%s: kustomize build %s: %v", c.Name, path, err)
+		}
+		got := map[string]map[string]string{}
+		for _, r := range res.Resources() {
+			if r.GetKind() == "ConfigMap" {
+				data := r.GetDataMap()
+				got[r.GetName()] = data
+			}
+			if r.GetNamespace() != "argocd" {
+				t.Errorf("%s: %s %s in namespace %q, want argocd", c.Name, r.GetKind(), r.GetName(), r.GetNamespace())
+			}
+		}
+		for key, value := range want[c.Name] {
+			if got["argocd-cm"][key] != value {
+				t.Errorf("%s (%s): argocd-cm %s = %q, want %q", c.Name, path, key, got["argocd-cm"][key], value)
+			}
+		}
+		policy := map[string]string{"dev-cluster": "role:admin", "dc11a": "role:readonly", "dc11b": "role:readonly"}[c.Name]
+		if got["argocd-rbac-cm"]["policy.default"] != policy {
+			t.Errorf("%s: policy.default = %q, want %q", c.Name, got["argocd-rbac-cm"]["policy.default"], policy)
+		}
+	}
+}

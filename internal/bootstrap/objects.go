@@ -1,0 +1,262 @@
+package bootstrap
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// Names strata gives the objects it bootstraps, and the conventions of Argo
+// CD and of seed 000 it follows.
+const (
+	DefaultNamespace = "argocd"
+	// DefaultSelfApp is the name of the Application through which Argo CD
+	// manages itself.
+	DefaultSelfApp = "argocd"
+	// RootName is the root Application of a cluster running its own Argo
+	// CD; a hub's root ApplicationSets are RootName-<cluster type>.
+	RootName = "root"
+	// InClusterServer is how Argo CD reaches the cluster it runs in.
+	InClusterServer = "https://kubernetes.default.svc"
+	// Annotations of the identity secret, named as seed 000 names them.
+	RepoAnnotation        = "git_repo"
+	RevisionAnnotation    = "git_revision"
+	ClusterNameAnnotation = "cluster_name"
+)
+
+// Model is how a cluster is managed.
+type Model string
+
+// The two models.
+const (
+	Distributed Model = "distributed"
+	Central     Model = "central"
+)
+
+// Options tune Build.
+type Options struct {
+	// Namespace is Argo CD's namespace (default argocd).
+	Namespace string
+	// SelfApp is the target's Application Argo CD manages itself with
+	// (default argocd).
+	SelfApp string
+	// Matrix makes a hub's root ApplicationSets seed 000's cluster x git
+	// matrix instead of a cluster generator alone.
+	Matrix bool
+	// Credentials register a spoke on its hub (central model).
+	Credentials *Credentials
+}
+
+// Bundle is what one cluster needs.
+type Bundle struct {
+	Cluster string `json:"cluster"`
+	Model   Model  `json:"model"`
+	// ApplyTo is the cluster whose API server receives the objects: the
+	// cluster itself, or its hub.
+	ApplyTo  string `json:"applyTo"`
+	Revision string `json:"revision"`
+	Objects  []*unstructured.Unstructured
+	// Notes explain what is missing or left out, for the user.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Build returns the bundle of the cluster called name.
+func Build(f *fleet.Fleet, chart *render.Chart, name string, opts Options) (*Bundle, error) {
+	if opts.Namespace == "" {
+		opts.Namespace = DefaultNamespace
+	}
+	if opts.SelfApp == "" {
+		opts.SelfApp = DefaultSelfApp
+	}
+	c := f.Cluster(name)
+	if c == nil {
+		if len(f.Clusters) == 0 {
+			return nil, fmt.Errorf("unknown cluster %q: the inventory is empty (add %s/%s.yaml: type, target, and optionally server, hub, labels)", name, fleet.ClustersDir, name)
+		}
+		return nil, fmt.Errorf("unknown cluster %q (one of: %s)", name, strings.Join(f.ClusterNames(), ", "))
+	}
+	if f.Config.Repository == nil {
+		return nil, fmt.Errorf("bootstrapping %s: %s declares no repository; add repository: {url: <where Argo CD pulls this repository>, revision: main}", name, fleet.ConfigPath)
+	}
+	b := &builder{f: f, chart: chart, opts: opts}
+	if c.Hub != "" {
+		return b.central(c)
+	}
+	return b.distributed(c)
+}
+
+type builder struct {
+	f     *fleet.Fleet
+	chart *render.Chart
+	opts  Options
+}
+
+func (b *builder) distributed(c *fleet.Cluster) (*Bundle, error) {
+	bundle := &Bundle{Cluster: c.Name, Model: Distributed, ApplyTo: c.Name, Revision: b.f.ClusterRevision(c)}
+	bundle.Objects = append(bundle.Objects, b.namespace(), b.identitySecret(c, InClusterServer, inClusterConfig))
+	bundle.Objects = append(bundle.Objects, b.rootApplication(c))
+	self, err := b.selfApp(c)
+	if err != nil {
+		return nil, err
+	}
+	if self != nil {
+		bundle.Objects = append(bundle.Objects, self)
+	} else {
+		bundle.Notes = append(bundle.Notes, fmt.Sprintf("no self-management Application: %s renders no Application named %s for %s; add a component that defines it (see examples/seed-004-self-managed) so that Argo CD manages its own configuration",
+			c.Type, b.opts.SelfApp, c.Target.ID()))
+	}
+	for _, ct := range b.spokeTypes(c) {
+		bundle.Objects = append(bundle.Objects, b.rootApplicationSet(c.Name, ct))
+	}
+	return bundle, nil
+}
+
+func (b *builder) central(c *fleet.Cluster) (*Bundle, error) {
+	bundle := &Bundle{Cluster: c.Name, Model: Central, ApplyTo: c.Hub, Revision: b.f.ClusterRevision(c)}
+	switch {
+	case b.opts.Credentials != nil && c.ExternalSecret != nil:
+		return nil, fmt.Errorf("cluster %s registers on %s through externalSecret (%s): give no credentials, or remove externalSecret", c.Name, c.Hub, c.File.Path)
+	case b.opts.Credentials != nil:
+		cr := b.opts.Credentials
+		if cr.Server != "" && strings.TrimSuffix(cr.Server, "/") != strings.TrimSuffix(c.Server, "/") {
+			return nil, fmt.Errorf("the credentials (%s) are for %s, but %s says server: %s: use the context of cluster %s", cr.Source, cr.Server, c.File.Path, c.Server, c.Name)
+		}
+		bundle.Objects = append(bundle.Objects, b.identitySecret(c, c.Server, cr.Config))
+	case c.ExternalSecret != nil:
+		bundle.Objects = append(bundle.Objects, b.externalSecret(c))
+	default:
+		return nil, fmt.Errorf("registering %s on its hub %s needs its credentials: --credentials-context CONTEXT (of a kubeconfig) or --token-file FILE, or externalSecret in %s", c.Name, c.Hub, c.File.Path)
+	}
+	bundle.Objects = append(bundle.Objects, b.rootApplicationSet(c.Hub, c.Type))
+	return bundle, nil
+}
+
+// spokeTypes are the cluster types of the clusters hub manages.
+func (b *builder) spokeTypes(hub *fleet.Cluster) []string {
+	var out []string
+	for _, s := range b.f.Spokes(hub.Name) {
+		if !slices.Contains(out, s.Type) {
+			out = append(out, s.Type)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (b *builder) namespace() *unstructured.Unstructured {
+	return object("v1", "Namespace", "", b.opts.Namespace, nil)
+}
+
+// clusterValues are the values Argo CD's Helm render of the cluster's
+// rendered/ directory needs: the cluster's name, the node of every
+// dimension, and the revision it runs.
+func (b *builder) clusterValues(c *fleet.Cluster) map[string]any {
+	cl := map[string]any{"name": c.Name}
+	path := c.Target.Path()
+	for i, d := range b.f.Config.Dimensions {
+		cl[d.Singular] = path[i]
+	}
+	cl["revision"] = b.f.ClusterRevision(c)
+	return map[string]any{"cluster": cl}
+}
+
+// renderedPath is the cluster's directory in the repository.
+func renderedPath(c *fleet.Cluster) string {
+	return render.OutputDir + "/" + c.Type + "/" + c.Target.ID()
+}
+
+func (b *builder) rootApplication(c *fleet.Cluster) *unstructured.Unstructured {
+	return object("argoproj.io/v1alpha1", "Application", b.opts.Namespace, RootName, map[string]any{
+		"spec": map[string]any{
+			"project": "default",
+			"source": map[string]any{
+				"repoURL":        b.f.Config.Repository.URL,
+				"targetRevision": b.f.ClusterRevision(c),
+				"path":           renderedPath(c),
+				"helm":           map[string]any{"valuesObject": b.clusterValues(c)},
+			},
+			"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
+			"syncPolicy":  autoSync(),
+		},
+	})
+}
+
+func autoSync() map[string]any {
+	return map[string]any{"automated": map[string]any{"prune": true, "selfHeal": true}}
+}
+
+// rootApplicationSet is the hub's root ApplicationSet for the spokes of
+// cluster type ct: one Application per spoke, rendering its rendered/
+// directory (found from its secret's labels) at the revision its secret
+// names, into the hub's Argo CD, whose Applications target the spoke by
+// name.
+func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured {
+	label := func(k string) string { return fmt.Sprintf("{{ index .metadata.labels %q }}", k) }
+	annotation := func(k string) string { return fmt.Sprintf("{{ index .metadata.annotations %q }}", k) }
+	path := []string{render.OutputDir, ct}
+	cluster := map[string]any{"name": "{{ .name }}", "revision": annotation(RevisionAnnotation)}
+	for _, d := range b.f.Config.Dimensions {
+		path = append(path, label(d.Singular))
+		cluster[d.Singular] = label(d.Singular)
+	}
+	clusters := map[string]any{"clusters": map[string]any{"selector": map[string]any{"matchLabels": map[string]any{
+		fleet.SecretTypeLabel: "cluster", fleet.ClusterTypeLabel: ct, fleet.HubLabel: hub,
+	}}}}
+	source := map[string]any{
+		"repoURL":        annotation(RepoAnnotation),
+		"targetRevision": annotation(RevisionAnnotation),
+		"path":           strings.Join(path, "/"),
+		"helm":           map[string]any{"valuesObject": map[string]any{"cluster": cluster}},
+	}
+	generators := []any{clusters}
+	if b.opts.Matrix {
+		// Seed 000: the cluster's identity x the directories Git has at the
+		// cluster's revision, so that a target not rendered yet makes no
+		// Application rather than a failing one.
+		git := map[string]any{"git": map[string]any{
+			"repoURL":     annotation(RepoAnnotation),
+			"revision":    annotation(RevisionAnnotation),
+			"directories": []any{map[string]any{"path": strings.Join(path, "/")}},
+		}}
+		generators = []any{map[string]any{"matrix": map[string]any{"generators": []any{clusters, git}}}}
+		source["path"] = "{{ .path.path }}"
+	}
+	return object("argoproj.io/v1alpha1", "ApplicationSet", b.opts.Namespace, RootName+"-"+ct, map[string]any{
+		"spec": map[string]any{
+			"goTemplate":        true,
+			"goTemplateOptions": []any{"missingkey=error"},
+			"generators":        generators,
+			"template": map[string]any{
+				"metadata": map[string]any{
+					"name":   "{{ .name }}-" + RootName,
+					"labels": map[string]any{fleet.ClusterTypeLabel: ct, fleet.HubLabel: hub},
+				},
+				"spec": map[string]any{
+					"project":     "default",
+					"source":      source,
+					"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
+					"syncPolicy":  autoSync(),
+				},
+			},
+		},
+	})
+}
+
+// object returns an unstructured object with its type and metadata, and
+// the top-level fields of rest.
+func object(apiVersion, kind, namespace, name string, rest map[string]any) *unstructured.Unstructured {
+	meta := map[string]any{"name": name}
+	if namespace != "" {
+		meta["namespace"] = namespace
+	}
+	o := map[string]any{"apiVersion": apiVersion, "kind": kind, "metadata": meta}
+	for k, v := range rest {
+		o[k] = v
+	}
+	return &unstructured.Unstructured{Object: o}
+}

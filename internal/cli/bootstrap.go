@@ -1,0 +1,261 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-fleet/strata/internal/bootstrap"
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+type bootstrapOptions struct {
+	*globals
+	opts bootstrap.Options
+	// Where --apply goes.
+	apply               bool
+	kubeconfig, context string
+	// Argo CD's installation.
+	installArgoCD string
+	argoRepo      string
+	argoVersion   string
+	argoValues    []string
+	// A spoke's credentials.
+	credContext, credKubeconfig string
+	tokenFile, caFile           string
+	output                      string
+	timeout                     time.Duration
+}
+
+func newBootstrapCmd(g *globals) *cobra.Command {
+	o := &bootstrapOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "bootstrap CLUSTER",
+		Short: "Print or apply what a new cluster needs before Argo CD takes over",
+		Long: `Bootstrap prints, as YAML for kubectl apply -f -, what the cluster CLUSTER of the
+inventory (config/clusters/CLUSTER.yaml) needs; with --apply it applies it
+server-side and reports each object as created, configured or unchanged.
+
+A cluster without hub runs its own Argo CD (distributed model). It gets its
+cluster identity Secret (an Argo CD cluster secret labelled with its cluster
+type, the node of every dimension and its labels; annotated with the Git
+repository, its pinned revision and its name), the root Application (its
+rendered/ directory at its pinned revision) and Argo CD's self-management
+Application (the Application named argocd its target renders). A hub also gets
+the root ApplicationSet of each cluster type of its spokes.
+
+A cluster with hub is managed by the hub's Argo CD (central model): its objects
+go to the hub. Its cluster Secret holds its server and the credentials given
+now, from a kubeconfig context (--credentials-context) or a token file
+(--token-file), which are never written to Git; or, when its inventory file has
+externalSecret, an ExternalSecret makes the Secret from a secret store.
+
+--install-argocd installs Argo CD with the Helm library before applying, from a
+local chart directory or archive, an oci:// reference, or a chart of
+--argocd-repo; an existing release is left alone, as Argo CD manages itself.`,
+		Example: `  # Print a cluster's bootstrap objects and apply them with kubectl
+  strata bootstrap mc-use1-1 | kubectl apply --server-side -f -
+
+  # Install Argo CD from a local chart and apply, through a kubeconfig context
+  strata bootstrap mc-use1-1 --apply --context mc-use1-1 --install-argocd ./charts/argo-cd
+
+  # Register a spoke on its hub with the credentials of its kubeconfig context
+  strata bootstrap spoke-1 --apply --context hub-use1 --credentials-context spoke-1
+
+  # The same with a service account token
+  strata bootstrap spoke-1 --token-file sa.token --ca-file ca.pem > spoke-1.yaml`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: o.complete,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return o.run(cmd.Context(), args[0])
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.apply, "apply", false, "apply the objects server-side instead of printing them")
+	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig of --apply (default: $KUBECONFIG, else ~/.kube/config)")
+	f.StringVar(&o.context, "context", "", "the kubeconfig context of --apply (default: the current context)")
+	f.StringVar(&o.installArgoCD, "install-argocd", "", "install Argo CD from this Helm chart (directory, archive, oci:// reference or chart of --argocd-repo) before applying")
+	f.StringVar(&o.argoRepo, "argocd-repo", "", "the chart repository of --install-argocd")
+	f.StringVar(&o.argoVersion, "argocd-version", "", "the chart version of --install-argocd (repositories and registries)")
+	f.StringArrayVar(&o.argoValues, "argocd-values", nil, "a Helm values file for --install-argocd (repeatable)")
+	f.StringVar(&o.credContext, "credentials-context", "", "register a spoke with the credentials of this kubeconfig context")
+	f.StringVar(&o.credKubeconfig, "credentials-kubeconfig", "", "the kubeconfig of --credentials-context (default: that of --kubeconfig)")
+	f.StringVar(&o.tokenFile, "token-file", "", "register a spoke with the bearer token in this file")
+	f.StringVar(&o.caFile, "ca-file", "", "the PEM bundle that verifies the spoke's API server (with --token-file)")
+	f.BoolVar(&o.opts.Matrix, "matrix", false, "make a hub's root ApplicationSets seed 000's cluster x git matrix")
+	f.StringVar(&o.opts.Namespace, "namespace", bootstrap.DefaultNamespace, "Argo CD's namespace")
+	f.StringVar(&o.opts.SelfApp, "self-app", bootstrap.DefaultSelfApp, "the Application of the cluster's target through which Argo CD manages itself")
+	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --apply and --install-argocd may take")
+	f.StringVarP(&o.output, "output", "o", "", "output format: yaml (default) or json; with --apply, text or json")
+	return cmd
+}
+
+func (o *bootstrapOptions) validate() error {
+	switch {
+	case o.output != "" && o.output != "yaml" && o.output != "json" && o.output != "text":
+		return fmt.Errorf("-o %s: unknown output format (yaml, json; text with --apply)", o.output)
+	case o.installArgoCD != "" && !o.apply:
+		return fmt.Errorf("--install-argocd installs into a cluster: use it with --apply")
+	case (o.kubeconfig != "" || o.context != "") && !o.apply:
+		return fmt.Errorf("--kubeconfig and --context say where --apply goes: add --apply")
+	case o.credContext != "" && o.tokenFile != "":
+		return fmt.Errorf("--credentials-context and --token-file both give credentials: choose one")
+	case o.caFile != "" && o.tokenFile == "":
+		return fmt.Errorf("--ca-file goes with --token-file")
+	case (o.argoRepo != "" || o.argoVersion != "" || len(o.argoValues) > 0) && o.installArgoCD == "":
+		return fmt.Errorf("--argocd-repo, --argocd-version and --argocd-values go with --install-argocd")
+	}
+	return nil
+}
+
+func (o *bootstrapOptions) run(ctx context.Context, name string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	r, err := o.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	f, err := fleet.Load(r.fsys)
+	if err != nil {
+		return err
+	}
+	chart, err := render.LoadChart(r.fsys)
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.credContext != "":
+		kc := o.credKubeconfig
+		if kc == "" {
+			kc = o.kubeconfig
+		}
+		if o.opts.Credentials, err = bootstrap.CredentialsFromKubeconfig(kc, o.credContext); err != nil {
+			return err
+		}
+	case o.tokenFile != "":
+		if o.opts.Credentials, err = bootstrap.CredentialsFromTokenFile(o.tokenFile, o.caFile); err != nil {
+			return err
+		}
+	}
+	b, err := bootstrap.Build(f, chart, name, o.opts)
+	if err != nil {
+		return err
+	}
+	for _, n := range b.Notes {
+		fmt.Fprintf(o.stderr, "strata: note: %s\n", n)
+	}
+	if b.Model == bootstrap.Distributed && o.opts.Credentials != nil {
+		return fmt.Errorf("cluster %s runs its own Argo CD, which reaches it in-cluster: it needs no credentials (they register a spoke on its hub)", name)
+	}
+	if !o.apply {
+		return o.print(b)
+	}
+	if o.installArgoCD != "" && b.Model == bootstrap.Central {
+		return fmt.Errorf("cluster %s is managed by the Argo CD of its hub %s: install Argo CD when bootstrapping %s", name, b.ApplyTo, b.ApplyTo)
+	}
+	return o.applyBundle(ctx, b)
+}
+
+func (o *bootstrapOptions) print(b *bootstrap.Bundle) error {
+	if o.opts.Credentials != nil {
+		fmt.Fprintf(o.stderr, "strata: note: the output holds the credentials of %s (%s): apply it, never commit it\n", b.Cluster, o.opts.Credentials.Source)
+	}
+	if o.output == "json" {
+		items := make([]any, len(b.Objects))
+		for i, obj := range b.Objects {
+			items[i] = obj.Object
+		}
+		return writeJSON(o.stdout, map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+	}
+	data, err := bootstrap.Manifest(b)
+	if err != nil {
+		return err
+	}
+	_, err = o.stdout.Write(data)
+	return err
+}
+
+type applyReport struct {
+	Cluster string             `json:"cluster"`
+	Model   bootstrap.Model    `json:"model"`
+	ApplyTo string             `json:"applyTo"`
+	Results []bootstrap.Result `json:"results"`
+}
+
+func (o *bootstrapOptions) applyBundle(ctx context.Context, b *bootstrap.Bundle) error {
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	getter := bootstrap.KubeGetter(o.kubeconfig, o.context, o.opts.Namespace)
+	cfg, err := getter.ToRESTConfig()
+	if err != nil {
+		return fmt.Errorf("reaching %s: %w", b.ApplyTo, err)
+	}
+	rep := applyReport{Cluster: b.Cluster, Model: b.Model, ApplyTo: b.ApplyTo, Results: []bootstrap.Result{}}
+	if !o.jsonOutput() {
+		fmt.Fprintf(o.stdout, "applying the bootstrap of %s (%s model) to %s at %s\n", b.Cluster, b.Model, b.ApplyTo, cfg.Host)
+	}
+	report := func(r bootstrap.Result) {
+		rep.Results = append(rep.Results, r)
+		if !o.jsonOutput() {
+			fmt.Fprintf(o.stdout, "%s/%s %s", strings.ToLower(r.Kind), r.Name, r.Action)
+			if r.Detail != "" {
+				fmt.Fprintf(o.stdout, " (%s)", r.Detail)
+			}
+			fmt.Fprintln(o.stdout)
+		}
+	}
+	ap, err := bootstrap.NewApplier(cfg)
+	if err != nil {
+		return err
+	}
+	if o.installArgoCD != "" {
+		res, err := bootstrap.InstallArgoCD(ctx, bootstrap.InstallOptions{
+			Chart: o.installArgoCD, RepoURL: o.argoRepo, Version: o.argoVersion, ValuesFiles: o.argoValues,
+			Namespace: o.opts.Namespace, Getter: getter, Timeout: o.timeout,
+		})
+		if err != nil {
+			return err
+		}
+		report(res)
+		ap.WaitForKinds = time.Minute
+	}
+	results, err := ap.Apply(ctx, b.Objects)
+	for _, r := range results {
+		report(r)
+	}
+	if err != nil {
+		return err
+	}
+	if o.jsonOutput() {
+		return writeJSON(o.stdout, rep)
+	}
+	return nil
+}
+
+func (o *bootstrapOptions) jsonOutput() bool { return o.output == "json" }
+
+// complete offers the inventory's clusters.
+func (o *bootstrapOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	r, err := o.openRepo()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	defer r.Close()
+	f, err := fleet.Load(r.fsys)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return f.ClusterNames(), cobra.ShellCompDirectiveNoFileComp
+}

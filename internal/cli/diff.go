@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-fleet/strata/internal/diff"
+)
+
+type diffOptions struct {
+	*globals
+	base     string
+	target   string
+	exitCode bool
+	output   outputFormat
+}
+
+func newDiffCmd(g *globals) *cobra.Command {
+	o := &diffOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "diff",
+		Short: "Show what the change since a revision does to the rendered output",
+		Long: `Diff renders the fleet as it is at a Git revision (default HEAD) and as it is
+now in the working tree, both in memory, and prints for each target and resource
+that changes a unified diff of its YAML, then a summary line:
+"3 of 27 targets change: cert-manager, prometheus".
+
+The revision is read from Git's object store: the working tree, the index and
+rendered/ are not touched. "A...B" compares with the merge base of A and B, as
+git diff does, which is what a pull request changes. --target limits the
+comparison to targets matching a glob, or under a node that matches it.`,
+		Example: `  # What do my uncommitted changes do?
+  strata diff
+
+  # In CI on a pull request: the change against its merge base
+  strata diff --base origin/main...HEAD
+
+  # Only production, as JSON
+  strata diff --base v1.4.0 --target 'production/*' -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := o.output.validate(); err != nil {
+				return err
+			}
+			return o.run()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.base, "base", "HEAD", "the `REV`ision to compare with (A...B: the merge base of A and B)")
+	f.StringVar(&o.target, "target", "", "compare only the targets that match `GLOB` (or whose parents do)")
+	f.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when any target changes")
+	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	return cmd
+}
+
+func (o *diffOptions) run() error {
+	r, err := o.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	base, err := diff.ReadRevision(r.dir, o.base)
+	if err != nil {
+		return err
+	}
+	res, err := diff.Compare(diff.Options{Base: base, Head: r.fsys, Target: o.target})
+	if err != nil {
+		return err
+	}
+	if o.output.json() {
+		if err := writeJSON(o.stdout, res); err != nil {
+			return err
+		}
+	} else {
+		printDiff(o.stdout, res, useColor(o.stdout))
+	}
+	if o.exitCode && res.Changed > 0 {
+		return &exitError{code: 1}
+	}
+	return nil
+}
+
+// ANSI colours of diff lines.
+var diffColors = map[string]string{"file": "\x1b[1m", "hunk": "\x1b[36m", "add": "\x1b[32m", "del": "\x1b[31m"}
+
+func printDiff(w io.Writer, res *diff.Result, color bool) {
+	for _, t := range res.Changes {
+		head := fmt.Sprintf("=== %s (%s)", t.Target, t.Status)
+		fmt.Fprintln(w, paint(head, "\x1b[1;33m", color))
+		for _, f := range t.Files {
+			for _, line := range strings.SplitAfter(f.Diff, "\n") {
+				if line == "" {
+					continue
+				}
+				fmt.Fprint(w, paint(strings.TrimSuffix(line, "\n"), diffColors[lineClass(line)], color)+"\n")
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, res.Summary())
+}
+
+func lineClass(line string) string {
+	switch {
+	case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+		return "file"
+	case strings.HasPrefix(line, "@@"):
+		return "hunk"
+	case strings.HasPrefix(line, "+"):
+		return "add"
+	case strings.HasPrefix(line, "-"):
+		return "del"
+	}
+	return ""
+}
+
+func paint(s, style string, color bool) string {
+	if !color || style == "" {
+		return s
+	}
+	return style + s + "\x1b[0m"
+}

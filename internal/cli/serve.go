@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-fleet/strata/internal/web"
+)
+
+type serveOptions struct {
+	*globals
+	addr     string
+	base     string
+	interval time.Duration
+}
+
+func newServeCmd(g *globals) *cobra.Command {
+	o := &serveOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve a read-only web UI: the matrix, patch rollouts, target details, the diff",
+		Long: `Serve starts a read-only web UI over the fleet repository: the rollout matrix,
+each patch's rollout along the sequence, a target's detail (merged values with
+the file and line of every leaf, the files that apply, the rendered resources)
+and the diff of the rendered output against a base revision.
+
+It polls config/ and argocd-apps/ and reloads when they change; open pages
+refresh themselves. Everything it serves is built into the binary: it fetches
+nothing from the network. It listens on 127.0.0.1:8080 by default; on a
+loopback address it answers only requests for loopback host names.`,
+		Example: `  strata serve
+  strata serve --addr 127.0.0.1:9000 --base origin/main...HEAD`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return o.run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "the `HOST:PORT` to listen on (port 0 picks a free one)")
+	f.StringVar(&o.base, "base", "HEAD", "the `REV`ision the diff page compares with by default")
+	f.DurationVar(&o.interval, "interval", time.Second, "how often to look for changes in the repository")
+	return cmd
+}
+
+func (o *serveOptions) run(ctx context.Context) error {
+	host, _, err := net.SplitHostPort(o.addr)
+	if err != nil {
+		return fmt.Errorf("--addr %s: %v (want HOST:PORT, such as 127.0.0.1:8080)", o.addr, err)
+	}
+	if o.interval <= 0 {
+		return fmt.Errorf("--interval %s: must be positive", o.interval)
+	}
+	r, err := o.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	logger := slog.New(slog.NewTextHandler(o.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
+	if !loopback {
+		logger.Warn("listening on a non-loopback address: anyone who can reach it can read the fleet's configuration", "addr", o.addr)
+	}
+	s := web.New(web.Options{Dir: r.dir, FS: r.fsys, Base: o.base, Interval: o.interval, Loopback: loopback, Logger: logger})
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("--addr %s: %w", o.addr, unwrapOp(err))
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go s.Watch(ctx)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	fmt.Fprintf(o.stdout, "serving %s on http://%s (read-only; Ctrl-C to stop)\n", r.dir, ln.Addr())
+	if err := s.Err(); err != nil {
+		fmt.Fprintf(o.stdout, "the fleet does not load yet; the UI shows why:\n%v\n", err)
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	fmt.Fprintln(o.stdout, "stopped")
+	return nil
+}
+
+// unwrapOp drops the "listen tcp ADDR:" prefix of a *net.OpError.
+func unwrapOp(err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		return op.Err
+	}
+	return err
+}

@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-fleet/strata/internal/validate"
+)
+
+type validateOptions struct {
+	*globals
+	output outputFormat
+}
+
+func newValidateCmd(g *globals) *cobra.Command {
+	o := &validateOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Check the rendered Applications and ApplicationSets as Argo CD's API server would",
+		Long: `Validate renders every target in memory (nothing is written) and checks the result:
+
+  - each Application and ApplicationSet against the schemas of Argo CD's CRDs,
+    embedded in strata, exactly as the Kubernetes API server applies them to a
+    create with strict field validation: unknown fields, wrong types, missing
+    required fields, values outside an enum, invalid names;
+  - each source that points into this repository (its repoURL is config.yaml's
+    repository.url): the path must exist; a Kustomize directory must build and
+    a Helm chart must render (offline: remote bases and chart dependencies
+    that are not vendored are reported, not fetched);
+  - patches of one level directory that set the same field;
+  - strata's policies (see 'go doc internal/validate').
+
+Each finding names the rendered file, the field path and, when it comes from
+the configuration, the file and line that set it. Findings identical but for
+the target are shown once, with the number of other files. Errors make the
+command exit 1; warnings do not.`,
+		Example: `  # Check the fleet of the current repository
+  strata validate
+
+  # The findings as JSON, one entry per file
+  strata validate -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := o.output.validate(); err != nil {
+				return err
+			}
+			return o.run()
+		},
+	}
+	cmd.Flags().StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	return cmd
+}
+
+func (o *validateOptions) run() error {
+	r, err := o.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	opts := validate.Options{FS: r.fsys}
+	var stop func()
+	if !o.output.json() && isTerminal(o.stderr) {
+		opts.Progress, stop = (&renderOptions{globals: o.globals}).progress()
+	}
+	rep, err := validate.Check(opts)
+	if stop != nil {
+		stop()
+	}
+	if err != nil {
+		return err
+	}
+	if o.output.json() {
+		if err := writeJSON(o.stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		printFindings(o.stdout, rep.Findings)
+		fmt.Fprintf(o.stdout, "checked %s of %s against the Argo CD %s schemas: %s\n",
+			plural(rep.Resources, "resource"), plural(rep.Targets, "target"), rep.ArgoCD, countSummary(rep))
+	}
+	if n := rep.Count(validate.Error); n > 0 {
+		return &exitError{code: 1, msg: "validate: " + countSummary(rep)}
+	}
+	return nil
+}
+
+// countSummary says how many errors and warnings a report has.
+func countSummary(rep *validate.Report) string {
+	return plural(rep.Count(validate.Error), "error") + ", " + plural(rep.Count(validate.Warning), "warning")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// printFindings prints findings grouped by file. A finding that repeats one
+// printed for an earlier file (the same field, message and source in another
+// target) is not printed again: the first one lists the other files.
+func printFindings(w io.Writer, findings []validate.Finding) {
+	type key struct{ sev, check, rule, path, msg, source string }
+	first := map[key]int{} // key -> index of its first finding
+	also := map[int][]string{}
+	for i, f := range findings {
+		k := key{string(f.Severity), f.Check, f.Rule, f.Path, f.Message, f.Source}
+		if j, ok := first[k]; ok && findings[j].File != f.File {
+			also[j] = append(also[j], f.File)
+			continue
+		}
+		first[k] = i
+	}
+	file := ""
+	for i, f := range findings {
+		k := key{string(f.Severity), f.Check, f.Rule, f.Path, f.Message, f.Source}
+		if first[k] != i {
+			continue
+		}
+		if f.File != file {
+			file = f.File
+			fmt.Fprintln(w, file)
+		}
+		msg := f.Message
+		if f.Path != "" {
+			msg = f.Path + ": " + msg
+		}
+		label := string(f.Severity)
+		if f.Rule != "" {
+			label += " (" + f.Rule + ")"
+		}
+		fmt.Fprintf(w, "  %s: %s\n", label, msg)
+		if f.Line > 0 {
+			fmt.Fprintf(w, "    %s:%d\n", f.File, f.Line)
+		}
+		if f.Source != "" {
+			fmt.Fprintf(w, "    %s\n", f.Source)
+		}
+		if others := also[i]; len(others) > 0 {
+			shown := others[:min(len(others), 3)]
+			more := ""
+			if len(others) > len(shown) {
+				more = fmt.Sprintf(" and %d more", len(others)-len(shown))
+			}
+			fmt.Fprintf(w, "    also in %s%s\n", strings.Join(shown, ", "), more)
+		}
+	}
+}

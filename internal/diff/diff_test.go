@@ -1,0 +1,214 @@
+package diff_test
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/diff"
+	"github.com/strata-fleet/strata/internal/testfleet"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// repo writes the test fleet into sub (a directory of a new Git
+// repository), commits it on branch main and returns the fleet's directory.
+func repo(t *testing.T, sub string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	top := t.TempDir()
+	dir := filepath.Join(top, sub)
+	if err := testfleet.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	git(t, top, "init", "-q", "-b", "main")
+	git(t, top, "add", ".")
+	git(t, top, "commit", "-q", "-m", "fleet")
+	return dir
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func write(t *testing.T, dir, file, data string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(file))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func compare(t *testing.T, dir, base, target string) *diff.Result {
+	t.Helper()
+	rev, err := diff.ReadRevision(dir, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	res, err := diff.Compare(diff.Options{Base: rev, Head: root.FS(), Target: target})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+const prodOverride = "config/management-cluster/cert-manager/production/override.yaml"
+
+func TestNothingChanged(t *testing.T) {
+	dir := repo(t, "")
+	res := compare(t, dir, "HEAD", "")
+	if got, want := res.Summary(), "no target changes (9 targets compared with HEAD)"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+}
+
+func TestGoldenOverrideChange(t *testing.T) {
+	dir := repo(t, "")
+	data, err := os.ReadFile(filepath.Join(dir, prodOverride))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, prodOverride, strings.Replace(string(data), "v1.17.0", "v1.17.4", 1))
+	before := git(t, dir, "status", "--porcelain")
+	res := compare(t, dir, "HEAD", "")
+	if after := git(t, dir, "status", "--porcelain"); after != before {
+		t.Errorf("git status changed:\n%s\nthen:\n%s", before, after)
+	}
+	if got, want := res.Summary(), "3 of 9 targets change: cert-manager"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	res.BaseCommit = "COMMIT"
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "override-change.json", append(b, '\n'))
+}
+
+func TestFilterAndSubdirectory(t *testing.T) {
+	dir := repo(t, "fleets/one")
+	data, err := os.ReadFile(filepath.Join(dir, prodOverride))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, prodOverride, strings.Replace(string(data), "replicaCount: 3", "replicaCount: 5", 1))
+	for _, tc := range []struct{ glob, want string }{
+		{"", "3 of 9 targets change: cert-manager"},
+		{"production/prod-canary", "1 of 1 target change: cert-manager"},
+		{"*/*/us-east1", "2 of 4 targets change: cert-manager"},
+		{"stage", "no target changes (3 targets compared with HEAD)"},
+	} {
+		if got := compare(t, dir, "HEAD", tc.glob).Summary(); got != tc.want {
+			t.Errorf("--target %q: summary %q, want %q", tc.glob, got, tc.want)
+		}
+	}
+}
+
+func TestAddedTargetAndMergeBase(t *testing.T) {
+	dir := repo(t, "")
+	git(t, dir, "checkout", "-q", "-b", "feature")
+	cfg := filepath.Join(dir, "config/config.yaml")
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "config/config.yaml", strings.Replace(string(data), "            - name: ap-east1\n", "            - name: ap-east1\n            - name: ap-south1\n", 1))
+	git(t, dir, "commit", "-q", "-am", "new region")
+	res := compare(t, dir, "main...HEAD", "")
+	if got, want := res.Summary(), "1 of 10 targets change: cert-manager, hypershift, prometheus"; got != want {
+		t.Errorf("summary %q, want %q", got, want)
+	}
+	if len(res.Changes) == 1 {
+		c := res.Changes[0]
+		if c.Target != "stage/stage-sector-2/ap-south1" || c.Status != diff.Added || len(c.Files) != 5 {
+			t.Errorf("change %s %s with %d files, want stage/stage-sector-2/ap-south1 added with 5", c.Target, c.Status, len(c.Files))
+		}
+		if !strings.HasPrefix(c.Files[0].Diff, "--- /dev/null\n+++ b/rendered/management-cluster/stage/stage-sector-2/ap-south1/templates/cert-manager.yaml\n") {
+			t.Errorf("diff of an added file:\n%s", c.Files[0].Diff)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	dir := repo(t, "")
+	for _, tc := range []struct{ rev, want string }{
+		{"no-such-branch", "--base no-such-branch: unknown revision"},
+		{"main...nope", "--base main...nope: no merge base of main and nope"},
+		{"--output=x", "not a revision"},
+	} {
+		if _, err := diff.ReadRevision(dir, tc.rev); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.rev, err, tc.want)
+		}
+	}
+	if _, err := diff.ReadRevision(t.TempDir(), "HEAD"); err == nil || !strings.Contains(err.Error(), "is not in a Git repository") {
+		t.Errorf("outside a repository: error %v", err)
+	}
+	rev, err := diff.ReadRevision(dir, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := diff.Compare(diff.Options{Base: rev, Head: os.DirFS(dir), Target: "[a"}); err == nil || !strings.Contains(err.Error(), "syntax error in pattern") {
+		t.Errorf("bad glob: error %v", err)
+	}
+}
+
+func TestMatch(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, name string
+		want          bool
+	}{
+		{"production", "production/prod-sector-1/us-east1", true},
+		{"production/*", "production/prod-sector-1/us-east1", true},
+		{"*/*/us-east1", "production/prod-sector-1/us-east1", true},
+		{"*/*/us-east1", "production/prod-sector-1/europe-east1", false},
+		{"prod*", "production/prod-sector-1/us-east1", true},
+		{"stage", "production/prod-sector-1/us-east1", false},
+	} {
+		if got := diff.Match(tc.pattern, tc.name); got != tc.want {
+			t.Errorf("Match(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
+		}
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got):\n%s", p, diff)
+	}
+}

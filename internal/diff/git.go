@@ -1,0 +1,198 @@
+package diff
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing/fstest"
+)
+
+// Revision is the fleet repository as a Git revision holds it.
+type Revision struct {
+	// Rev is the revision as given; Commit the commit it resolved to.
+	Rev    string
+	Commit string
+	// FS holds the revision's config/ and argocd-apps/, rooted at the
+	// fleet repository (which may be a directory inside the Git
+	// repository).
+	FS fs.FS
+	// Empty is true when the revision has no config/config.yaml there.
+	Empty bool
+}
+
+// ReadRevision reads the fleet repository in dir as revision rev holds it.
+// "A...B" names the merge base of A and B, as in git diff. Only Git's
+// object store is read.
+func ReadRevision(dir, rev string) (*Revision, error) {
+	top, err := git(dir, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return nil, fmt.Errorf("%s is not in a Git repository (strata diff compares with a Git revision): %w", dir, err)
+	}
+	top = strings.TrimSpace(top)
+	prefix, err := git(dir, nil, "rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, err
+	}
+	prefix = strings.TrimSpace(prefix)
+	commit, err := resolve(top, rev)
+	if err != nil {
+		return nil, err
+	}
+	list, err := git(top, nil, "ls-tree", "-r", "-z", "--full-tree", commit, "--", prefix+"config", prefix+"argocd-apps")
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", rev, err)
+	}
+	type entry struct{ mode, oid, path string }
+	var entries []entry
+	for _, rec := range strings.Split(list, "\x00") {
+		meta, p, ok := strings.Cut(rec, "\t")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(meta)
+		if len(fields) != 3 || fields[1] != "blob" {
+			continue // submodules
+		}
+		entries = append(entries, entry{mode: fields[0], oid: fields[2], path: strings.TrimPrefix(p, prefix)})
+	}
+	m := fstest.MapFS{}
+	var oids []string
+	for _, e := range entries {
+		oids = append(oids, e.oid)
+	}
+	blobs, err := catFiles(top, oids)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", rev, err)
+	}
+	for i, e := range entries {
+		f := &fstest.MapFile{Data: blobs[i], Mode: 0o644}
+		if e.mode == "120000" {
+			f.Mode = fs.ModeSymlink | 0o777
+		}
+		m[e.path] = f
+	}
+	_, hasConfig := m["config/config.yaml"]
+	return &Revision{Rev: rev, Commit: commit, FS: m, Empty: !hasConfig}, nil
+}
+
+// Commit resolves rev (or "A...B") in the Git repository that holds dir to
+// a commit hash.
+func Commit(dir, rev string) (string, error) {
+	top, err := git(dir, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", fmt.Errorf("%s is not in a Git repository (strata diff compares with a Git revision): %w", dir, err)
+	}
+	return resolve(strings.TrimSpace(top), rev)
+}
+
+// resolve turns rev into a commit hash; "A...B" is the merge base of A
+// and B.
+func resolve(top, rev string) (string, error) {
+	if a, b, ok := strings.Cut(rev, "..."); ok {
+		a, b = or(a, "HEAD"), or(b, "HEAD")
+		base, err := git(top, nil, "merge-base", a, b)
+		if err != nil {
+			return "", fmt.Errorf("--base %s: no merge base of %s and %s: %w", rev, a, b, err)
+		}
+		return strings.TrimSpace(base), nil
+	}
+	if strings.HasPrefix(rev, "-") {
+		return "", fmt.Errorf("--base %s: not a revision", rev)
+	}
+	out, err := git(top, nil, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		if rev == "HEAD" {
+			return "", fmt.Errorf("--base HEAD: the repository has no commit yet (commit the fleet first, or name another --base)")
+		}
+		return "", fmt.Errorf("--base %s: unknown revision (a commit, branch or tag of the repository)", rev)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// git runs git in dir and returns its standard output.
+func git(dir string, stdin io.Reader, args ...string) (string, error) {
+	var out, errb bytes.Buffer
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			msg := strings.TrimSpace(errb.String())
+			if msg == "" {
+				msg = err.Error()
+			}
+			return "", errors.New(strings.TrimPrefix(firstLine(msg), "fatal: "))
+		}
+		return "", fmt.Errorf("running git: %w", err)
+	}
+	return out.String(), nil
+}
+
+// catFiles reads blobs with one git cat-file --batch.
+func catFiles(dir string, oids []string) ([][]byte, error) {
+	if len(oids) == 0 {
+		return nil, nil
+	}
+	cmd := exec.Command("git", "-C", dir, "cat-file", "--batch")
+	cmd.Stdin = strings.NewReader(strings.Join(oids, "\n") + "\n")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("running git: %w", err)
+	}
+	r := bufio.NewReader(stdout)
+	out := make([][]byte, len(oids))
+	var readErr error
+	for i := range oids {
+		header, err := r.ReadString('\n')
+		if err != nil {
+			readErr = err
+			break
+		}
+		fields := strings.Fields(header)
+		if len(fields) != 3 {
+			readErr = fmt.Errorf("git cat-file: %s", strings.TrimSpace(header))
+			break
+		}
+		size, err := strconv.Atoi(fields[2])
+		if err != nil {
+			readErr = err
+			break
+		}
+		data := make([]byte, size+1) // the content and a newline
+		if _, err := io.ReadFull(r, data); err != nil {
+			readErr = err
+			break
+		}
+		out[i] = data[:size]
+	}
+	if readErr != nil {
+		_, _ = io.Copy(io.Discard, r)
+	}
+	if err := cmd.Wait(); err != nil {
+		return nil, fmt.Errorf("git cat-file: %v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	return out, readErr
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

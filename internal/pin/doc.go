@@ -1,0 +1,16 @@
+// Package pin moves a revision pin: the `revision` of a sequence node in
+// config/config.yaml, which sets the Git revision the clusters under the node
+// run (SPEC section 6).
+//
+// Prepare computes, from the loaded fleet and without touching the disk,
+// what `strata pin NODE REVISION [--cluster-type CT]` does: the node's new
+// pin (one revision for every cluster type, or one for CT, the others keeping
+// what they ran), the targets and inventory clusters whose revision changes,
+// the manual gates they sit behind (which need approval, as for promote), and
+// the new text of config.yaml. The text is edited in place (package yamledit)
+// so that comments and layout stay; the result is loaded again and checked to
+// differ from the old configuration by the pin alone.
+//
+// The plan is data; package cli prints it. Apply writes config.yaml
+// atomically.
+package pin

@@ -1,0 +1,255 @@
+package pin
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+)
+
+// Options says which pin to move where.
+type Options struct {
+	// Node is the path of a sequence node: "production/prod-sector-1".
+	Node     string
+	Revision string
+	// ClusterType limits the pin to one cluster type ("" for all).
+	ClusterType string
+	// Approve passes the manual gates the change is behind.
+	Approve bool
+	// Command is the command line to repeat in a gate error.
+	Command string
+}
+
+// Plan is what moving a pin does.
+type Plan struct {
+	Node        string `json:"node"`
+	Revision    string `json:"revision"`
+	ClusterType string `json:"clusterType,omitempty"`
+	// Changes are the effective revisions that change, per cluster type
+	// and target, in rollout order.
+	Changes []Change `json:"changes"`
+	// Gates are the manual gates the changed targets are behind.
+	Gates []string `json:"gates,omitempty"`
+	// Clusters are the inventory's clusters whose revision changes: their
+	// root objects follow the pin once re-bootstrapped.
+	Clusters []string `json:"clusters"`
+	// File is the configuration file, Content its new text; Changed is
+	// false when the node already had this pin.
+	File    string `json:"file"`
+	Changed bool   `json:"changed"`
+	Content []byte `json:"-"`
+}
+
+// Change is a target whose revision changes for one cluster type.
+type Change struct {
+	ClusterType string `json:"clusterType"`
+	Target      string `json:"target"`
+	From        string `json:"from"`
+	To          string `json:"to"`
+}
+
+// GateError is a pin change behind a manual gate without approval.
+type GateError struct {
+	Gates   []string
+	Command string
+}
+
+func (e *GateError) Error() string {
+	q := make([]string, len(e.Gates))
+	for i, g := range e.Gates {
+		q[i] = fmt.Sprintf("%q", g)
+	}
+	return fmt.Sprintf("the pin changes targets behind the manual gate %s; approve it with: %s --approve", strings.Join(q, ", "), e.Command)
+}
+
+// Prepare plans moving a pin.
+func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
+	if err := fleet.CheckRevision(opts.Revision); err != nil {
+		return nil, err
+	}
+	path := strings.Split(strings.Trim(opts.Node, "/"), "/")
+	n := f.Config.Find(path)
+	if n == nil || n.Depth == 0 {
+		return nil, unknownNode(f, opts.Node)
+	}
+	types := f.Config.ClusterTypes
+	if opts.ClusterType != "" {
+		if f.ClusterType(opts.ClusterType) == nil {
+			var names []string
+			for _, d := range types {
+				names = append(names, d.Name)
+			}
+			return nil, fmt.Errorf("--cluster-type %s: unknown cluster type (one of: %s)", opts.ClusterType, strings.Join(names, ", "))
+		}
+	}
+	want := newRevision(n.Revision, opts, f)
+	p := &Plan{Node: n.ID(), Revision: opts.Revision, ClusterType: opts.ClusterType, File: fleet.ConfigPath, Changes: []Change{}, Clusters: []string{}}
+	if sameRevision(n.Revision, want) {
+		return p, nil
+	}
+	content, err := edit(f.Config.File.Data, f.Config, n, want)
+	if err != nil {
+		return nil, fmt.Errorf("editing %s: %w", fleet.ConfigPath, err)
+	}
+	after, err := reload(f, content)
+	if err != nil {
+		return nil, fmt.Errorf("editing %s: the edited file does not load (set the pin by hand): %w", fleet.ConfigPath, err)
+	}
+	if err := sameExceptPin(f.Config.File.Data, content, f.Config, n); err != nil {
+		return nil, fmt.Errorf("editing %s: %w (set the pin by hand)", fleet.ConfigPath, err)
+	}
+	if got := after.Config.Find(path).Revision; !sameRevision(got, want) {
+		return nil, fmt.Errorf("editing %s: the edited file does not hold the new pin (set the pin by hand)", fleet.ConfigPath)
+	}
+	p.Content, p.Changed = content, true
+	changed := map[string]bool{} // type + "\x00" + target
+	for _, d := range types {
+		for _, t := range n.Leaves() {
+			from, to := f.Revision(d.Name, t), after.Revision(d.Name, after.Config.Find(t.Path()))
+			if from != to {
+				p.Changes = append(p.Changes, Change{ClusterType: d.Name, Target: t.ID(), From: orHEAD(from), To: to})
+				changed[d.Name+"\x00"+t.ID()] = true
+			}
+		}
+	}
+	p.Gates = gates(n, p.Changes)
+	if len(p.Gates) > 0 && !opts.Approve {
+		return nil, &GateError{Gates: p.Gates, Command: opts.Command}
+	}
+	for _, c := range f.ClustersUnder(n) {
+		if changed[c.Type+"\x00"+c.Target.ID()] {
+			p.Clusters = append(p.Clusters, c.Name)
+		}
+	}
+	return p, nil
+}
+
+func orHEAD(s string) string {
+	if s == "" {
+		return "HEAD"
+	}
+	return s
+}
+
+func unknownNode(f *fleet.Fleet, node string) error {
+	var ids []string
+	f.Config.Root.Walk(func(n *fleet.Node) { ids = append(ids, n.ID()) })
+	return fmt.Errorf("%s: no such node of the sequence (one of: %s)", node, strings.Join(ids, ", "))
+}
+
+// newRevision is the node's pin after the change.
+func newRevision(old *fleet.Revision, opts Options, f *fleet.Fleet) *fleet.Revision {
+	if opts.ClusterType == "" {
+		return &fleet.Revision{All: opts.Revision}
+	}
+	by := map[string]string{}
+	switch {
+	case old != nil && old.ByType != nil:
+		maps.Copy(by, old.ByType)
+	case old != nil && old.All != "":
+		// A pin for every type becomes one per type: the others keep it.
+		for _, d := range f.Config.ClusterTypes {
+			by[d.Name] = old.All
+		}
+	}
+	by[opts.ClusterType] = opts.Revision
+	return &fleet.Revision{ByType: by}
+}
+
+func sameRevision(a, b *fleet.Revision) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.All == b.All && maps.Equal(a.ByType, b.ByType) && (a.ByType == nil) == (b.ByType == nil)
+}
+
+// gates lists the manual nodes above or at the changed targets, outermost
+// first, in rollout order.
+func gates(n *fleet.Node, changes []Change) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range changes {
+		var chain []string
+		for p := n; p != nil && p.Depth > 0; p = p.Parent {
+			if p.Gate == fleet.GateManual {
+				chain = append([]string{p.ID()}, chain...)
+			}
+		}
+		for _, id := range chain {
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+		// Manual nodes below n on the way to the target.
+		for _, id := range belowGates(n, c.Target) {
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
+func belowGates(n *fleet.Node, target string) []string {
+	var out []string
+	rest := strings.TrimPrefix(strings.TrimPrefix(target, n.ID()), "/")
+	cur := n
+	for _, name := range strings.Split(rest, "/") {
+		if name == "" {
+			break
+		}
+		if cur = cur.Child(name); cur == nil {
+			break
+		}
+		if cur.Gate == fleet.GateManual {
+			out = append(out, cur.ID())
+		}
+	}
+	return out
+}
+
+// Apply writes the plan's config.yaml under the repository root, atomically.
+func Apply(root string, p *Plan) error {
+	if !p.Changed {
+		return nil
+	}
+	dst := filepath.Join(root, filepath.FromSlash(p.File))
+	info, err := os.Stat(dst)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".config-*.yaml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(p.Content); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}
+
+// Types lists the cluster types of a plan's changes, in order.
+func (p *Plan) Types() []string {
+	var out []string
+	for _, c := range p.Changes {
+		if !slices.Contains(out, c.ClusterType) {
+			out = append(out, c.ClusterType)
+		}
+	}
+	return out
+}

@@ -1,0 +1,308 @@
+package promote
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/strata-fleet/strata/internal/values"
+)
+
+// The splicer edits values.yaml's text in place with a patch's content:
+// each change is an edit of a byte range of the source, made while walking
+// the patch's node tree alongside values.yaml's, applied from the end.
+type edit struct {
+	start, end int // byte offsets in the source
+	text       string
+	seq        int // the order edits were made in
+}
+
+// splice edits src (values.yaml) with the content of the patch in psrc.
+func splice(src, psrc []byte) ([]byte, error) {
+	vm, err := docMapping(src)
+	if err != nil {
+		return nil, err
+	}
+	pm, err := docMapping(psrc)
+	if err != nil {
+		return nil, err
+	}
+	if pm.Style&yaml.FlowStyle != 0 {
+		return nil, fmt.Errorf("flow mapping")
+	}
+	s := &splicer{src: src, psrc: psrc, lines: lineStarts(src), plines: lineStarts(psrc)}
+	if err := s.mapping(vm, pm, true); err != nil {
+		return nil, err
+	}
+	// Edits apply from the end of the file. Insertions at one offset (the
+	// end of a nested mapping is also the end of its parent) apply last
+	// made first, so that the text ends up in the order it was made:
+	// inner keys before outer ones.
+	for i := range s.edits {
+		s.edits[i].seq = i
+	}
+	sort.Slice(s.edits, func(i, j int) bool {
+		a, b := s.edits[i], s.edits[j]
+		if a.start != b.start {
+			return a.start > b.start
+		}
+		return a.seq > b.seq
+	})
+	out := append([]byte(nil), src...)
+	for _, e := range s.edits {
+		out = append(out[:e.start], append([]byte(e.text), out[e.end:]...)...)
+	}
+	return out, nil
+}
+
+type splicer struct {
+	src, psrc     []byte
+	lines, plines []int
+	edits         []edit
+}
+
+func lineStarts(b []byte) []int {
+	out := []int{0}
+	for i, c := range b {
+		if c == '\n' {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+func (s *splicer) offset(line, col int) int  { return s.lines[line-1] + col - 1 }
+func (s *splicer) poffset(line, col int) int { return s.plines[line-1] + col - 1 }
+func (s *splicer) lineEnd(line int) int {
+	if line < len(s.lines) {
+		return s.lines[line]
+	}
+	return len(s.src)
+}
+
+func (s *splicer) mapping(vm, pm *yaml.Node, top bool) error {
+	if vm.Style&yaml.FlowStyle != 0 || len(vm.Content) == 0 {
+		return fmt.Errorf("flow or empty mapping")
+	}
+	for i := 0; i+1 < len(pm.Content); i += 2 {
+		pk, pv := pm.Content[i], pm.Content[i+1]
+		if top && pk.Value == "metadata" {
+			continue
+		}
+		vk, vv := find(vm, pk.Value)
+		switch {
+		case vk == nil:
+			if err := s.insert(vm, pk, pv); err != nil {
+				return err
+			}
+		case vv.Kind == yaml.MappingNode && pv.Kind == yaml.MappingNode && vv.Style&yaml.FlowStyle == 0 && pv.Style&yaml.FlowStyle == 0:
+			if err := s.mapping(vv, pv, false); err != nil {
+				return err
+			}
+		case singleLineScalar(vv) && singleLineScalar(pv):
+			start := s.offset(vv.Line, vv.Column)
+			end, err := tokenEnd(s.src, start)
+			if err != nil {
+				return err
+			}
+			pstart := s.poffset(pv.Line, pv.Column)
+			pend, err := tokenEnd(s.psrc, pstart)
+			if err != nil {
+				return err
+			}
+			s.edits = append(s.edits, edit{start: start, end: end, text: string(s.psrc[pstart:pend])})
+		default:
+			// Rewrite the whole entry, which must own its lines.
+			start := s.lines[vk.Line-1]
+			if strings.TrimLeft(string(s.src[start:s.offset(vk.Line, vk.Column)]), " ") != "" {
+				return fmt.Errorf("key %s does not start its line", vk.Value)
+			}
+			text, err := s.replacement(vk, vv, pk, pv)
+			if err != nil {
+				return err
+			}
+			s.edits = append(s.edits, edit{start: start, end: s.lineEnd(lastLine(vv)), text: text})
+		}
+	}
+	return nil
+}
+
+// insert adds key: value at the end of the mapping vm: the patch's own
+// lines for the entry (its quoting and comments kept), re-indented, or the
+// entry encoded when those lines cannot be lifted out.
+func (s *splicer) insert(vm, pk, pv *yaml.Node) error {
+	at := s.lineEnd(lastLine(vm.Content[len(vm.Content)-1]))
+	text, ok := s.patchEntry(pk, pv, vm.Content[0].Column-1)
+	if !ok {
+		v, err := nodeValue(pv)
+		if err != nil {
+			return err
+		}
+		m := values.NewMap(values.Pos{})
+		m.Set(pk.Value, v)
+		text = indentLines(values.Encode(m), vm.Content[0].Column-1)
+	}
+	if at == len(s.src) && len(s.src) > 0 && s.src[len(s.src)-1] != '\n' {
+		text = "\n" + text
+	}
+	s.edits = append(s.edits, edit{start: at, end: at, text: text})
+	return nil
+}
+
+// patchEntry returns the patch's lines of the entry pk: pv, re-indented to
+// indent columns. It fails for entries that do not own their lines (flow
+// collections spanning lines, keys not at the start of their line).
+func (s *splicer) patchEntry(pk, pv *yaml.Node, indent int) (string, bool) {
+	if (pv.Kind == yaml.MappingNode || pv.Kind == yaml.SequenceNode) && pv.Style&yaml.FlowStyle != 0 && pv.Line != pk.Line {
+		return "", false
+	}
+	if pv.Kind == yaml.AliasNode || pv.Anchor != "" {
+		return "", false
+	}
+	first, last := pk.Line, lastLine(pv)
+	if first < 1 || last >= len(s.plines)+1 {
+		return "", false
+	}
+	end := len(s.psrc)
+	if last < len(s.plines) {
+		end = s.plines[last]
+	}
+	from := pk.Column - 1
+	pad := strings.Repeat(" ", indent)
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(string(s.psrc[s.plines[first-1]:end]), "\n") {
+		if line == "" {
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			b.WriteString("\n")
+			continue
+		}
+		if len(line) < from || strings.TrimLeft(line[:from], " ") != "" {
+			return "", false
+		}
+		b.WriteString(pad)
+		b.WriteString(line[from:])
+	}
+	out := b.String()
+	if !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	return out, true
+}
+
+func find(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+func singleLineScalar(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 && !strings.Contains(n.Value, "\n")
+}
+
+// tokenEnd returns the end of the scalar token starting at start.
+func tokenEnd(b []byte, start int) (int, error) {
+	if start >= len(b) {
+		return 0, fmt.Errorf("scalar out of range")
+	}
+	switch b[start] {
+	case '"':
+		for i := start + 1; i < len(b) && b[i] != '\n'; i++ {
+			if b[i] == '\\' {
+				i++
+			} else if b[i] == '"' {
+				return i + 1, nil
+			}
+		}
+		return 0, fmt.Errorf("unterminated double-quoted scalar")
+	case '\'':
+		for i := start + 1; i < len(b) && b[i] != '\n'; i++ {
+			if b[i] == '\'' {
+				if i+1 < len(b) && b[i+1] == '\'' {
+					i++
+					continue
+				}
+				return i + 1, nil
+			}
+		}
+		return 0, fmt.Errorf("unterminated single-quoted scalar")
+	}
+	end := bytes.IndexByte(b[start:], '\n')
+	if end < 0 {
+		end = len(b) - start
+	}
+	line := string(b[start : start+end])
+	if i := strings.Index(line, " #"); i >= 0 {
+		line = line[:i]
+	}
+	return start + len(strings.TrimRight(line, " \t\r")), nil
+}
+
+// lastLine is the last source line of node n.
+func lastLine(n *yaml.Node) int {
+	switch n.Kind {
+	case yaml.MappingNode, yaml.SequenceNode:
+		if n.Style&yaml.FlowStyle != 0 || len(n.Content) == 0 {
+			return n.Line
+		}
+		return lastLine(n.Content[len(n.Content)-1])
+	case yaml.ScalarNode:
+		if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+			return n.Line + strings.Count(strings.TrimRight(n.Value, "\n"), "\n") + 1
+		}
+	}
+	return n.Line
+}
+
+// replacement returns the text of the entry vk: vv merged with pv, indented
+// as vk. When the patch's value replaces the old one (a list, a scalar, a
+// change of kind), it is the patch's own lines; when two mappings merge,
+// the merged node tree encoded, which keeps the old mapping's style (flow
+// or block) and the comments of both.
+func (s *splicer) replacement(vk, vv, pk, pv *yaml.Node) (string, error) {
+	indent := vk.Column - 1
+	if vv.Kind != yaml.MappingNode || pv.Kind != yaml.MappingNode {
+		if text, ok := s.patchEntry(pk, pv, indent); ok {
+			return text, nil
+		}
+		v, err := nodeValue(pv)
+		if err != nil {
+			return "", err
+		}
+		m := values.NewMap(values.Pos{})
+		m.Set(vk.Value, v)
+		return indentLines(values.Encode(m), indent), nil
+	}
+	merged := cloneNode(vv)
+	mergeNodes(merged, cloneNode(pv), false)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{vk, merged}}); err != nil {
+		return "", err
+	}
+	return indentLines(buf.Bytes(), indent), nil
+}
+
+func indentLines(b []byte, n int) string {
+	pad := strings.Repeat(" ", n)
+	lines := strings.SplitAfter(string(b), "\n")
+	var sb strings.Builder
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		if l != "\n" {
+			sb.WriteString(pad)
+		}
+		sb.WriteString(l)
+	}
+	return sb.String()
+}

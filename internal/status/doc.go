@@ -1,0 +1,14 @@
+// Package status computes the rollout matrix of a fleet: every target (rows,
+// in sequence order) by every component (columns), each cell the effective
+// version of the component's Applications and ApplicationSets (their
+// sources' targetRevision after the merge) and the patches in effect there;
+// and, per patch, where it stands in the sequence, the next location a
+// promotion takes it to, the manual gates ahead and how many targets have it.
+//
+// Data comes from a loaded fleet (package fleet) and from promote.Prepare,
+// which plans the next promotion without touching anything. The result is
+// plain data that encodes as JSON; [WriteTable] prints it as a table that
+// fits a width, [WriteHTML] as a self-contained HTML page. The web UI
+// (package web) shows the same data. Target names, as every command takes
+// them, are defined here too: [TargetName] and [FindTarget].
+package status

@@ -1,0 +1,94 @@
+package status
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+)
+
+// TargetName is how commands name a target: its path in the sequence
+// ("production/prod-sector-1/us-east1"), prefixed with the cluster type when
+// the fleet has more than one ("management-cluster/production/...").
+func TargetName(f *fleet.Fleet, ct *fleet.ClusterType, n *fleet.Node) string {
+	if len(f.ClusterTypes) == 1 {
+		return n.ID()
+	}
+	return ct.Name + "/" + n.ID()
+}
+
+// FindTarget resolves a target name: a full-depth path of the sequence,
+// prefixed with its cluster type (always accepted; required when the fleet
+// has several).
+func FindTarget(f *fleet.Fleet, name string) (*fleet.ClusterType, *fleet.Node, error) {
+	name = strings.Trim(name, "/")
+	first, rest, _ := strings.Cut(name, "/")
+	if ct := f.ClusterType(first); ct != nil {
+		if n := findLeaf(f, rest); n != nil {
+			return ct, n, nil
+		}
+		return nil, nil, unknownTarget(f, name)
+	}
+	if n := findLeaf(f, name); n != nil {
+		if len(f.ClusterTypes) == 1 {
+			return f.ClusterTypes[0], n, nil
+		}
+		var types []string
+		for _, ct := range f.ClusterTypes {
+			types = append(types, ct.Name+"/"+name)
+		}
+		return nil, nil, fmt.Errorf("target %q exists for several cluster types: name one of %s", name, strings.Join(types, ", "))
+	}
+	return nil, nil, unknownTarget(f, name)
+}
+
+func findLeaf(f *fleet.Fleet, id string) *fleet.Node {
+	for _, n := range f.Targets {
+		if n.ID() == id {
+			return n
+		}
+	}
+	return nil
+}
+
+// unknownTarget names the targets nearest to name.
+func unknownTarget(f *fleet.Fleet, name string) error {
+	var all []string
+	for _, ct := range f.ClusterTypes {
+		for _, n := range f.Targets {
+			all = append(all, TargetName(f, ct, n))
+		}
+	}
+	if len(all) == 0 {
+		return fmt.Errorf("unknown target %q: the fleet has no targets", name)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return distance(name, all[i]) < distance(name, all[j]) })
+	const shown = 5
+	hint := "one of"
+	if len(all) > shown {
+		all, hint = all[:shown], "nearest"
+	}
+	return fmt.Errorf("unknown target %q: a target is a full-depth path of the sequence (%s: %s)", name, hint, strings.Join(all, ", "))
+}
+
+// distance is the Levenshtein distance between a and b.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,103 @@
+package status_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/status"
+	"github.com/strata-fleet/strata/internal/testfleet"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func compute(t *testing.T) *status.Status {
+	t.Helper()
+	f, err := fleet.Load(testfleet.FS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := status.Compute(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s differs (-want +got); run go test -update if the change is intended:\n%s", p, diff)
+	}
+}
+
+func TestGoldenTable(t *testing.T) {
+	s := compute(t)
+	for _, tc := range []struct {
+		name string
+		opts status.TableOptions
+	}{
+		{"table.txt", status.TableOptions{}},
+		{"table-width-72.txt", status.TableOptions{Width: 72}},
+		{"table-color.txt", status.TableOptions{Color: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := status.WriteTable(&b, s, tc.opts); err != nil {
+				t.Fatal(err)
+			}
+			if tc.opts.Width > 0 {
+				for _, line := range strings.Split(b.String(), "\n") {
+					if n := len([]rune(line)); n > tc.opts.Width {
+						t.Errorf("line of %d runes is wider than %d: %q", n, tc.opts.Width, line)
+					}
+				}
+			}
+			golden(t, tc.name, b.Bytes())
+		})
+	}
+}
+
+func TestGoldenJSON(t *testing.T) {
+	b, err := json.MarshalIndent(compute(t), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "status.json", append(b, '\n'))
+}
+
+func TestGoldenHTML(t *testing.T) {
+	var b bytes.Buffer
+	if err := status.WriteHTML(&b, compute(t)); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, external := range []string{"http://", "https://", "src=", "<link"} {
+		if i := strings.Index(html, external); i >= 0 && !strings.Contains(html[max(0, i-80):i], "title=") {
+			t.Errorf("the page refers to something outside it (%q): %s", external, html[max(0, i-60):min(len(html), i+60)])
+		}
+	}
+	golden(t, "status.html", b.Bytes())
+}

@@ -1,0 +1,185 @@
+package validate
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/common/util"
+	"helm.sh/helm/v4/pkg/chart/loader/archive"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
+	"helm.sh/helm/v4/pkg/engine"
+	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
+	"helm.sh/helm/v4/pkg/strvals"
+	"sigs.k8s.io/yaml"
+)
+
+// helmRelease is what Argo CD hands `helm template` for a Helm source.
+type helmRelease struct {
+	name, namespace string
+	// valueFiles are relative to the chart; values is a YAML document;
+	// valuesObject a mapping; parameters name=value pairs.
+	valueFiles              []string
+	values                  string
+	valuesObject            map[string]any
+	parameters              []helmParameter
+	ignoreMissingValueFiles bool
+}
+
+type helmParameter struct {
+	name, value string
+	forceString bool
+}
+
+// renderHelmChart renders the chart in dir of fsys with Helm's engine as
+// `helm template` does for Argo CD, and checks that every manifest it renders
+// is valid YAML. It returns skip, not an error, when the chart cannot be
+// rendered offline (dependencies that are not vendored in charts/).
+func renderHelmChart(fsys fs.FS, dir string, rel helmRelease) (skip string, err error) {
+	c, err := loadChartDir(fsys, dir)
+	if err != nil {
+		return "", err
+	}
+	if missing := missingDependencies(c); len(missing) > 0 {
+		return fmt.Sprintf("its dependencies %s are not vendored in %s/charts (Argo CD fetches them; strata validate works offline)",
+			strings.Join(missing, ", "), dir), nil
+	}
+	vals, err := rel.mergedValues(fsys, dir)
+	if err != nil {
+		return "", err
+	}
+	if err := chartutil.ProcessDependencies(c, vals); err != nil {
+		return "", err
+	}
+	opts := common.ReleaseOptions{Name: rel.name, Namespace: rel.namespace, Revision: 1, IsInstall: true}
+	rv, err := util.ToRenderValuesWithSchemaValidation(c, vals, opts, common.DefaultCapabilities, false)
+	if err != nil {
+		return "", err
+	}
+	out, err := engine.Engine{}.Render(c, rv)
+	if err != nil {
+		return "", err
+	}
+	names := make([]string, 0, len(out))
+	for name := range out {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") && !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		for _, doc := range releaseutil.SplitManifests(out[name]) {
+			var m map[string]any
+			if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+				return "", fmt.Errorf("%s renders invalid YAML: %v", name, err)
+			}
+		}
+	}
+	return "", nil
+}
+
+// loadChartDir loads the chart in dir of fsys.
+func loadChartDir(fsys fs.FS, dir string) (*chart.Chart, error) {
+	var files []*archive.BufferedFile
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		files = append(files, &archive.BufferedFile{Name: strings.TrimPrefix(p, dir+"/"), Data: data})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	return loader.LoadFiles(files)
+}
+
+// missingDependencies lists the dependencies of Chart.yaml that charts/ does
+// not hold.
+func missingDependencies(c *chart.Chart) []string {
+	have := map[string]bool{}
+	for _, d := range c.Dependencies() {
+		have[d.Name()] = true
+	}
+	var missing []string
+	for _, d := range c.Metadata.Dependencies {
+		if !have[d.Name] {
+			missing = append(missing, d.Name)
+		}
+	}
+	return missing
+}
+
+// mergedValues layers the release's values as Argo CD passes them to Helm:
+// value files, then values (or valuesObject), then parameters.
+func (rel helmRelease) mergedValues(fsys fs.FS, dir string) (map[string]any, error) {
+	vals := map[string]any{}
+	for _, f := range rel.valueFiles {
+		if strings.HasPrefix(f, "$") || strings.Contains(f, "://") {
+			continue // from another source or a URL: not checked
+		}
+		p := path.Clean(path.Join(dir, f))
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			if rel.ignoreMissingValueFiles {
+				continue
+			}
+			return nil, fmt.Errorf("value file %s: %v", f, unwrapPathError(err))
+		}
+		v, err := common.ReadValues(data)
+		if err != nil {
+			return nil, fmt.Errorf("value file %s: %v", f, err)
+		}
+		vals = util.MergeTables(v, vals)
+	}
+	if rel.values != "" {
+		v, err := common.ReadValues([]byte(rel.values))
+		if err != nil {
+			return nil, fmt.Errorf("helm.values: %v", err)
+		}
+		vals = util.MergeTables(v, vals)
+	}
+	if rel.valuesObject != nil {
+		vals = util.MergeTables(copyMap(rel.valuesObject), vals)
+	}
+	for _, p := range rel.parameters {
+		parse := strvals.ParseInto
+		if p.forceString {
+			parse = strvals.ParseIntoString
+		}
+		if err := parse(p.name+"="+p.value, vals); err != nil {
+			return nil, fmt.Errorf("helm.parameters %s: %v", p.name, err)
+		}
+	}
+	return vals, nil
+}
+
+func copyMap(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		if sub, ok := v.(map[string]any); ok {
+			v = copyMap(sub)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// unwrapPathError drops the operation and path of an *fs.PathError.
+func unwrapPathError(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

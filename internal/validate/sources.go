@@ -1,0 +1,255 @@
+package validate
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// appSource is one source of an Application (or of an ApplicationSet's
+// template), with the field path it has in the resource.
+type appSource struct {
+	field string // spec.source, spec.sources[1], spec.template.spec.source
+	m     map[string]any
+}
+
+func (s appSource) str(key string) string {
+	v, _ := s.m[key].(string)
+	return v
+}
+
+// appSpec returns the Application spec of a resource: the spec of an
+// Application, the template's spec of an ApplicationSet, and its field path.
+func appSpec(obj map[string]any) (map[string]any, string) {
+	spec, _ := obj["spec"].(map[string]any)
+	if spec == nil {
+		return nil, ""
+	}
+	switch obj["kind"] {
+	case "Application":
+		return spec, "spec"
+	case "ApplicationSet":
+		tmpl, _ := spec["template"].(map[string]any)
+		ts, _ := tmpl["spec"].(map[string]any)
+		return ts, "spec.template.spec"
+	}
+	return nil, ""
+}
+
+// sourcesOf lists the sources of a resource.
+func sourcesOf(obj map[string]any) []appSource {
+	spec, prefix := appSpec(obj)
+	if spec == nil {
+		return nil
+	}
+	var out []appSource
+	if m, ok := spec["source"].(map[string]any); ok {
+		out = append(out, appSource{field: prefix + ".source", m: m})
+	}
+	if list, ok := spec["sources"].([]any); ok {
+		for i, it := range list {
+			if m, ok := it.(map[string]any); ok {
+				out = append(out, appSource{field: fmt.Sprintf("%s.sources[%d]", prefix, i), m: m})
+			}
+		}
+	}
+	return out
+}
+
+// repoKey reduces a Git repository URL to host/path, so that the spellings
+// of one repository compare equal: https://github.com/org/repo,
+// https://github.com/org/repo.git, git@github.com:org/repo.git,
+// ssh://git@github.com/org/repo.
+func repoKey(u string) string {
+	u = strings.TrimSpace(u)
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	} else if at := strings.Index(u, "@"); at >= 0 && strings.Contains(u[at:], ":") {
+		u = strings.Replace(u[at+1:], ":", "/", 1) // scp-like git@host:org/repo
+	}
+	if at := strings.Index(u, "@"); at >= 0 && at < strings.Index(u+"/", "/") {
+		u = u[at+1:] // user info
+	}
+	u = strings.TrimSuffix(strings.TrimSuffix(u, "/"), ".git")
+	host, rest, _ := strings.Cut(u, "/")
+	if h, port, ok := strings.Cut(host, ":"); ok && (port == "22" || port == "443") {
+		host = h
+	}
+	return strings.ToLower(host) + "/" + rest
+}
+
+// sourceResult is the outcome of checking one local source.
+type sourceResult struct {
+	severity Severity
+	msg      string // "" when all is well
+}
+
+// sourceChecker checks sources that point into the repository, each
+// distinct one once.
+type sourceChecker struct {
+	fsys fs.FS  // the repository, with rendered/ as rendered in memory
+	repo string // repoKey of the repository's URL; "" when not declared
+	mu   sync.Mutex
+	done map[string]*sourceOnce
+}
+
+type sourceOnce struct {
+	once sync.Once
+	res  sourceResult
+}
+
+// templateRE matches a template expression left for Argo CD.
+var templateRE = regexp.MustCompile(`\{\{.*?\}\}`)
+
+// check checks the source s of a resource named name with destination
+// namespace ns. It returns a zero result for sources outside the repository.
+func (c *sourceChecker) check(s appSource, name, ns string) sourceResult {
+	if c.repo == "" || repoKey(s.str("repoURL")) != c.repo {
+		return sourceResult{}
+	}
+	p := s.str("path")
+	if p == "" || s.str("chart") != "" {
+		return sourceResult{}
+	}
+	release := helmRelease{name: name, namespace: ns}
+	if h, ok := s.m["helm"].(map[string]any); ok {
+		release = helmSpec(h, name, ns)
+	}
+	key, _ := json.Marshal([]any{p, s.m["helm"], s.m["kustomize"], s.m["directory"], s.m["plugin"], release.name, release.namespace})
+	c.mu.Lock()
+	o := c.done[string(key)]
+	if o == nil {
+		o = &sourceOnce{}
+		c.done[string(key)] = o
+	}
+	c.mu.Unlock()
+	o.once.Do(func() { o.res = c.checkPath(s, p, release) })
+	return o.res
+}
+
+func (c *sourceChecker) checkPath(s appSource, p string, release helmRelease) sourceResult {
+	if templateRE.MatchString(p) {
+		pattern := templateRE.ReplaceAllString(path.Clean(strings.TrimPrefix(p, "/")), "*")
+		if matches, err := fs.Glob(c.fsys, pattern); err == nil && len(matches) == 0 {
+			return sourceResult{Warning, fmt.Sprintf("no directory of this repository matches %s (its template expressions taken as *)", p)}
+		}
+		return sourceResult{}
+	}
+	dir := path.Clean(strings.TrimPrefix(p, "./"))
+	if path.IsAbs(dir) || dir == ".." || strings.HasPrefix(dir, "../") {
+		return sourceResult{Error, fmt.Sprintf("path %s leaves the repository: Argo CD resolves it inside the repository", p)}
+	}
+	info, err := fs.Stat(c.fsys, dir)
+	if err != nil {
+		msg := fmt.Sprintf("path %s does not exist in this repository", p)
+		if s := c.nearest(dir); s != "" {
+			msg += fmt.Sprintf(": did you mean %s?", s)
+		}
+		return sourceResult{Error, msg}
+	}
+	if !info.IsDir() {
+		return sourceResult{Error, fmt.Sprintf("path %s is a file: Argo CD needs the directory that holds the manifests", p)}
+	}
+	_, explicitKustomize := s.m["kustomize"]
+	_, explicitHelm := s.m["helm"]
+	_, plugin := s.m["plugin"]
+	switch {
+	case plugin:
+		return sourceResult{}
+	case explicitHelm || (!explicitKustomize && isFile(c.fsys, dir+"/Chart.yaml")):
+		if !isFile(c.fsys, dir+"/Chart.yaml") {
+			return sourceResult{Error, fmt.Sprintf("path %s holds no Chart.yaml, but the source sets helm", p)}
+		}
+		skip, err := renderHelmChart(c.fsys, dir, release)
+		if err != nil {
+			return sourceResult{Error, fmt.Sprintf("the Helm chart in %s does not render: %s", dir, oneLine(err))}
+		}
+		if skip != "" {
+			return sourceResult{Warning, fmt.Sprintf("the Helm chart in %s was not rendered: %s", dir, skip)}
+		}
+	case explicitKustomize || kustomizationFile(c.fsys, dir) != "":
+		if kustomizationFile(c.fsys, dir) == "" {
+			return sourceResult{Error, fmt.Sprintf("path %s holds no kustomization.yaml, but the source sets kustomize", p)}
+		}
+		skip, err := buildKustomize(c.fsys, dir)
+		if err != nil {
+			return sourceResult{Error, fmt.Sprintf("kustomize build %s fails: %s", dir, oneLine(err))}
+		}
+		if skip != "" {
+			return sourceResult{Warning, fmt.Sprintf("kustomize build %s was not run: %s", dir, skip)}
+		}
+	}
+	return sourceResult{}
+}
+
+// nearest suggests an existing directory for a missing one: the closest
+// name in the deepest existing parent.
+func (c *sourceChecker) nearest(dir string) string {
+	parent, base := path.Split(dir)
+	parent = strings.TrimSuffix(parent, "/")
+	if parent == "" {
+		parent = "."
+	}
+	if !isDir(c.fsys, parent) {
+		if parent == "." {
+			return ""
+		}
+		return c.nearest(parent)
+	}
+	entries, err := fs.ReadDir(c.fsys, parent)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	if s := closest(base, names); s != "" {
+		return path.Join(parent, s)
+	}
+	return ""
+}
+
+// helmSpec reads the helm block of a source.
+func helmSpec(h map[string]any, name, ns string) helmRelease {
+	r := helmRelease{name: name, namespace: ns}
+	if n, _ := h["releaseName"].(string); n != "" {
+		r.name = n
+	}
+	if n, _ := h["namespace"].(string); n != "" {
+		r.namespace = n
+	}
+	if list, ok := h["valueFiles"].([]any); ok {
+		for _, f := range list {
+			if s, ok := f.(string); ok {
+				r.valueFiles = append(r.valueFiles, s)
+			}
+		}
+	}
+	r.values, _ = h["values"].(string)
+	r.valuesObject, _ = h["valuesObject"].(map[string]any)
+	r.ignoreMissingValueFiles, _ = h["ignoreMissingValueFiles"].(bool)
+	if list, ok := h["parameters"].([]any); ok {
+		for _, it := range list {
+			m, _ := it.(map[string]any)
+			n, _ := m["name"].(string)
+			v, _ := m["value"].(string)
+			f, _ := m["forceString"].(bool)
+			if n != "" {
+				r.parameters = append(r.parameters, helmParameter{name: n, value: v, forceString: f})
+			}
+		}
+	}
+	return r
+}
+
+// oneLine joins the lines of an error message.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), ":\n", ": ")), " ")
+}

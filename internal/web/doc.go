@@ -1,0 +1,15 @@
+// Package web is strata's read-only web UI: the rollout matrix, each patch's
+// rollout along the sequence, a target's detail (merged values with the file
+// and line of every leaf, the files that apply, the rendered resources) and
+// the diff of the rendered output against a base revision.
+//
+// The data are those of the other packages: status for the matrix and the
+// patches, explain for provenance, render for the manifests, diff for the
+// comparison. A [Server] loads the fleet from an fs.FS, polls the
+// modification times of config/ and argocd-apps/ and reloads when they
+// change; open pages notice the new generation and refresh themselves.
+// Templates, styles and scripts are embedded in the binary and nothing is
+// fetched from elsewhere. Only GET and HEAD are served, and on a loopback
+// address only requests that name a loopback host (a guard against DNS
+// rebinding).
+package web

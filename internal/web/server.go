@@ -1,0 +1,188 @@
+package web
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/diff"
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/status"
+)
+
+// Options configures a Server.
+type Options struct {
+	// Dir is the fleet repository's directory (for Git); FS reads it.
+	Dir string
+	FS  fs.FS
+	// Base is the revision the diff page compares with by default (HEAD).
+	Base string
+	// Interval is how often the repository is polled for changes (1s).
+	Interval time.Duration
+	// Loopback restricts requests to loopback host names.
+	Loopback bool
+	Logger   *slog.Logger
+}
+
+// Server serves the UI over the current state of a fleet repository.
+type Server struct {
+	opts Options
+
+	mu    sync.RWMutex
+	snap  *snapshot
+	stamp [32]byte
+
+	diffMu sync.Mutex
+}
+
+// snapshot is the data of one load of the repository.
+type snapshot struct {
+	gen    int
+	loaded time.Time
+	err    error
+	fleet  *fleet.Fleet
+	chart  *render.Chart
+	status *status.Status
+	diffs  map[string]*diffEntry
+}
+
+type diffEntry struct {
+	res *diff.Result
+	err error
+}
+
+// New loads the repository and returns a Server. A repository that does not
+// load is not an error here: the UI shows the error until it is fixed.
+func New(opts Options) *Server {
+	if opts.Base == "" {
+		opts.Base = "HEAD"
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts}
+	s.stamp = s.fingerprint()
+	s.load(0)
+	return s
+}
+
+// Err returns the error of the last load, if it failed.
+func (s *Server) Err() error { return s.current().err }
+
+// Generation counts the loads; it changes when the repository does.
+func (s *Server) Generation() int { return s.current().gen }
+
+func (s *Server) current() *snapshot {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.snap
+}
+
+func (s *Server) load(gen int) {
+	snap := &snapshot{gen: gen, loaded: time.Now(), diffs: map[string]*diffEntry{}}
+	snap.fleet, snap.err = fleet.Load(s.opts.FS)
+	if snap.err == nil {
+		snap.chart, snap.err = render.LoadChart(s.opts.FS)
+	}
+	if snap.err == nil {
+		snap.status, snap.err = status.Compute(snap.fleet)
+	}
+	if snap.err != nil {
+		s.opts.Logger.Warn("the fleet does not load; the UI shows the error until it is fixed", "err", snap.err)
+	}
+	s.mu.Lock()
+	s.snap = snap
+	s.mu.Unlock()
+}
+
+// Watch polls the repository until ctx ends and reloads it when a file
+// under config/ or argocd-apps/ changes.
+func (s *Server) Watch(ctx context.Context) {
+	t := time.NewTicker(s.opts.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s.Refresh()
+		}
+	}
+}
+
+// Refresh reloads the repository if it changed since the last load, and
+// reports whether it did.
+func (s *Server) Refresh() bool {
+	stamp := s.fingerprint()
+	s.mu.RLock()
+	same := stamp == s.stamp
+	gen := s.snap.gen
+	s.mu.RUnlock()
+	if same {
+		return false
+	}
+	s.opts.Logger.Info("the repository changed; reloading")
+	s.load(gen + 1)
+	s.mu.Lock()
+	s.stamp = stamp
+	s.mu.Unlock()
+	return true
+}
+
+// fingerprint hashes the names, sizes and modification times of the files
+// the fleet is made of.
+func (s *Server) fingerprint() [32]byte {
+	h := sha256.New()
+	for _, dir := range []string{"config", render.ChartDir} {
+		err := fs.WalkDir(s.opts.FS, dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				fmt.Fprintf(h, "%s\x00error\x00", p)
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			fmt.Fprintf(h, "%s\x00%d\x00%d\x00%v\x00", p, info.Size(), info.ModTime().UnixNano(), info.Mode())
+			return nil
+		})
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(h, "%s\x00%v\x00", dir, err)
+		}
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+// diff compares the current fleet with base, once per base and generation.
+func (s *Server) diff(snap *snapshot, base, target string) (*diff.Result, error) {
+	s.diffMu.Lock()
+	defer s.diffMu.Unlock()
+	commit, err := diff.Commit(s.opts.Dir, base)
+	if err != nil {
+		return nil, err
+	}
+	key := commit + "\x00" + target
+	if e := snap.diffs[key]; e != nil {
+		return e.res, e.err
+	}
+	e := &diffEntry{}
+	rev, err := diff.ReadRevision(s.opts.Dir, base)
+	if err != nil {
+		e.err = err
+	} else {
+		e.res, e.err = diff.Compare(diff.Options{Base: rev, Head: s.opts.FS, Target: target})
+	}
+	snap.diffs[key] = e
+	return e.res, e.err
+}

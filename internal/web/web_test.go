@@ -1,0 +1,205 @@
+package web_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/web"
+)
+
+// serve writes the test fleet into a directory and serves it.
+func serve(t *testing.T) (*web.Server, *httptest.Server, string) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := testfleet.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return serveDir(t, dir)
+}
+
+func serveDir(t *testing.T, dir string) (*web.Server, *httptest.Server, string) {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	s := web.New(web.Options{Dir: dir, FS: root.FS(), Loopback: true})
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return s, ts, dir
+}
+
+func get(t *testing.T, ts *httptest.Server, path string) (int, string) {
+	t.Helper()
+	return do(t, ts, http.MethodGet, path, "")
+}
+
+func do(t *testing.T, ts *httptest.Server, method, path, host string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, ts.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host != "" {
+		req.Host = host
+	}
+	resp, err := ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+func TestPages(t *testing.T) {
+	_, ts, _ := serve(t)
+	for _, tc := range []struct {
+		path string
+		code int
+		want []string
+	}{
+		{"/", 200, []string{"Rollout matrix", `href="/target/production/prod-sector-1/us-east1"`, `href="/patch/management-cluster/cert-manager/patch-001"`, `data-patches="cert-manager/patch-001 cert-manager/patch-002"`}},
+		{"/target/production/prod-sector-1/us-east1", 200, []string{
+			`<h1 id="target-name">production/prod-sector-1/us-east1</h1>`,
+			"targetRevision: v1.17.0", "config/management-cluster/cert-manager/production/override.yaml:4:23",
+			"region: us-east1", "templates/cert-manager.yaml", "kind: Application",
+		}},
+		{"/target/management-cluster/integration/int-sector-1/us-central1", 200, []string{"integration/int-sector-1/us-central1", "patch-001"}},
+		{"/patch/management-cluster/cert-manager/patch-001", 200, []string{"cert-manager/patch-001", "5 of 9", "stage/stage-sector-2", "Upgrade cert-manager to v1.19.0", "strata promote management-cluster cert-manager patch-001"}},
+		{"/target/production/nowhere", 404, []string{"unknown target"}},
+		{"/patch/management-cluster/cert-manager/patch-999", 404, []string{"no patch patch-999"}},
+		{"/static/app.js", 200, []string{"/api/generation"}},
+		{"/nothing-here", 404, nil},
+	} {
+		code, body := get(t, ts, tc.path)
+		if code != tc.code {
+			t.Errorf("GET %s: %d, want %d", tc.path, code, tc.code)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(body, w) {
+				t.Errorf("GET %s: the page lacks %q", tc.path, w)
+			}
+		}
+	}
+}
+
+func TestAPI(t *testing.T) {
+	_, ts, _ := serve(t)
+	code, body := get(t, ts, "/api/status")
+	var st struct {
+		ClusterTypes []struct {
+			Patches []struct{ Component, Name string }
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &st); err != nil || code != 200 {
+		t.Fatalf("GET /api/status: %d %v\n%s", code, err, body)
+	}
+	if n := len(st.ClusterTypes[0].Patches); n != 3 {
+		t.Errorf("%d patches, want 3", n)
+	}
+}
+
+func TestReadOnlyAndLoopback(t *testing.T) {
+	_, ts, _ := serve(t)
+	for _, m := range []string{http.MethodPost, http.MethodPut, http.MethodDelete} {
+		if code, _ := do(t, ts, m, "/", ""); code != http.StatusMethodNotAllowed {
+			t.Errorf("%s /: %d, want 405", m, code)
+		}
+	}
+	if code, _ := do(t, ts, http.MethodGet, "/", "attacker.example:8080"); code != http.StatusForbidden {
+		t.Errorf("GET with Host attacker.example: %d, want 403", code)
+	}
+	if code, _ := do(t, ts, http.MethodGet, "/", "localhost:8080"); code != http.StatusOK {
+		t.Errorf("GET with Host localhost: %d, want 200", code)
+	}
+}
+
+func TestReloadsWhenTheRepositoryChanges(t *testing.T) {
+	s, ts, dir := serve(t)
+	if s.Refresh() {
+		t.Fatal("reloaded with nothing changed")
+	}
+	p := filepath.Join(dir, "config/management-cluster/cert-manager/production/override.yaml")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, p, strings.Replace(string(data), "v1.17.0", "v1.17.9", 1))
+	_, body := get(t, ts, "/api/generation")
+	if !strings.Contains(body, `"generation":1`) {
+		t.Errorf("generation after a change: %s", body)
+	}
+	if _, body := get(t, ts, "/"); !strings.Contains(body, "v1.17.9") {
+		t.Error("the matrix does not show the new version")
+	}
+	// A broken file shows the error; fixing it recovers.
+	write(t, p, "applications: [\n")
+	s.Refresh()
+	if _, body := get(t, ts, "/"); !strings.Contains(body, "The fleet does not load") || !strings.Contains(body, "override.yaml") {
+		t.Errorf("the page does not show the load error:\n%s", body)
+	}
+	write(t, p, string(data))
+	s.Refresh()
+	if _, body := get(t, ts, "/"); !strings.Contains(body, "v1.17.0") {
+		t.Error("the matrix did not recover")
+	}
+}
+
+func write(t *testing.T, p, data string) {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Make the change visible to the poll whatever the file system's
+	// timestamp granularity.
+	future := time.Now().Add(time.Duration(len(data)) * time.Second)
+	if err := os.Chtimes(p, future, future); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDiffPage(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	if err := testfleet.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "fleet"}} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	p := filepath.Join(dir, "config/management-cluster/prometheus/production/override.yaml")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, p, strings.Replace(string(data), "30d", "45d", 1))
+	_, ts, _ := serveDir(t, dir)
+	code, body := get(t, ts, "/diff")
+	if code != 200 || !strings.Contains(body, "3 of 9 targets change: prometheus") || !strings.Contains(body, `<span class="add">&#43;              retention: 45d</span>`) {
+		t.Errorf("GET /diff: %d\n%s", code, body)
+	}
+	if _, body := get(t, ts, "/diff?base=nope"); !strings.Contains(body, "--base nope: unknown revision") {
+		t.Errorf("GET /diff?base=nope:\n%s", body)
+	}
+	if _, body := get(t, ts, "/diff?target=stage"); !strings.Contains(body, "no target changes (3 targets compared with HEAD)") {
+		t.Errorf("GET /diff?target=stage:\n%s", body)
+	}
+}
