@@ -1,0 +1,37 @@
+# strata — developer tasks. `make help` lists them.
+GO      ?= go
+BIN     ?= bin/strata
+EXAMPLE ?= examples/seed-003
+
+.PHONY: help build test test-short lint golden bench e2e example tidy
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+build: ## build bin/strata
+	$(GO) build -o $(BIN) ./cmd/strata
+
+example: ## render the bundled seed 003 example fleet
+	$(GO) run ./cmd/strata --root $(EXAMPLE) render
+
+test: ## all tests, including those against a real kube-apiserver (prepares it first)
+	bash hack/test-deps.sh
+	$(GO) test -race -count=1 ./...
+
+test-short: ## unit and CLI tests only (skips the API server and Argo CD tiers)
+	$(GO) test -short -count=1 ./...
+
+lint: ## go vet, gofmt, go mod tidy
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l cmd internal hack)" || { gofmt -l cmd internal hack; echo 'run gofmt -w'; exit 1; }
+	$(GO) mod tidy -diff
+
+golden: ## refresh golden files and the examples' rendered/ trees
+	$(GO) test ./... -run 'Golden|Examples|Scripts' -update -short
+
+bench: ## benchmarks (SPEC §9); see BENCHMARKS.md
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./internal/...
+
+e2e: ## end-to-end tests against real Argo CD
+	bash hack/test-deps.sh
+	$(GO) test -count=1 -run E2E -v ./internal/e2e/...
