@@ -107,7 +107,6 @@ func chartFuncs(y *yamlMemo) template.FuncMap {
 	return template.FuncMap{"toYaml": y.toYAML}
 }
 
-
 // splitDocuments splits a stream of YAML documents at its "---" lines.
 func splitDocuments(text string) []string {
 	var out []string
