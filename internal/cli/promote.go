@@ -98,10 +98,16 @@ func (o *promoteOptions) run() error {
 		}
 		if !o.output.json() {
 			fmt.Fprintf(o.stdout, "completed the interrupted promotion of %s (%s)\n", rep.Resumed.Patch, rep.Resumed.Component)
+			if o.opts.ClusterType != "" {
+				fmt.Fprintln(o.stdout, "nothing more was promoted: run the command again to promote further")
+			}
 		}
+		// Completing the interrupted step is this run's promotion: going on
+		// would take a second step (and pass gates) the user did not see.
+		o.opts.ClusterType = ""
 	}
 	if o.opts.ClusterType != "" {
-		f, err := fleet.Load(r.fsys)
+		f, err := loadForPromote(r, o.opts.ClusterType, o.opts.Component)
 		if err != nil {
 			return err
 		}
@@ -242,4 +248,18 @@ func (o *promoteOptions) complete(_ *cobra.Command, args []string, _ string) ([]
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// loadForPromote loads only the component being promoted; when the cluster
+// type or component does not exist it loads the whole fleet, so that the
+// error can list the valid choices.
+func loadForPromote(r *repo, clusterType, component string) (*fleet.Fleet, error) {
+	f, err := fleet.LoadComponent(r.fsys, clusterType, component)
+	if err != nil {
+		return nil, err
+	}
+	if ct := f.ClusterType(clusterType); ct != nil && ct.Component(component) != nil {
+		return f, nil
+	}
+	return fleet.Load(r.fsys)
 }

@@ -98,7 +98,17 @@ func (c *Component) Layers(n *Node) []*Level {
 }
 
 // Load reads the fleet repository in fsys.
-func Load(fsys fs.FS) (*Fleet, error) {
+func Load(fsys fs.FS) (*Fleet, error) { return load(fsys, "", "") }
+
+// LoadComponent reads only what one component of one cluster type needs:
+// config.yaml, the inventory, the cluster type's defaults and the
+// component's directory (promote works on nothing else). The other cluster
+// types and components are absent from the result.
+func LoadComponent(fsys fs.FS, clusterType, component string) (*Fleet, error) {
+	return load(fsys, clusterType, component)
+}
+
+func load(fsys fs.FS, onlyType, onlyComponent string) (*Fleet, error) {
 	data, err := fs.ReadFile(fsys, ConfigPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -111,8 +121,11 @@ func Load(fsys fs.FS) (*Fleet, error) {
 		return nil, err
 	}
 	f := &Fleet{FS: fsys, Config: cfg, Targets: cfg.Root.leavesAtDepth(len(cfg.Dimensions))}
-	l := loader{fsys: fsys, cfg: cfg}
+	l := loader{fsys: fsys, cfg: cfg, onlyComponent: onlyComponent}
 	for _, decl := range cfg.ClusterTypes {
+		if onlyType != "" && decl.Name != onlyType {
+			continue
+		}
 		if ct := l.clusterType(decl); ct != nil {
 			f.ClusterTypes = append(f.ClusterTypes, ct)
 		}
@@ -145,6 +158,8 @@ type loader struct {
 	fsys fs.FS
 	cfg  *Config
 	errs []error
+	// onlyComponent, when set, is the one component directory read.
+	onlyComponent string
 }
 
 func (l *loader) fail(err error) {
@@ -172,6 +187,7 @@ func (l *loader) clusterType(decl ClusterTypeDecl) *ClusterType {
 		switch {
 		case e.Name() == "defaults.yaml" && !e.IsDir():
 			ct.Defaults = l.readFile(p)
+		case e.IsDir() && l.onlyComponent != "" && e.Name() != l.onlyComponent:
 		case e.IsDir():
 			if c := l.component(p, e.Name()); c != nil {
 				ct.Components = append(ct.Components, c)

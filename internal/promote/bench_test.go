@@ -200,7 +200,8 @@ func BenchmarkPromote(b *testing.B) {
 			var load, plan, apply time.Duration
 			for b.Loop() {
 				t0 := time.Now()
-				f, err := fleet.Load(root.FS())
+				// As strata promote does: only the component is loaded.
+				f, err := fleet.LoadComponent(root.FS(), st.opts.ClusterType, st.opts.Component)
 				if err != nil {
 					b.Fatal(err)
 				}

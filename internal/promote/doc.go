@@ -10,7 +10,7 @@
 //  3. copy the patch to the next node in walk order that does not have it,
 //     skipping nodes above the promotion level (default config
 //     promotion.level, else the second dimension); entering a node marked
-//     promotion: manual needs approval;
+//     promotion: manual needs approval (a copy above a gate enters it too);
 //  4. coalesce: once every target under a node has the patch, the copies
 //     under it become one patch at that node;
 //  5. integrate: once every first-dimension node has it, the patch is merged
@@ -21,7 +21,9 @@
 // values (because an override below the new location sets the same field)
 // is refused; and the plan's file operations are applied through a journal,
 // writes before removals, so that a crash at any point leaves every patch's
-// content on disk and the next run completes the promotion.
+// content on disk and the next run completes the promotion. Each operation
+// records the digest of the file it replaces or removes: a file edited since
+// the plan was made is never overwritten or removed.
 //
 // The plan is data; package cli prints it. Apply performs it.
 package promote
