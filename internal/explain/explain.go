@@ -76,7 +76,9 @@ func Explain(ct *fleet.ClusterType, n *fleet.Node, target, component, field stri
 	if err != nil {
 		return nil, err
 	}
-	path = resolve(merged, path, component)
+	if path, err = resolve(merged, path, component); err != nil {
+		return nil, err
+	}
 	res := &Result{Target: target, ClusterType: ct.Name, Component: component, Field: values.PathString(path), Path: path}
 	if res.Chain, err = chain(ct, c, n, path); err != nil {
 		return nil, err
@@ -117,9 +119,9 @@ func Explain(ct *fleet.ClusterType, n *fleet.Node, target, component, field stri
 // source.targetRevision means applications.<item>.source.targetRevision
 // for the item that has it (the item named like the component first), and
 // cert-manager.source... means <section>.cert-manager.source...
-func resolve(v *values.Value, path []string, component string) []string {
+func resolve(v *values.Value, path []string, component string) ([]string, error) {
 	if v.Get(path[0]) != nil {
-		return path
+		return path, nil
 	}
 	var found [][]string
 	for i, section := range v.Keys {
@@ -128,20 +130,29 @@ func resolve(v *values.Value, path []string, component string) []string {
 			continue
 		}
 		if items.Get(path[0]) != nil {
-			return append([]string{section}, path...)
+			return append([]string{section}, path...), nil
 		}
 		for _, item := range items.Keys {
 			p := append([]string{section, item}, path...)
 			if lookup(v, p) != nil {
 				if item == component {
-					return p
+					return p, nil
 				}
 				found = append(found, p)
 			}
 		}
 	}
-	if len(found) > 0 {
-		return found[0]
+	switch len(found) {
+	case 0:
+	case 1:
+		return found[0], nil
+	default:
+		var names []string
+		for _, p := range found {
+			names = append(names, values.PathString(p))
+		}
+		return nil, fmt.Errorf("%s is ambiguous in %s: it is %s; name the item (%s)",
+			values.PathString(path), component, strings.Join(names, " and "), values.PathString(found[0][1:]))
 	}
 	// Not set anywhere in the merged values: resolve against the item
 	// named like the component, or the only item, so that the chain can
@@ -153,10 +164,10 @@ func resolve(v *values.Value, path []string, component string) []string {
 			if items.Get(component) == nil {
 				item = items.Keys[0]
 			}
-			return append([]string{section, item}, path...)
+			return append([]string{section, item}, path...), nil
 		}
 	}
-	return path
+	return path, nil
 }
 
 // lookup follows path through mappings and lists, or returns nil.

@@ -229,3 +229,25 @@ func golden(t *testing.T, name string, got []byte) {
 		t.Errorf("%s differs (-want +got):\n%s", p, diff)
 	}
 }
+
+func TestExplainAmbiguous(t *testing.T) {
+	f := load(t, map[string]string{
+		"config/management-cluster/prometheus/values.yaml": "applications:\n  prometheus:\n    destination: {namespace: monitoring}\n  alertmanager:\n    destination: {namespace: monitoring}\n",
+	})
+	_, err := run(t, f, "stage/stage-sector-2/ap-east1", "prometheus", "destination.namespace")
+	if err != nil {
+		t.Errorf("the item named like the component should win: %v", err)
+	}
+	_, err = run(t, f, "stage/stage-sector-2/ap-east1", "cert-manager", "destination.namespace")
+	if err != nil {
+		t.Error(err)
+	}
+	f = load(t, map[string]string{
+		"config/management-cluster/prometheus/values.yaml": "applications:\n  server:\n    destination: {namespace: monitoring}\n  alertmanager:\n    destination: {namespace: monitoring}\n",
+	})
+	_, err = run(t, f, "stage/stage-sector-2/ap-east1", "prometheus", "destination.namespace")
+	want := "destination.namespace is ambiguous in prometheus: it is applications.server.destination.namespace and applications.alertmanager.destination.namespace; name the item (server.destination.namespace)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}

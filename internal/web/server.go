@@ -38,7 +38,8 @@ type Server struct {
 	snap  *snapshot
 	stamp [32]byte
 
-	diffMu sync.Mutex
+	diffMu    sync.Mutex
+	refreshMu sync.Mutex
 }
 
 // snapshot is the data of one load of the repository.
@@ -122,6 +123,8 @@ func (s *Server) Watch(ctx context.Context) {
 // Refresh reloads the repository if it changed since the last load, and
 // reports whether it did.
 func (s *Server) Refresh() bool {
+	s.refreshMu.Lock()
+	defer s.refreshMu.Unlock()
 	stamp := s.fingerprint()
 	s.mu.RLock()
 	same := stamp == s.stamp
