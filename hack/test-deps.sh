@@ -7,3 +7,10 @@ cd "$(dirname "$0")/.."
 
 # The kube-apiserver + etcd tier (bootstrap --apply, validate).
 bash hack/build-kube.sh >/dev/null
+
+# The web UI's browser test drives Debian's headless Chromium.
+if ! command -v chromium >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends chromium >/dev/null
+fi
