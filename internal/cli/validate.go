@@ -30,8 +30,11 @@ func newValidateCmd(g *globals) *cobra.Command {
     repository.url): the path must exist; a Kustomize directory must build and
     a Helm chart must render (offline: remote bases and chart dependencies
     that are not vendored are reported, not fetched);
-  - patches of one level directory that set the same field;
-  - strata's policies (see 'go doc internal/validate').
+  - patches of one level directory that set the same field (a warning);
+  - strata's policies (warnings): an Application with no source; a
+    CreateNamespace=true sync option without a destination namespace; a source
+    of this repository that does not follow its target's revision pin; two
+    Applications of a target that deploy the same source to the same place.
 
 Each finding names the rendered file, the field path and, when it comes from
 the configuration, the file and line that set it. Findings identical but for
@@ -40,7 +43,7 @@ command exit 1; warnings do not.`,
 		Example: `  # Check the fleet of the current repository
   strata validate
 
-  # The findings as JSON, one entry per file
+  # Every finding as JSON, for CI annotations or other tools
   strata validate -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {

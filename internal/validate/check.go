@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/values"
@@ -54,7 +56,7 @@ func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error
 		schemas: s,
 		fleet:   f,
 		sources: &sourceChecker{fsys: newOverlay(fsys, outs), done: map[string]*sourceOnce{}},
-		cache:   map[[32]byte][]Problem{},
+		docs:    map[[32]byte]*doc{},
 	}
 	if f.Config.Repository != nil && f.Config.Repository.URL != "" {
 		v.sources.repo = repoKey(f.Config.Repository.URL)
@@ -102,18 +104,53 @@ type validator struct {
 	sources *sourceChecker
 
 	mu sync.Mutex
-	// cache holds the problems of each distinct resource content: many
-	// targets render identical files.
-	cache map[[32]byte][]Problem
+	// docs holds each distinct resource content, decoded and checked once:
+	// many targets render identical files.
+	docs map[[32]byte]*doc
 }
 
-// resource is a rendered resource of a target.
+// doc is a distinct rendered resource content: the object as the API
+// machinery decodes it (read-only: shared by the targets that render it) and
+// what the schemas find wrong with it.
+type doc struct {
+	once     sync.Once
+	obj      map[string]any
+	err      error
+	problems []Problem
+}
+
+// doc decodes and checks data, once per distinct content.
+func (v *validator) doc(data []byte) *doc {
+	key := sha256.Sum256(data)
+	v.mu.Lock()
+	d := v.docs[key]
+	if d == nil {
+		d = &doc{}
+		v.docs[key] = d
+	}
+	v.mu.Unlock()
+	d.once.Do(func() {
+		if d.obj, d.err = Decode(data); d.err != nil {
+			return
+		}
+		// Check prunes and defaults what it checks: give it a copy.
+		problems, ok := v.schemas.Check(k8sruntime.DeepCopyJSON(d.obj))
+		if !ok {
+			problems = []Problem{{Message: notArgoCD}}
+		}
+		d.problems = problems
+	})
+	return d
+}
+
+// rendered is a rendered resource of a target.
 type rendered struct {
 	file string
 	data []byte
-	obj  map[string]any
+	obj  map[string]any // read-only
 	kind string
 	name string
+	doc  *values.Value // the file with positions, decoded when needed
 }
 
 // target checks the resources of one rendered target.
@@ -124,57 +161,35 @@ func (v *validator) target(out *render.Output) ([]Finding, int) {
 		if !strings.Contains(file.Path, "/templates/") {
 			continue
 		}
-		obj, err := Decode(file.Data)
-		if err != nil {
+		d := v.doc(file.Data)
+		if d.err != nil {
 			findings = append(findings, Finding{Severity: Error, Check: CheckSchema, File: file.Path,
-				Message: fmt.Sprintf("not a resource the API machinery can read: %v", err)})
+				Message: fmt.Sprintf("not a resource the API machinery can read: %v", d.err)})
 			continue
 		}
-		r := &rendered{file: file.Path, data: file.Data, obj: obj}
-		r.kind, _ = obj["kind"].(string)
-		if md, ok := obj["metadata"].(map[string]any); ok {
+		r := &rendered{file: file.Path, data: file.Data, obj: d.obj}
+		r.kind, _ = d.obj["kind"].(string)
+		if md, ok := d.obj["metadata"].(map[string]any); ok {
 			r.name, _ = md["name"].(string)
 		}
 		resources = append(resources, r)
-		findings = append(findings, v.schema(out, r)...)
+		findings = append(findings, v.schema(out, r, d.problems)...)
 		findings = append(findings, v.sourceFindings(out, r)...)
 	}
 	findings = append(findings, v.policies(out, resources)...)
 	return findings, len(resources)
 }
 
-// schema checks a resource against the CRD schemas.
-func (v *validator) schema(out *render.Output, r *rendered) []Finding {
-	key := sha256.Sum256(r.data)
-	v.mu.Lock()
-	problems, done := v.cache[key]
-	v.mu.Unlock()
-	if !done {
-		obj, err := Decode(r.data)
-		if err != nil {
-			return nil // reported by target
-		}
-		var ok bool
-		problems, ok = v.schemas.Check(obj)
-		if !ok {
-			problems = []Problem{{Message: notArgoCD}}
-		}
-		v.mu.Lock()
-		v.cache[key] = problems
-		v.mu.Unlock()
-	}
-	if len(problems) == 0 {
-		return nil
-	}
-	doc, _ := values.Decode(r.file, r.data)
+// schema turns the problems the schemas find in a resource into findings.
+func (v *validator) schema(out *render.Output, r *rendered, problems []Problem) []Finding {
 	var findings []Finding
 	for _, p := range problems {
 		fd := Finding{Severity: Error, Check: CheckSchema, File: r.file, Path: p.Path, Message: p.Message}
 		if p.Message == notArgoCD {
 			fd.Severity = Warning
-			fd.Message = fmt.Sprintf("%s %s is not an Argo CD resource: not checked", r.obj["apiVersion"], r.kind)
+			fd.Message = fmt.Sprintf("%v %s is not an Argo CD resource: not checked", r.obj["apiVersion"], r.kind)
 		}
-		v.locate(&fd, out, r, doc, parsePath(p.Path))
+		v.locate(&fd, out, r)
 		findings = append(findings, fd)
 	}
 	return findings
@@ -182,11 +197,15 @@ func (v *validator) schema(out *render.Output, r *rendered) []Finding {
 
 const notArgoCD = "\x00not Argo CD"
 
-// locate fills in the line of the field in the rendered file and the config
-// position that set it.
-func (v *validator) locate(fd *Finding, out *render.Output, r *rendered, doc *values.Value, segs []string) {
-	if doc != nil {
-		if n, _ := deepest(doc, segs); n != nil && n.Pos.Line > 0 {
+// locate fills in the line of the finding's field in the rendered file and
+// the config position that set it.
+func (v *validator) locate(fd *Finding, out *render.Output, r *rendered) {
+	segs := parsePath(fd.Path)
+	if r.doc == nil {
+		r.doc, _ = values.Decode(r.file, r.data)
+	}
+	if r.doc != nil {
+		if n, _ := deepest(r.doc, segs); n != nil && n.Pos.Line > 0 {
 			fd.Line = n.Pos.Line
 		}
 	}
@@ -210,8 +229,7 @@ func (v *validator) sourceFindings(out *render.Output, r *rendered) []Finding {
 			continue
 		}
 		fd := Finding{Severity: res.severity, Check: CheckSource, File: r.file, Path: s.field + ".path", Message: res.msg}
-		doc, _ := values.Decode(r.file, r.data)
-		v.locate(&fd, out, r, doc, parsePath(fd.Path))
+		v.locate(&fd, out, r)
 		findings = append(findings, fd)
 	}
 	return findings

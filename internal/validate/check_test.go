@@ -338,6 +338,17 @@ applications:
 					Message: "CreateNamespace=true without a destination namespace: there is no namespace to create; set destination.namespace", Source: "config/workload/podinfo/values.yaml:8:20"},
 			},
 		},
+		{
+			name: "a resource of another API group is reported, not checked",
+			edit: map[string]string{
+				"argocd-apps/Chart.yaml":              "apiVersion: v2\nname: apps\nversion: 0.1.0\n",
+				"argocd-apps/templates/settings.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  region: {{ .Values.cluster.region }}\n",
+			},
+			want: []Finding{
+				{Severity: Warning, Check: CheckSchema, File: "rendered/workload/dev/us-east1/templates/settings.yaml", Line: 1, Message: "v1 ConfigMap is not an Argo CD resource: not checked"},
+				{Severity: Warning, Check: CheckSchema, File: "rendered/workload/prod/us-east1/templates/settings.yaml", Line: 1, Message: "v1 ConfigMap is not an Argo CD resource: not checked"},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

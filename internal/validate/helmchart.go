@@ -16,6 +16,7 @@ import (
 	"helm.sh/helm/v4/pkg/engine"
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"helm.sh/helm/v4/pkg/strvals"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 )
 
@@ -151,7 +152,8 @@ func (rel helmRelease) mergedValues(fsys fs.FS, dir string) (map[string]any, err
 		vals = util.MergeTables(v, vals)
 	}
 	if rel.valuesObject != nil {
-		vals = util.MergeTables(copyMap(rel.valuesObject), vals)
+		// The object is shared by the targets that render it: copy it.
+		vals = util.MergeTables(runtime.DeepCopyJSON(rel.valuesObject), vals)
 	}
 	for _, p := range rel.parameters {
 		parse := strvals.ParseInto
@@ -163,17 +165,6 @@ func (rel helmRelease) mergedValues(fsys fs.FS, dir string) (map[string]any, err
 		}
 	}
 	return vals, nil
-}
-
-func copyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		if sub, ok := v.(map[string]any); ok {
-			v = copyMap(sub)
-		}
-		out[k] = v
-	}
-	return out
 }
 
 // unwrapPathError drops the operation and path of an *fs.PathError.

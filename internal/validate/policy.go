@@ -21,8 +21,7 @@ func (v *validator) policies(out *render.Output, resources []*rendered) []Findin
 	var findings []Finding
 	add := func(r *rendered, rule, field, msg string) {
 		fd := Finding{Severity: Warning, Check: CheckPolicy, Rule: rule, File: r.file, Path: field, Message: msg}
-		doc, _ := values.Decode(r.file, r.data)
-		v.locate(&fd, out, r, doc, parsePath(field))
+		v.locate(&fd, out, r)
 		findings = append(findings, fd)
 	}
 	pin, pinPos := pinOf(out.Target)
