@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"github.com/strata-fleet/strata/internal/suggest"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/values"
@@ -28,37 +29,10 @@ func nameError(pos values.Pos, path []string, err error) *values.Error {
 		Hint: "names are path segments (they name directories under config/ and rendered/): use letters, digits, '-', '_' and '.', without '/', and not '.' or '..'"}
 }
 
-// closest returns the candidate nearest to s by edit distance, when it is
-// near enough to be a likely typo, or "".
+// closest returns the candidate nearest to s when it is near enough to be
+// a likely typo, or "".
 func closest(s string, candidates []string) string {
-	best, bestD := "", len(s)/2+2
-	for _, c := range candidates {
-		if d := distance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Closest(s, candidates, len(s)/2+1)
 }
 
 // choices formats names as a list for messages.

@@ -2,6 +2,7 @@ package status
 
 import (
 	"fmt"
+	"github.com/strata-fleet/strata/internal/suggest"
 	"sort"
 	"strings"
 
@@ -63,32 +64,11 @@ func unknownTarget(f *fleet.Fleet, name string) error {
 	if len(all) == 0 {
 		return fmt.Errorf("unknown target %q: the fleet has no targets", name)
 	}
-	sort.SliceStable(all, func(i, j int) bool { return distance(name, all[i]) < distance(name, all[j]) })
+	sort.SliceStable(all, func(i, j int) bool { return suggest.Distance(name, all[i]) < suggest.Distance(name, all[j]) })
 	const shown = 5
 	hint := "one of"
 	if len(all) > shown {
 		all, hint = all[:shown], "nearest"
 	}
 	return fmt.Errorf("unknown target %q: a target is a full-depth path of the sequence (%s: %s)", name, hint, strings.Join(all, ", "))
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

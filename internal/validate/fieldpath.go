@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"github.com/strata-fleet/strata/internal/suggest"
 	"strconv"
 	"strings"
 )
@@ -42,35 +43,5 @@ func isIndex(seg string) bool {
 // closest returns the candidate nearest to s by edit distance when it is near
 // enough to be a likely typo, or "".
 func closest(s string, candidates []string) string {
-	best, bestD := "", len(s)/3+2
-	for _, c := range candidates {
-		if c == s {
-			continue
-		}
-		if d := distance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return suggest.Closest(s, candidates, len(s)/3+1)
 }

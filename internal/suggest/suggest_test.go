@@ -1,0 +1,36 @@
+package suggest
+
+import "testing"
+
+func TestDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"production", "prodution", 1},
+		{"kitten", "sitting", 3},
+		{"abc", "", 3},
+	}
+	for _, tc := range tests {
+		if got := Distance(tc.a, tc.b); got != tc.want {
+			t.Errorf("Distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestClosestSuggestsNearTyposOnly(t *testing.T) {
+	names := []string{"integration", "stage", "production"}
+	if got := Closest("prodution", names, 3); got != "production" {
+		t.Errorf("Closest(prodution) = %q, want production", got)
+	}
+	if got := Closest("Stage", names, 3); got != "stage" {
+		t.Errorf("Closest is case-insensitive: got %q, want stage", got)
+	}
+	if got := Closest("xyz", names, 1); got != "" {
+		t.Errorf("Closest(xyz) = %q, want no suggestion", got)
+	}
+	if got := Closest("stage", names, 3); got != "" {
+		t.Errorf("an exact match is not a suggestion, got %q", got)
+	}
+}
