@@ -3,6 +3,7 @@ package promote
 import (
 	"bytes"
 	"fmt"
+	"github.com/strata-fleet/strata/internal/yamledit"
 
 	"gopkg.in/yaml.v3"
 
@@ -47,18 +48,6 @@ func integrate(valuesFile *fleet.File, patchName string, patchData []byte) ([]by
 	return out, nil
 }
 
-// docMapping parses data and returns its top-level mapping node.
-func docMapping(data []byte) (*yaml.Node, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, err
-	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("not a mapping")
-	}
-	return doc.Content[0], nil
-}
-
 func cloneNode(n *yaml.Node) *yaml.Node {
 	if n == nil {
 		return nil
@@ -87,7 +76,7 @@ func reencode(src, psrc []byte) ([]byte, error) {
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		return nil, err
 	}
-	pm, err := docMapping(psrc)
+	pm, err := yamledit.DocMapping(psrc)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +99,7 @@ func mergeNodes(dst, src *yaml.Node, top bool) {
 		if top && k.Value == "metadata" {
 			continue
 		}
-		dk, dv := find(dst, k.Value)
+		dk, dv := yamledit.Find(dst, k.Value)
 		switch {
 		case dk == nil:
 			dst.Content = append(dst.Content, k, v)

@@ -3,6 +3,7 @@ package promote
 import (
 	"bytes"
 	"fmt"
+	"github.com/strata-fleet/strata/internal/yamledit"
 	"sort"
 	"strings"
 
@@ -22,18 +23,18 @@ type edit struct {
 
 // splice edits src (values.yaml) with the content of the patch in psrc.
 func splice(src, psrc []byte) ([]byte, error) {
-	vm, err := docMapping(src)
+	vm, err := yamledit.DocMapping(src)
 	if err != nil {
 		return nil, err
 	}
-	pm, err := docMapping(psrc)
+	pm, err := yamledit.DocMapping(psrc)
 	if err != nil {
 		return nil, err
 	}
 	if pm.Style&yaml.FlowStyle != 0 {
 		return nil, fmt.Errorf("flow mapping")
 	}
-	s := &splicer{src: src, psrc: psrc, lines: lineStarts(src), plines: lineStarts(psrc)}
+	s := &splicer{src: src, psrc: psrc, lines: yamledit.LineStarts(src), plines: yamledit.LineStarts(psrc)}
 	if err := s.mapping(vm, pm, true); err != nil {
 		return nil, err
 	}
@@ -64,16 +65,6 @@ type splicer struct {
 	edits         []edit
 }
 
-func lineStarts(b []byte) []int {
-	out := []int{0}
-	for i, c := range b {
-		if c == '\n' {
-			out = append(out, i+1)
-		}
-	}
-	return out
-}
-
 func (s *splicer) offset(line, col int) int  { return s.lines[line-1] + col - 1 }
 func (s *splicer) poffset(line, col int) int { return s.plines[line-1] + col - 1 }
 func (s *splicer) lineEnd(line int) int {
@@ -92,7 +83,7 @@ func (s *splicer) mapping(vm, pm *yaml.Node, top bool) error {
 		if top && pk.Value == "metadata" {
 			continue
 		}
-		vk, vv := find(vm, pk.Value)
+		vk, vv := yamledit.Find(vm, pk.Value)
 		switch {
 		case vk == nil:
 			if err := s.insert(vm, pk, pv); err != nil {
@@ -102,14 +93,14 @@ func (s *splicer) mapping(vm, pm *yaml.Node, top bool) error {
 			if err := s.mapping(vv, pv, false); err != nil {
 				return err
 			}
-		case singleLineScalar(vv) && singleLineScalar(pv):
+		case yamledit.SingleLineScalar(vv) && yamledit.SingleLineScalar(pv):
 			start := s.offset(vv.Line, vv.Column)
-			end, err := tokenEnd(s.src, start)
+			end, err := yamledit.TokenEnd(s.src, start)
 			if err != nil {
 				return err
 			}
 			pstart := s.poffset(pv.Line, pv.Column)
-			pend, err := tokenEnd(s.psrc, pstart)
+			pend, err := yamledit.TokenEnd(s.psrc, pstart)
 			if err != nil {
 				return err
 			}
@@ -124,7 +115,7 @@ func (s *splicer) mapping(vm, pm *yaml.Node, top bool) error {
 			if err != nil {
 				return err
 			}
-			s.edits = append(s.edits, edit{start: start, end: s.lineEnd(lastLine(vv)), text: text})
+			s.edits = append(s.edits, edit{start: start, end: s.lineEnd(yamledit.LastLine(vv)), text: text})
 		}
 	}
 	return nil
@@ -134,7 +125,7 @@ func (s *splicer) mapping(vm, pm *yaml.Node, top bool) error {
 // lines for the entry (its quoting and comments kept), re-indented, or the
 // entry encoded when those lines cannot be lifted out.
 func (s *splicer) insert(vm, pk, pv *yaml.Node) error {
-	at := s.lineEnd(lastLine(vm.Content[len(vm.Content)-1]))
+	at := s.lineEnd(yamledit.LastLine(vm.Content[len(vm.Content)-1]))
 	text, ok := s.patchEntry(pk, pv, vm.Content[0].Column-1)
 	if !ok {
 		v, err := nodeValue(pv)
@@ -143,7 +134,7 @@ func (s *splicer) insert(vm, pk, pv *yaml.Node) error {
 		}
 		m := values.NewMap(values.Pos{})
 		m.Set(pk.Value, v)
-		text = indentLines(values.Encode(m), vm.Content[0].Column-1)
+		text = yamledit.IndentLines(values.Encode(m), vm.Content[0].Column-1)
 	}
 	if at == len(s.src) && len(s.src) > 0 && s.src[len(s.src)-1] != '\n' {
 		text = "\n" + text
@@ -162,7 +153,7 @@ func (s *splicer) patchEntry(pk, pv *yaml.Node, indent int) (string, bool) {
 	if pv.Kind == yaml.AliasNode || pv.Anchor != "" {
 		return "", false
 	}
-	first, last := pk.Line, lastLine(pv)
+	first, last := pk.Line, yamledit.LastLine(pv)
 	if first < 1 || last >= len(s.plines)+1 {
 		return "", false
 	}
@@ -194,73 +185,6 @@ func (s *splicer) patchEntry(pk, pv *yaml.Node, indent int) (string, bool) {
 	return out, true
 }
 
-func find(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i], m.Content[i+1]
-		}
-	}
-	return nil, nil
-}
-
-func singleLineScalar(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 && !strings.Contains(n.Value, "\n")
-}
-
-// tokenEnd returns the end of the scalar token starting at start.
-func tokenEnd(b []byte, start int) (int, error) {
-	if start >= len(b) {
-		return 0, fmt.Errorf("scalar out of range")
-	}
-	switch b[start] {
-	case '"':
-		for i := start + 1; i < len(b) && b[i] != '\n'; i++ {
-			if b[i] == '\\' {
-				i++
-			} else if b[i] == '"' {
-				return i + 1, nil
-			}
-		}
-		return 0, fmt.Errorf("unterminated double-quoted scalar")
-	case '\'':
-		for i := start + 1; i < len(b) && b[i] != '\n'; i++ {
-			if b[i] == '\'' {
-				if i+1 < len(b) && b[i+1] == '\'' {
-					i++
-					continue
-				}
-				return i + 1, nil
-			}
-		}
-		return 0, fmt.Errorf("unterminated single-quoted scalar")
-	}
-	end := bytes.IndexByte(b[start:], '\n')
-	if end < 0 {
-		end = len(b) - start
-	}
-	line := string(b[start : start+end])
-	if i := strings.Index(line, " #"); i >= 0 {
-		line = line[:i]
-	}
-	return start + len(strings.TrimRight(line, " \t\r")), nil
-}
-
-// lastLine is the last source line of node n.
-func lastLine(n *yaml.Node) int {
-	switch n.Kind {
-	case yaml.MappingNode, yaml.SequenceNode:
-		if n.Style&yaml.FlowStyle != 0 || len(n.Content) == 0 {
-			return n.Line
-		}
-		return lastLine(n.Content[len(n.Content)-1])
-	case yaml.ScalarNode:
-		if n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-			return n.Line + strings.Count(strings.TrimRight(n.Value, "\n"), "\n") + 1
-		}
-	}
-	return n.Line
-}
-
 // replacement returns the text of the entry vk: vv merged with pv, indented
 // as vk. When the patch's value replaces the old one (a list, a scalar, a
 // change of kind), it is the patch's own lines; when two mappings merge,
@@ -278,7 +202,7 @@ func (s *splicer) replacement(vk, vv, pk, pv *yaml.Node) (string, error) {
 		}
 		m := values.NewMap(values.Pos{})
 		m.Set(vk.Value, v)
-		return indentLines(values.Encode(m), indent), nil
+		return yamledit.IndentLines(values.Encode(m), indent), nil
 	}
 	merged := cloneNode(vv)
 	mergeNodes(merged, cloneNode(pv), false)
@@ -288,21 +212,5 @@ func (s *splicer) replacement(vk, vv, pk, pv *yaml.Node) (string, error) {
 	if err := enc.Encode(&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{vk, merged}}); err != nil {
 		return "", err
 	}
-	return indentLines(buf.Bytes(), indent), nil
-}
-
-func indentLines(b []byte, n int) string {
-	pad := strings.Repeat(" ", n)
-	lines := strings.SplitAfter(string(b), "\n")
-	var sb strings.Builder
-	for _, l := range lines {
-		if l == "" {
-			continue
-		}
-		if l != "\n" {
-			sb.WriteString(pad)
-		}
-		sb.WriteString(l)
-	}
-	return sb.String()
+	return yamledit.IndentLines(buf.Bytes(), indent), nil
 }
