@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -44,8 +45,9 @@ type Result struct {
 	Detail string `json:"detail,omitempty"`
 }
 
+// String reports the result as kubectl does: "secret/mc-1 created".
 func (r Result) String() string {
-	s := r.Kind + "/" + r.Name + " " + string(r.Action)
+	s := strings.ToLower(r.Kind) + "/" + r.Name + " " + string(r.Action)
 	if r.Detail != "" {
 		s += " (" + r.Detail + ")"
 	}

@@ -104,7 +104,7 @@ func TestApply(t *testing.T) {
 	ap.WaitForKinds = time.Minute // the chart's CRDs are being established
 	t.Run("first apply creates, the second changes nothing", func(t *testing.T) {
 		wantActions(t, ctx, ap, b.Objects, map[string]bootstrap.Action{
-			"Namespace/argocd":      bootstrap.Unchanged, // the Helm install created it
+			"Namespace/argocd":      bootstrap.Configured, // the Helm install created it; strata labels it
 			"Secret/mc-euw1-prod-1": bootstrap.Created, "Application/root": bootstrap.Created, "Application/argocd": bootstrap.Created,
 		})
 		wantActions(t, ctx, ap, b.Objects, map[string]bootstrap.Action{

@@ -148,8 +148,13 @@ func (b *builder) spokeTypes(hub *fleet.Cluster) []string {
 	return out
 }
 
+// namespace is Argo CD's namespace. It carries a label of strata's: an
+// applied object that sets no field is recorded with no managed fields, and
+// the next apply would write it again ("configured") to record them.
 func (b *builder) namespace() *unstructured.Unstructured {
-	return object("v1", "Namespace", "", b.opts.Namespace, nil)
+	ns := object("v1", "Namespace", "", b.opts.Namespace, nil)
+	ns.SetLabels(map[string]string{"app.kubernetes.io/part-of": "argocd"})
+	return ns
 }
 
 // clusterValues are the values Argo CD's Helm render of the cluster's

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -206,11 +205,7 @@ func (o *bootstrapOptions) applyBundle(ctx context.Context, b *bootstrap.Bundle)
 	report := func(r bootstrap.Result) {
 		rep.Results = append(rep.Results, r)
 		if !o.jsonOutput() {
-			fmt.Fprintf(o.stdout, "%s/%s %s", strings.ToLower(r.Kind), r.Name, r.Action)
-			if r.Detail != "" {
-				fmt.Fprintf(o.stdout, " (%s)", r.Detail)
-			}
-			fmt.Fprintln(o.stdout)
+			fmt.Fprintln(o.stdout, r)
 		}
 	}
 	ap, err := bootstrap.NewApplier(cfg)

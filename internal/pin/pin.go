@@ -5,7 +5,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -241,15 +240,4 @@ func Apply(root string, p *Plan) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), dst)
-}
-
-// Types lists the cluster types of a plan's changes, in order.
-func (p *Plan) Types() []string {
-	var out []string
-	for _, c := range p.Changes {
-		if !slices.Contains(out, c.ClusterType) {
-			out = append(out, c.ClusterType)
-		}
-	}
-	return out
 }
