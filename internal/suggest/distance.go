@@ -1,5 +1,4 @@
-// Package suggest finds the likely intended name when a user mistypes one:
-// the edit distance behind every "did you mean" of strata's errors.
+package suggest
 package suggest
 
 import "strings"
