@@ -1,5 +1,4 @@
 package suggest
-package suggest
 
 import "strings"
 
