@@ -91,8 +91,7 @@ func (o *pinOptions) run() error {
 			return fmt.Errorf("writing %s: %w", p.File, err)
 		}
 		if !o.noRender {
-			pr := &promoteOptions{globals: o.globals}
-			if rep.Rendered, err = pr.render(r); err != nil {
+			if rep.Rendered, err = rerender(r); err != nil {
 				return fmt.Errorf("the pin is set but rendering failed (fix it, then run strata render): %w", err)
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
 )
 
@@ -130,7 +129,7 @@ func (o *promoteOptions) run() error {
 		return nil
 	}
 	if !o.dryRun && !o.noRender {
-		rr, err := o.render(r)
+		rr, err := rerender(r)
 		if err != nil {
 			return fmt.Errorf("the promotion is done but rendering failed (fix it, then run strata render): %w", err)
 		}
@@ -149,17 +148,6 @@ func (o *promoteOptions) run() error {
 		fmt.Fprintf(o.stdout, "next steps:\n  git add config/ rendered/\n  git commit -m %q\n", commitMessage(rep.Plan))
 	}
 	return nil
-}
-
-func (o *promoteOptions) render(r *repo) (*renderReport, error) {
-	statePath, _ := output.StatePath(r.dir)
-	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath})
-	if err != nil {
-		return nil, err
-	}
-	p := res.Plan
-	return &renderReport{Targets: res.Targets, Rendered: res.Rendered, Created: p.Count(output.Create),
-		Updated: p.Count(output.Update), Deleted: p.Count(output.Delete), Unchanged: p.Unchanged, UpToDate: p.Empty(), Changes: p.Changes}, nil
 }
 
 func (o *promoteOptions) print(p *promote.Plan) {

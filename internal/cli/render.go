@@ -113,16 +113,34 @@ type renderReport struct {
 	Changes   []output.Change `json:"changes"`
 }
 
-func (o *renderOptions) report(res *output.Result) error {
+// newRenderReport summarizes what a run did.
+func newRenderReport(res *output.Result, check bool) renderReport {
 	p := res.Plan
 	rep := renderReport{
 		Targets: res.Targets, Rendered: res.Rendered,
 		Created: p.Count(output.Create), Updated: p.Count(output.Update), Deleted: p.Count(output.Delete),
-		Unchanged: p.Unchanged, Check: o.check, UpToDate: p.Empty(), Changes: p.Changes,
+		Unchanged: p.Unchanged, Check: check, UpToDate: p.Empty(), Changes: p.Changes,
 	}
 	if rep.Changes == nil {
 		rep.Changes = []output.Change{}
 	}
+	return rep
+}
+
+// rerender brings rendered/ up to date after a command changed config/.
+func rerender(r *repo) (*renderReport, error) {
+	statePath, _ := output.StatePath(r.dir)
+	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath})
+	if err != nil {
+		return nil, err
+	}
+	rep := newRenderReport(res, false)
+	return &rep, nil
+}
+
+func (o *renderOptions) report(res *output.Result) error {
+	p := res.Plan
+	rep := newRenderReport(res, o.check)
 	if o.output.json() {
 		if err := writeJSON(o.stdout, rep); err != nil {
 			return err
