@@ -26,7 +26,8 @@ for i in $(seq "$runs"); do
 	read -r t _ < <(measure cp -r rendered "$work/copy"); copy+=("$t")
 	read -r t _ < <(measure "$work/strata" render); noop+=("$t")
 done
-override=$(ls config/*/*/*/*/*/override.yaml | head -1)
+overrides=(config/*/*/*/*/*/override.yaml)
+override="${overrides[0]}"
 for i in $(seq "$runs"); do
 	printf '# run %s\n' "$i" >>"$override"
 	read -r t _ < <(measure "$work/strata" render); one+=("$t")
