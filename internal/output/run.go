@@ -5,6 +5,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
@@ -59,10 +62,10 @@ func Run(opts Options) (*Result, error) {
 	fps := make(map[string][32]byte, len(targets))
 	keep := map[string]bool{}
 	var dirty []render.Target
-	for _, t := range targets {
-		fp := r.Fingerprint(t)
-		fps[t.Dir()] = fp
-		if state.Current(opts.Root, t.Dir(), fp) {
+	current := currentTargets(opts.Root, r, state, targets)
+	for i, t := range targets {
+		fps[t.Dir()] = current[i].fp
+		if current[i].ok {
 			keep[t.Dir()] = true
 		} else {
 			dirty = append(dirty, t)
@@ -140,4 +143,30 @@ func Run(opts Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+type currentness struct {
+	fp [32]byte
+	ok bool
+}
+
+// currentTargets fingerprints every target and checks, in parallel (it is
+// mostly stat calls), whether its files on disk are those the state
+// recorded for that fingerprint.
+func currentTargets(root string, r *render.Renderer, state *State, targets []render.Target) []currentness {
+	out := make([]currentness, len(targets))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 2 * runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < len(targets); i = int(next.Add(1) - 1) {
+				fp := r.Fingerprint(targets[i])
+				out[i] = currentness{fp: fp, ok: state.Current(root, targets[i].Dir(), fp)}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
