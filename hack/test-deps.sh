@@ -14,3 +14,6 @@ if ! command -v chromium >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]] && command -v 
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends chromium >/dev/null
 fi
+
+# The Argo CD end-to-end tier (internal/e2e): argocd, helm and redis-server.
+bash hack/build-argocd.sh >/dev/null

@@ -1,0 +1,43 @@
+// Package e2e proves strata against real Argo CD, offline, on one machine:
+// strata's output is only right if Argo CD accepts it and does what the user
+// meant.
+//
+// The harness ([Start]) runs a fleet on loopback, every piece a local process
+// stopped by PID when the test ends:
+//
+//   - a hub and spoke kube-apiservers with their etcd (package testenv); the
+//     hub has Argo CD's CRDs and a kube-controller-manager (garbage collector
+//     and namespace controllers), so that deletions complete;
+//   - a Git server (git http-backend behind net/http/cgi) serving the fleet
+//     repository: a copy of testdata/fleet, seed 003's layout with local
+//     Helm charts, so that nothing is fetched from a chart repository;
+//   - redis and Argo CD's repo-server, application-controller and
+//     applicationset-controller (the multi-call argocd binary), configured as
+//     Argo CD's installation manifests would configure them, with the
+//     data paths a container image has given by environment and the
+//     in-cluster destination faked to be the hub.
+//
+// Where the pieces come from: kube-apiserver and kube-controller-manager are
+// built by hack/build-kube.sh; argocd (from the github.com/argoproj/argo-cd/v3
+// Go module, ArgoCDVersion) and helm (HelmVersion, the major version Argo CD
+// v3.5 shells out to) by hack/build-argocd.sh into
+// ${STRATA_CACHE:-$HOME/.cache/strata}/argocd/<version>/bin, which also
+// installs Debian's redis-server; etcd and git are Debian packages. Nothing is
+// downloaded at test time.
+//
+// The strata command line runs in-process (cli.Main) on the fleet repository:
+// render, validate, promote, pin and bootstrap --apply, the last against the
+// hub, which registers the hub itself (distributed model: its own root
+// Application) and the spokes (central model: cluster secrets with their
+// credentials, and the hub's root ApplicationSet). Each change is committed
+// and pushed; the tests then ask for a hard refresh and wait ([Env.Converge])
+// until every Application is synced and healthy at the commit its revision
+// names and the spokes hold exactly the ConfigMaps expected.
+//
+// The scenarios (TestE2E*): both models and the double-templated values;
+// a progressive rollout with strata promote; pins with strata pin; and that
+// what strata validate rejects, the API server rejects too. They are skipped
+// under -short; without the binaries they fail, naming hack/build-argocd.sh.
+// They run one at a time: each starts its own fleet. The package supports
+// Linux only.
+package e2e

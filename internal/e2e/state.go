@@ -1,0 +1,291 @@
+//go:build linux
+
+package e2e
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// ConvergeTimeout bounds how long the fleet may take to reach an expected
+// state after a commit: generous, as `go test ./...` may run other API
+// server tests on the same two cores.
+const ConvergeTimeout = 4 * time.Minute
+
+// refreshEvery is how often Converge asks again for a hard refresh of the
+// Applications that have not settled.
+const refreshEvery = 15 * time.Second
+
+// Namespaces whose ConfigMaps make up the observed state of a cluster: those
+// the example fleet's charts deploy to.
+var stateNamespaces = []string{"demo", "hub-demo", "strata-info"}
+
+// App is what the tests read of an Application on the hub.
+type App struct {
+	Name           string
+	TargetRevision string
+	// Revision, Sync and Health are from its status; Phase and Message
+	// from its last operation.
+	Revision   string
+	Sync       string
+	Health     string
+	Phase      string
+	Message    string
+	Conditions []string
+}
+
+func (a App) String() string {
+	s := fmt.Sprintf("%s: target %s, %s at %.12s, %s", a.Name, a.TargetRevision, a.Sync, a.Revision, a.Health)
+	if a.Phase != "" {
+		s += fmt.Sprintf(", last operation %s", a.Phase)
+		if a.Phase != "Succeeded" && a.Message != "" {
+			s += ": " + a.Message
+		}
+	}
+	for _, c := range a.Conditions {
+		s += "\n      condition " + c
+	}
+	return s
+}
+
+// Apps returns the Applications on the hub by name.
+func (e *Env) Apps() (map[string]App, error) {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	list, err := e.Dyn.Resource(appGVR).Namespace(Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	apps := map[string]App{}
+	for _, u := range list.Items {
+		str := func(fields ...string) string { s, _, _ := unstructured.NestedString(u.Object, fields...); return s }
+		a := App{
+			Name:           u.GetName(),
+			TargetRevision: str("spec", "source", "targetRevision"),
+			Revision:       str("status", "sync", "revision"),
+			Sync:           str("status", "sync", "status"),
+			Health:         str("status", "health", "status"),
+			Phase:          str("status", "operationState", "phase"),
+			Message:        str("status", "operationState", "message"),
+		}
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			if m, ok := c.(map[string]any); ok {
+				a.Conditions = append(a.Conditions, fmt.Sprintf("%v: %v", m["type"], m["message"]))
+			}
+		}
+		apps[a.Name] = a
+	}
+	return apps, nil
+}
+
+// RefreshAll asks Argo CD for a hard refresh of every Application on the hub
+// (the argocd.argoproj.io/refresh annotation): they compare with Git again
+// at once, without their caches.
+func (e *Env) RefreshAll() {
+	apps, err := e.Apps()
+	if err != nil {
+		e.t.Logf("listing the Applications to refresh them: %v", err)
+		return
+	}
+	for name := range apps {
+		e.refresh(name)
+	}
+}
+
+func (e *Env) refresh(name string) {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	patch := []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"hard"}}}`)
+	_, err := e.Dyn.Resource(appGVR).Namespace(Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		e.t.Logf("refreshing Application %s: %v", name, err)
+	}
+}
+
+// State is what the fleet's charts deployed: the data of every ConfigMap in
+// the namespaces of stateNamespaces, by "<cluster>/<namespace>/<name>".
+type State map[string]map[string]string
+
+// ReadState reads the State of every cluster.
+func (e *Env) ReadState() (State, error) {
+	st := State{}
+	for _, c := range e.Clusters() {
+		for _, ns := range stateNamespaces {
+			ctx, cancel := e.ctx()
+			list, err := c.Kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+			cancel()
+			if err != nil {
+				return nil, fmt.Errorf("reading the ConfigMaps of %s in %s: %w", c.Name, ns, err)
+			}
+			for _, cm := range list.Items {
+				if cm.Name == "kube-root-ca.crt" {
+					continue
+				}
+				st[c.Name+"/"+ns+"/"+cm.Name] = cm.Data
+			}
+		}
+	}
+	return st, nil
+}
+
+// Expect is a state of the fleet that Converge waits for.
+type Expect struct {
+	// Head is the commit the branch main is at: Applications whose
+	// targetRevision is main (or HEAD) must be synced to it, the others to
+	// the commit their targetRevision names.
+	Head string
+	// Apps are the names of the Applications that must exist on the hub,
+	// and no others.
+	Apps []string
+	// State is what must be deployed in the clusters, and nothing else.
+	State State
+}
+
+// Converge waits until every Application named in x exists, no other does,
+// each is Synced and Healthy at the commit its targetRevision resolves to,
+// and the clusters hold exactly x.State. It fails the test after
+// ConvergeTimeout, showing the Applications and the difference.
+func (e *Env) Converge(x Expect) time.Duration {
+	e.t.Helper()
+	began := time.Now()
+	lastRefresh := began
+	var (
+		problems []string
+		apps     map[string]App
+		st       State
+		err      error
+	)
+	for {
+		problems = problems[:0]
+		apps, err = e.Apps()
+		if err != nil {
+			problems = append(problems, err.Error())
+		} else {
+			problems = append(problems, e.appProblems(x, apps)...)
+		}
+		if len(problems) == 0 {
+			if st, err = e.ReadState(); err != nil {
+				problems = append(problems, err.Error())
+			} else if d := cmp.Diff(x.State, st); d != "" {
+				problems = append(problems, "the clusters' ConfigMaps differ (-want +got):\n"+d)
+			}
+		}
+		if len(problems) == 0 {
+			d := time.Since(began)
+			e.t.Logf("converged at %.12s in %s: %d Applications synced and healthy, %d ConfigMaps as expected",
+				x.Head, d.Round(100*time.Millisecond), len(apps), len(st))
+			return d
+		}
+		if time.Since(began) > ConvergeTimeout {
+			e.t.Fatalf("the fleet did not converge at %.12s within %s:\n  %s\nApplications:\n%s",
+				x.Head, ConvergeTimeout, strings.Join(problems, "\n  "), describeApps(apps))
+		}
+		if time.Since(lastRefresh) > refreshEvery {
+			for name, a := range apps {
+				if e.unsettled(x, a) {
+					e.refresh(name)
+				}
+			}
+			lastRefresh = time.Now()
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// appProblems says how apps differ from what x expects.
+func (e *Env) appProblems(x Expect, apps map[string]App) []string {
+	var out []string
+	for _, name := range x.Apps {
+		if _, ok := apps[name]; !ok {
+			out = append(out, "no Application "+name+" yet")
+		}
+	}
+	for _, name := range sortedKeys(apps) {
+		a := apps[name]
+		if !slices.Contains(x.Apps, name) {
+			out = append(out, "unexpected Application "+name)
+			continue
+		}
+		if e.unsettled(x, a) {
+			out = append(out, "Application "+a.String())
+		}
+	}
+	return out
+}
+
+func (e *Env) unsettled(x Expect, a App) bool {
+	return a.Sync != "Synced" || a.Health != "Healthy" || a.Phase == "Running" || a.Revision != resolve(x, a.TargetRevision)
+}
+
+// resolve returns the commit a targetRevision names: main and HEAD are
+// x.Head, anything else is a commit hash.
+func resolve(x Expect, rev string) string {
+	switch rev {
+	case "", "HEAD", "main":
+		return x.Head
+	}
+	return rev
+}
+
+// WaitApp waits until the Application name satisfies ok, or fails the test
+// after ConvergeTimeout with what it is.
+func (e *Env) WaitApp(name, what string, ok func(App) bool) App {
+	e.t.Helper()
+	began := time.Now()
+	lastRefresh := began
+	for {
+		apps, err := e.Apps()
+		a, found := apps[name]
+		if err == nil && found && ok(a) {
+			return a
+		}
+		if time.Since(began) > ConvergeTimeout {
+			e.t.Fatalf("Application %s: not %s within %s (%v)\nApplications:\n%s", name, what, ConvergeTimeout, err, describeApps(apps))
+		}
+		if found && time.Since(lastRefresh) > refreshEvery {
+			e.refresh(name)
+			lastRefresh = time.Now()
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+func describeApps(apps map[string]App) string {
+	var b strings.Builder
+	for _, name := range sortedKeys(apps) {
+		fmt.Fprintf(&b, "    %s\n", apps[name])
+	}
+	return b.String()
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// TerminateOperation ends the running operation of the Application name, as
+// `argocd app terminate-op` does (Argo CD's API server sets the phase of its
+// operation to Terminating; the application controller stops it).
+func (e *Env) TerminateOperation(name string) {
+	e.t.Helper()
+	ctx, cancel := e.ctx()
+	defer cancel()
+	patch := []byte(`{"status":{"operationState":{"phase":"Terminating"}}}`)
+	if _, err := e.Dyn.Resource(appGVR).Namespace(Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		e.t.Fatalf("terminating the operation of Application %s: %v", name, err)
+	}
+}
