@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/strata-fleet/strata/internal/testenv"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -154,7 +155,7 @@ func (a *ArgoCD) start(t testing.TB, name string, env []string, path string, npo
 	var err error
 	for attempt := range 3 {
 		var ports []int
-		if ports, err = freePorts(nports); err != nil {
+		if ports, err = testenv.FreePorts(nports); err != nil {
 			break
 		}
 		argv, ready := args(ports)
@@ -162,16 +163,16 @@ func (a *ArgoCD) start(t testing.TB, name string, env []string, path string, npo
 		if attempt > 0 {
 			log = fmt.Sprintf("%s-%d", name, attempt)
 		}
-		var p *process
-		if p, err = startProcess(t, a.Dir, log, env, path, argv...); err != nil {
+		var p *testenv.Process
+		if p, err = testenv.StartProcess(t, a.Dir, log, env, path, argv...); err != nil {
 			break
 		}
-		if err = p.waitReady(componentTimeout, ready); err == nil {
+		if err = p.WaitReady(componentTimeout, ready); err == nil {
 			t.Logf("%s ready in %s", name, time.Since(began).Round(time.Millisecond))
 			return
 		}
-		p.stop()
-		if !strings.Contains(p.tail(30), "address already in use") {
+		p.Stop()
+		if !strings.Contains(p.Tail(30), "address already in use") {
 			break
 		}
 	}

@@ -107,13 +107,13 @@ func retryOnPortClash(start func() (string, error)) (string, error) {
 // startEtcd starts a single-member etcd with its data in dir and returns its
 // client URL once it reports healthy.
 func startEtcd(t testing.TB, dir, etcd string) (string, error) {
-	ports, err := freePorts(2)
+	ports, err := FreePorts(2)
 	if err != nil {
 		return "", err
 	}
 	client := "http://127.0.0.1:" + strconv.Itoa(ports[0])
 	peer := "http://127.0.0.1:" + strconv.Itoa(ports[1])
-	p, err := startProcess(t, dir, "etcd", etcd,
+	p, err := StartProcess(t, dir, "etcd", nil, etcd,
 		"--name=testenv",
 		"--data-dir="+filepath.Join(dir, "etcd"),
 		"--listen-client-urls="+client,
@@ -127,7 +127,7 @@ func startEtcd(t testing.TB, dir, etcd string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = waitFor(p, etcdTimeout, func() error {
+	err = p.WaitReady(etcdTimeout, func() error {
 		resp, err := http.Get(client + "/health")
 		if err != nil {
 			return err
@@ -139,7 +139,7 @@ func startEtcd(t testing.TB, dir, etcd string) (string, error) {
 		return nil
 	})
 	if err != nil {
-		p.stop()
+		p.Stop()
 		return "", err
 	}
 	return client, nil
@@ -195,7 +195,7 @@ func (s *APIServer) prepare(etcdURL string) ([]string, error) {
 // start runs kube-apiserver on a free port with a fresh certificate directory
 // and waits until it is ready.
 func (s *APIServer) start(t testing.TB, args []string) error {
-	ports, err := freePorts(1)
+	ports, err := FreePorts(1)
 	if err != nil {
 		return err
 	}
@@ -207,15 +207,15 @@ func (s *APIServer) start(t testing.TB, args []string) error {
 		"--secure-port="+strconv.Itoa(ports[0]),
 		"--cert-dir="+certDir, // it writes a self-signed apiserver.crt there
 	)
-	p, err := startProcess(t, s.Dir, "kube-apiserver", s.bins.apiServer, args...)
+	p, err := StartProcess(t, s.Dir, "kube-apiserver", nil, s.bins.apiServer, args...)
 	if err != nil {
 		return err
 	}
 	s.URL = "https://127.0.0.1:" + strconv.Itoa(ports[0])
 	s.config = nil
-	err = waitFor(p, apiServerTimeout, func() error { return s.ready(filepath.Join(certDir, "apiserver.crt")) })
+	err = p.WaitReady(apiServerTimeout, func() error { return s.ready(filepath.Join(certDir, "apiserver.crt")) })
 	if err != nil {
-		p.stop()
+		p.Stop()
 	}
 	return err
 }

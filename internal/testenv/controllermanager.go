@@ -16,7 +16,7 @@ const ControllerManagerControllers = "garbage-collector-controller,namespace-con
 // Terminating forever.
 func (s *APIServer) StartControllerManager(t testing.TB) {
 	t.Helper()
-	p, err := startProcess(t, s.Dir, "kube-controller-manager", s.bins.controllerManager,
+	p, err := StartProcess(t, s.Dir, "kube-controller-manager", nil, s.bins.controllerManager,
 		"--kubeconfig="+s.Kubeconfig,
 		"--controllers="+ControllerManagerControllers,
 		"--leader-elect=false",
@@ -30,7 +30,7 @@ func (s *APIServer) StartControllerManager(t testing.TB) {
 	// It has no health endpoint without a serving port; a bad flag or an
 	// unreachable server makes it exit at once.
 	time.Sleep(time.Second)
-	if ok, _ := p.exited(); ok {
+	if ok, _ := p.Exited(); ok {
 		t.Fatalf("starting kube-controller-manager: %v", p.failure(errEarlyExit))
 	}
 }

@@ -18,9 +18,9 @@ import (
 // killed.
 const stopGrace = 10 * time.Second
 
-// process is a child process of the test, run in its own process group, with
-// its output in a log file.
-type process struct {
+// Process is a child process of a test, run in its own process group, with
+// its output in a log file, stopped by PID when the test ends.
+type Process struct {
 	name string
 	cmd  *exec.Cmd
 	log  string        // path of the file holding its stdout and stderr
@@ -29,10 +29,11 @@ type process struct {
 	once sync.Once     // guards stop
 }
 
-// startProcess starts path with args in its own process group, its output
-// going to <dir>/<name>.log, and registers a t.Cleanup that stops the whole
-// group. The child is also sent SIGKILL if the test binary dies first.
-func startProcess(t testing.TB, dir, name, path string, args ...string) (*process, error) {
+// StartProcess starts path with args and env (added to the test's own
+// environment) in its own process group, its output going to
+// <dir>/<name>.log, and registers a t.Cleanup that stops the whole group.
+// The child is also sent SIGKILL if the test binary dies first.
+func StartProcess(t testing.TB, dir, name string, env []string, path string, args ...string) (*Process, error) {
 	t.Helper()
 	logPath := filepath.Join(dir, name+".log")
 	f, err := os.Create(logPath)
@@ -43,28 +44,31 @@ func startProcess(t testing.TB, dir, name, path string, args ...string) (*proces
 
 	cmd := exec.Command(path, args...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout = f
 	cmd.Stderr = f
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	p := &Process{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
 	}()
 	t.Cleanup(func() {
-		p.stop()
+		p.Stop()
 		if t.Failed() {
-			t.Logf("last lines of the %s log:\n%s", name, p.tail(40))
+			t.Logf("last lines of the %s log:\n%s", name, p.Tail(40))
 		}
 	})
 	return p, nil
 }
 
-// exited reports whether the process has exited, with its status.
-func (p *process) exited() (bool, error) {
+// Exited reports whether the process has exited, with its status.
+func (p *Process) Exited() (bool, error) {
 	select {
 	case <-p.done:
 		return true, p.err
@@ -73,12 +77,12 @@ func (p *process) exited() (bool, error) {
 	}
 }
 
-// stop ends the process group: SIGTERM, then SIGKILL after stopGrace. It
+// Stop ends the process group: SIGTERM, then SIGKILL after stopGrace. It
 // returns once the process has been reaped; it is safe to call twice. A
 // process that exited by itself is not signalled: its pid may be reused.
-func (p *process) stop() {
+func (p *Process) Stop() {
 	p.once.Do(func() {
-		if ok, _ := p.exited(); ok {
+		if ok, _ := p.Exited(); ok {
 			return
 		}
 		pid := p.cmd.Process.Pid // Setpgid makes it the group id too
@@ -92,8 +96,8 @@ func (p *process) stop() {
 	})
 }
 
-// tail returns the last n lines of the process's log.
-func (p *process) tail(n int) string {
+// Tail returns the last n lines of the process's log.
+func (p *Process) Tail(n int) string {
 	data, err := os.ReadFile(p.log)
 	if err != nil {
 		return fmt.Sprintf("(reading %s: %v)", p.log, err)
@@ -106,17 +110,17 @@ func (p *process) tail(n int) string {
 }
 
 // failure describes a process that did not come up, with the end of its log.
-func (p *process) failure(what error) error {
-	if ok, err := p.exited(); ok {
+func (p *Process) failure(what error) error {
+	if ok, err := p.Exited(); ok {
 		what = fmt.Errorf("%w (%s exited: %v)", what, p.name, err)
 	}
-	return fmt.Errorf("%s: %w\nlast lines of its log:\n%s", p.name, what, p.tail(30))
+	return fmt.Errorf("%s: %w\nlast lines of its log:\n%s", p.name, what, p.Tail(30))
 }
 
-// freePorts returns n distinct free TCP ports on 127.0.0.1. They are free when
+// FreePorts returns n distinct free TCP ports on 127.0.0.1. They are free when
 // returned; a process started right after takes them with little risk of a
 // race, and the callers start again if one was taken in between.
-func freePorts(n int) ([]int, error) {
+func FreePorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
 	var listeners []net.Listener
 	defer func() {
@@ -135,16 +139,16 @@ func freePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// waitFor polls check every interval until it returns nil, the process exits,
-// or timeout passes.
-func waitFor(p *process, timeout time.Duration, check func() error) error {
+// WaitReady polls check until it returns nil, the process exits, or timeout
+// passes; the error then carries the end of the process's log.
+func (p *Process) WaitReady(timeout time.Duration, check func() error) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		err := check()
 		if err == nil {
 			return nil
 		}
-		if ok, _ := p.exited(); ok {
+		if ok, _ := p.Exited(); ok {
 			return p.failure(err)
 		}
 		if time.Now().After(deadline) {
