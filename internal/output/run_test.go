@@ -107,3 +107,45 @@ spec:
 		t.Errorf("templates/prometheus.yaml (-want +got):\n%s", diff)
 	}
 }
+
+// A first render streams files into a staging directory while targets
+// render; when one target fails, neither rendered/ nor the staging
+// directory is left behind.
+func TestFirstRenderThatFailsLeavesNothing(t *testing.T) {
+	files := conflictingFleet()
+	files["config/config.yaml"] = "dimensions: [environments, sectors, regions]\n" +
+		"sequence:\n  environments:\n  - name: integration\n    sectors:\n    - name: int-sector-1\n      regions: [{name: us-central1}, {name: europe-west1}]\n" +
+		"cluster_types: [{name: management-cluster}]\n"
+	// Only europe-west1 fails: its override gives the source a list.
+	files[prom+"integration/int-sector-1/europe-west1/override.yaml"] = "applications:\n  prometheus:\n    source: [oops]\n"
+	root := writeFleet(t, files)
+	if _, err := output.Run(output.Options{Root: root, FS: os.DirFS(root)}); err == nil {
+		t.Fatal("Run succeeded, want the europe-west1 target to fail")
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "config" {
+			t.Errorf("a failed first render left %s in the repository", e.Name())
+		}
+	}
+}
+
+// A first render that succeeds moves the staging directory into place.
+func TestFirstRenderWritesEveryFile(t *testing.T) {
+	root := writeFleet(t, conflictingFleet())
+	res, err := output.Run(output.Options{Root: root, FS: os.DirFS(root)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Plan.Changes {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(c.Path))); err != nil {
+			t.Errorf("%s %s: %v", c.Op, c.Path, err)
+		}
+	}
+	if len(res.Plan.Changes) != 3 {
+		t.Errorf("first render created %d files, want 3 (Chart.yaml, values.yaml, one template)", len(res.Plan.Changes))
+	}
+}

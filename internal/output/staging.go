@@ -17,23 +17,72 @@ import (
 // (absent) rendered/ directory while targets render. commit moves it into
 // place only when every target rendered; otherwise discard removes it, so
 // rendered/ never holds part of a failed run.
+//
+// Files are written by writers of their own, so that the disk works while
+// the render workers compute: a first render costs little more than the
+// writes themselves.
 type staging struct {
 	root, dir string
 	done      bool
 	dirs      sync.Map // directories already created
+
+	queue  chan *render.Output
+	wg     sync.WaitGroup
+	closed sync.Once
+	mu     sync.Mutex
+	err    error // the first write error
 }
+
+// stagingWriters is how many goroutines write files; stagingQueue bounds how
+// many rendered targets wait for them (and so the memory they hold).
+const (
+	stagingWriters = 4
+	stagingQueue   = 64
+)
 
 func newStaging(root string) (*staging, error) {
 	dir, err := os.MkdirTemp(root, ".rendered-*")
 	if err != nil {
 		return nil, fmt.Errorf("creating a staging directory: %w", err)
 	}
-	return &staging{root: root, dir: dir}, nil
+	s := &staging{root: root, dir: dir, queue: make(chan *render.Output, stagingQueue)}
+	for range stagingWriters {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			for o := range s.queue {
+				if err := s.writeFiles(o); err != nil {
+					s.mu.Lock()
+					if s.err == nil {
+						s.err = err
+					}
+					s.mu.Unlock()
+				}
+			}
+		}()
+	}
+	return s, nil
 }
 
-// write writes a target's files into the staging directory and drops their
-// content from memory.
+// write queues a target's files for the writers. It returns the first write
+// error so far, which fails the render.
 func (s *staging) write(o *render.Output) error {
+	s.queue <- o
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// finish waits for the writers and returns the first write error.
+func (s *staging) finish() error {
+	s.closed.Do(func() { close(s.queue) })
+	s.wg.Wait()
+	return s.err
+}
+
+// writeFiles writes a target's files into the staging directory and drops
+// their content from memory.
+func (s *staging) writeFiles(o *render.Output) error {
 	for i, f := range o.Files {
 		rel := strings.TrimPrefix(f.Path, render.OutputDir+"/")
 		dst := filepath.Join(s.dir, filepath.FromSlash(rel))
@@ -54,6 +103,9 @@ func (s *staging) write(o *render.Output) error {
 // commit moves the staging directory to rendered/ and returns the plan it
 // carried out: every file created.
 func (s *staging) commit(outs []*render.Output) (*Plan, error) {
+	if err := s.finish(); err != nil {
+		return nil, err
+	}
 	dst := filepath.Join(s.root, render.OutputDir)
 	if err := os.Rename(s.dir, dst); err != nil {
 		return nil, fmt.Errorf("moving the rendered files into %s: %w", render.OutputDir, err)
@@ -75,6 +127,7 @@ func (s *staging) made(dir string) bool {
 }
 
 func (s *staging) discard() {
+	s.finish()
 	if !s.done {
 		os.RemoveAll(s.dir)
 	}
