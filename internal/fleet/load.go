@@ -315,4 +315,3 @@ func (l *loader) dimensionUnder(parent *Node) string {
 	}
 	return "node"
 }
-
