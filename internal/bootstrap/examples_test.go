@@ -2,12 +2,12 @@ package bootstrap_test
 
 import (
 	"fmt"
+	"github.com/strata-fleet/strata/internal/goldenfile"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/strata-fleet/strata/internal/bootstrap"
@@ -71,22 +71,7 @@ func TestExamplesBootstrapGolden(t *testing.T) {
 
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./internal/bootstrap -run Golden -update writes it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s (-want +got; -update rewrites it):\n%s", path, diff)
-	}
+	goldenfile.Check(t, path, got, *update)
 }
 
 // argoView renders the target of cluster c as its root object makes Argo CD

@@ -3,13 +3,12 @@ package diff_test
 import (
 	"encoding/json"
 	"flag"
+	"github.com/strata-fleet/strata/internal/goldenfile"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/testfleet"
@@ -192,23 +191,8 @@ func TestMatch(t *testing.T) {
 	}
 }
 
+// golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", p, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got, *update)
 }

@@ -3,8 +3,8 @@ package explain_test
 import (
 	"encoding/json"
 	"flag"
+	"github.com/strata-fleet/strata/internal/goldenfile"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -209,25 +209,10 @@ func TestParsePath(t *testing.T) {
 	}
 }
 
+// golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got):\n%s", p, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestExplainAmbiguous(t *testing.T) {

@@ -2,11 +2,10 @@ package promote
 
 import (
 	"flag"
+	"github.com/strata-fleet/strata/internal/goldenfile"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/values"
@@ -51,17 +50,5 @@ func TestIntegrateGolden(t *testing.T) {
 		t.Errorf("folded values.yaml does not decode to the merge:\n%s\nwant\n%s", values.Encode(merged), values.Encode(want))
 	}
 
-	golden := filepath.Join(dir, "values.golden.yaml")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("folded values.yaml (-golden +got):\n%s", diff)
-	}
+	goldenfile.Check(t, filepath.Join(dir, "values.golden.yaml"), got, *update)
 }

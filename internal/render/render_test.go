@@ -2,13 +2,11 @@ package render_test
 
 import (
 	"flag"
-	"os"
+	"github.com/strata-fleet/strata/internal/goldenfile"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
@@ -240,20 +238,7 @@ func TestRenderGolden(t *testing.T) {
 	for _, tc := range goldenCases {
 		t.Run(tc.name, func(t *testing.T) {
 			got := renderFleet(t, tc.files)
-			golden := filepath.Join("testdata", tc.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/render -run TestRenderGolden -update)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("rendered output differs from %s (-want +got):\n%s\nif the change is intended: go test ./internal/render -run TestRenderGolden -update", golden, diff)
-			}
+			goldenfile.Check(t, filepath.Join("testdata", tc.name+".golden"), []byte(got), *update)
 		})
 	}
 }

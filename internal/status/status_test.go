@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
+	"github.com/strata-fleet/strata/internal/goldenfile"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/status"
@@ -34,23 +32,7 @@ func compute(t *testing.T) *status.Status {
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-want +got); run go test -update if the change is intended:\n%s", p, diff)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got, *update)
 }
 
 func TestGoldenTable(t *testing.T) {
