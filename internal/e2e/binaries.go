@@ -1,8 +1,8 @@
 package e2e
 
 import (
-	"errors"
 	"fmt"
+	"github.com/strata-fleet/strata/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,8 +24,6 @@ const (
 	// EnvBin names a directory holding argocd, helm, git-verify-wrapper.sh
 	// and gpg-wrapper.sh.
 	EnvBin = "STRATA_ARGOCD_BIN"
-	// EnvCache names the cache root, as for the hack/ scripts.
-	EnvCache = "STRATA_CACHE"
 	// EnvRedis names the redis-server binary; without it, it is looked up
 	// on PATH.
 	EnvRedis = "STRATA_REDIS"
@@ -34,13 +32,9 @@ const (
 // DefaultBinDir returns where hack/build-argocd.sh puts the binaries:
 // ${STRATA_CACHE:-$HOME/.cache/strata}/argocd/<ArgoCDVersion>/bin.
 func DefaultBinDir() (string, error) {
-	cache := os.Getenv(EnvCache)
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("locating the strata cache: %w", err)
-		}
-		cache = filepath.Join(home, ".cache", "strata")
+	cache, err := testenv.CacheDir()
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(cache, "argocd", ArgoCDVersion, "bin"), nil
 }
@@ -52,8 +46,6 @@ type binaries struct {
 	redis  string
 	git    string
 }
-
-var errMissing = errors.New("not installed")
 
 func findBinaries() (binaries, error) {
 	var b binaries
@@ -67,7 +59,7 @@ func findBinaries() (binaries, error) {
 	b.dir = dir
 	b.argocd = filepath.Join(dir, "argocd")
 	for _, name := range []string{"argocd", "helm", "git-verify-wrapper.sh", "gpg-wrapper.sh"} {
-		if err := executable(filepath.Join(dir, name)); err != nil {
+		if err := testenv.Executable(filepath.Join(dir, name)); err != nil {
 			return b, fmt.Errorf("%s: %w (build it with %s, or set %s to a directory holding it)",
 				filepath.Join(dir, name), err, BuildScript, EnvBin)
 		}
@@ -77,29 +69,16 @@ func findBinaries() (binaries, error) {
 		p, err := exec.LookPath("redis-server")
 		if err != nil {
 			return b, fmt.Errorf("redis-server is not on PATH: %w (install the Debian package redis-server, which %s does when run as root, or set %s)",
-				errMissing, BuildScript, EnvRedis)
+				testenv.ErrMissing, BuildScript, EnvRedis)
 		}
 		b.redis = p
 	}
 	p, err := exec.LookPath("git")
 	if err != nil {
-		return b, fmt.Errorf("git is not on PATH: %w (install the Debian package git)", errMissing)
+		return b, fmt.Errorf("git is not on PATH: %w (install the Debian package git)", testenv.ErrMissing)
 	}
 	b.git = p
 	return b, nil
-}
-
-func executable(path string) error {
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return errMissing
-	case err != nil:
-		return err
-	case !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0:
-		return errors.New("not an executable file")
-	}
-	return nil
 }
 
 // SkipShort skips the test under -short with the reason, so that a plain

@@ -23,22 +23,31 @@ const (
 	// EnvKubeBin names a directory holding kube-apiserver and
 	// kube-controller-manager.
 	EnvKubeBin = "STRATA_KUBE_BIN"
-	// EnvCache names the cache root, as for hack/build-kube.sh.
+	// EnvCache names the cache root, as for the hack/build-*.sh scripts.
 	EnvCache = "STRATA_CACHE"
 	// EnvEtcd names the etcd binary; without it etcd is looked up on PATH.
 	EnvEtcd = "STRATA_ETCD"
 )
 
+// CacheDir returns the root of the cache the hack/build-*.sh scripts build
+// into: ${STRATA_CACHE:-$HOME/.cache/strata}.
+func CacheDir() (string, error) {
+	if cache := os.Getenv(EnvCache); cache != "" {
+		return cache, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("locating the strata cache: %w", err)
+	}
+	return filepath.Join(home, ".cache", "strata"), nil
+}
+
 // DefaultKubeBinDir returns where hack/build-kube.sh puts the binaries:
-// ${STRATA_CACHE:-$HOME/.cache/strata}/kube/<KubeVersion>/bin.
+// <CacheDir>/kube/<KubeVersion>/bin.
 func DefaultKubeBinDir() (string, error) {
-	cache := os.Getenv(EnvCache)
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("locating the strata cache: %w", err)
-		}
-		cache = filepath.Join(home, ".cache", "strata")
+	cache, err := CacheDir()
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(cache, "kube", KubeVersion, "bin"), nil
 }
@@ -50,9 +59,9 @@ type binaries struct {
 	controllerManager string
 }
 
-// errMissing marks a binary that is not installed, as opposed to a broken
+// ErrMissing marks a binary that is not installed, as opposed to a broken
 // environment.
-var errMissing = errors.New("not installed")
+var ErrMissing = errors.New("not installed")
 
 // findBinaries locates etcd, kube-apiserver and kube-controller-manager.
 func findBinaries() (binaries, error) {
@@ -67,7 +76,7 @@ func findBinaries() (binaries, error) {
 	b.apiServer = filepath.Join(dir, "kube-apiserver")
 	b.controllerManager = filepath.Join(dir, "kube-controller-manager")
 	for _, p := range []string{b.apiServer, b.controllerManager} {
-		if err := executable(p); err != nil {
+		if err := Executable(p); err != nil {
 			return b, fmt.Errorf("%s: %w (build it with %s, or set %s to a directory holding it)",
 				p, err, BuildScript, EnvKubeBin)
 		}
@@ -78,21 +87,22 @@ func findBinaries() (binaries, error) {
 		p, err := exec.LookPath("etcd")
 		if err != nil {
 			return b, fmt.Errorf("etcd is not on PATH: %w (install the Debian package etcd-server, "+
-				"which %s does when run as root, or set %s)", errMissing, BuildScript, EnvEtcd)
+				"which %s does when run as root, or set %s)", ErrMissing, BuildScript, EnvEtcd)
 		}
 		b.etcd = p
-	} else if err := executable(b.etcd); err != nil {
+	} else if err := Executable(b.etcd); err != nil {
 		return b, fmt.Errorf("%s=%s: %w", EnvEtcd, b.etcd, err)
 	}
 	return b, nil
 }
 
-// executable reports whether path is an executable regular file.
-func executable(path string) error {
+// Executable reports whether path is an executable regular file; a missing
+// file is ErrMissing.
+func Executable(path string) error {
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return errMissing
+		return ErrMissing
 	case err != nil:
 		return err
 	case !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0:
@@ -111,7 +121,7 @@ func requireBinaries(t testing.TB) binaries {
 	if err == nil {
 		return b
 	}
-	if testing.Short() && errors.Is(err, errMissing) {
+	if testing.Short() && errors.Is(err, ErrMissing) {
 		t.Skipf("skipping a test that needs a real API server under -short: %v", err)
 	}
 	t.Fatalf("starting a Kubernetes API server: %v", err)
