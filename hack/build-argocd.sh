@@ -38,27 +38,13 @@ bin="${work}/bin"
 wanted=(argocd helm git-verify-wrapper.sh gpg-wrapper.sh)
 
 log() { printf 'build-argocd: %s\n' "$*" >&2; }
+# shellcheck source=hack/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # redis-server and git are Debian packages; install them when we can.
-apt_missing=()
-command -v redis-server >/dev/null 2>&1 || apt_missing+=(redis-server)
-command -v git >/dev/null 2>&1 || apt_missing+=(git)
-if [[ ${#apt_missing[@]} -gt 0 ]]; then
-	if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-		log "installing ${apt_missing[*]} with apt-get"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq >&2
-		apt-get install -y -qq --no-install-recommends "${apt_missing[@]}" >&2
-	else
-		log "warning: ${apt_missing[*]} not on PATH; install the Debian packages"
-	fi
-fi
+apt_ensure redis-server redis-server git git
 
-have_all=1
-for b in "${wanted[@]}"; do
-	[[ -x "${bin}/${b}" ]] || have_all=0
-done
-if [[ "${have_all}" == 1 && "${FORCE:-0}" != 1 ]]; then
+if built "${bin}" "${wanted[@]}"; then
 	log "argocd ${ARGOCD_VERSION} and helm ${HELM_VERSION} already built in ${bin}"
 	echo "${bin}"
 	exit 0

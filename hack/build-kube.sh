@@ -32,24 +32,13 @@ bin="${work}/bin"
 binaries=(kube-apiserver kube-controller-manager)
 
 log() { printf 'build-kube: %s\n' "$*" >&2; }
+# shellcheck source=hack/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # etcd is a Debian package (etcd-server); install it when we can.
-if ! command -v etcd >/dev/null 2>&1; then
-	if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-		log "installing etcd-server with apt-get"
-		export DEBIAN_FRONTEND=noninteractive
-		apt-get update -qq >&2
-		apt-get install -y -qq --no-install-recommends etcd-server >&2
-	else
-		log "warning: etcd is not on PATH; install the Debian package etcd-server"
-	fi
-fi
+apt_ensure etcd etcd-server
 
-have_all=1
-for b in "${binaries[@]}"; do
-	[[ -x "${bin}/${b}" ]] || have_all=0
-done
-if [[ "${have_all}" == 1 && "${FORCE:-0}" != 1 ]]; then
+if built "${bin}" "${binaries[@]}"; then
 	log "kube ${KUBE_VERSION} binaries already built in ${bin}"
 	echo "${bin}"
 	exit 0

@@ -9,11 +9,9 @@ cd "$(dirname "$0")/.."
 bash hack/build-kube.sh >/dev/null
 
 # The web UI's browser test drives Debian's headless Chromium.
-if ! command -v chromium >/dev/null 2>&1 && [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -qq
-	apt-get install -y -qq --no-install-recommends chromium >/dev/null
-fi
+log() { printf 'test-deps: %s\n' "$*" >&2; }
+source hack/lib.sh
+apt_ensure chromium chromium
 
 # The Argo CD end-to-end tier (internal/e2e): argocd, helm and redis-server.
 bash hack/build-argocd.sh >/dev/null

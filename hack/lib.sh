@@ -1,0 +1,32 @@
+# lib.sh holds what the hack/ scripts share. Source it; it defines functions only.
+
+# apt_ensure CMD PKG [CMD PKG ...] installs, with Debian's apt, the package of
+# each command that is not on PATH, when running as root; otherwise it warns.
+# Callers define log().
+apt_ensure() {
+	local missing=()
+	while [[ $# -ge 2 ]]; do
+		command -v "$1" >/dev/null 2>&1 || missing+=("$2")
+		shift 2
+	done
+	[[ ${#missing[@]} -gt 0 ]] || return 0
+	if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+		log "installing ${missing[*]} with apt-get"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq >&2
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+	else
+		log "warning: install the Debian packages ${missing[*]}"
+	fi
+}
+
+# built BIN NAME... succeeds when every NAME is an executable in BIN and
+# FORCE is not 1.
+built() {
+	local bin=$1 b
+	shift
+	[[ "${FORCE:-0}" == 1 ]] && return 1
+	for b in "$@"; do
+		[[ -x "${bin}/${b}" ]] || return 1
+	done
+}
