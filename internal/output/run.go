@@ -71,61 +71,22 @@ func Run(opts Options) (*Result, error) {
 			dirty = append(dirty, t)
 		}
 	}
-	var (
-		outs   []*render.Output
-		staged *staging
-	)
-	if !opts.Check && !exists(filepath.Join(opts.Root, render.OutputDir)) {
-		// Nothing to compare with: write every file into a staging
-		// directory while targets render, and move it into place only
-		// once all of them rendered.
-		if staged, err = newStaging(opts.Root); err != nil {
-			return nil, err
-		}
-		defer staged.discard()
-		outs, err = r.RenderStream(dirty, opts.Progress, staged.write)
-	} else {
-		outs, err = r.RenderAll(dirty, opts.Progress)
-	}
+	// Conflicts decode the same patch files the render does: a broken one
+	// is reported by the render, which names the target.
+	conflicts, cerr := f.Conflicts()
+	plan, err := renderAndWrite(opts, r, dirty, keep)
 	if err != nil {
 		return nil, err
 	}
-	conflicts, err := f.Conflicts()
-	if err != nil {
-		return nil, err
+	if cerr != nil {
+		return nil, cerr
 	}
-	var warnings []string
+	res := &Result{Plan: plan, Targets: len(targets), Rendered: len(dirty)}
 	for _, c := range conflicts {
-		warnings = append(warnings, c.String())
+		res.Warnings = append(res.Warnings, c.String())
 	}
-	var plan *Plan
-	if staged != nil {
-		if plan, err = staged.commit(outs); err != nil {
-			return nil, err
-		}
-	}
-	desired := Desired{Files: map[string][]byte{}, Keep: keep}
-	for _, o := range outs {
-		if staged != nil {
-			break
-		}
-		for _, file := range o.Files {
-			desired.Files[file.Path] = file.Data
-		}
-	}
-	if staged == nil {
-		if plan, err = PlanTree(opts.Root, render.OutputDir, desired); err != nil {
-			return nil, err
-		}
-	}
-	res := &Result{Plan: plan, Targets: len(targets), Rendered: len(dirty), Warnings: warnings}
 	if opts.Check {
 		return res, nil
-	}
-	if staged == nil {
-		if err := Apply(opts.Root, plan); err != nil {
-			return res, err
-		}
 	}
 	if opts.StatePath != "" {
 		all := map[string]bool{}
@@ -143,6 +104,41 @@ func Run(opts Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// renderAndWrite renders the dirty targets and brings rendered/ up to date,
+// leaving the kept targets' directories alone; with Check it only plans.
+// A first render (no rendered/ yet) streams into a staging directory moved
+// into place once every target rendered; otherwise the plan is computed
+// against the files on disk and applied.
+func renderAndWrite(opts Options, r *render.Renderer, dirty []render.Target, keep map[string]bool) (*Plan, error) {
+	if !opts.Check && !exists(filepath.Join(opts.Root, render.OutputDir)) {
+		staged, err := newStaging(opts.Root)
+		if err != nil {
+			return nil, err
+		}
+		defer staged.discard()
+		outs, err := r.RenderStream(dirty, opts.Progress, staged.write)
+		if err != nil {
+			return nil, err
+		}
+		return staged.commit(outs)
+	}
+	outs, err := r.RenderAll(dirty, opts.Progress)
+	if err != nil {
+		return nil, err
+	}
+	desired := Desired{Files: map[string][]byte{}, Keep: keep}
+	for _, o := range outs {
+		for _, file := range o.Files {
+			desired.Files[file.Path] = file.Data
+		}
+	}
+	plan, err := PlanTree(opts.Root, render.OutputDir, desired)
+	if err != nil || opts.Check {
+		return plan, err
+	}
+	return plan, Apply(opts.Root, plan)
 }
 
 type currentness struct {
