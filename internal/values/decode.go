@@ -79,6 +79,11 @@ func lineAt(data []byte, n int) string {
 type decoder struct {
 	file  string
 	count int
+	// mark and styles, when styles is not nil, record how each scalar whose
+	// text contains mark was written (DecodeAllStyles).
+	mark   string
+	styles map[*Value]Style
+	flow   int // depth of flow collections around the current node
 	// expanding holds the anchored nodes whose aliases are being expanded,
 	// to refuse an alias inside the node it refers to.
 	expanding map[*yaml.Node]bool
@@ -109,6 +114,10 @@ func (d *decoder) node(n *yaml.Node, path []string) (*Value, error) {
 	case yaml.ScalarNode:
 		return d.scalar(n, path)
 	case yaml.SequenceNode:
+		if n.Style&yaml.FlowStyle != 0 {
+			d.flow++
+			defer func() { d.flow-- }()
+		}
 		v := &Value{Kind: List, Pos: d.pos(n), Items: make([]*Value, 0, len(n.Content))}
 		for i, c := range n.Content {
 			item, err := d.node(c, append(path[:len(path):len(path)], strconv.Itoa(i)))
@@ -119,6 +128,10 @@ func (d *decoder) node(n *yaml.Node, path []string) (*Value, error) {
 		}
 		return v, nil
 	case yaml.MappingNode:
+		if n.Style&yaml.FlowStyle != 0 {
+			d.flow++
+			defer func() { d.flow-- }()
+		}
 		return d.mapping(n, path)
 	}
 	return nil, Errorf(d.pos(n), path, "unsupported YAML node")
@@ -148,7 +161,50 @@ func (d *decoder) scalar(n *yaml.Node, path []string) (*Value, error) {
 			}
 		}
 	}
+	if d.styles != nil && strings.Contains(n.Value, d.mark) {
+		d.styles[v] = d.style(n)
+	}
 	return v, nil
+}
+
+// Style is how a scalar is written in a YAML document.
+type Style uint8
+
+// The styles of scalars. Tagged and InFlow take precedence over the others.
+const (
+	PlainStyle Style = iota
+	SingleQuotedStyle
+	DoubleQuotedStyle
+	LiteralStyle
+	FoldedStyle
+	TaggedStyle // with an explicit tag (!!str ...)
+	InFlowStyle // in a flow collection ([...] or {...})
+)
+
+func (d *decoder) style(n *yaml.Node) Style {
+	switch {
+	case n.Style&yaml.TaggedStyle != 0:
+		return TaggedStyle
+	case d.flow > 0:
+		return InFlowStyle
+	case n.Style&yaml.SingleQuotedStyle != 0:
+		return SingleQuotedStyle
+	case n.Style&yaml.DoubleQuotedStyle != 0:
+		return DoubleQuotedStyle
+	case n.Style&yaml.LiteralStyle != 0:
+		return LiteralStyle
+	case n.Style&yaml.FoldedStyle != 0:
+		return FoldedStyle
+	}
+	return PlainStyle
+}
+
+// Plain is the value of a plain scalar (written without quotes) that reads
+// as text: null, a boolean, a number or a string by YAML 1.1's rules.
+func Plain(text string, pos Pos) *Value {
+	v := &Value{Pos: pos}
+	v.Kind, v.Text = resolve(text)
+	return v
 }
 
 func (d *decoder) mapping(n *yaml.Node, path []string) (*Value, error) {
@@ -223,6 +279,19 @@ func (d *decoder) mergeSources(n *yaml.Node, path []string) ([]*Value, error) {
 
 // DecodeAll parses a stream of YAML documents, skipping empty ones.
 func DecodeAll(file string, data []byte) ([]*Value, error) {
+	return decodeAll(file, data, "", nil)
+}
+
+// DecodeAllStyles is DecodeAll that also returns how each scalar whose
+// text contains mark was written. A scalar that an alias repeats is decoded,
+// and reported, once per occurrence.
+func DecodeAllStyles(file string, data []byte, mark string) ([]*Value, map[*Value]Style, error) {
+	styles := map[*Value]Style{}
+	vs, err := decodeAll(file, data, mark, styles)
+	return vs, styles, err
+}
+
+func decodeAll(file string, data []byte, mark string, styles map[*Value]Style) ([]*Value, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var out []*Value
 	for {
@@ -236,7 +305,7 @@ func DecodeAll(file string, data []byte) ([]*Value, error) {
 		if len(doc.Content) == 0 {
 			continue
 		}
-		d := decoder{file: file}
+		d := decoder{file: file, mark: mark, styles: styles}
 		v, err := d.node(doc.Content[0], nil)
 		if err != nil {
 			return nil, err

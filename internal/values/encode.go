@@ -29,6 +29,39 @@ type memoKey struct {
 // Encode is the package's Encode, memoized.
 func (enc *Encoder) Encode(v *Value) []byte { return encode(v, &enc.memo) }
 
+// Hole is a scalar that EncodeAround left out, with the indentation that
+// EncodeScalar needs to write a value in its place.
+type Hole struct {
+	V      *Value
+	Indent int
+}
+
+// EncodeAround encodes v as Encode does, but for the scalars in holes (a
+// document that is itself a scalar cannot have one): the text is pieces[0],
+// then the value of the first hole, pieces[1], and so on, a scalar repeated
+// by a merge key making as many holes. Filling the holes with EncodeScalar
+// gives what Encode gives of v with other scalars in their place.
+func EncodeAround(v *Value, holes map[*Value]bool) (pieces []string, at []Hole) {
+	var b strings.Builder
+	e := encoder{b: &b, holes: holes, pieces: &pieces, at: &at}
+	if v.Kind == Map && len(v.Keys) > 0 {
+		e.mapping(v, 0)
+	} else if v.Kind == List && len(v.Items) > 0 {
+		e.list(v, 0)
+	} else {
+		b.Write(encode(v, nil))
+	}
+	return append(pieces, b.String()), at
+}
+
+// EncodeScalar writes a scalar value as Encode would at indentation indent
+// (which only a multi-line string needs), without a line break after it.
+func EncodeScalar(v *Value, indent int) string {
+	var b strings.Builder
+	encoder{b: &b}.scalar(v, indent)
+	return b.String()
+}
+
 func encode(v *Value, memo *sync.Map) []byte {
 	var b strings.Builder
 	e := encoder{b: &b, memo: memo}
@@ -47,6 +80,11 @@ func encode(v *Value, memo *sync.Map) []byte {
 type encoder struct {
 	b    *strings.Builder
 	memo *sync.Map
+	// holes are the scalars left out (EncodeAround): the text before each
+	// goes to pieces, the hole to at.
+	holes  map[*Value]bool
+	pieces *[]string
+	at     *[]Hole
 }
 
 func (e encoder) indent(n int) {
@@ -114,7 +152,13 @@ func (e encoder) child(v *Value, ind int, inMap bool) {
 		}
 	default:
 		e.b.WriteByte(' ')
-		e.scalar(v, ind+2)
+		if e.holes[v] {
+			*e.pieces = append(*e.pieces, e.b.String())
+			*e.at = append(*e.at, Hole{V: v, Indent: ind + 2})
+			e.b.Reset()
+		} else {
+			e.scalar(v, ind+2)
+		}
 		e.b.WriteByte('\n')
 	}
 }

@@ -2,6 +2,7 @@ package values
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -53,10 +54,49 @@ func FuzzDecode(f *testing.F) {
 		if !Equal(v, again) {
 			t.Fatalf("Encode's output decodes to other data\ninput:\n%q\noutput:\n%s\nre-encoded:\n%s", data, out, Encode(again))
 		}
+		checkEncodeAround(t, v, out)
 		if twice := Encode(again); string(twice) != string(out) {
 			t.Fatalf("encoding is not stable\nfirst:\n%s\nsecond:\n%s", out, twice)
 		}
 	})
+}
+
+// checkEncodeAround leaves every scalar of v out with EncodeAround and
+// puts each back with EncodeScalar: the text must be Encode's.
+func checkEncodeAround(t *testing.T, v *Value, want []byte) {
+	t.Helper()
+	holes := map[*Value]bool{}
+	var walk func(*Value)
+	walk = func(n *Value) {
+		switch n.Kind {
+		case Map:
+			for _, c := range n.Vals {
+				walk(c)
+			}
+		case List:
+			for _, c := range n.Items {
+				walk(c)
+			}
+		}
+		if n != v && (n.Kind != Map || len(n.Keys) == 0) && (n.Kind != List || len(n.Items) == 0) {
+			holes[n] = true
+		}
+	}
+	walk(v)
+	pieces, at := EncodeAround(v, holes)
+	if len(pieces) != len(at)+1 {
+		t.Fatalf("EncodeAround gave %d pieces for %d holes", len(pieces), len(at))
+	}
+	var b strings.Builder
+	for i, p := range pieces {
+		b.WriteString(p)
+		if i < len(at) {
+			b.WriteString(EncodeScalar(at[i].V, at[i].Indent))
+		}
+	}
+	if b.String() != string(want) {
+		t.Fatalf("EncodeAround filled with EncodeScalar:\n%s\nEncode:\n%s", b.String(), want)
+	}
 }
 
 func countNodes(v *Value) int {

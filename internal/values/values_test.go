@@ -1,6 +1,7 @@
 package values
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -94,5 +95,43 @@ func TestMergeKeepsProvenance(t *testing.T) {
 	}
 	if got := m.Lookup("a", "c").Pos.String(); got != "override.yaml:2:6" {
 		t.Errorf("a.c set at %s, want override.yaml:2:6", got)
+	}
+}
+
+func TestDecodeAllStyles(t *testing.T) {
+	doc := "a: plain @\nb: 'single @'\nc: \"double @\"\nd: |\n  literal @\ne: >\n  folded @\nf: !!str tagged @\ng: [in flow @]\nh: no mark\n"
+	want := map[string]Style{"a": PlainStyle, "b": SingleQuotedStyle, "c": DoubleQuotedStyle, "d": LiteralStyle,
+		"e": FoldedStyle, "f": TaggedStyle, "g": InFlowStyle}
+	vs, styles, err := DecodeAllStyles("s.yaml", []byte(doc), "@")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Style{}
+	for i, k := range vs[0].Keys {
+		v := vs[0].Vals[i]
+		if k == "g" {
+			v = v.Items[0]
+		}
+		if s, ok := styles[v]; ok {
+			got[k] = s
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("styles = %v, want %v", got, want)
+	}
+}
+
+func TestPlain(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		kind Kind
+		want string
+	}{
+		{"", Null, "null"}, {"~", Null, "null"}, {"on", Bool, "true"}, {"0x1F", Int, "31"},
+		{"1e3", String, "1e3"}, {"1.5", Float, "1.5"}, {"08", String, "08"}, {"us-east1", String, "us-east1"},
+	} {
+		if v := Plain(tc.text, Pos{}); v.Kind != tc.kind || v.Text != tc.want {
+			t.Errorf("Plain(%q) = %s %q, want %s %q", tc.text, v.Kind, v.Text, tc.kind, tc.want)
+		}
 	}
 }
