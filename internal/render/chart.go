@@ -40,6 +40,8 @@ type Chart struct {
 	shared bool
 	funcs  template.FuncMap
 	memo   yamlMemo
+	// items, for the built-in chart, renders item by item (items.go).
+	items *itemMemo
 }
 
 // LoadChart loads the repository's argocd-apps/ chart when it has one, and
@@ -92,6 +94,11 @@ func loadChart(fsys fs.FS, dir, source string) (*Chart, error) {
 	if out.plain && !mutates(text.String()) {
 		out.shared = true
 		out.funcs = chartFuncs(&out.memo)
+		if fsys == builtin {
+			if out.items, err = newItemMemo(out); err != nil {
+				return nil, fmt.Errorf("loading chart %s: %w", source, err)
+			}
+		}
 	}
 	return out, nil
 }

@@ -17,16 +17,7 @@ import (
 
 // renderValues builds the top-level object Helm hands to templates, as
 // `helm template RELEASE CHART --values FILE` does.
-func renderValues(c *chart.Chart, meta map[string]any, plain bool, vals *values.Value, release string, shared bool) (common.Values, error) {
-	var v map[string]any
-	if shared {
-		v, _ = vals.Shared().(map[string]any)
-	} else {
-		v, _ = vals.Interface().(map[string]any)
-	}
-	if v == nil {
-		v = map[string]any{}
-	}
+func renderValues(c *chart.Chart, meta map[string]any, plain bool, v map[string]any, release string) (common.Values, error) {
 	opts := common.ReleaseOptions{Name: release, Namespace: "default", Revision: 1, IsInstall: true}
 	if !plain {
 		return util.ToRenderValues(c, v, opts, common.DefaultCapabilities)
@@ -44,17 +35,49 @@ func renderValues(c *chart.Chart, meta map[string]any, plain bool, vals *values.
 	}, nil
 }
 
+// goValues converts values to what templates see: shared objects when the
+// templates cannot modify them (fast.go), a fresh copy otherwise.
+func goValues(vals *values.Value, shared bool) map[string]any {
+	var v map[string]any
+	if shared {
+		v, _ = vals.Shared().(map[string]any)
+	} else {
+		v, _ = vals.Interface().(map[string]any)
+	}
+	if v == nil {
+		v = map[string]any{}
+	}
+	return v
+}
+
 // passOne renders the templates chart and joins its manifests into one
 // stream, as `helm template` prints them.
 func (c *Chart) passOne(vals *values.Value, release string) (string, error) {
-	rv, err := renderValues(c.chart, c.meta, c.plain, vals, release, c.shared)
+	v := goValues(vals, c.shared)
+	if c.items != nil {
+		if manifest, ok := c.passOneItems(v, release); ok {
+			return manifest, nil
+		}
+	}
+	out, err := c.render(v, release)
 	if err != nil {
 		return "", err
 	}
-	out, err := engine.Engine{CustomTemplateFuncs: c.funcs}.Render(c.chart, rv)
+	return joinManifests(out), nil
+}
+
+// render runs Helm's engine on the chart.
+func (c *Chart) render(v map[string]any, release string) (map[string]string, error) {
+	rv, err := renderValues(c.chart, c.meta, c.plain, v, release)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
+	return engine.Engine{CustomTemplateFuncs: c.funcs}.Render(c.chart, rv)
+}
+
+// joinManifests joins the rendered templates of a chart into one stream,
+// as `helm template` prints them.
+func joinManifests(out map[string]string) string {
 	names := make([]string, 0, len(out))
 	for name := range out {
 		if strings.HasSuffix(name, "NOTES.txt") {
@@ -71,7 +94,7 @@ func (c *Chart) passOne(vals *values.Value, release string) (string, error) {
 		}
 		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", name, strings.TrimPrefix(strings.TrimLeft(body, "\n"), "---\n"))
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // passTwo renders pass 1's output as a template with the same values.
@@ -94,7 +117,7 @@ func passTwo(manifest string, vals *values.Value, release string) (string, error
 	}
 	text := dynamic.String()
 	c := passTwoChart(text)
-	rv, err := renderValues(c, metadataMap(c.Metadata), true, vals, release, !mutates(text))
+	rv, err := renderValues(c, metadataMap(c.Metadata), true, goValues(vals, !mutates(text)), release)
 	if err != nil {
 		return "", err
 	}

@@ -13,14 +13,19 @@ import (
 )
 
 // Rendering a fleet evaluates the same value subtrees again and again: most
-// components have the same values in most targets. Three things make that
-// cheap without changing any output:
+// components have the same values in most targets. These make that cheap
+// without changing any output:
 //
 //   - Values.Shared converts each immutable value node to Go maps once, so
 //     equal subtrees of different targets are the same Go objects;
 //   - toYaml, the costliest template function (a JSON then YAML round trip),
 //     is memoized by object identity;
-//   - rendered documents are decoded and re-encoded once per distinct text.
+//   - the built-in chart renders only the items it has not rendered before
+//     (items.go);
+//   - pass 2 runs only the template actions, on documents decoded once per
+//     distinct pass-1 text (holes.go);
+//   - other rendered documents are decoded and re-encoded once per
+//     distinct text.
 //
 // Sharing objects between targets is only sound when templates cannot
 // modify them: charts whose templates use a mutating function (set, unset,
@@ -130,10 +135,9 @@ func splitDocuments(text string) []string {
 // decoded tree: rendered fleets have thousands of distinct documents.
 type docCache struct{ m sync.Map }
 
-// renderedDoc is a rendered resource: its encoded text, kind and name.
+// renderedDoc is a rendered resource: its encoded text and name.
 type renderedDoc struct {
 	data     []byte
-	kind     string
 	name     string
 	nameKind values.Kind // values.Null when metadata.name is missing
 }
@@ -150,7 +154,7 @@ func (c *docCache) decode(file, text string) ([]renderedDoc, error) {
 			}
 			docs := make([]renderedDoc, 0, len(vs))
 			for _, v := range vs {
-				d := renderedDoc{data: values.Encode(v), kind: kindOf(v), nameKind: values.Null}
+				d := renderedDoc{data: values.Encode(v), nameKind: values.Null}
 				if n := v.Lookup("metadata", "name"); n != nil {
 					d.name, d.nameKind = n.Text, n.Kind
 				}

@@ -42,8 +42,9 @@ type Renderer struct {
 	Fleet *fleet.Fleet
 	Chart *Chart
 
-	docs docCache
-	enc  values.Encoder
+	docs  docCache
+	plans planCache
+	enc   values.Encoder
 }
 
 // Targets lists every target of the fleet: cluster types in declaration
@@ -96,44 +97,67 @@ func (r *Renderer) render(t Target) (*Output, error) {
 	if err != nil {
 		return nil, fmt.Errorf("templates chart %s: %w", r.Chart.Source, err)
 	}
-	final, err := passTwo(manifest, vals, release+"-final")
-	if err != nil {
-		if e := expressionError(vals, release+"-final"); e != nil {
-			return nil, e
+	dir := t.Dir() + "/templates"
+	docs, ok := r.fastPassTwo(dir, manifest, vals, release+"-final")
+	if !ok || badDoc(docs) >= 0 {
+		if docs, err = r.passTwo(dir, manifest, vals, release+"-final"); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("second template pass (the output of the templates chart, rendered again with the values): %s", templateMessage(err))
-	}
-	docs, err := r.docs.decode(t.Dir()+"/templates", final)
-	if err != nil {
-		if _, err := values.DecodeAll(t.Dir()+"/templates", []byte(final)); err != nil {
-			return nil, outputYAMLError(err, final)
-		}
-		return nil, err
 	}
 	out := &Output{Target: t, Values: vals}
 	out.Files = append(out.Files,
 		File{Path: t.Dir() + "/Chart.yaml", Data: chartYAML(t)},
 		File{Path: t.Dir() + "/values.yaml", Data: r.enc.Encode(vals)},
 	)
-	seen := map[string]int{}
-	for i, d := range docs {
-		if d.nameKind == values.Null || d.name == "" || (d.nameKind != values.String && d.nameKind != values.Int) || safeFileName(d.name) != nil {
-			return nil, r.docError(vals, final, i, seen)
-		}
-		if _, dup := seen[d.name]; dup {
-			return nil, r.docError(vals, final, i, seen)
-		}
-		seen[d.name] = i
-		out.Files = append(out.Files, File{Path: t.Dir() + "/templates/" + d.name + ".yaml", Data: d.data})
+	for _, d := range docs {
+		out.Files = append(out.Files, File{Path: dir + "/" + d.name + ".yaml", Data: d.data})
 	}
 	sortFiles(out.Files)
 	return out, nil
 }
 
+// passTwo renders pass 2 of a target the general way: the whole output of
+// pass 1 as a template, then a decode of the whole result. Its errors are
+// the ones users see.
+func (r *Renderer) passTwo(dir, manifest string, vals *values.Value, release string) ([]renderedDoc, error) {
+	final, err := passTwo(manifest, vals, release)
+	if err != nil {
+		if e := expressionError(vals, release); e != nil {
+			return nil, e
+		}
+		return nil, fmt.Errorf("second template pass (the output of the templates chart, rendered again with the values): %s", templateMessage(err))
+	}
+	docs, err := r.docs.decode(dir, final)
+	if err != nil {
+		if _, err := values.DecodeAll(dir, []byte(final)); err != nil {
+			return nil, outputYAMLError(err, final)
+		}
+		return nil, err
+	}
+	if i := badDoc(docs); i >= 0 {
+		return nil, r.docError(vals, final, docs, i)
+	}
+	return docs, nil
+}
+
+// badDoc returns the index of the first document that has no usable
+// metadata.name or the name of an earlier one, or -1.
+func badDoc(docs []renderedDoc) int {
+	seen := make(map[string]bool, len(docs))
+	for i, d := range docs {
+		if d.nameKind == values.Null || d.name == "" || (d.nameKind != values.String && d.nameKind != values.Int) ||
+			safeFileName(d.name) != nil || seen[d.name] {
+			return i
+		}
+		seen[d.name] = true
+	}
+	return -1
+}
+
 // docError explains what is wrong with the i-th rendered document: it has
-// no usable metadata.name, or the name of an earlier one (seen: name ->
-// index). It decodes the documents again: errors are the rare path.
-func (r *Renderer) docError(vals *values.Value, final string, i int, seen map[string]int) error {
+// no usable metadata.name, or the name of an earlier one. It decodes the
+// documents again: errors are the rare path.
+func (r *Renderer) docError(vals *values.Value, final string, rendered []renderedDoc, i int) error {
 	docs, err := values.DecodeAll("templates", []byte(final))
 	if err != nil || i >= len(docs) {
 		return fmt.Errorf("rendered document %d is not usable", i+1)
@@ -150,7 +174,13 @@ func (r *Renderer) docError(vals *values.Value, final string, i int, seen map[st
 		return r.nameError(vals, final, doc, fmt.Sprintf("%s %q cannot name a file", kindOf(doc), name.Text),
 			"a resource's metadata.name names its file templates/<name>.yaml: use a plain name, without '/' or '\\', not '.' or '..'")
 	}
-	prev := docs[seen[name.Text]]
+	prev := doc
+	for j := range i {
+		if rendered[j].name == name.Text {
+			prev = docs[j]
+			break
+		}
+	}
 	return &values.Error{Path: []string{"metadata", "name"},
 		Msg: fmt.Sprintf("two resources of this target are named %q (%s and %s)", name.Text, kindOf(prev), kindOf(doc)),
 		Pos: r.Chart.templateOf(final, doc), Also: []values.Pos{r.Chart.templateOf(final, prev)},

@@ -1,0 +1,165 @@
+package render
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// The built-in chart renders each item of .Values.applications and
+// .Values.applicationsets on its own: an item's documents depend only on
+// its name and value, except where an application's project is itself a
+// template (tpl is given the whole values). Most items are the same value
+// object in most targets (values.Shared), so pass 1 of the built-in chart
+// renders, through Helm's engine, only the items it has not rendered
+// before, and reuses the text of the others. The result is the stream the
+// whole chart renders to: the items' texts in the order the chart's range
+// gives them.
+//
+// Templates the chart renders for each item, and what each starts with.
+var itemSections = []itemSection{
+	{key: "applications", template: "templates/applications.yaml", kind: "Application",
+		// tpl $project $: the item depends on all values.
+		own: func(item map[string]any) bool { return !strings.Contains(fmt.Sprint(item["project"]), "{{") }},
+	{key: "applicationsets", template: "templates/applicationsets.yaml", kind: "ApplicationSet",
+		own: func(map[string]any) bool { return true }},
+}
+
+type itemSection struct {
+	key, template, kind string
+	// own reports whether an item's text depends only on its name and value.
+	own func(item map[string]any) bool
+}
+
+// itemMemo holds the text of each item rendered so far, by section, name
+// and value object.
+type itemMemo struct {
+	m sync.Map
+	// tails are what each section's template renders after its items (and
+	// all it renders without items).
+	tails []string
+}
+
+// newItemMemo prepares item-by-item rendering for the built-in chart.
+func newItemMemo(c *Chart) (*itemMemo, error) {
+	out, err := c.render(map[string]any{}, "items")
+	if err != nil {
+		return nil, err
+	}
+	memo := &itemMemo{}
+	for _, sec := range itemSections {
+		memo.tails = append(memo.tails, out[c.chart.Name()+"/"+sec.template])
+	}
+	return memo, nil
+}
+
+type itemKey struct {
+	section, name string
+	ptr           uintptr
+}
+
+type itemText struct {
+	obj  map[string]any // keeps obj alive, so that its address is not reused
+	text string
+}
+
+// passOneItems renders pass 1 of the built-in chart item by item, reusing
+// the items rendered before. It returns false when the chart must render
+// the usual way (values of an unexpected shape, any error), which also
+// reports errors.
+func (c *Chart) passOneItems(v map[string]any, release string) (string, bool) {
+	texts := make([]map[string]string, len(itemSections)) // name -> text
+	todo := make([]map[string]any, len(itemSections))     // name -> item to render
+	needed := false
+	for i, sec := range itemSections {
+		texts[i], todo[i] = map[string]string{}, map[string]any{}
+		raw, ok := v[sec.key]
+		if !ok || raw == nil {
+			continue
+		}
+		items, ok := raw.(map[string]any)
+		if !ok {
+			return "", false
+		}
+		for name, item := range items {
+			m, ok := item.(map[string]any)
+			if !ok {
+				return "", false
+			}
+			if !sec.own(m) {
+				todo[i][name], needed = m, true
+				continue
+			}
+			if t, ok := c.items.m.Load(itemKey{sec.key, name, reflect.ValueOf(m).Pointer()}); ok {
+				texts[i][name] = t.(itemText).text
+				continue
+			}
+			todo[i][name], needed = m, true
+		}
+	}
+	if needed {
+		reduced := maps.Clone(v)
+		for i, sec := range itemSections {
+			reduced[sec.key] = todo[i]
+		}
+		out, err := c.render(reduced, release)
+		if err != nil {
+			return "", false
+		}
+		for i, sec := range itemSections {
+			body, ok := strings.CutSuffix(out[c.chart.Name()+"/"+sec.template], c.items.tails[i])
+			if !ok {
+				return "", false
+			}
+			got, ok := splitItems(body, sec.kind, todo[i])
+			if !ok {
+				return "", false
+			}
+			for name, text := range got {
+				texts[i][name] = text
+				if m := todo[i][name].(map[string]any); sec.own(m) {
+					c.items.m.Store(itemKey{sec.key, name, reflect.ValueOf(m).Pointer()}, itemText{obj: m, text: text})
+				}
+			}
+		}
+	}
+	out := map[string]string{}
+	for i, sec := range itemSections {
+		var b strings.Builder
+		for _, name := range slices.Sorted(maps.Keys(texts[i])) {
+			b.WriteString(texts[i][name])
+		}
+		b.WriteString(c.items.tails[i])
+		out[c.chart.Name()+"/"+sec.template] = b.String()
+	}
+	return joinManifests(out), true
+}
+
+// splitItems cuts a template's output into the text of each item, by the
+// name each document starts with. Items that render no document get an
+// empty text. It returns false when the output is not a sequence of such
+// documents in name order.
+func splitItems(body, kind string, items map[string]any) (map[string]string, bool) {
+	sep := "\n---\napiVersion: argoproj.io/v1alpha1\nkind: " + kind + "\nmetadata:\n  name: "
+	names := slices.Sorted(maps.Keys(items))
+	texts := make(map[string]string, len(names))
+	for _, name := range names {
+		start := sep + strconv.Quote(name) + "\n"
+		if !strings.HasPrefix(body, start) {
+			texts[name] = ""
+			continue
+		}
+		end := strings.Index(body[len(start):], sep)
+		if end < 0 {
+			end = len(body)
+		} else {
+			end += len(start)
+		}
+		texts[name], body = body[:end], body[end:]
+	}
+	return texts, body == ""
+}

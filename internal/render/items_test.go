@@ -1,0 +1,67 @@
+package render
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/strata-fleet/strata/internal/benchfleet"
+)
+
+// TestItemsEqualWholeChart renders pass 1 of a small bench fleet item by
+// item and with the whole chart: the streams are the same, and items are
+// reused across targets.
+func TestItemsEqualWholeChart(t *testing.T) {
+	f, c := smallBenchFleet(t)
+	if c.items == nil {
+		t.Fatal("the built-in chart does not render item by item")
+	}
+	r := &Renderer{Fleet: f, Chart: c}
+	for _, tg := range r.Targets() {
+		vals, err := f.TargetValues(tg.ClusterType, tg.Node)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := goValues(vals, c.shared)
+		got, ok := c.passOneItems(v, "r")
+		if !ok {
+			t.Fatalf("%s: not rendered item by item", tg.ID())
+		}
+		out, err := c.render(v, "r")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := joinManifests(out); got != want {
+			t.Fatalf("%s: item by item:\n%s\nwhole chart:\n%s", tg.ID(), got, want)
+		}
+	}
+	n := 0
+	c.items.m.Range(func(any, any) bool { n++; return true })
+	if items := len(r.Targets()) * benchfleet.DefaultSpec().Components; n >= items {
+		t.Errorf("%d item texts remembered for %d items rendered: none reused", n, items)
+	}
+}
+
+// TestItemsRootOnlyInProject keeps items.go's assumption true: the built-in
+// templates use the whole values ($) only in an application's project.
+func TestItemsRootOnlyInProject(t *testing.T) {
+	root := regexp.MustCompile(`\$[^A-Za-z_]`)
+	for _, name := range []string{"applications.yaml", "applicationsets.yaml", "_metadata.tpl"} {
+		data, err := builtin.ReadFile("chart/templates/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range root.FindAllIndex(data, -1) {
+			line := string(data[lineStart(data, m[0]):m[1]])
+			if !regexp.MustCompile(`tpl \$project \$.$`).MatchString(line) {
+				t.Errorf("%s uses the whole values outside an application's project: %q", name, line)
+			}
+		}
+	}
+}
+
+func lineStart(data []byte, i int) int {
+	for i > 0 && data[i-1] != '\n' {
+		i--
+	}
+	return i
+}
