@@ -15,8 +15,10 @@ go build -o "$work/strata" ./cmd/strata
 go run ./hack/genfleet -out "$work/fleet" >/dev/null
 cd "$work/fleet"
 
-# seconds and peak KB of a command, as "wall rss"
-measure() { /usr/bin/time -f "%e %M" -o "$work/t" "$@" >/dev/null 2>&1; cat "$work/t"; }
+# seconds and peak KB of a command, as "wall rss". Each starts with the
+# previous runs' writes flushed (sync, not timed), so that neither strata
+# nor cp pays for the other's write-back.
+measure() { sync; /usr/bin/time -f "%e %M" -o "$work/t" "$@" >/dev/null 2>&1; cat "$work/t"; }
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 full=() copy=() rss=() noop=() one=()
