@@ -35,7 +35,8 @@ type Plan struct {
 	// Dirs are directories to remove once their files are gone, deepest
 	// first.
 	Dirs []string
-	// Unchanged counts the desired files already up to date.
+	// Unchanged counts the desired files already up to date (for Run, with
+	// the files of the targets it did not need to render).
 	Unchanged int
 }
 

@@ -81,6 +81,10 @@ func Run(opts Options) (*Result, error) {
 	if cerr != nil {
 		return nil, cerr
 	}
+	// The files of targets known to be current are unchanged too.
+	for dir := range keep {
+		plan.Unchanged += len(state.Targets[dir].Files)
+	}
 	res := &Result{Plan: plan, Targets: len(targets), Rendered: len(dirty)}
 	for _, c := range conflicts {
 		res.Warnings = append(res.Warnings, c.String())
