@@ -33,8 +33,9 @@ import (
 //     leading or trailing space, and in a plain scalar nothing that would
 //     start a comment, a mapping or another node.
 //
-// Anything else, including every error, goes the general way (passTwo and
-// a decode of the whole result), which is also what reports errors.
+// Anything else, including every error, goes the general way
+// (passTwoGeneral renders and decodes the whole text), which is also what
+// reports errors.
 
 // Placeholders are private-use characters around the action's index.
 const (
@@ -293,9 +294,9 @@ func straightLine(text string, spans [][2]int) bool {
 	return len(want) == 0 && actions == len(spans)
 }
 
-// fastPassTwo renders pass 2 of a target the way described above. It
+// passTwoHoles renders pass 2 of a target the way described above. It
 // returns false when the target must go the general way.
-func (r *Renderer) fastPassTwo(file, manifest string, vals *values.Value, release string) ([]renderedDoc, bool) {
+func (r *Renderer) passTwoHoles(file, manifest string, vals *values.Value, release string) ([]renderedDoc, bool) {
 	parts := splitDocuments(manifest)
 	plans := make([]*docPlan, len(parts))
 	var actions []string

@@ -71,8 +71,8 @@ func checkHoles(t *testing.T, doc, x string) bool {
 	r := &Renderer{Chart: &Chart{Source: "test"}}
 	manifest := "---\n# Source: t/templates/a.yaml\n" + doc
 	vals := holeVals(x)
-	fast, ok := r.fastPassTwo("t", manifest, vals, "r")
-	general, err := r.passTwo("t", manifest, vals, "r")
+	fast, ok := r.passTwoHoles("t", manifest, vals, "r")
+	general, err := r.passTwoGeneral("t", manifest, vals, "r")
 	if !ok {
 		return false
 	}
@@ -139,11 +139,11 @@ func TestHolesOnBenchFleet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := fast.fastPassTwo("t", manifest, vals, "r-final")
+		got, ok := fast.passTwoHoles("t", manifest, vals, "r-final")
 		if !ok {
 			t.Fatalf("%s: the hole path does not serve this target", tg.ID())
 		}
-		want, err := general.passTwo("t", manifest, vals, "r-final")
+		want, err := general.passTwoGeneral("t", manifest, vals, "r-final")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -98,9 +98,9 @@ func (r *Renderer) render(t Target) (*Output, error) {
 		return nil, fmt.Errorf("templates chart %s: %w", r.Chart.Source, err)
 	}
 	dir := t.Dir() + "/templates"
-	docs, ok := r.fastPassTwo(dir, manifest, vals, release+"-final")
+	docs, ok := r.passTwoHoles(dir, manifest, vals, release+"-final")
 	if !ok || badDoc(docs) >= 0 {
-		if docs, err = r.passTwo(dir, manifest, vals, release+"-final"); err != nil {
+		if docs, err = r.passTwoGeneral(dir, manifest, vals, release+"-final"); err != nil {
 			return nil, err
 		}
 	}
@@ -116,10 +116,10 @@ func (r *Renderer) render(t Target) (*Output, error) {
 	return out, nil
 }
 
-// passTwo renders pass 2 of a target the general way: the whole output of
+// passTwoGeneral renders pass 2 of a target the general way: the whole output of
 // pass 1 as a template, then a decode of the whole result. Its errors are
 // the ones users see.
-func (r *Renderer) passTwo(dir, manifest string, vals *values.Value, release string) ([]renderedDoc, error) {
+func (r *Renderer) passTwoGeneral(dir, manifest string, vals *values.Value, release string) ([]renderedDoc, error) {
 	final, err := passTwo(manifest, vals, release)
 	if err != nil {
 		if e := expressionError(vals, release); e != nil {
