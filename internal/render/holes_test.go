@@ -55,6 +55,11 @@ var holeCases = []struct {
 	{"merge key", "metadata:\n  name: a\nbase: &b {v: 1}\nm:\n  <<: *b\n  w: a-{{ .Values.x }}\n", "b", true},
 	{"template error", "metadata:\n  name: a\nv: '{{ fail \"no\" }}'\n", "", false},
 	{"missing name", "spec:\n  v: '{{ .Values.x }}'\n", "b", true},
+	{"application set as toYaml folds it", "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata:\n  name: \"infra\"\n" +
+		"spec:\n  goTemplate: true\n  generators:\n  - clusters:\n      selector:\n        matchLabels:\n" +
+		"          region: '{{ .Values.x }}'\n  template:\n    metadata:\n      name: '{{`{{.name}}`}}-infra'\n" +
+		"    spec:\n      project: '{{`{{\"{{\"}} index .metadata.annotations \"fleet.example.com/project-id\"\n" +
+		"        {{\"}}\"}}`}}'\n      destination:\n        server: '{{`{{.server}}`}}'\n", "us-east1", true},
 }
 
 func holeVals(x string) *values.Value {
