@@ -243,13 +243,8 @@ func (o *bootstrapOptions) complete(_ *cobra.Command, args []string, _ string) (
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	r, err := o.openRepo()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	defer r.Close()
-	f, err := fleet.Load(r.fsys)
-	if err != nil {
+	f := o.completionFleet()
+	if f == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	return f.ClusterNames(), cobra.ShellCompDirectiveNoFileComp

@@ -130,13 +130,8 @@ func layerName(s explain.Step) string {
 
 // complete offers targets, then components.
 func (o *explainOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	r, err := o.openRepo()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	defer r.Close()
-	f, err := fleet.Load(r.fsys)
-	if err != nil {
+	f := o.completionFleet()
+	if f == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string

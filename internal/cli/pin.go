@@ -153,13 +153,8 @@ func (o *pinOptions) complete(_ *cobra.Command, args []string, _ string) ([]stri
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	r, err := o.openRepo()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	defer r.Close()
-	f, err := fleet.Load(r.fsys)
-	if err != nil {
+	f := o.completionFleet()
+	if f == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string

@@ -198,13 +198,8 @@ func commitMessage(p *promote.Plan) string {
 
 // complete offers cluster types, components and patch names.
 func (o *promoteOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	r, err := o.openRepo()
-	if err != nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	defer r.Close()
-	f, err := fleet.Load(r.fsys)
-	if err != nil {
+	f := o.completionFleet()
+	if f == nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []string

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+
+	"github.com/strata-fleet/strata/internal/fleet"
 )
 
 // repo is an open fleet repository: its directory and a read-only view of
@@ -27,3 +29,18 @@ func (g *globals) openRepo() (*repo, error) {
 }
 
 func (r *repo) Close() error { return r.root.Close() }
+
+// completionFleet loads the fleet for shell completion, or returns nil:
+// completion offers nothing rather than an error.
+func (g *globals) completionFleet() *fleet.Fleet {
+	r, err := g.openRepo()
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	f, err := fleet.Load(r.fsys)
+	if err != nil {
+		return nil
+	}
+	return f
+}
