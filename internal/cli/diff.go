@@ -95,26 +95,12 @@ func printDiff(w io.Writer, res *diff.Result, color bool) {
 				if line == "" {
 					continue
 				}
-				fmt.Fprint(w, paint(strings.TrimSuffix(line, "\n"), diffColors[lineClass(line)], color)+"\n")
+				fmt.Fprint(w, paint(strings.TrimSuffix(line, "\n"), diffColors[diff.LineKind(line)], color)+"\n")
 			}
 		}
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, res.Summary())
-}
-
-func lineClass(line string) string {
-	switch {
-	case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
-		return "file"
-	case strings.HasPrefix(line, "@@"):
-		return "hunk"
-	case strings.HasPrefix(line, "+"):
-		return "add"
-	case strings.HasPrefix(line, "-"):
-		return "del"
-	}
-	return ""
 }
 
 func paint(s, style string, color bool) string {

@@ -252,6 +252,22 @@ func (s *side) render(ids []string) error {
 	return nil
 }
 
+// LineKind classifies a line of a unified diff (ResourceChange.Diff):
+// "file" (the ---/+++ header), "hunk" (@@), "add", "del" or "ctx".
+func LineKind(line string) string {
+	switch {
+	case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
+		return "file"
+	case strings.HasPrefix(line, "@@"):
+		return "hunk"
+	case strings.HasPrefix(line, "+"):
+		return "add"
+	case strings.HasPrefix(line, "-"):
+		return "del"
+	}
+	return "ctx"
+}
+
 // Match reports whether the glob pattern matches the target name or one of
 // its parents ("production", "production/*" and "*/*/us-east1" all match
 // production/prod-sector-1/us-east1).

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/status"
 )
 
@@ -25,7 +26,7 @@ var pages = template.Must(status.Templates().Funcs(funcs).ParseFS(templateFiles,
 var funcs = template.FuncMap{
 	"targetURL": targetURL,
 	"patchURL":  patchURL,
-	"diffClass": diffClass,
+	"diffClass": diff.LineKind,
 	"lines":     func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") },
 	"add":       func(a, b int) int { return a + b },
 	"mul":       func(a, b int) int { return a * b },
@@ -47,21 +48,6 @@ func targetURL(name string) string {
 
 func patchURL(ct, component, patch string) string {
 	return "/patch/" + url.PathEscape(ct) + "/" + url.PathEscape(component) + "/" + url.PathEscape(patch)
-}
-
-// diffClass is the CSS class of a line of a unified diff.
-func diffClass(line string) string {
-	switch {
-	case strings.HasPrefix(line, "+++"), strings.HasPrefix(line, "---"):
-		return "file"
-	case strings.HasPrefix(line, "@@"):
-		return "hunk"
-	case strings.HasPrefix(line, "+"):
-		return "add"
-	case strings.HasPrefix(line, "-"):
-		return "del"
-	}
-	return "ctx"
 }
 
 // Handler returns the UI's HTTP handler.
