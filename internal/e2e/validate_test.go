@@ -5,7 +5,6 @@ package e2e
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,8 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/strata-fleet/strata/internal/testenv"
 	"github.com/strata-fleet/strata/internal/validate"
 )
 
@@ -220,7 +219,7 @@ func (e *Env) serverRejects() map[string]string {
 	for _, p := range files {
 		rel, _ := filepath.Rel(e.Repo.Dir, p)
 		rel = filepath.ToSlash(rel)
-		objs, err := readObjects(p)
+		objs, err := testenv.ReadObjects(p)
 		if err != nil {
 			e.t.Fatalf("%s: %v", rel, err)
 		}
@@ -260,26 +259,4 @@ func (e *Env) dryRunApply(obj *unstructured.Unstructured) error {
 		FieldValidation: metav1.FieldValidationStrict,
 	})
 	return err
-}
-
-// readObjects decodes the YAML documents of a file.
-func readObjects(path string) ([]*unstructured.Unstructured, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	dec := utilyaml.NewYAMLOrJSONDecoder(f, 64*1024)
-	var objs []*unstructured.Unstructured
-	for {
-		var m map[string]any
-		if err := dec.Decode(&m); errors.Is(err, io.EOF) {
-			return objs, nil
-		} else if err != nil {
-			return nil, err
-		}
-		if len(m) > 0 {
-			objs = append(objs, &unstructured.Unstructured{Object: m})
-		}
-	}
 }

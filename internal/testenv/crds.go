@@ -113,7 +113,7 @@ func installArgoCDCRDs(ctx context.Context, cfg *rest.Config) error {
 	crds := client.Resource(crdGVR)
 	var names []string
 	for _, file := range ArgoCDCRDFiles {
-		objs, err := readObjects(filepath.Join(dir, file))
+		objs, err := ReadObjects(filepath.Join(dir, file))
 		if err != nil {
 			return err
 		}
@@ -133,8 +133,9 @@ func installArgoCDCRDs(ctx context.Context, cfg *rest.Config) error {
 	return nil
 }
 
-// readObjects decodes the YAML documents of a file, skipping empty ones.
-func readObjects(path string) ([]*unstructured.Unstructured, error) {
+// ReadObjects decodes the YAML (or JSON) documents of a file, skipping empty
+// ones.
+func ReadObjects(path string) ([]*unstructured.Unstructured, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
