@@ -182,20 +182,7 @@ func BenchmarkPromote(b *testing.B) {
 	for _, st := range steps(b) {
 		b.Run(st.kind, func(b *testing.B) {
 			dir := b.TempDir()
-			for name, file := range st.files {
-				p := filepath.Join(dir, filepath.FromSlash(name))
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					b.Fatal(err)
-				}
-				if err := os.WriteFile(p, file.Data, 0o644); err != nil {
-					b.Fatal(err)
-				}
-			}
-			root, err := os.OpenRoot(dir)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer root.Close()
+			root := writeFleet(b, dir, st.files)
 			ops := DirOps{Root: dir}
 			var load, plan, apply time.Duration
 			for b.Loop() {
@@ -241,7 +228,19 @@ func BenchmarkPromote(b *testing.B) {
 func BenchmarkLoad(b *testing.B) {
 	st := steps(b)[0]
 	dir := b.TempDir()
-	for name, file := range st.files {
+	root := writeFleet(b, dir, st.files)
+	for b.Loop() {
+		if _, err := fleet.Load(root.FS()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// writeFleet writes files into dir and opens it as a root, closed with the
+// benchmark.
+func writeFleet(b *testing.B, dir string, files fstest.MapFS) *os.Root {
+	b.Helper()
+	for name, file := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			b.Fatal(err)
@@ -254,10 +253,6 @@ func BenchmarkLoad(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer root.Close()
-	for b.Loop() {
-		if _, err := fleet.Load(root.FS()); err != nil {
-			b.Fatal(err)
-		}
-	}
+	b.Cleanup(func() { root.Close() })
+	return root
 }
