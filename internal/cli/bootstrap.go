@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/bootstrap"
-	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -123,14 +122,11 @@ func (o *bootstrapOptions) run(ctx context.Context, name string) error {
 		return err
 	}
 	defer r.Close()
-	f, err := fleet.Load(r.fsys)
+	rr, err := render.Load(r.fsys)
 	if err != nil {
 		return err
 	}
-	chart, err := render.LoadChart(r.fsys)
-	if err != nil {
-		return err
-	}
+	f, chart := rr.Fleet, rr.Chart
 	switch {
 	case o.credContext != "":
 		kc := o.credKubeconfig

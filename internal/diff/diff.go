@@ -10,7 +10,6 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 
-	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -201,15 +200,12 @@ func short(commit string) string {
 
 // load loads the fleet in fsys and lists its targets that match the filter.
 func load(fsys fs.FS, filter string) (*side, error) {
-	f, err := fleet.Load(fsys)
+	r, err := render.Load(fsys)
 	if err != nil {
 		return nil, err
 	}
-	chart, err := render.LoadChart(fsys)
-	if err != nil {
-		return nil, err
-	}
-	s := &side{r: &render.Renderer{Fleet: f, Chart: chart}, names: map[string]string{}, targets: map[string]render.Target{}}
+	f := r.Fleet
+	s := &side{r: r, names: map[string]string{}, targets: map[string]render.Target{}}
 	for _, t := range s.r.Targets() {
 		name := t.Node.ID()
 		if len(f.ClusterTypes) > 1 {

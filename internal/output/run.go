@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -44,15 +43,11 @@ type Result struct {
 // Run renders the fleet at opts.Root into rendered/: load, fingerprint,
 // render what changed, plan, and (unless Check) apply.
 func Run(opts Options) (*Result, error) {
-	f, err := fleet.Load(opts.FS)
+	r, err := render.Load(opts.FS)
 	if err != nil {
 		return nil, err
 	}
-	chart, err := render.LoadChart(opts.FS)
-	if err != nil {
-		return nil, err
-	}
-	r := &render.Renderer{Fleet: f, Chart: chart}
+	f := r.Fleet
 	state := &State{Version: stateVersion, Targets: map[string]TargetState{}}
 	if opts.StatePath != "" && !opts.Fresh {
 		state = LoadState(opts.StatePath)

@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -45,6 +46,20 @@ type Renderer struct {
 	docs  docCache
 	plans planCache
 	enc   values.Encoder
+}
+
+// Load loads the fleet in fsys and its templates chart (LoadChart), ready
+// to render.
+func Load(fsys fs.FS) (*Renderer, error) {
+	f, err := fleet.Load(fsys)
+	if err != nil {
+		return nil, err
+	}
+	chart, err := LoadChart(fsys)
+	if err != nil {
+		return nil, err
+	}
+	return &Renderer{Fleet: f, Chart: chart}, nil
 }
 
 // Targets lists every target of the fleet: cluster types in declaration

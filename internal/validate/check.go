@@ -27,15 +27,11 @@ type Options struct {
 // Check loads the fleet in opts.FS, renders every target in memory (nothing
 // is written) and validates the result.
 func Check(opts Options) (*Report, error) {
-	f, err := fleet.Load(opts.FS)
+	r, err := render.Load(opts.FS)
 	if err != nil {
 		return nil, err
 	}
-	chart, err := render.LoadChart(opts.FS)
-	if err != nil {
-		return nil, err
-	}
-	r := &render.Renderer{Fleet: f, Chart: chart}
+	f := r.Fleet
 	outs, err := r.RenderAll(r.Targets(), opts.Progress)
 	if err != nil {
 		return nil, err

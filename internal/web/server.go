@@ -90,11 +90,9 @@ func (s *Server) current() *snapshot {
 
 func (s *Server) load(gen int) {
 	snap := &snapshot{gen: gen, loaded: time.Now(), diffs: map[string]*diffEntry{}}
-	snap.fleet, snap.err = fleet.Load(s.opts.FS)
-	if snap.err == nil {
-		snap.chart, snap.err = render.LoadChart(s.opts.FS)
-	}
-	if snap.err == nil {
+	var r *render.Renderer
+	if r, snap.err = render.Load(s.opts.FS); snap.err == nil {
+		snap.fleet, snap.chart = r.Fleet, r.Chart
 		snap.status, snap.err = status.Compute(snap.fleet)
 	}
 	if snap.err != nil {
