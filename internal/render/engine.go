@@ -115,7 +115,16 @@ func passTwo(manifest string, vals *values.Value, release string) (string, error
 	if dynamic.Len() == 0 {
 		return static.String(), nil
 	}
-	text := dynamic.String()
+	out, err := renderText(dynamic.String(), vals, release)
+	if err != nil {
+		return "", err
+	}
+	return static.String() + "---\n" + out, nil
+}
+
+// renderText renders text as the one template of pass 2's chart with the
+// values, through Helm's engine.
+func renderText(text string, vals *values.Value, release string) (string, error) {
 	c := passTwoChart(text)
 	rv, err := renderValues(c, metadataMap(c.Metadata), true, goValues(vals, !mutates(text)), release)
 	if err != nil {
@@ -125,7 +134,7 @@ func passTwo(manifest string, vals *values.Value, release string) (string, error
 	if err != nil {
 		return "", err
 	}
-	return static.String() + "---\n" + out["temp-chart/templates/apps.yaml"], nil
+	return out["temp-chart/templates/apps.yaml"], nil
 }
 
 // expressionError finds the string in vals whose template expression fails

@@ -7,8 +7,6 @@ import (
 	"text/template/parse"
 	"unicode/utf8"
 
-	"helm.sh/helm/v4/pkg/engine"
-
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -313,17 +311,11 @@ func (r *Renderer) passTwoHoles(file, manifest string, vals *values.Value, relea
 	}
 	var results []string
 	if len(actions) > 0 {
-		text := strings.Join(actions, actionSep)
-		c := passTwoChart(text)
-		rv, err := renderValues(c, metadataMap(c.Metadata), true, goValues(vals, !mutates(text)), release)
+		out, err := renderText(strings.Join(actions, actionSep), vals, release)
 		if err != nil {
 			return nil, false
 		}
-		out, err := engine.Engine{}.Render(c, rv)
-		if err != nil {
-			return nil, false
-		}
-		results = strings.Split(out["temp-chart/templates/apps.yaml"], actionSep)
+		results = strings.Split(out, actionSep)
 		if len(results) != len(actions) {
 			return nil, false
 		}
