@@ -55,14 +55,13 @@ func LoadChart(fsys fs.FS) (*Chart, error) {
 	return loadChart(builtin, "chart", "(built in)")
 }
 
-func loadChart(fsys fs.FS, dir, source string) (*Chart, error) {
+// ReadChartFiles reads the files of the chart in dir of fsys, named
+// relative to dir, in name order: what Helm's loader.LoadFiles takes.
+func ReadChartFiles(fsys fs.FS, dir string) ([]*archive.BufferedFile, error) {
 	var files []*archive.BufferedFile
 	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+		if err != nil || d.IsDir() {
 			return err
-		}
-		if d.IsDir() {
-			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
@@ -72,9 +71,17 @@ func loadChart(fsys fs.FS, dir, source string) (*Chart, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading chart %s: %w", source, err)
+		return nil, err
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	return files, nil
+}
+
+func loadChart(fsys fs.FS, dir, source string) (*Chart, error) {
+	files, err := ReadChartFiles(fsys, dir)
+	if err != nil {
+		return nil, fmt.Errorf("reading chart %s: %w", source, err)
+	}
 	h := sha256.New()
 	for _, f := range files {
 		fmt.Fprintf(h, "%s\x00%d\x00", f.Name, len(f.Data))

@@ -9,7 +9,6 @@ import (
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
-	"helm.sh/helm/v4/pkg/chart/loader/archive"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
@@ -18,6 +17,8 @@ import (
 	"helm.sh/helm/v4/pkg/strvals"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
+
+	"github.com/strata-fleet/strata/internal/render"
 )
 
 // helmRelease is what Argo CD hands `helm template` for a Helm source.
@@ -87,22 +88,10 @@ func renderHelmChart(fsys fs.FS, dir string, rel helmRelease) (skip string, err 
 
 // loadChartDir loads the chart in dir of fsys.
 func loadChartDir(fsys fs.FS, dir string) (*chart.Chart, error) {
-	var files []*archive.BufferedFile
-	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
-		files = append(files, &archive.BufferedFile{Name: strings.TrimPrefix(p, dir+"/"), Data: data})
-		return nil
-	})
+	files, err := render.ReadChartFiles(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
 	return loader.LoadFiles(files)
 }
 
