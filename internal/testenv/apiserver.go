@@ -221,22 +221,22 @@ func (s *APIServer) start(t testing.TB, args []string) error {
 }
 
 // ready checks that the server has written its certificate, answers /readyz,
-// and has created the default namespace.
+// and has created the default namespace. It reads the certificate at each
+// try: a first read may catch the file half written, and a client that kept
+// it would fail verification for good.
 func (s *APIServer) ready(certFile string) error {
-	if s.config == nil {
-		ca, err := os.ReadFile(certFile)
-		if err != nil {
-			return fmt.Errorf("waiting for the serving certificate: %w", err)
-		}
-		s.CAData = ca
-		s.config = &rest.Config{
-			Host:            s.URL,
-			BearerToken:     s.Token,
-			TLSClientConfig: rest.TLSClientConfig{CAData: ca},
-			QPS:             100,
-			Burst:           200,
-			Timeout:         30 * time.Second,
-		}
+	ca, err := os.ReadFile(certFile)
+	if err != nil {
+		return fmt.Errorf("waiting for the serving certificate: %w", err)
+	}
+	s.CAData = ca
+	s.config = &rest.Config{
+		Host:            s.URL,
+		BearerToken:     s.Token,
+		TLSClientConfig: rest.TLSClientConfig{CAData: ca},
+		QPS:             100,
+		Burst:           200,
+		Timeout:         30 * time.Second,
 	}
 	client, err := rest.HTTPClientFor(s.config)
 	if err != nil {
