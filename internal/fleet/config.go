@@ -25,7 +25,9 @@ type Config struct {
 	PromotionLevel string
 	// Repository is where Argo CD pulls this repository from, when declared.
 	Repository *Repository
-	File       *File
+	// Rollout is the top-level rollout: key, the defaults of every node.
+	Rollout *RolloutSettings
+	File    *File
 }
 
 // Dimension is one level of the hierarchy.
@@ -63,7 +65,10 @@ type Node struct {
 	Gate string
 	// Revision pins the Git revision of the clusters under this node, when set.
 	Revision *Revision
-	Pos      values.Pos
+	// Rollout is the node's rollout: key (soak, timeout, checks), for it
+	// and the nodes under it; see Config.RolloutAt.
+	Rollout *RolloutSettings
+	Pos     values.Pos
 }
 
 // Revision is a pin: one revision for every cluster type, or one per type.

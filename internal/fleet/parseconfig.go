@@ -13,7 +13,7 @@ func parseConfig(f *File) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository"); err != nil {
+	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout"); err != nil {
 		return nil, err
 	}
 	c := &Config{File: f, Root: &Node{Pos: v.Pos}}
@@ -43,6 +43,11 @@ func parseConfig(f *File) (*Config, error) {
 	}
 	if err := c.parseRepository(v.Get("repository")); err != nil {
 		return nil, err
+	}
+	if r := v.Get("rollout"); r != nil {
+		if c.Rollout, err = parseRollout(r, []string{"rollout"}); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -127,7 +132,7 @@ func (c *Config) parseNodes(parent *Node, m *values.Value, path []string) error 
 					Hint: fmt.Sprintf("write it as {name: %s, %s: [...]}", it.Text, c.Dimensions[n.Depth].Name)}
 			}
 		case values.Map:
-			allowed := []string{"name", "promotion", "revision"}
+			allowed := []string{"name", "promotion", "revision", "rollout"}
 			if !last {
 				allowed = append(allowed, c.Dimensions[n.Depth].Name)
 			}
@@ -189,6 +194,13 @@ func (c *Config) parseNodeOptions(n *Node, m *values.Value, path []string) error
 			return err
 		}
 		n.Revision = rev
+	}
+	if r := m.Get("rollout"); r != nil {
+		s, err := parseRollout(r, append(path[:len(path):len(path)], "rollout"))
+		if err != nil {
+			return err
+		}
+		n.Rollout = s
 	}
 	return nil
 }

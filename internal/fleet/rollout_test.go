@@ -1,0 +1,114 @@
+package fleet_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+)
+
+// rolloutConfig sets rollout policies at the top level, on an environment
+// and on a region below it.
+const rolloutConfig = `dimensions: [environments, regions]
+rollout:
+  soak: 2m
+  checks:
+    - {name: smoke, command: ./smoke.sh}
+sequence:
+  environments:
+    - name: integration
+      regions: [us-east1]
+    - name: production
+      promotion: manual
+      rollout: {soak: 30m, timeout: 1h}
+      regions:
+        - us-east1
+        - name: eu-west1
+          rollout:
+            checks:
+              - {name: metrics, command: ./metrics.sh --slo 99.9, timeout: 90s}
+        - name: ap-south1
+          rollout: {checks: []}
+cluster_types: [hub, workload]
+`
+
+func TestRolloutPolicyInheritance(t *testing.T) {
+	f, err := fleet.Load(fleetFS(rolloutConfig, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	smoke := fleet.Check{Name: "smoke", Command: "./smoke.sh", Timeout: fleet.DefaultCheckTimeout}
+	tests := []struct {
+		node string
+		want fleet.RolloutPolicy
+	}{
+		{"integration/us-east1", fleet.RolloutPolicy{Soak: 2 * time.Minute, Timeout: fleet.DefaultRolloutTimeout, Checks: []fleet.Check{smoke}}},
+		{"production", fleet.RolloutPolicy{Soak: 30 * time.Minute, Timeout: time.Hour, Checks: []fleet.Check{smoke}}},
+		{"production/us-east1", fleet.RolloutPolicy{Soak: 30 * time.Minute, Timeout: time.Hour, Checks: []fleet.Check{smoke}}},
+		{"production/eu-west1", fleet.RolloutPolicy{Soak: 30 * time.Minute, Timeout: time.Hour,
+			Checks: []fleet.Check{{Name: "metrics", Command: "./metrics.sh --slo 99.9", Timeout: 90 * time.Second}}}},
+		{"production/ap-south1", fleet.RolloutPolicy{Soak: 30 * time.Minute, Timeout: time.Hour}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.node, func(t *testing.T) {
+			n := f.Config.Find(strings.Split(tt.node, "/"))
+			got := f.Config.RolloutAt(n)
+			if d := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(fleet.Check{}, "Pos"), cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("RolloutAt(%s) (-want +got):\n%s", tt.node, d)
+			}
+		})
+	}
+}
+
+func TestRolloutDefaults(t *testing.T) {
+	f, err := fleet.Load(fleetFS(seed003Config, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := f.Config.RolloutAt(f.Config.Find([]string{"integration", "us-east1"}))
+	if d := cmp.Diff(fleet.RolloutPolicy{Timeout: fleet.DefaultRolloutTimeout}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+func TestRolloutErrors(t *testing.T) {
+	tests := []struct {
+		name, old, new string
+		want           []string
+	}{
+		{"a number is no duration", "soak: 2m", "soak: 120",
+			[]string{"rollout.soak: expected a duration, got 120", "config/config.yaml:3:9", `"90s", "5m"`}},
+		{"a duration without unit", "soak: 2m", "soak: '2'",
+			[]string{`rollout.soak: "2" is not a duration`, "config/config.yaml:3:9"}},
+		{"a misspelled key", "soak: 30m, timeout: 1h", "soak: 30m, timout: 1h",
+			[]string{"sequence.environments.1.rollout.timout: unknown key", `did you mean "timeout"?`}},
+		{"a check without command", "{name: smoke, command: ./smoke.sh}", "{name: smoke}",
+			[]string{"rollout.checks.0: missing key command", "config/config.yaml:5:7"}},
+		{"checks that are no list", "rollout: {checks: []}", "rollout: {checks: ./x.sh}",
+			[]string{"sequence.environments.1.regions.2.rollout.checks: expected a list"}},
+		{"a negative check timeout", "timeout: 90s", "timeout: -1s",
+			[]string{`checks.0.timeout: "-1s" is not a duration`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			config := strings.Replace(rolloutConfig, tt.old, tt.new, 1)
+			if config == rolloutConfig {
+				t.Fatalf("%q is not in the config", tt.old)
+			}
+			_, err := fleet.Load(fleetFS(config, nil))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			msg := err.Error()
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q does not contain %q", msg, w)
+				}
+			}
+		})
+	}
+}
