@@ -2,6 +2,8 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -27,7 +29,9 @@ func newPromoteCmd(g *globals) *cobra.Command {
 		Long: `Promote copies a patch to the next node of the sequence (in rollout order, at
 the promotion level), coalesces the copies under a node once every target under
 it has the patch, and folds the patch into values.yaml once every first-level
-node has it. Entering a node marked promotion: manual needs --approve.
+node has it. Entering a node marked promotion: manual needs --approve, and
+the approval is recorded in the new copy's metadata (metadata.approvals: the
+gate, who approved and when), where strata verify finds it in CI.
 
 Nothing is lost: copies that differ are not coalesced, a restructuring that would
 change any target's values is refused, and the file operations are journaled so
@@ -39,8 +43,12 @@ Afterwards the fleet is re-rendered.`,
   # See the plan without changing anything
   strata promote management-cluster cert-manager patch-001 --dry-run
 
-  # Enter production, a manual gate, promoting region by region
+  # Enter production, a manual gate, promoting region by region; the
+  # approval (git's user.name <user.email>) is recorded in the patch
   strata promote management-cluster cert-manager patch-001 --approve --level regions
+
+  # Approve on someone's behalf
+  strata promote management-cluster cert-manager patch-001 --approve --approver "Jane Doe <jane@example.com>"
 
   # Complete a promotion that was interrupted
   strata promote --resume`,
@@ -63,7 +71,8 @@ Afterwards the fleet is re-rendered.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.opts.Level, "level", "", "the dimension promotions land at (default: config promotion.level, else the second dimension)")
-	f.BoolVar(&o.opts.Approve, "approve", false, "pass the manual gates this promotion enters")
+	f.BoolVar(&o.opts.Approve, "approve", false, "pass the manual gates this promotion enters, recording who approved in the new patch copy's metadata")
+	f.StringVar(&o.opts.Approver, "approver", "", "who approves, `\"Name <email>\"` (default: git's user.name and user.email)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the plan and change nothing")
 	f.BoolVar(&o.noRender, "no-render", false, "do not re-render rendered/ afterwards")
 	f.BoolVar(&o.resume, "resume", false, "complete an interrupted promotion")
@@ -110,9 +119,15 @@ func (o *promoteOptions) run() error {
 		if err != nil {
 			return err
 		}
+		if o.opts.Approve && o.opts.Approver == "" {
+			o.opts.Approver = gitIdentity(r.dir)
+		}
 		p, err := promote.Prepare(f, o.opts)
 		if err != nil {
 			return err
+		}
+		if len(p.Gates) > 0 && o.opts.Approver == "" {
+			return fmt.Errorf("promotion enters the manual gate %s: the approval is recorded with who approved; give --approver \"Name <email>\" or set git config user.name and user.email", strings.Join(p.Gates, ", "))
 		}
 		rep.Plan = p
 		if !o.dryRun {
@@ -145,7 +160,11 @@ func (o *promoteOptions) run() error {
 		fmt.Fprintf(o.stdout, "rendered/: %d files created, %d updated, %d removed\n", rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
 	}
 	if rep.Plan != nil && !o.dryRun {
-		fmt.Fprintf(o.stdout, "next steps:\n  git add config/ rendered/\n  git commit -m %q\n", commitMessage(rep.Plan))
+		fmt.Fprintf(o.stdout, "next steps:\n  git add config/ rendered/\n  git commit -m %q", commitMessage(rep.Plan))
+		for _, g := range rep.Plan.Gates {
+			fmt.Fprintf(o.stdout, " --trailer %q", "Approved-by: "+o.opts.Approver+" for "+g)
+		}
+		fmt.Fprintln(o.stdout)
 	}
 	return nil
 }
@@ -162,7 +181,7 @@ func (o *promoteOptions) print(p *promote.Plan) {
 		fmt.Fprintf(w, "  %s\n", f)
 	}
 	for _, g := range p.Gates {
-		fmt.Fprintf(w, "passing manual gate %s (approved)\n", g)
+		fmt.Fprintf(w, "passing manual gate %s (approved by %s)\n", g, o.opts.Approver)
 	}
 	if p.Target != "" {
 		fmt.Fprintf(w, "%spromoted to %s: %s\n", prefix, p.Target, p.TargetFile)
@@ -245,4 +264,25 @@ func loadForPromote(r *repo, clusterType, component string) (*fleet.Fleet, error
 		return f, nil
 	}
 	return fleet.Load(r.fsys)
+}
+
+// gitIdentity is "Name <email>" as git would sign a commit in dir: the
+// GIT_AUTHOR_* variables, else user.name and user.email; "" when either is
+// unknown (git's guesses from the host name are not an approver).
+func gitIdentity(dir string) string {
+	get := func(env, key string) string {
+		if v := strings.TrimSpace(os.Getenv(env)); v != "" {
+			return v
+		}
+		out, err := exec.Command("git", "-C", dir, "config", "--get", key).Output()
+		if err != nil {
+			return ""
+		}
+		return strings.TrimSpace(string(out))
+	}
+	name, email := get("GIT_AUTHOR_NAME", "user.name"), get("GIT_AUTHOR_EMAIL", "user.email")
+	if name == "" || email == "" {
+		return ""
+	}
+	return name + " <" + email + ">"
 }

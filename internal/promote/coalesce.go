@@ -30,10 +30,17 @@ func (pl *planner) coalesce(s state) ([]Coalesce, error) {
 			if err := pl.sameContent(s, ids, fmt.Sprintf("coalesce %s into %s", strings.TrimSuffix(pl.name, ".yaml"), n.ID())); err != nil {
 				return nil, err
 			}
-			s[n.ID()] = s[ids[0]]
+			data := s[ids[0]]
+			for _, id := range ids[1:] {
+				var err error
+				if data, err = mergeApprovals(data, s[id]); err != nil {
+					return nil, fmt.Errorf("%s: %w", pl.fileOf(id), err)
+				}
+			}
 			for _, id := range ids {
 				delete(s, id)
 			}
+			s[n.ID()] = data
 			out = append(out, Coalesce{Node: n.ID(), Into: pl.fileOf(n.ID()), From: from})
 		}
 	}

@@ -10,7 +10,10 @@
 //  3. copy the patch to the next node in walk order that does not have it,
 //     skipping nodes above the promotion level (default config
 //     promotion.level, else the second dimension); entering a node marked
-//     promotion: manual needs approval (a copy above a gate enters it too);
+//     promotion: manual needs approval (a copy above a gate enters it too),
+//     recorded, when an approver is given, in the new copy's metadata
+//     (metadata.approvals: the gate, who, when; see [Approval] and
+//     [RecordApproval]) so that the change carries it and CI can check it;
 //  4. coalesce: once every target under a node has the patch, the copies
 //     under it become one patch at that node;
 //  5. integrate: once every first-dimension node has it, the patch is merged

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 )
@@ -20,6 +21,11 @@ type Options struct {
 	Level string
 	// Approve passes manual gates.
 	Approve bool
+	// Approver, when set, is recorded as having approved each gate the
+	// promotion enters ("Name <email>"), in the new copy's metadata (see
+	// Approval), at Now (default: the current time).
+	Approver string
+	Now      time.Time
 }
 
 // Op is one file operation of a plan.
@@ -53,7 +59,10 @@ type Plan struct {
 	Target     string `json:"target,omitempty"`
 	TargetFile string `json:"targetFile,omitempty"`
 	// Gates are the manual gates the promotion passes.
-	Gates     []string   `json:"gates,omitempty"`
+	Gates []string `json:"gates,omitempty"`
+	// Approvals are those recorded in TargetFile for Gates (when
+	// Options.Approver is set).
+	Approvals []Approval `json:"approvals,omitempty"`
 	Coalesced []Coalesce `json:"coalesced,omitempty"`
 	// Integrated is the values.yaml the patch was folded into, if it was.
 	Integrated string `json:"integrated,omitempty"`
@@ -137,7 +146,13 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 			}
 			return nil, &GateError{Gates: p.Gates, Command: cmd}
 		}
-		after[next.ID()] = before[latest.ID()]
+		data := before[latest.ID()]
+		if opts.Approver != "" && len(p.Gates) > 0 {
+			if data, err = recordGates(p, data, opts); err != nil {
+				return nil, fmt.Errorf("recording the approval in %s: %w", p.TargetFile, err)
+			}
+		}
+		after[next.ID()] = data
 	}
 	promoted := maps(after)
 
@@ -184,6 +199,23 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// recordGates records in data the approval of each gate by opts.Approver.
+func recordGates(p *Plan, data []byte, opts Options) ([]byte, error) {
+	at := opts.Now
+	if at.IsZero() {
+		at = time.Now()
+	}
+	for _, g := range p.Gates {
+		a := Approval{Node: g, By: opts.Approver, At: at.UTC().Truncate(time.Second)}
+		var err error
+		if data, err = RecordApproval(data, a); err != nil {
+			return nil, err
+		}
+		p.Approvals = append(p.Approvals, a)
+	}
+	return data, nil
 }
 
 // find returns where the patch is, and its nodes in walk order.
