@@ -1,9 +1,12 @@
 package cli_test
 
 import (
+	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 	"time"
 
@@ -34,7 +37,8 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mtime": cmdMtime,
+			"mtime":   cmdMtime,
+			"waitfor": cmdWaitfor,
 		},
 	})
 }
@@ -59,6 +63,45 @@ func cmdMtime(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		if same := info.ModTime().Equal(past); same == neg {
 			ts.Fatalf("%s: modified at %s (reset to %s)", name, info.ModTime().UTC().Format(time.RFC3339), past.Format(time.RFC3339))
+		}
+	}
+}
+
+// waitforDeadline bounds waitfor: long enough for a loaded machine, short
+// enough that a server that never says it listens fails the scenario.
+const waitforDeadline = time.Minute
+
+// cmdWaitfor waits until a file has a line matching a regular expression, so
+// that a scenario acts on a background process only once it has said it is
+// ready (a background command's own output is readable only after it ends):
+//
+//	waitfor FILE REGEXP
+//
+// It looks at the file every few milliseconds and fails after waitforDeadline
+// with what the file holds.
+func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfor FILE REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	ts.Check(err)
+	name := ts.MkAbs(args[0])
+	deadline := time.NewTimer(waitforDeadline)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		data, err := os.ReadFile(name)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			ts.Fatalf("%v", err)
+		}
+		if re.Match(data) {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			ts.Fatalf("%s: no line matches %q after %s; it holds:\n%s", args[0], args[1], waitforDeadline, data)
 		}
 	}
 }
