@@ -2,12 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/strata-fleet/strata/internal/atomicfile"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/status"
 )
@@ -86,35 +89,19 @@ func (o *statusOptions) run() error {
 	return status.WriteTable(o.stdout, s, status.TableOptions{Width: o.width(), Color: useColor(o.stdout)})
 }
 
-func writeHTMLFile(path string, s *status.Status) error {
-	tmp, err := os.CreateTemp(dirOf(path), ".status-*.html")
+// writeHTMLFile writes the status page to file atomically (package
+// atomicfile: never through a symbolic link).
+func writeHTMLFile(file string, s *status.Status) error {
+	r, err := os.OpenRoot(filepath.Dir(file))
 	if err != nil {
-		return fmt.Errorf("--html %s: %w", path, err)
+		return fmt.Errorf("--html %s: %w", file, err)
 	}
-	defer os.Remove(tmp.Name())
-	if err := status.WriteHTML(tmp, s); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("--html %s: %w", path, err)
+	defer r.Close()
+	err = atomicfile.Write(r, filepath.Base(file), func(w io.Writer) error { return status.WriteHTML(w, s) })
+	if err != nil {
+		return fmt.Errorf("--html %s: %w", file, err)
 	}
 	return nil
-}
-
-func dirOf(path string) string {
-	for i := len(path) - 1; i >= 0; i-- {
-		if os.IsPathSeparator(path[i]) {
-			return path[:i+1]
-		}
-	}
-	return "."
 }
 
 // width is the terminal's width, else $COLUMNS, else no limit.

@@ -8,12 +8,19 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+
+	"github.com/strata-fleet/strata/internal/atomicfile"
 )
 
 // Apply carries out plan under root: writes in parallel, each file
 // atomically, then deletions, then the removal of empty stale directories.
 // It stops at the first error; files already written are complete.
 func Apply(root string, plan *Plan) error {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
 	var writes, deletes []Change
 	for _, c := range plan.Changes {
 		if c.Op == Delete {
@@ -22,7 +29,7 @@ func Apply(root string, plan *Plan) error {
 			writes = append(writes, c)
 		}
 	}
-	if err := parallel(writes, func(c Change) error { return writeFile(root, c) }); err != nil {
+	if err := parallel(writes, func(c Change) error { return writeFile(r, c) }); err != nil {
 		return err
 	}
 	for _, c := range deletes {
@@ -76,26 +83,10 @@ func parallel(changes []Change, fn func(Change) error) error {
 	return first
 }
 
-// writeFile writes a change's content through a temporary file in the same
-// directory, renamed into place, so that readers never see half a file.
-func writeFile(root string, c Change) error {
-	dst := filepath.Join(root, filepath.FromSlash(c.Path))
-	dir := filepath.Dir(dst)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w", filepath.Dir(c.Path), err)
-	}
-	tmp, err := os.CreateTemp(dir, ".strata-*")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", c.Path, err)
-	}
-	_, werr := tmp.Write(c.Data)
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("writing %s: %w", c.Path, err)
-	}
-	if err := os.Rename(tmp.Name(), dst); err != nil {
-		os.Remove(tmp.Name())
+// writeFile writes a change's content atomically (package atomicfile), so
+// that readers never see half a file.
+func writeFile(r *os.Root, c Change) error {
+	if err := atomicfile.WriteFile(r, c.Path, c.Data); err != nil {
 		return fmt.Errorf("writing %s: %w", c.Path, err)
 	}
 	return nil

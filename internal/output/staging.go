@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/strata-fleet/strata/internal/atomicfile"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -43,6 +44,11 @@ const (
 func newStaging(root string) (*staging, error) {
 	dir, err := os.MkdirTemp(root, ".rendered-*")
 	if err != nil {
+		return nil, fmt.Errorf("creating a staging directory: %w", err)
+	}
+	// It becomes rendered/: as atomicfile creates directories.
+	if err := os.Chmod(dir, atomicfile.DirMode); err != nil {
+		os.Remove(dir)
 		return nil, fmt.Errorf("creating a staging directory: %w", err)
 	}
 	s := &staging{root: root, dir: dir, queue: make(chan *render.Output, stagingQueue)}

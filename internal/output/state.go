@@ -2,13 +2,14 @@ package output
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/gob"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/strata-fleet/strata/internal/atomicfile"
+	"github.com/strata-fleet/strata/internal/localstate"
 )
 
 // stateVersion changes when State's encoding does.
@@ -33,24 +34,10 @@ type Stamp struct {
 	MTime int64 // nanoseconds
 }
 
-// StatePath returns where the state of the repository at root is kept: the
-// user's cache directory (or $STRATA_CACHE_DIR), keyed by the repository's
-// absolute path.
+// StatePath returns where the state of the repository at root is kept: in
+// its local state (package localstate), outside the repository.
 func StatePath(root string) (string, error) {
-	dir := os.Getenv("STRATA_CACHE_DIR")
-	if dir == "" {
-		c, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(c, "strata")
-	}
-	abs, err := filepath.Abs(root)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256([]byte(abs))
-	return filepath.Join(dir, "render", hex.EncodeToString(sum[:12])+".state"), nil
+	return localstate.Path(root, "render.state")
 }
 
 // LoadState reads the state at path; a missing or unreadable state is empty.
@@ -73,23 +60,7 @@ func (s *State) Save(path string) error {
 	if err := gob.NewEncoder(&buf).Encode(s); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".state-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(buf.Bytes()); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.WriteAt(path, buf.Bytes())
 }
 
 // Current reports whether the target directory dir under root still holds

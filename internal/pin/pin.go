@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/atomicfile"
 	"github.com/strata-fleet/strata/internal/fleet"
 )
 
@@ -213,31 +213,16 @@ func belowGates(n *fleet.Node, target string) []string {
 	return out
 }
 
-// Apply writes the plan's config.yaml under the repository root, atomically.
+// Apply writes the plan's config.yaml under the repository root,
+// atomically and never through a symbolic link (package atomicfile).
 func Apply(root string, p *Plan) error {
 	if !p.Changed {
 		return nil
 	}
-	dst := filepath.Join(root, filepath.FromSlash(p.File))
-	info, err := os.Stat(dst)
+	r, err := os.OpenRoot(root)
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".config-*.yaml")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(p.Content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	defer r.Close()
+	return atomicfile.WriteFile(r, p.File, p.Content)
 }

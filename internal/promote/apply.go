@@ -11,6 +11,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"github.com/strata-fleet/strata/internal/atomicfile"
 )
 
 // JournalPath is where an unfinished promotion is recorded, relative to the
@@ -25,11 +27,11 @@ type FileOps interface {
 }
 
 // DirOps performs FileOps on the directory Root, through an os.Root so that
-// no name resolves outside it: writes are atomic (a temporary file next to
-// the destination, synced, then renamed; its name is fixed, so a write
-// repeated after a crash replaces what the crash left), and removals also
-// remove the level directories they leave empty, up to the component
-// directory.
+// no name resolves outside it: writes go through package atomicfile
+// (never through a symbolic link; a temporary file next to the
+// destination, synced, then renamed; its name is fixed, so a write repeated
+// after a crash replaces what the crash left), and removals also remove the
+// level directories they leave empty, up to the component directory.
 type DirOps struct{ Root string }
 
 func (d DirOps) do(fn func(r *os.Root) error) error {
@@ -41,33 +43,9 @@ func (d DirOps) do(fn func(r *os.Root) error) error {
 	return fn(r)
 }
 
-// tempName is where WriteFile puts name's new content before renaming it.
-func tempName(name string) string {
-	return path.Join(path.Dir(name), "."+path.Base(name)+".strata-tmp")
-}
-
 // WriteFile writes data to name atomically, creating directories.
 func (d DirOps) WriteFile(name string, data []byte) error {
-	return d.do(func(r *os.Root) error {
-		if err := r.MkdirAll(path.Dir(name), 0o755); err != nil {
-			return err
-		}
-		tmp := tempName(name)
-		f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if err != nil {
-			return err
-		}
-		_, werr := f.Write(data)
-		if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
-			r.Remove(tmp)
-			return err
-		}
-		if err := r.Rename(tmp, name); err != nil {
-			r.Remove(tmp)
-			return err
-		}
-		return nil
-	})
+	return d.do(func(r *os.Root) error { return atomicfile.WriteFile(r, name, data) })
 }
 
 // Remove removes name (a missing file is not an error) and the level

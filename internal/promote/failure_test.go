@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-fleet/strata/internal/atomicfile"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -57,7 +58,7 @@ func (o *faultyOps) WriteFile(name string, data []byte) error {
 	case tornWrite:
 		// What a crash inside WriteFile leaves: half the content in the
 		// temporary file, never renamed.
-		p := filepath.Join(o.Root, filepath.FromSlash(tempName(name)))
+		p := filepath.Join(o.Root, filepath.FromSlash(atomicfile.TempName(name)))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			panic(err)
 		}
