@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -13,7 +14,7 @@ import (
 // Main runs strata with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	tuneGC()
-	g := &globals{stdout: stdout, stderr: stderr}
+	g := &globals{stdout: stdout, stderr: stderr, args: args}
 	cmd := newRoot(g)
 	cmd.SetArgs(args)
 	cmd.SetOut(stdout)
@@ -64,6 +65,8 @@ func printError(w io.Writer, err error) {
 type globals struct {
 	stdout, stderr io.Writer
 	root           string
+	args           []string      // the command line, shown to whoever waits for the lock
+	wait           time.Duration // how long a writing command waits for the repository lock
 }
 
 func newRoot(g *globals) *cobra.Command {
@@ -87,6 +90,7 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	cmd.PersistentFlags().DurationVar(&g.wait, "wait", 0, "how long a command that writes the repository waits for another one to finish (default: fail at once, naming it)")
 	cmd.PersistentFlags().StringVar(&g.root, "root", "", "the fleet repository (default: the nearest directory upwards that holds config/config.yaml)")
 	cmd.AddCommand(
 		newRenderCmd(g),

@@ -77,6 +77,13 @@ func (o *pinOptions) run() error {
 		return err
 	}
 	defer r.Close()
+	if !o.dryRun {
+		l, err := o.lock(r.dir)
+		if err != nil {
+			return err
+		}
+		defer l.Release()
+	}
 	f, err := fleet.Load(r.fsys)
 	if err != nil {
 		return err

@@ -93,6 +93,13 @@ func (o *promoteOptions) run() error {
 		return err
 	}
 	defer r.Close()
+	if !o.dryRun {
+		l, err := o.lock(r.dir)
+		if err != nil {
+			return err
+		}
+		defer l.Release()
+	}
 	ops := promote.DirOps{Root: r.dir}
 	rep := promoteReport{DryRun: o.dryRun}
 	if pending, err := promote.Pending(ops); err != nil {

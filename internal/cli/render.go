@@ -56,6 +56,13 @@ func (o *renderOptions) run() error {
 		return err
 	}
 	defer r.Close()
+	if !o.check {
+		l, err := o.lock(r.dir)
+		if err != nil {
+			return err
+		}
+		defer l.Release()
+	}
 	opts := output.Options{Root: r.dir, FS: r.fsys, Check: o.check, Fresh: o.noCache}
 	if opts.StatePath, err = output.StatePath(r.dir); err != nil {
 		opts.StatePath = ""
@@ -127,7 +134,8 @@ func newRenderReport(res *output.Result, check bool) renderReport {
 	return rep
 }
 
-// rerender brings rendered/ up to date after a command changed config/.
+// rerender brings rendered/ up to date after a command changed config/; the
+// command holds the repository lock.
 func rerender(r *repo) (*renderReport, error) {
 	statePath, _ := output.StatePath(r.dir)
 	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath})

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/lock"
 )
 
 // repo is an open fleet repository: its directory and a read-only view of
@@ -29,6 +32,20 @@ func (g *globals) openRepo() (*repo, error) {
 }
 
 func (r *repo) Close() error { return r.root.Close() }
+
+// lock takes the lock of the repository at dir for a command that writes
+// it (package lock), waiting up to --wait and saying so on stderr.
+func (g *globals) lock(dir string) (*lock.Lock, error) {
+	return lock.Acquire(context.Background(), dir, lock.Options{
+		Command: strings.Join(append([]string{"strata"}, g.args...), " "),
+		Wait:    g.wait,
+		Waiting: func(h lock.Holder) {
+			if g.wait > 0 {
+				fmt.Fprintf(g.stderr, "waiting up to %s for the repository lock held by %s\n", g.wait, h)
+			}
+		},
+	})
+}
 
 // completionFleet loads the fleet for shell completion, or returns nil:
 // completion offers nothing rather than an error.

@@ -1,0 +1,163 @@
+package lock
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/localstate"
+)
+
+// Holder is who holds a lock.
+type Holder struct {
+	PID     int       `json:"pid"`
+	Host    string    `json:"host"`
+	Command string    `json:"command"`
+	Since   time.Time `json:"since"`
+}
+
+func (h Holder) String() string {
+	if h.PID == 0 {
+		return "another process"
+	}
+	return fmt.Sprintf("%q (pid %d on %s) since %s", h.Command, h.PID, h.Host, h.Since.Format(time.DateTime))
+}
+
+// HeldError is Acquire's error when another process holds the lock for
+// longer than the caller waits.
+type HeldError struct {
+	Holder Holder
+	Waited time.Duration
+	Path   string // the lock file
+}
+
+func (e *HeldError) Error() string {
+	waited := "did not wait"
+	if e.Waited > 0 {
+		waited = "waited " + e.Waited.Round(time.Millisecond).String()
+	}
+	return fmt.Sprintf("the repository is locked by %s; %s (run again once it is done, or wait longer with --wait)", e.Holder, waited)
+}
+
+// Options says how Acquire takes a lock.
+type Options struct {
+	// Command is what the holder does, shown to others (its command line).
+	Command string
+	// Wait is how long to wait for another holder to finish (0: not at all).
+	Wait time.Duration
+	// Waiting, when set, is called once when Acquire starts waiting, with
+	// the holder.
+	Waiting func(Holder)
+}
+
+// Lock is a held repository lock.
+type Lock struct {
+	f *os.File
+}
+
+// pollInterval is how often a waiting Acquire tries again.
+const pollInterval = 25 * time.Millisecond
+
+// Acquire takes the lock of the repository at repoRoot, waiting up to
+// o.Wait while another process holds it, or until ctx is done.
+func Acquire(ctx context.Context, repoRoot string, o Options) (*Lock, error) {
+	p, err := localstate.Path(repoRoot, "lock")
+	if err != nil {
+		return nil, fmt.Errorf("locking the repository: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, fmt.Errorf("locking the repository: %w", err)
+	}
+	start := time.Now()
+	var tick *time.Ticker
+	var f *os.File
+	for {
+		var ok bool
+		if f, ok, err = lockFile(p); err != nil {
+			return nil, fmt.Errorf("locking the repository with %s: %w", p, err)
+		}
+		if ok {
+			break
+		}
+		if tick == nil {
+			if o.Waiting != nil {
+				o.Waiting(readHolder(p))
+			}
+			tick = time.NewTicker(pollInterval)
+			defer tick.Stop()
+		}
+		if time.Since(start) >= o.Wait {
+			return nil, &HeldError{Holder: readHolder(p), Waited: o.Wait, Path: p}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("waiting for the repository lock held by %s: %w", readHolder(p), ctx.Err())
+		case <-tick.C:
+		}
+	}
+	host, _ := os.Hostname()
+	data, _ := json.Marshal(Holder{PID: os.Getpid(), Host: host, Command: o.Command, Since: time.Now().Truncate(time.Second)})
+	if err := errors.Join(f.Truncate(0), writeAt0(f, data)); err != nil {
+		unlock(f)
+		f.Close()
+		return nil, fmt.Errorf("locking the repository: %w", err)
+	}
+	return &Lock{f: f}, nil
+}
+
+// lockFile opens the lock file at p and takes its lock; ok is false when
+// another process holds it. It also checks that the file locked is still
+// the one at p: a lock on a file removed meanwhile would exclude nobody, so
+// it tries again.
+func lockFile(p string) (f *os.File, ok bool, err error) {
+	for {
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, false, err
+		}
+		ok, err := tryLock(f)
+		if err != nil || !ok {
+			f.Close()
+			return nil, false, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, false, err
+		}
+		if pi, err := os.Stat(p); err == nil && os.SameFile(fi, pi) {
+			return f, true, nil
+		}
+		f.Close()
+	}
+}
+
+func writeAt0(f *os.File, data []byte) error {
+	_, err := f.WriteAt(data, 0)
+	return err
+}
+
+// readHolder reads who holds the lock at p; the zero Holder when it cannot
+// tell (the holder has not written itself yet).
+func readHolder(p string) Holder {
+	var h Holder
+	if data, err := os.ReadFile(p); err == nil {
+		json.Unmarshal(data, &h)
+	}
+	return h
+}
+
+// Release gives the lock up. The lock file stays, empty.
+func (l *Lock) Release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	l.f.Truncate(0) // only who holds it now matters; a failure leaves a line that says nothing
+	err := errors.Join(unlock(l.f), l.f.Close())
+	l.f = nil
+	return err
+}

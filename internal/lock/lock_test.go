@@ -1,0 +1,138 @@
+package lock_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/lock"
+)
+
+func setup(t *testing.T) string {
+	t.Helper()
+	t.Setenv("STRATA_CACHE_DIR", t.TempDir())
+	return t.TempDir()
+}
+
+// A second Acquire that does not wait fails at once, naming the holder;
+// once the holder releases the lock it succeeds.
+func TestSecondAcquireFailsNamingTheHolder(t *testing.T) {
+	repo := setup(t)
+	first, err := lock.Acquire(context.Background(), repo, lock.Options{Command: "strata render"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lock.Acquire(context.Background(), repo, lock.Options{Command: "strata promote"})
+	var held *lock.HeldError
+	if !errors.As(err, &held) {
+		t.Fatalf("second Acquire = %v, want a HeldError", err)
+	}
+	if held.Holder.PID != os.Getpid() || held.Holder.Command != "strata render" || held.Holder.Since.IsZero() {
+		t.Errorf("holder = %+v, want this process running strata render", held.Holder)
+	}
+	for _, want := range []string{`"strata render"`, "pid ", "since "} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %s", err, want)
+		}
+	}
+	if err := first.Release(); err != nil {
+		t.Fatal(err)
+	}
+	second, err := lock.Acquire(context.Background(), repo, lock.Options{Command: "strata promote"})
+	if err != nil {
+		t.Fatalf("Acquire after Release: %v", err)
+	}
+	second.Release()
+}
+
+// A waiting Acquire says it waits, and takes the lock when the holder
+// releases it.
+func TestAcquireWaitsForTheHolder(t *testing.T) {
+	repo := setup(t)
+	first, err := lock.Acquire(context.Background(), repo, lock.Options{Command: "strata render"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan lock.Holder, 1)
+	got := make(chan error, 1)
+	go func() {
+		l, err := lock.Acquire(context.Background(), repo, lock.Options{
+			Command: "strata pin", Wait: time.Minute, Waiting: func(h lock.Holder) { waiting <- h },
+		})
+		if err == nil {
+			l.Release()
+		}
+		got <- err
+	}()
+	if h := <-waiting; h.Command != "strata render" {
+		t.Errorf("waiting for %+v, want strata render", h)
+	}
+	first.Release()
+	if err := <-got; err != nil {
+		t.Fatalf("waiting Acquire: %v", err)
+	}
+}
+
+// A waiting Acquire gives up when its context is done.
+func TestAcquireStopsWithTheContext(t *testing.T) {
+	repo := setup(t)
+	first, err := lock.Acquire(context.Background(), repo, lock.Options{Command: "strata render"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Release()
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err = lock.Acquire(ctx, repo, lock.Options{Wait: time.Hour, Waiting: func(lock.Holder) { cancel() }})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Acquire = %v, want context.Canceled", err)
+	}
+}
+
+// The lock of a process killed with SIGKILL is taken over: the kernel
+// released it.
+func TestLockOfAKilledProcessIsTakenOver(t *testing.T) {
+	repo := setup(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperHoldLock$")
+	cmd.Env = append(os.Environ(), "STRATA_LOCK_HELPER="+repo)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "locked\n" {
+		cmd.Process.Kill()
+		t.Fatalf("helper said %q, %v", line, err)
+	}
+	if _, err := lock.Acquire(context.Background(), repo, lock.Options{}); !errors.As(err, new(*lock.HeldError)) {
+		t.Fatalf("Acquire while the helper holds the lock = %v, want a HeldError", err)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	l, err := lock.Acquire(context.Background(), repo, lock.Options{Command: "strata render"})
+	if err != nil {
+		t.Fatalf("Acquire after the holder was killed: %v", err)
+	}
+	l.Release()
+}
+
+// TestHelperHoldLock is the process TestLockOfAKilledProcessIsTakenOver
+// kills: it takes the lock, says so, and waits to be killed.
+func TestHelperHoldLock(t *testing.T) {
+	repo := os.Getenv("STRATA_LOCK_HELPER")
+	if repo == "" {
+		t.Skip("helper process only")
+	}
+	if _, err := lock.Acquire(context.Background(), repo, lock.Options{Command: "helper"}); err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout.WriteString("locked\n")
+	select {}
+}
