@@ -31,7 +31,9 @@ that changes a unified diff of its YAML, then a summary line:
 The revision is read from Git's object store: the working tree, the index and
 rendered/ are not touched. "A...B" compares with the merge base of A and B, as
 git diff does, which is what a pull request changes. --target limits the
-comparison to targets matching a glob, or under a node that matches it.`,
+comparison to targets matching a glob, or under a node that matches it; a
+glob without a cluster type ('production/*') matches that path in every
+cluster type, and a glob that matches no target is an error.`,
 		Example: `  # What do my uncommitted changes do?
   strata diff
 

@@ -119,6 +119,9 @@ func Compare(opts Options) (*Result, error) {
 			return nil, fmt.Errorf("the fleet at %s (%s): %w", opts.Base.Rev, short(opts.Base.Commit), err)
 		}
 	}
+	if opts.Target != "" && len(head.order) == 0 && len(base.order) == 0 {
+		return nil, noMatch(opts.Target, head.r)
+	}
 	order := append([]string{}, head.order...)
 	for _, id := range base.order {
 		if _, ok := head.targets[id]; !ok {
@@ -211,7 +214,8 @@ func load(fsys fs.FS, filter string) (*side, error) {
 		if len(f.ClusterTypes) > 1 {
 			name = t.ID()
 		}
-		if filter != "" && !Match(filter, name) && !Match(filter, t.ID()) {
+		// A pattern without a cluster type matches every cluster type.
+		if filter != "" && !Match(filter, t.Node.ID()) && !Match(filter, t.ID()) {
 			continue
 		}
 		s.order = append(s.order, t.ID())
@@ -262,19 +266,6 @@ func LineKind(line string) string {
 		return "del"
 	}
 	return "ctx"
-}
-
-// Match reports whether the glob pattern matches the target name or one of
-// its parents ("production", "production/*" and "*/*/us-east1" all match
-// production/prod-sector-1/us-east1).
-func Match(pattern, name string) bool {
-	parts := strings.Split(name, "/")
-	for i := len(parts); i > 0; i-- {
-		if ok, _ := path.Match(pattern, strings.Join(parts[:i], "/")); ok {
-			return true
-		}
-	}
-	return false
 }
 
 // union lists the files of a and b in path order: templates first (by

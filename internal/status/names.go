@@ -2,11 +2,10 @@ package status
 
 import (
 	"fmt"
-	"github.com/strata-fleet/strata/internal/suggest"
-	"sort"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/suggest"
 )
 
 // TargetName is how commands name a target: its path in the sequence
@@ -64,11 +63,10 @@ func unknownTarget(f *fleet.Fleet, name string) error {
 	if len(all) == 0 {
 		return fmt.Errorf("unknown target %q: the fleet has no targets", name)
 	}
-	sort.SliceStable(all, func(i, j int) bool { return suggest.Distance(name, all[i]) < suggest.Distance(name, all[j]) })
-	const shown = 5
+	all, more := suggest.Nearest(name, all, 5)
 	hint := "one of"
-	if len(all) > shown {
-		all, hint = all[:shown], "nearest"
+	if more {
+		hint = "nearest"
 	}
 	return fmt.Errorf("unknown target %q: a target is a full-depth path of the sequence (%s: %s)", name, hint, strings.Join(all, ", "))
 }

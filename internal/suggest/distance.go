@@ -1,6 +1,9 @@
 package suggest
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Distance is the Levenshtein distance between a and b, in bytes.
 func Distance(a, b string) int {
@@ -37,4 +40,15 @@ func Closest(s string, candidates []string, limit int) string {
 		}
 	}
 	return best
+}
+
+// Nearest returns at most n of the candidates, the nearest to s first (ties
+// keep the candidates' order), and whether it left some out.
+func Nearest(s string, candidates []string, n int) ([]string, bool) {
+	out := append([]string(nil), candidates...)
+	slices.SortStableFunc(out, func(a, b string) int { return Distance(s, a) - Distance(s, b) })
+	if len(out) > n {
+		return out[:n], true
+	}
+	return out, false
 }

@@ -1,6 +1,9 @@
 package suggest
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestDistance(t *testing.T) {
 	tests := []struct {
@@ -32,5 +35,17 @@ func TestClosestSuggestsNearTyposOnly(t *testing.T) {
 	}
 	if got := Closest("stage", names, 3); got != "" {
 		t.Errorf("an exact match is not a suggestion, got %q", got)
+	}
+}
+
+func TestNearestListsTheClosestFirst(t *testing.T) {
+	names := []string{"integration", "production", "staging"}
+	got, more := Nearest("stagin", names, 1)
+	if want := []string{"staging"}; !slices.Equal(got, want) || !more {
+		t.Errorf("Nearest(stagin, 1) = %q, %v; want %q, true", got, more, want)
+	}
+	got, more = Nearest("ab", []string{"xb", "ax"}, 5)
+	if want := []string{"xb", "ax"}; !slices.Equal(got, want) || more {
+		t.Errorf("Nearest(ab, 5) = %q, %v; want the tie in the given order %q, false", got, more, want)
 	}
 }

@@ -202,4 +202,7 @@ func TestDiffPage(t *testing.T) {
 	if _, body := get(t, ts, "/diff?target=stage"); !strings.Contains(body, "no target changes (3 targets compared with HEAD)") {
 		t.Errorf("GET /diff?target=stage:\n%s", body)
 	}
+	if _, body := get(t, ts, "/diff?target=staging"); !strings.Contains(body, "--target staging matches no target") {
+		t.Errorf("GET /diff?target=staging shows no error for a pattern that matches nothing:\n%s", body)
+	}
 }

@@ -1,0 +1,47 @@
+package diff
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/suggest"
+)
+
+// Match reports whether the glob pattern matches the target name or one of
+// its parents ("production", "production/*" and "*/*/us-east1" all match
+// production/prod-sector-1/us-east1).
+func Match(pattern, name string) bool {
+	parts := strings.Split(name, "/")
+	for i := len(parts); i > 0; i-- {
+		if ok, _ := path.Match(pattern, strings.Join(parts[:i], "/")); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// noMatch is the error for a --target pattern that matches no target on
+// either side: it lists the nearest target and node names.
+func noMatch(pattern string, r *render.Renderer) error {
+	var names []string
+	seen := map[string]bool{}
+	for _, t := range r.Targets() {
+		for _, name := range []string{t.Node.ID(), t.ID()} {
+			parts := strings.Split(name, "/")
+			for i := range parts {
+				if p := strings.Join(parts[:i+1], "/"); !seen[p] {
+					seen[p] = true
+					names = append(names, p)
+				}
+			}
+		}
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("--target %s: the fleet has no targets", pattern)
+	}
+	near, _ := suggest.Nearest(pattern, names, 5)
+	return fmt.Errorf("--target %s matches no target (a glob on a target's path, with or without its cluster type, or on a parent node's; nearest: %s)",
+		pattern, strings.Join(near, ", "))
+}
