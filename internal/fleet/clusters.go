@@ -36,7 +36,12 @@ type Cluster struct {
 	Server string
 	// Hub names the cluster whose Argo CD manages this one (the central
 	// model); "" when the cluster runs its own Argo CD.
-	Hub         string
+	Hub string
+	// Context is the kubeconfig context through which the user reaches the
+	// cluster's API server (strata status --live reads a cluster's Argo
+	// CD there); "" for the default rules of package live. It names a
+	// context of the user's kubeconfig, never credentials.
+	Context     string
 	Labels      map[string]string
 	Annotations map[string]string
 	// ExternalSecret, when set, registers the cluster on its hub through

@@ -18,13 +18,13 @@ func (c *Config) parseCluster(f *File) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	hint := "a cluster file holds name, type, target and optionally server, hub, labels, annotations, externalSecret"
+	hint := "a cluster file holds name, type, target and optionally server, hub, context, labels, annotations, externalSecret"
 	if v.Kind != values.Map || len(v.Keys) == 0 {
 		e := values.TypeError(v, nil, values.Map)
 		e.Pos, e.Hint = firstLine(f.Path), hint
 		return nil, e
 	}
-	if err := knownKeys(v, nil, "name", "type", "target", "server", "hub", "labels", "annotations", "externalSecret"); err != nil {
+	if err := knownKeys(v, nil, "name", "type", "target", "server", "hub", "context", "labels", "annotations", "externalSecret"); err != nil {
 		return nil, err
 	}
 	cl := &Cluster{File: f, Name: strings.TrimSuffix(path.Base(f.Path), ".yaml")}
@@ -88,6 +88,9 @@ func (c *Config) parseCluster(f *File) (*Cluster, error) {
 	if cl.Hub == "" && cl.Server != "" {
 		return nil, &values.Error{Pos: v.Get("server").Pos, Path: []string{"server"}, Msg: "server is set but no hub manages the cluster",
 			Hint: "a cluster without hub runs its own Argo CD, which reaches it in-cluster: remove server, or add hub: <cluster whose Argo CD manages it>"}
+	}
+	if cl.Context, _, err = str("context", false); err != nil {
+		return nil, err
 	}
 	if cl.Labels, err = c.stringMap(v, "labels", true); err != nil {
 		return nil, err

@@ -46,7 +46,7 @@ func fleetFS(config string, files map[string]string) fstest.MapFS {
 
 func TestInventory(t *testing.T) {
 	f, err := fleet.Load(fleetFS(inventoryConfig, map[string]string{
-		"hub-use1.yaml": "name: hub-use1\ntype: hub\ntarget: production/us-east1\nlabels: {tier: gold}\n",
+		"hub-use1.yaml": "name: hub-use1\ntype: hub\ntarget: production/us-east1\ncontext: admin@hub-use1\nlabels: {tier: gold}\n",
 		"tenant-a/spoke-1.yaml": `type: workload
 target: production/eu-west1
 server: https://10.0.0.1:6443
@@ -68,7 +68,7 @@ externalSecret: {store: fleet-secrets, key: hub/spoke-2}
 		t.Errorf("clusters (-want +got):\n%s", diff)
 	}
 	hub, spoke1, spoke2 := f.Cluster("hub-use1"), f.Cluster("spoke-1"), f.Cluster("spoke-2")
-	if hub.Type != "hub" || hub.Target.ID() != "production/us-east1" || hub.Server != "" || hub.Labels["tier"] != "gold" {
+	if hub.Type != "hub" || hub.Target.ID() != "production/us-east1" || hub.Server != "" || hub.Context != "admin@hub-use1" || hub.Labels["tier"] != "gold" {
 		t.Errorf("hub-use1 = %+v", hub)
 	}
 	if spoke1.Hub != "hub-use1" || spoke1.Server != "https://10.0.0.1:6443" || spoke1.Annotations["example.com/owner"] != "team-a" {

@@ -1,0 +1,128 @@
+package live
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+)
+
+// Argo CD's resources.
+var (
+	ApplicationGVR    = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}
+	ApplicationSetGVR = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applicationsets"}
+)
+
+// DefaultNamespace is Argo CD's namespace unless told otherwise.
+const DefaultNamespace = "argocd"
+
+// Connect returns a client of the API server of cluster c, a cluster of
+// the inventory that runs Argo CD. Tests hand in clients of their own API
+// servers; the CLI uses [Kubeconfig.Connect].
+type Connect func(c *fleet.Cluster) (dynamic.Interface, error)
+
+// ArgoCDs returns the clusters of the inventory that run Argo CD: those
+// without hub (which manage themselves, distributed model, and their
+// spokes, central model), in name order.
+func ArgoCDs(f *fleet.Fleet) []*fleet.Cluster {
+	var out []*fleet.Cluster
+	for _, c := range f.Clusters {
+		if c.Hub == "" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ArgoCDOf returns the name of the cluster whose Argo CD holds cluster c's
+// Applications: its hub, else itself.
+func ArgoCDOf(c *fleet.Cluster) string {
+	if c.Hub != "" {
+		return c.Hub
+	}
+	return c.Name
+}
+
+// Kubeconfig says how the user reaches the clusters that run Argo CD:
+// through contexts of their kubeconfig, never with credentials from the
+// repository.
+type Kubeconfig struct {
+	// Path is the kubeconfig file; "" for $KUBECONFIG, else ~/.kube/config.
+	Path string
+	// Context is the context of a fleet with one Argo CD (default: the
+	// current context).
+	Context string
+	// Contexts maps cluster names to contexts (a command-line flag).
+	Contexts map[string]string
+}
+
+// Connect returns the Connect of f's clusters. The context of a cluster is,
+// first found: k.Contexts[name]; the cluster's context: in the inventory; a
+// context of the kubeconfig named like the cluster; and, when the fleet has
+// one Argo CD only, k.Context or the current context. A cluster with none
+// of them is not guessed at: Connect says what to add.
+func (k Kubeconfig) Connect(f *fleet.Fleet) Connect {
+	single := len(ArgoCDs(f)) == 1
+	return func(c *fleet.Cluster) (dynamic.Interface, error) {
+		rules := clientcmd.NewDefaultClientConfigLoadingRules()
+		if k.Path != "" {
+			rules.ExplicitPath = k.Path
+		}
+		raw, err := rules.Load()
+		if err != nil {
+			return nil, fmt.Errorf("reading the kubeconfig: %w", err)
+		}
+		name, err := k.contextOf(c, single, raw.Contexts, raw.CurrentContext)
+		if err != nil {
+			return nil, err
+		}
+		cfg, err := clientcmd.NewNonInteractiveClientConfig(*raw, name, &clientcmd.ConfigOverrides{}, rules).ClientConfig()
+		if err != nil {
+			return nil, fmt.Errorf("context %s: %w", name, err)
+		}
+		cfg.QPS, cfg.Burst = 50, 100
+		return dynamic.NewForConfig(cfg)
+	}
+}
+
+func (k Kubeconfig) contextOf(c *fleet.Cluster, single bool, contexts map[string]*clientcmdapi.Context, current string) (string, error) {
+	has := func(name string) bool { _, ok := contexts[name]; return ok }
+	pick := func(name, from string) (string, error) {
+		if !has(name) {
+			return "", fmt.Errorf("%s names context %q, which the kubeconfig does not have (it has: %s)", from, name, contextNames(contexts))
+		}
+		return name, nil
+	}
+	switch {
+	case k.Contexts[c.Name] != "":
+		return pick(k.Contexts[c.Name], "--cluster-context "+c.Name)
+	case c.Context != "":
+		return pick(c.Context, c.File.Path)
+	case has(c.Name):
+		return c.Name, nil
+	case single && k.Context != "":
+		return pick(k.Context, "--context")
+	case single && current != "":
+		return current, nil
+	}
+	return "", fmt.Errorf("no kubeconfig context for cluster %s: add context: <name> to %s, pass --cluster-context %s=<context>, or name a context %s",
+		c.Name, c.File.Path, c.Name, c.Name)
+}
+
+func contextNames(m map[string]*clientcmdapi.Context) string {
+	var names []string
+	for n := range m {
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,185 @@
+package live
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// History is what the repository's Git history says about rendered/: the
+// commit that last changed each file (one git log for the whole tree), the
+// files that differ from HEAD (not committed yet), and the ancestry between
+// commits, asked once per pair and remembered.
+type History struct {
+	dir string
+	// Head is the commit HEAD is at ("" in a repository without commits).
+	Head string
+	// last maps a file (slash path relative to the fleet repository) to the
+	// commit that last changed it; dirty holds the files that differ from
+	// HEAD or are not tracked.
+	last  map[string]string
+	dirty map[string]bool
+
+	mu  sync.Mutex
+	anc map[[2]string]ancestry
+	// reach caches, per revision, the commits it contains, once a
+	// revision is asked about many commits.
+	reach map[string]map[string]bool
+	asked map[string]int
+}
+
+type ancestry struct {
+	yes bool
+	err error
+}
+
+// ReadHistory reads the history of rendered/ in the fleet repository dir
+// (which may be a directory inside the Git repository).
+func ReadHistory(dir string) (*History, error) {
+	h := &History{dir: dir, last: map[string]string{}, dirty: map[string]bool{},
+		anc: map[[2]string]ancestry{}, reach: map[string]map[string]bool{}, asked: map[string]int{}}
+	if _, err := git(dir, "rev-parse", "--show-toplevel"); err != nil {
+		return nil, fmt.Errorf("%s is not in a Git repository (live state compares Argo CD's revisions with its history): %w", dir, err)
+	}
+	head, err := git(dir, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil {
+		// No commit yet: everything is uncommitted.
+		return h, h.readUntracked(true)
+	}
+	h.Head = strings.TrimSpace(head)
+	out, err := git(dir, "log", "--relative", "--no-renames", "--name-only", "--format=%x00%H", "HEAD", "--", render.OutputDir)
+	if err != nil {
+		return nil, fmt.Errorf("reading the history of %s: %w", render.OutputDir, err)
+	}
+	commit := ""
+	for line := range strings.SplitSeq(out, "\n") {
+		switch {
+		case strings.HasPrefix(line, "\x00"):
+			commit = line[1:]
+		case line == "":
+		default:
+			if _, seen := h.last[line]; !seen {
+				h.last[line] = commit
+			}
+		}
+	}
+	changed, err := git(dir, "diff", "--relative", "--no-renames", "--name-only", "HEAD", "--", render.OutputDir)
+	if err != nil {
+		return nil, fmt.Errorf("comparing %s with HEAD: %w", render.OutputDir, err)
+	}
+	for line := range strings.SplitSeq(changed, "\n") {
+		if line != "" {
+			h.dirty[line] = true
+		}
+	}
+	return h, h.readUntracked(false)
+}
+
+func (h *History) readUntracked(all bool) error {
+	args := []string{"ls-files", "--others", "--exclude-standard", "--", render.OutputDir}
+	if all {
+		args = []string{"ls-files", "--cached", "--others", "--exclude-standard", "--", render.OutputDir}
+	}
+	out, err := git(h.dir, args...)
+	if err != nil {
+		return fmt.Errorf("listing the files of %s not committed: %w", render.OutputDir, err)
+	}
+	for line := range strings.SplitSeq(out, "\n") {
+		if line != "" {
+			h.dirty[line] = true
+		}
+	}
+	return nil
+}
+
+// LastChange returns the commit that last changed file (a slash path
+// relative to the fleet repository), "" for a file never committed, and
+// whether the file differs from HEAD.
+func (h *History) LastChange(file string) (commit string, uncommitted bool) {
+	return h.last[file], h.dirty[file]
+}
+
+// manyCommits is how many commits one revision is asked about before
+// Contains lists all the commits it contains, once, instead.
+const manyCommits = 16
+
+// Contains reports whether revision rev contains commit (is it, or a
+// descendant of it). An error says that rev is not a commit of the local
+// repository (not fetched yet, or not a Git revision).
+func (h *History) Contains(commit, rev string) (bool, error) {
+	if commit == rev {
+		return true, nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	key := [2]string{commit, rev}
+	if a, ok := h.anc[key]; ok {
+		return a.yes, a.err
+	}
+	if set := h.reach[rev]; set != nil {
+		return set[commit], nil
+	}
+	h.asked[rev]++
+	if h.asked[rev] > manyCommits {
+		if set, err := h.revList(rev); err == nil {
+			h.reach[rev] = set
+			return set[commit], nil
+		}
+	}
+	a := h.isAncestor(commit, rev)
+	h.anc[key] = a
+	return a.yes, a.err
+}
+
+func (h *History) isAncestor(commit, rev string) ancestry {
+	if strings.HasPrefix(rev, "-") || strings.HasPrefix(commit, "-") {
+		return ancestry{err: fmt.Errorf("%q is not a revision", rev)}
+	}
+	cmd := exec.Command("git", "-C", h.dir, "merge-base", "--is-ancestor", commit, rev)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return ancestry{yes: true}
+	case errors.As(err, &ee) && ee.ExitCode() == 1:
+		return ancestry{}
+	}
+	return ancestry{err: fmt.Errorf("revision %.12s is not in the local repository (git fetch?)", rev)}
+}
+
+func (h *History) revList(rev string) (map[string]bool, error) {
+	out, err := git(h.dir, "rev-list", "--end-of-options", rev)
+	if err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	for line := range strings.SplitSeq(out, "\n") {
+		if line != "" {
+			set[line] = true
+		}
+	}
+	return set, nil
+}
+
+// git runs git in dir and returns its standard output.
+func git(dir string, args ...string) (string, error) {
+	var out, errb bytes.Buffer
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(errb.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		line, _, _ := strings.Cut(msg, "\n")
+		return "", errors.New(strings.TrimPrefix(line, "fatal: "))
+	}
+	return out.String(), nil
+}

@@ -1,0 +1,51 @@
+package live
+
+import (
+	"strings"
+
+	"helm.sh/helm/v4/pkg/chart/common"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/engine"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+)
+
+// nameEnv resolves what Helm templates remain in a rendered name
+// ("{{ .Values.cluster.name }}-monitoring") as Argo CD's render of the
+// cluster's root Application does: with the cluster values strata's
+// bootstrap hands it (cluster.name, one key per dimension, and the
+// revision).
+type nameEnv struct {
+	f    *fleet.Fleet
+	c    *fleet.Cluster
+	vals common.Values
+}
+
+func newNameEnv(f *fleet.Fleet, c *fleet.Cluster) *nameEnv { return &nameEnv{f: f, c: c} }
+
+func (e *nameEnv) resolve(name string) string {
+	if !strings.Contains(name, "{{") {
+		return name
+	}
+	if e.vals == nil {
+		cl := map[string]any{"name": e.c.Name, "revision": e.f.ClusterRevision(e.c)}
+		for i, d := range e.f.Config.Dimensions {
+			cl[d.Singular] = e.c.Target.Path()[i]
+		}
+		e.vals = common.Values{
+			"Values":       map[string]any{"cluster": cl},
+			"Capabilities": common.DefaultCapabilities,
+			"Release":      map[string]any{"Name": e.c.Name + "-root", "Namespace": DefaultNamespace, "IsInstall": true, "Revision": 1, "Service": "Helm"},
+			"Chart":        map[string]any{"Name": e.c.Name, "Version": "0.1.0"},
+		}
+	}
+	c := &chart.Chart{
+		Metadata:  &chart.Metadata{APIVersion: "v2", Name: "name", Version: "0.1.0"},
+		Templates: []*common.File{{Name: "templates/name", Data: []byte(name)}},
+	}
+	out, err := engine.Engine{}.Render(c, e.vals)
+	if err != nil {
+		return name
+	}
+	return strings.TrimSpace(out["name/templates/name"])
+}

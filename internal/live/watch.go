@@ -1,0 +1,87 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+)
+
+// Event is a change to one Application.
+type Event struct {
+	// Type is watch.Added, watch.Modified or watch.Deleted.
+	Type watch.EventType
+	App  App
+}
+
+// ErrExpired is returned by Watch when the resource version it started
+// from is too old for the API server: Read again, and watch from there.
+var ErrExpired = errors.New("the resource version is too old: list again")
+
+// Watch watches the Applications in namespace ns of one Argo CD from
+// resource version rv (an [Instance]'s ResourceVersion, so that no change
+// between the list and the watch is lost) and hands each change to fn,
+// until fn returns false, ctx ends or the watch fails. It returns the last
+// resource version it saw, from which a new Watch continues.
+func Watch(ctx context.Context, dyn dynamic.Interface, ns, rv string, fn func(Event) bool) (string, error) {
+	w, err := dyn.Resource(ApplicationGVR).Namespace(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+	if err != nil {
+		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+			return rv, ErrExpired
+		}
+		return rv, err
+	}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return rv, ctx.Err()
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return rv, nil
+			}
+			switch ev.Type {
+			case watch.Error:
+				err := apierrors.FromObject(ev.Object)
+				if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+					return rv, ErrExpired
+				}
+				return rv, fmt.Errorf("watching Applications: %w", err)
+			case watch.Bookmark:
+				if u, ok := ev.Object.(*unstructured.Unstructured); ok {
+					rv = u.GetResourceVersion()
+				}
+				continue
+			}
+			u, ok := ev.Object.(*unstructured.Unstructured)
+			if !ok {
+				continue
+			}
+			rv = u.GetResourceVersion()
+			if !fn(Event{Type: ev.Type, App: parseApp(u.Object)}) {
+				return rv, nil
+			}
+		}
+	}
+}
+
+// Apply records a watched change in the instance's Applications, so that
+// a new Join sees it.
+func (in *Instance) Apply(ev Event) {
+	i := slices.IndexFunc(in.Applications, func(a App) bool { return a.Name == ev.App.Name })
+	switch {
+	case ev.Type == watch.Deleted && i >= 0:
+		in.Applications = slices.Delete(in.Applications, i, i+1)
+	case ev.Type == watch.Deleted:
+	case i >= 0:
+		in.Applications[i] = ev.App
+	default:
+		in.Applications = append(in.Applications, ev.App)
+	}
+}
