@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -57,8 +58,25 @@ func printError(w io.Writer, err error) {
 	}
 	for _, e := range errs {
 		msg := strings.TrimRight(e.Error(), "\n")
-		fmt.Fprintf(w, "strata: %s\n", msg)
+		fmt.Fprintf(w, "strata: %s\n", escapeControls(msg))
 	}
+}
+
+// escapeControls writes the characters of s that do not print (escape
+// sequences, carriage returns, bidirectional overrides) as Go escapes,
+// keeping the line breaks and tabs that lay a message out: an error may
+// quote text from the repository that names errors do not already quote.
+func escapeControls(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r == '\n' || r == '\t' || strconv.IsPrint(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
 }
 
 // globals are the flags and streams every command shares.

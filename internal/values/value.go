@@ -38,10 +38,24 @@ func (p Pos) String() string {
 	if p.File == "" {
 		return "(built in)"
 	}
+	file := Printable(p.File)
 	if p.Line == 0 {
-		return p.File
+		return file
 	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Col)
+}
+
+// Printable returns s as is when every character of it prints as itself,
+// else quoted with Go's escapes: text from the repository (file and key
+// names) never reaches a terminal as control characters, escape sequences
+// or line breaks that could fake a line of output.
+func Printable(s string) string {
+	for _, r := range s {
+		if !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // Value is a node of a value tree. Scalars hold their value in Text (the
@@ -288,7 +302,7 @@ func PathString(path []string) string {
 		if i > 0 {
 			b.WriteByte('.')
 		}
-		if strings.ContainsAny(k, ". ") || k == "" {
+		if strings.ContainsAny(k, ". ") || k == "" || Printable(k) != k {
 			b.WriteString(strconv.Quote(k))
 		} else {
 			b.WriteString(k)
