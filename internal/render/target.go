@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -263,11 +264,16 @@ func kindOf(doc *values.Value) string {
 }
 
 func safeFileName(s string) error {
-	if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/\\\x00") {
+	if s == "" || s == "." || s == ".." || strings.ContainsAny(s, "/\\\x00") || strings.ContainsFunc(s, notPrint) {
 		return fmt.Errorf("it must be a plain file name")
 	}
 	return nil
 }
+
+// notPrint reports a character that does not print as itself: a line
+// break, an escape sequence or a bidirectional override in a file name
+// reaches every terminal that lists rendered/.
+func notPrint(r rune) bool { return !strconv.IsPrint(r) }
 
 func indent(b []byte) string {
 	return "    " + strings.ReplaceAll(strings.TrimRight(string(b), "\n"), "\n", "\n    ")
