@@ -65,7 +65,7 @@ func (ct *ClusterType) base(c *Component) (*values.Value, error) {
 			item := items.Vals[j]
 			if err := checkName(name); err != nil {
 				return nil, &values.Error{Pos: items.KeyPosAt(j), Path: []string{section, name}, Msg: err.Error(),
-					Hint: "an item's name names its resource and the file templates/<name>.yaml: use letters, digits, '-' and '.'"}
+					Hint: "an item's name names its resource and the file templates/<name>.yaml: use ASCII letters, digits, '-', '_' and '.', starting with a letter or a digit"}
 			}
 			if item.Kind == values.Null {
 				merged.Set(name, item)

@@ -205,7 +205,7 @@ func (l *loader) clusterType(decl ClusterTypeDecl) *ClusterType {
 func (l *loader) component(dir, name string) *Component {
 	if err := checkName(name); err != nil {
 		l.fail(&values.Error{Pos: values.Pos{File: dir + "/"}, Msg: "component directory: " + err.Error(),
-			Hint: "rename the directory: a component's name is a plain path segment"})
+			Hint: "rename the directory: a component's name is a plain path segment (" + nameHint + ")"})
 		return nil
 	}
 	entries, err := l.readDir(dir)
@@ -290,6 +290,11 @@ func (l *loader) level(c *Component, parent *Node, dir, name string) {
 		case e.Name() == "override.yaml":
 			lv.Override = l.readFile(p)
 		case isPatch(e.Name()):
+			if err := checkName(strings.TrimSuffix(e.Name(), ".yaml")); err != nil {
+				l.fail(&values.Error{Pos: values.Pos{File: p}, Msg: "patch file: " + err.Error(),
+					Hint: "rename the file: a patch's name is a plain path segment (" + nameHint + ")"})
+				continue
+			}
 			lv.Patches = append(lv.Patches, l.readFile(p))
 		case e.Name() == ".gitkeep":
 		default:

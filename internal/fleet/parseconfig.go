@@ -3,6 +3,7 @@ package fleet
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -161,16 +162,30 @@ func (c *Config) parseNodes(parent *Node, m *values.Value, path []string) error 
 		if err := checkName(n.Name); err != nil {
 			return nameError(it.Pos, ipath, err)
 		}
-		if prev := parent.Child(n.Name); prev != nil {
+		if prev := siblingNamed(parent, n.Name); prev != nil {
 			where := "in the sequence"
 			if parent.Depth > 0 {
 				where = fmt.Sprintf("under %q", parent.ID())
 			}
-			return &values.Error{Pos: it.Pos, Path: ipath, Msg: fmt.Sprintf("%s %q appears twice %s", dim.Singular, n.Name, where),
-				Also: []values.Pos{prev.Pos},
+			msg := fmt.Sprintf("%s %q appears twice %s", dim.Singular, n.Name, where)
+			if prev.Name != n.Name {
+				msg = fmt.Sprintf("%s %q and %q differ only in case %s (one directory on macOS and Windows)", dim.Singular, prev.Name, n.Name, where)
+			}
+			return &values.Error{Pos: it.Pos, Path: ipath, Msg: msg, Also: []values.Pos{prev.Pos},
 				Hint: fmt.Sprintf("names of sibling nodes are unique (each is a directory under rendered/): rename or remove one %s", dim.Singular)}
 		}
 		parent.Children = append(parent.Children, n)
+	}
+	return nil
+}
+
+// siblingNamed returns the child of parent whose name is name in any case:
+// file systems that ignore case would hold both in one directory.
+func siblingNamed(parent *Node, name string) *Node {
+	for _, c := range parent.Children {
+		if strings.EqualFold(c.Name, name) {
+			return c
+		}
 	}
 	return nil
 }
@@ -274,8 +289,8 @@ func parseClusterTypes(v *values.Value, f *File) ([]ClusterTypeDecl, error) {
 		if name == "clusters" {
 			return nil, values.Errorf(it.Pos, path, "cluster type %q is reserved: config/clusters/ holds the cluster inventory", name)
 		}
-		if slices.ContainsFunc(out, func(d ClusterTypeDecl) bool { return d.Name == name }) {
-			return nil, values.Errorf(it.Pos, path, "cluster type %q is declared twice", name)
+		if slices.ContainsFunc(out, func(d ClusterTypeDecl) bool { return strings.EqualFold(d.Name, name) }) {
+			return nil, values.Errorf(it.Pos, path, "cluster type %q is declared twice (names that differ only in case are one directory on macOS and Windows)", name)
 		}
 		out = append(out, ClusterTypeDecl{Name: name, Pos: it.Pos})
 	}
