@@ -69,7 +69,13 @@ func version(kind, name string, src *values.Value, env *templateEnv) Version {
 }
 
 // text is a scalar's text, with template expressions
-// ({{ .Values.cluster.region }}) resolved as rendering resolves them.
+// ({{ .Values.cluster.region }}) resolved as rendering resolves them, then,
+// for an expression escaped once ("{{`{{ .Values.cluster.revision }}`}}"),
+// as Argo CD resolves it: the rendered directory is a Helm chart that the
+// cluster's root object renders with the cluster block as values (its
+// revision the one the root follows, the pin; see package bootstrap). That is
+// how a chart of the fleet repository runs at exactly the revision of the
+// rendered tree that deploys it, and what status must show.
 func text(v *values.Value, env *templateEnv) string {
 	if v == nil || v.Kind == values.Null || v.Kind == values.Map || v.Kind == values.List {
 		return ""
@@ -77,7 +83,11 @@ func text(v *values.Value, env *templateEnv) string {
 	if !strings.Contains(v.Text, "{{") {
 		return v.Text
 	}
-	return env.resolve(v.Text)
+	s := env.resolve(v.Text)
+	if strings.Contains(s, "{{") && strings.Contains(s, ".Values.") {
+		s = env.resolve(s)
+	}
+	return s
 }
 
 // templateEnv evaluates strings of one target's values with Helm's engine,

@@ -1,0 +1,202 @@
+package strata_test
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/common/util"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/engine"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/strata-fleet/strata/internal/bootstrap"
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/pin"
+	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/status"
+)
+
+// newPin is the commit the tests pin a node to.
+const newPin = "0123456789abcdef0123456789abcdef01234567"
+
+// TestPinnedChartsRunWhatStatusSays moves the pin of every cluster of the
+// examples that runs its own Argo CD, as `strata pin TARGET C` followed by a
+// commit does, and follows what Argo CD does next: the root Application
+// (strata bootstrap, from the new configuration) renders the cluster's
+// rendered/ directory as commit C holds it, which is the output of the
+// configuration before the pin (a commit cannot name itself). Every
+// Application of that output whose source is the fleet repository must run C
+// (after Argo CD's Helm render with the root's values), and status, from the
+// new configuration, must say C for it.
+func TestPinnedChartsRunWhatStatusSays(t *testing.T) {
+	configs, err := filepath.Glob(filepath.Join("examples", "*", "config", "config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cfg := range configs {
+		dir := filepath.Dir(filepath.Dir(cfg))
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			before := readFleet(t, dir)
+			r0, err := render.Load(before)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r0.Fleet.Config.Repository == nil {
+				t.Skip("no repository: nothing runs from it")
+			}
+			for _, c := range r0.Fleet.Clusters {
+				if c.Hub != "" {
+					continue // central model: the hub's ApplicationSet, seen by the e2e tier
+				}
+				t.Run(c.Name, func(t *testing.T) { checkPinnedCluster(t, before, r0, c) })
+			}
+		})
+	}
+}
+
+func checkPinnedCluster(t *testing.T, before fstest.MapFS, r0 *render.Renderer, c *fleet.Cluster) {
+	p, err := pin.Prepare(r0.Fleet, pin.Options{Node: c.Target.ID(), Revision: newPin, ClusterType: c.Type, Approve: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := fstest.MapFS{}
+	for k, v := range before {
+		after[k] = v
+	}
+	after[fleet.ConfigPath] = &fstest.MapFile{Data: p.Content}
+	r1, err := render.Load(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bootstrap.Build(r1.Fleet, r1.Chart, c.Name, bootstrap.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root *unstructured.Unstructured
+	for _, o := range b.Objects {
+		if o.GetKind() == "Application" && o.GetName() == bootstrap.RootName {
+			root = o
+		}
+	}
+	if root == nil {
+		t.Fatalf("bootstrap %s: no root Application", c.Name)
+	}
+	if rev, _, _ := unstructured.NestedString(root.Object, "spec", "source", "targetRevision"); rev != newPin {
+		t.Fatalf("root Application of %s follows %q, want the new pin %s", c.Name, rev, newPin)
+	}
+	vals, _, _ := unstructured.NestedMap(root.Object, "spec", "source", "helm", "valuesObject")
+
+	// rendered/ at the pinned commit: the output of the configuration
+	// before the pin, rendered by Argo CD with the root's values.
+	var target render.Target
+	for _, tt := range r0.Targets() {
+		if tt.ClusterType.Name == c.Type && tt.Node.ID() == c.Target.ID() {
+			target = tt
+		}
+	}
+	out, err := r0.Render(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo := r1.Fleet.Config.Repository.URL
+	for name, rev := range argoRevisions(t, out, vals, repo) {
+		if rev != newPin {
+			t.Errorf("%s: Application %s runs the fleet repository at %q, want the pin %s", c.Name, name, rev, newPin)
+		}
+	}
+	s, err := status.Compute(r1.Fleet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ct := range s.ClusterTypes {
+		for _, row := range ct.Targets {
+			if ct.Name != c.Type || strings.Join(row.Path, "/") != c.Target.ID() {
+				continue
+			}
+			for _, cell := range row.Cells {
+				for _, v := range cell.Versions {
+					if v.RepoURL == repo && v.Revision != newPin {
+						t.Errorf("status at %s: %s %s shows %q, want the pin %s", row.Name, cell.Component, v.Resource, v.Revision, newPin)
+					}
+				}
+			}
+		}
+	}
+}
+
+// argoRevisions renders a target's output as Argo CD's Helm render does with
+// the root object's values, and returns the targetRevision of each source of
+// the repository repo, by Application.
+func argoRevisions(t *testing.T, out *render.Output, vals map[string]any, repo string) map[string]string {
+	t.Helper()
+	tree := fstest.MapFS{}
+	for _, f := range out.Files {
+		tree[f.Path] = &fstest.MapFile{Data: f.Data, Mode: 0o644}
+	}
+	files, err := render.ReadChartFiles(tree, out.Target.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := loader.LoadFiles(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv, err := util.ToRenderValues(ch, vals, common.ReleaseOptions{Name: "root", Namespace: "argocd", IsInstall: true}, common.DefaultCapabilities)
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifests, err := engine.Render(ch, rv)
+	if err != nil {
+		t.Fatalf("Argo CD's Helm render of %s: %v", out.Target.Dir(), err)
+	}
+	revs := map[string]string{}
+	for _, m := range manifests {
+		for _, doc := range bytes.Split([]byte(m), []byte("\n---\n")) {
+			var u unstructured.Unstructured
+			if err := yaml.Unmarshal(doc, &u.Object); err != nil || u.GetKind() != "Application" {
+				continue
+			}
+			srcs, _, _ := unstructured.NestedSlice(u.Object, "spec", "sources")
+			if src, ok, _ := unstructured.NestedMap(u.Object, "spec", "source"); ok {
+				srcs = append(srcs, src)
+			}
+			for _, s := range srcs {
+				if m, ok := s.(map[string]any); ok && m["repoURL"] == repo {
+					rev, _ := m["targetRevision"].(string)
+					revs[u.GetName()] = rev
+				}
+			}
+		}
+	}
+	return revs
+}
+
+// readFleet reads an example's config/ and argocd-apps/ into memory.
+func readFleet(t *testing.T, dir string) fstest.MapFS {
+	t.Helper()
+	m := fstest.MapFS{}
+	for _, top := range []string{"config", "argocd-apps"} {
+		err := fs.WalkDir(os.DirFS(dir), top, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				if os.IsNotExist(err) {
+					return fs.SkipAll
+				}
+				return err
+			}
+			data, err := os.ReadFile(filepath.Join(dir, p))
+			m[p] = &fstest.MapFile{Data: data, Mode: 0o644}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m
+}
