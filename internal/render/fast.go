@@ -4,11 +4,11 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
-	"sync"
 	"text/template"
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/strata-fleet/strata/internal/memo"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -61,7 +61,9 @@ func mutates(text string) bool {
 }
 
 // yamlMemo memoizes Helm's toYaml for shared (immutable) maps and slices.
-type yamlMemo struct{ m sync.Map }
+type yamlMemo struct {
+	m memo.Table[yamlKey, yamlEntry]
+}
 
 type yamlKey struct {
 	ptr uintptr
@@ -89,11 +91,11 @@ func (y *yamlMemo) toYAML(v any) string {
 	default:
 		return helmToYAML(v)
 	}
-	if e, ok := y.m.Load(key); ok {
-		return e.(yamlEntry).text
+	if e, ok := y.m.Get(key); ok {
+		return e.text
 	}
 	text := helmToYAML(v)
-	y.m.Store(key, yamlEntry{obj: v, text: text})
+	y.m.Put(key, yamlEntry{obj: v, text: text})
 	return text
 }
 
@@ -130,10 +132,13 @@ func splitDocuments(text string) []string {
 	return out
 }
 
-// docCache holds each distinct rendered document, decoded and encoded once.
-// It keeps the encoded text and the few fields a target needs, not the
-// decoded tree: rendered fleets have thousands of distinct documents.
-type docCache struct{ m sync.Map }
+// docCache holds each distinct rendered document, decoded and encoded once,
+// while targets use it (package memo). It keeps the encoded text and the few
+// fields a target needs, not the decoded tree: rendered fleets have
+// thousands of distinct documents.
+type docCache struct {
+	m memo.Table[string, []renderedDoc]
+}
 
 // renderedDoc is a rendered resource: its encoded text and name.
 type renderedDoc struct {
@@ -146,13 +151,13 @@ type renderedDoc struct {
 func (c *docCache) decode(file, text string) ([]renderedDoc, error) {
 	var out []renderedDoc
 	for _, part := range splitDocuments(text) {
-		e, ok := c.m.Load(part)
+		docs, ok := c.m.Get(part)
 		if !ok {
 			vs, err := values.DecodeAll(file, []byte(part))
 			if err != nil {
 				return nil, err
 			}
-			docs := make([]renderedDoc, 0, len(vs))
+			docs = make([]renderedDoc, 0, len(vs))
 			for _, v := range vs {
 				d := renderedDoc{data: values.Encode(v), nameKind: values.Null}
 				if n := v.Lookup("metadata", "name"); n != nil {
@@ -160,10 +165,9 @@ func (c *docCache) decode(file, text string) ([]renderedDoc, error) {
 				}
 				docs = append(docs, d)
 			}
-			c.m.Store(part, docs)
-			e = docs
+			c.m.Put(strings.Clone(part), docs) // not the whole stream part is cut from
 		}
-		out = append(out, e.([]renderedDoc)...)
+		out = append(out, docs...)
 	}
 	return out, nil
 }

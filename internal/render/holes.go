@@ -3,10 +3,10 @@ package render
 import (
 	"strconv"
 	"strings"
-	"sync"
 	"text/template/parse"
 	"unicode/utf8"
 
+	"github.com/strata-fleet/strata/internal/memo"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -68,15 +68,17 @@ type hole struct {
 	acts   []int    // the action of each placeholder, len(parts)-1
 }
 
-// planCache holds a docPlan per distinct pass-1 document.
-type planCache struct{ m sync.Map }
+// planCache holds a docPlan per distinct pass-1 document while targets use
+// it (package memo).
+type planCache struct{ m memo.Table[string, *docPlan] }
 
 func (c *planCache) get(file, text string) *docPlan {
-	if p, ok := c.m.Load(text); ok {
-		return p.(*docPlan)
+	if p, ok := c.m.Get(text); ok {
+		return p
 	}
+	text = strings.Clone(text) // not the target's whole pass-1 output it is part of
 	p := newDocPlan(file, text)
-	c.m.Store(text, p)
+	c.m.Put(text, p)
 	return p
 }
 

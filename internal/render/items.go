@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/strata-fleet/strata/internal/memo"
 )
 
 // The built-in chart renders each item of .Values.applications and
@@ -35,10 +36,10 @@ type itemSection struct {
 	own func(item map[string]any) bool
 }
 
-// itemMemo holds the text of each item rendered so far, by section, name
-// and value object.
+// itemMemo holds the text of each item rendered, by section, name and value
+// object, while targets use it (package memo).
 type itemMemo struct {
-	m sync.Map
+	m memo.Table[itemKey, itemText]
 	// tails are what each section's template renders after its items (and
 	// all it renders without items).
 	tails []string
@@ -94,8 +95,8 @@ func (c *Chart) passOneItems(v map[string]any, release string) (string, bool) {
 				todo[i][name], needed = m, true
 				continue
 			}
-			if t, ok := c.items.m.Load(itemKey{sec.key, name, reflect.ValueOf(m).Pointer()}); ok {
-				texts[i][name] = t.(itemText).text
+			if t, ok := c.items.m.Get(itemKey{sec.key, name, reflect.ValueOf(m).Pointer()}); ok {
+				texts[i][name] = t.text
 				continue
 			}
 			todo[i][name], needed = m, true
@@ -122,7 +123,8 @@ func (c *Chart) passOneItems(v map[string]any, release string) (string, bool) {
 			for name, text := range got {
 				texts[i][name] = text
 				if m := todo[i][name].(map[string]any); sec.own(m) {
-					c.items.m.Store(itemKey{sec.key, name, reflect.ValueOf(m).Pointer()}, itemText{obj: m, text: text})
+					// A copy: text is cut from the target's whole render.
+					c.items.m.Put(itemKey{sec.key, name, reflect.ValueOf(m).Pointer()}, itemText{obj: m, text: strings.Clone(text)})
 				}
 			}
 		}

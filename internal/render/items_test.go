@@ -34,8 +34,7 @@ func TestItemsEqualWholeChart(t *testing.T) {
 			t.Fatalf("%s: item by item:\n%s\nwhole chart:\n%s", tg.ID(), got, want)
 		}
 	}
-	n := 0
-	c.items.m.Range(func(any, any) bool { n++; return true })
+	n := c.items.m.Len()
 	if items := len(r.Targets()) * benchfleet.DefaultSpec().Components; n >= items {
 		t.Errorf("%d item texts remembered for %d items rendered: none reused", n, items)
 	}

@@ -3,7 +3,8 @@ package values
 import (
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/strata-fleet/strata/internal/memo"
 )
 
 // Encode writes v as a block-style YAML document in the layout PyYAML uses
@@ -13,9 +14,10 @@ import (
 func Encode(v *Value) []byte { return encode(v, nil) }
 
 // Encoder encodes many trees that share subtrees: it remembers the text of
-// the mappings it encoded near the top of a tree, by node, so that a subtree
-// shared by many trees is encoded once. Safe for concurrent use.
-type Encoder struct{ memo sync.Map }
+// the mappings it encoded near the top of a tree, by node, while trees use
+// them (package memo), so that a subtree shared by many trees is encoded
+// once. Safe for concurrent use.
+type Encoder struct{ memo memo.Table[memoKey, string] }
 
 // memoIndent is the indentation of the mappings an Encoder remembers: the
 // items of a values file's sections, which most trees share.
@@ -62,9 +64,9 @@ func EncodeScalar(v *Value, indent int) string {
 	return b.String()
 }
 
-func encode(v *Value, memo *sync.Map) []byte {
+func encode(v *Value, texts *memo.Table[memoKey, string]) []byte {
 	var b strings.Builder
-	e := encoder{b: &b, memo: memo}
+	e := encoder{b: &b, memo: texts}
 	switch {
 	case v.Kind == Map && len(v.Keys) > 0:
 		e.mapping(v, 0)
@@ -79,7 +81,7 @@ func encode(v *Value, memo *sync.Map) []byte {
 
 type encoder struct {
 	b    *strings.Builder
-	memo *sync.Map
+	memo *memo.Table[memoKey, string]
 	// holes are the scalars left out (EncodeAround): the text before each
 	// goes to pieces, the hole to at.
 	holes  map[*Value]bool
@@ -98,13 +100,13 @@ func (e encoder) indent(n int) {
 func (e encoder) mapping(v *Value, ind int) {
 	if e.memo != nil && ind == memoIndent {
 		key := memoKey{v, ind}
-		if text, ok := e.memo.Load(key); ok {
-			e.b.WriteString(text.(string))
+		if text, ok := e.memo.Get(key); ok {
+			e.b.WriteString(text)
 			return
 		}
 		var b strings.Builder
 		encoder{b: &b}.mapping(v, ind)
-		e.memo.Store(key, b.String())
+		e.memo.Put(key, b.String())
 		e.b.WriteString(b.String())
 		return
 	}
