@@ -117,11 +117,10 @@ func renderAndWrite(opts Options, r *render.Renderer, dirty []render.Target, kee
 			return nil, err
 		}
 		defer staged.discard()
-		outs, err := r.RenderStream(dirty, opts.Progress, staged.write)
-		if err != nil {
+		if err := r.RenderStream(dirty, opts.Progress, staged.write); err != nil {
 			return nil, err
 		}
-		return staged.commit(outs)
+		return staged.commit()
 	}
 	outs, err := r.RenderAll(dirty, opts.Progress)
 	if err != nil {

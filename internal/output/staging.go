@@ -31,7 +31,8 @@ type staging struct {
 	wg     sync.WaitGroup
 	closed sync.Once
 	mu     sync.Mutex
-	err    error // the first write error
+	err    error    // the first write error
+	paths  []string // the files written
 }
 
 // stagingWriters is how many goroutines write files; stagingQueue bounds how
@@ -70,9 +71,9 @@ func newStaging(root string) (*staging, error) {
 	return s, nil
 }
 
-// write queues a target's files for the writers. It returns the first write
-// error so far, which fails the render.
-func (s *staging) write(o *render.Output) error {
+// write queues a target's files for the writers (a render.RenderStream
+// sink). It returns the first write error so far, which fails the render.
+func (s *staging) write(_ int, o *render.Output) error {
 	s.queue <- o
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -86,10 +87,10 @@ func (s *staging) finish() error {
 	return s.err
 }
 
-// writeFiles writes a target's files into the staging directory and drops
-// their content from memory.
+// writeFiles writes a target's files into the staging directory, keeping
+// only their paths.
 func (s *staging) writeFiles(o *render.Output) error {
-	for i, f := range o.Files {
+	for _, f := range o.Files {
 		rel := strings.TrimPrefix(f.Path, render.OutputDir+"/")
 		dst := filepath.Join(s.dir, filepath.FromSlash(rel))
 		if d := filepath.Dir(dst); !s.made(d) {
@@ -101,14 +102,18 @@ func (s *staging) writeFiles(o *render.Output) error {
 		if err := os.WriteFile(dst, f.Data, 0o644); err != nil {
 			return fmt.Errorf("writing %s: %w", f.Path, err)
 		}
-		o.Files[i].Data = nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, f := range o.Files {
+		s.paths = append(s.paths, f.Path)
 	}
 	return nil
 }
 
 // commit moves the staging directory to rendered/ and returns the plan it
 // carried out: every file created.
-func (s *staging) commit(outs []*render.Output) (*Plan, error) {
+func (s *staging) commit() (*Plan, error) {
 	if err := s.finish(); err != nil {
 		return nil, err
 	}
@@ -117,13 +122,11 @@ func (s *staging) commit(outs []*render.Output) (*Plan, error) {
 		return nil, fmt.Errorf("moving the rendered files into %s: %w", render.OutputDir, err)
 	}
 	s.done = true
-	p := &Plan{}
-	for _, o := range outs {
-		for _, f := range o.Files {
-			p.Changes = append(p.Changes, Change{Op: Create, Path: f.Path})
-		}
+	sort.Strings(s.paths)
+	p := &Plan{Changes: make([]Change, len(s.paths))}
+	for i, path := range s.paths {
+		p.Changes[i] = Change{Op: Create, Path: path}
 	}
-	sort.Slice(p.Changes, func(i, j int) bool { return p.Changes[i].Path < p.Changes[j].Path })
 	return p, nil
 }
 

@@ -15,14 +15,23 @@ const maxTargetErrors = 10
 // (from any goroutine). When targets fail, the errors of the first ones in
 // target order are returned, joined.
 func (r *Renderer) RenderAll(targets []Target, progress func(done, total int)) ([]*Output, error) {
-	return r.RenderStream(targets, progress, nil)
+	outs := make([]*Output, len(targets))
+	err := r.RenderStream(targets, progress, func(i int, o *Output) error {
+		outs[i] = o
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return outs, nil
 }
 
-// RenderStream is RenderAll that also hands each output, as soon as it is
-// rendered, to sink (called from the rendering goroutines). An error from
-// sink fails that target.
-func (r *Renderer) RenderStream(targets []Target, progress func(done, total int), sink func(*Output) error) ([]*Output, error) {
-	outs := make([]*Output, len(targets))
+// RenderStream renders targets in parallel and hands each output, as soon
+// as it is rendered, to sink with the target's index (called from the
+// rendering goroutines), keeping nothing of it: memory does not grow with
+// the number of targets. An error from sink fails that target. Errors are
+// returned as RenderAll returns them.
+func (r *Renderer) RenderStream(targets []Target, progress func(done, total int), sink func(i int, o *Output) error) error {
 	errs := make([]error, len(targets))
 	var next, done atomic.Int64
 	var wg sync.WaitGroup
@@ -35,9 +44,9 @@ func (r *Renderer) RenderStream(targets []Target, progress func(done, total int)
 				if i >= len(targets) {
 					return
 				}
-				outs[i], errs[i] = r.Render(targets[i])
-				if errs[i] == nil && sink != nil {
-					errs[i] = sink(outs[i])
+				var out *Output
+				if out, errs[i] = r.Render(targets[i]); errs[i] == nil {
+					errs[i] = sink(i, out)
 				}
 				if progress != nil {
 					progress(int(done.Add(1)), len(targets))
@@ -47,9 +56,9 @@ func (r *Renderer) RenderStream(targets []Target, progress func(done, total int)
 	}
 	wg.Wait()
 	if failed := dedupe(errs); len(failed) > 0 {
-		return nil, errors.Join(failed...)
+		return errors.Join(failed...)
 	}
-	return outs, nil
+	return nil
 }
 
 // dedupe keeps the first maxTargetErrors distinct errors in target order.
