@@ -139,24 +139,32 @@ func FreePorts(n int) ([]int, error) {
 	return ports, nil
 }
 
-// WaitReady polls check until it returns nil, the process exits, or timeout
-// passes; the error then carries the end of the process's log.
+// WaitReady runs check every readyEvery until it returns nil, and returns
+// at once when the process exits, or when timeout passes; the error then
+// carries the end of the process's log. (A process offers no event for
+// "ready": check asks it, as a readiness probe does.)
 func (p *Process) WaitReady(timeout time.Duration, check func() error) error {
-	deadline := time.Now().Add(timeout)
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(readyEvery)
+	defer tick.Stop()
 	for {
 		err := check()
 		if err == nil {
 			return nil
 		}
-		if ok, _ := p.Exited(); ok {
+		select {
+		case <-p.done:
 			return p.failure(err)
-		}
-		if time.Now().After(deadline) {
+		case <-deadline.C:
 			return p.failure(fmt.Errorf("not ready after %s: %w", timeout, err))
+		case <-tick.C:
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// readyEvery is how often WaitReady asks again.
+const readyEvery = 100 * time.Millisecond
 
 // errEarlyExit reports a process that exited while it should have kept running.
 var errEarlyExit = errors.New("exited early")
