@@ -122,6 +122,7 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 		newExplainCmd(g),
 		newServeCmd(g),
 		newValidateCmd(g),
+		newVerifyCmd(g),
 	)
 	addBuiltinExamples(cmd)
 	return cmd

@@ -51,7 +51,9 @@ const (
 
 // TargetChange is a target whose output changes.
 type TargetChange struct {
-	Target string           `json:"target"`
+	Target string `json:"target"`
+	// ID is the target's path under rendered/: "<type>/<node>".
+	ID     string           `json:"-"`
 	Status string           `json:"status"`
 	Files  []ResourceChange `json:"files"`
 }
@@ -167,7 +169,7 @@ func Compare(opts Options) (*Result, error) {
 // compareTarget compares the files of one target on both sides.
 func compareTarget(id string, base, head *side, context int) TargetChange {
 	a, b := base.files[id], head.files[id]
-	tc := TargetChange{Target: head.names[id], Status: Changed}
+	tc := TargetChange{Target: head.names[id], ID: id, Status: Changed}
 	switch {
 	case a == nil:
 		tc.Status = Added

@@ -196,3 +196,20 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+
+// Trailers returns the values of the trailer key ("Approved-by") in the
+// messages of the commits reachable from HEAD and not from base, in the
+// Git repository that holds dir.
+func Trailers(dir, base, key string) ([]string, error) {
+	out, err := git(dir, nil, "log", "--format=%(trailers:key="+key+",valueonly,separator=%x00)%x00", base+"..HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("reading the commits since %s: %w", short(base), err)
+	}
+	var vals []string
+	for _, v := range strings.Split(out, "\x00") {
+		if v = strings.TrimSpace(v); v != "" {
+			vals = append(vals, v)
+		}
+	}
+	return vals, nil
+}

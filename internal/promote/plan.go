@@ -309,9 +309,18 @@ func (pl *planner) checkGaps(s state, latest *fleet.Node) error {
 		if len(n.Children) > 0 || s.covers(n) {
 			continue
 		}
-		return fmt.Errorf("Gap detected: patch exists at %s but missing from %s", latest.ID(), n.ID())
+		return &GapError{Latest: latest.ID(), Missing: n.ID()}
 	}
 	return nil
+}
+
+// GapError is a patch whose latest location was reached by skipping a
+// target: Missing comes before Latest in rollout order and does not have
+// the patch.
+type GapError struct{ Latest, Missing string }
+
+func (e *GapError) Error() string {
+	return fmt.Sprintf("Gap detected: patch exists at %s but missing from %s", e.Latest, e.Missing)
 }
 
 // next returns the first node after latest in walk order that the patch
@@ -349,20 +358,22 @@ func (pl *planner) gates(s state, next *fleet.Node) []string {
 	next.Walk(func(n *fleet.Node) { nodes = append(nodes, n) })
 	var out []string
 	for _, n := range nodes {
-		if n.Gate != fleet.GateManual {
-			continue
-		}
-		entered := false
-		for id := range s {
-			if id == n.ID() || strings.HasPrefix(id, n.ID()+"/") || strings.HasPrefix(n.ID(), id+"/") {
-				entered = true
-			}
-		}
-		if !entered {
+		if n.Gate == fleet.GateManual && !s.touches(n) {
 			out = append(out, n.ID())
 		}
 	}
 	return out
+}
+
+// touches reports whether the patch has entered node n: it has a copy at
+// n, under n, or above n.
+func (s state) touches(n *fleet.Node) bool {
+	for id := range s {
+		if id == n.ID() || strings.HasPrefix(id, n.ID()+"/") || strings.HasPrefix(n.ID(), id+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 func (pl *planner) file(n *fleet.Node) string {

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-fleet/strata/internal/diff"
+	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/verify"
+)
+
+// exitFindings is verify's exit code when the change breaks a rule;
+// errors, usage errors included, exit 1.
+const exitFindings = 3
+
+type verifyOptions struct {
+	*globals
+	base   string
+	output outputFormat
+}
+
+func newVerifyCmd(g *globals) *cobra.Command {
+	o := &verifyOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "verify --base REV",
+		Short: "Check that a change respects the sequence and its gates (for CI)",
+		Long: `Verify is the check CI requires on every change. It renders the fleet as it is
+at the merge base of REV and HEAD and as it is in the working tree, and fails
+(exit 3) when the change:
+
+  gap              puts a patch somewhere while a target before it in rollout
+                   order does not have it (a patch created straight in
+                   production, a skipped sector);
+  gate             makes a patch enter a node marked promotion: manual with no
+                   approval recorded in the change;
+  edited-in-gate   changes a patch copy in place inside a manual gate, or
+  removed-in-gate  removes one, with no approval;
+  outside-patch    changes values.yaml, an override, defaults.yaml, config.yaml
+                   (a pin) or the templates chart so that a target behind a
+                   manual gate changes, with no approval.
+
+An approval is recorded by strata promote --approve in the patch copy that
+enters the gate (metadata.approvals: node, by, at), or by a trailer in a commit
+of the change: "Approved-by: Name <email> for NODE" (without "for NODE" it
+approves every gate). Only approvals the change adds count.
+
+Each finding is printed as FILE:LINE: TARGET: RULE: message. Exit 0: no
+findings; 3: findings; 1: an error (a bad flag, an unknown revision, a fleet
+that does not load).`,
+		Example: `  # In CI, on every pull request
+  strata verify --base origin/main
+
+  # As JSON, for annotations
+  strata verify --base origin/main -o json`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := o.output.validate(); err != nil {
+				return err
+			}
+			return o.run()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.base, "base", "", "the `REV`ision the change starts from (its merge base with HEAD is used; A...B names the merge base of A and B)")
+	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	_ = cmd.MarkFlagRequired("base")
+	return cmd
+}
+
+func (o *verifyOptions) run() error {
+	r, err := o.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	rev := o.base
+	if !strings.Contains(rev, "...") {
+		rev += "...HEAD"
+	}
+	base, err := diff.ReadRevision(r.dir, rev)
+	if err != nil {
+		return err
+	}
+	base.Rev = o.base
+	values, err := diff.Trailers(r.dir, base.Commit, "Approved-by")
+	if err != nil {
+		return err
+	}
+	var trailers []promote.Approval
+	for _, v := range values {
+		trailers = append(trailers, verify.ParseTrailer(v)...)
+	}
+	res, err := verify.Check(verify.Options{Base: base, Head: r.fsys, Trailers: trailers})
+	if err != nil {
+		return err
+	}
+	if o.output.json() {
+		if err := writeJSON(o.stdout, res); err != nil {
+			return err
+		}
+	} else {
+		for _, f := range res.Findings {
+			where := f.File
+			if f.Line > 0 {
+				where = fmt.Sprintf("%s:%d", f.File, f.Line)
+			}
+			fmt.Fprintf(o.stdout, "%s: %s: %s: %s\n", where, f.Target, f.Rule, f.Message)
+		}
+		fmt.Fprintln(o.stdout, res.Summary())
+	}
+	if len(res.Findings) > 0 {
+		return &exitError{code: exitFindings, msg: "verify: " + res.Summary()}
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package verify
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/diff"
+	"github.com/strata-fleet/strata/internal/promote"
+)
+
+const config = `dimensions: [environments, regions]
+repository: {url: https://example.com/fleet.git, revision: main}
+sequence:
+  environments:
+    - name: dev
+      regions: [eu]
+    - name: prod
+      promotion: manual
+      regions: [eu, us]
+cluster_types: [{name: web}]
+`
+
+const valuesV1 = `applications:
+  app:
+    source: {repoURL: https://charts.example.com, chart: app, targetRevision: "1.0"}
+    destination: {name: in-cluster, namespace: app}
+`
+
+const patch = "applications:\n  app:\n    source: {targetRevision: \"2.0\"}\n"
+
+func fleetFS(files map[string]string) fstest.MapFS {
+	m := fstest.MapFS{
+		"config/config.yaml":         {Data: []byte(config)},
+		"config/web/defaults.yaml":   {Data: []byte("applications:\n  default:\n    project: default\n")},
+		"config/web/app/values.yaml": {Data: []byte(valuesV1)},
+	}
+	for p, data := range files {
+		if data == "" {
+			delete(m, p)
+			continue
+		}
+		m[p] = &fstest.MapFile{Data: []byte(data)}
+	}
+	return m
+}
+
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name       string
+		base, head map[string]string
+		trailers   []promote.Approval
+		want       []string // file:line target rule
+	}{
+		{
+			name: "a change that reaches only ungated targets is clean",
+			head: map[string]string{"config/web/app/dev/override.yaml": "applications:\n  app:\n    destination: {namespace: app-dev}\n"},
+		},
+		{
+			name: "a pin moved on a gated node is named",
+			head: map[string]string{"config/config.yaml": strings.Replace(config, "promotion: manual", "promotion: manual\n      revision: abc1234", 1)},
+			want: []string{"config/config.yaml:9 prod/eu outside-patch", "config/config.yaml:9 prod/us outside-patch"},
+		},
+		{
+			name:     "a pin moved with a trailer approving the gate is clean",
+			head:     map[string]string{"config/config.yaml": strings.Replace(config, "promotion: manual", "promotion: manual\n      revision: abc1234", 1)},
+			trailers: ParseTrailer("Jane <jane@example.com> for prod"),
+		},
+		{
+			name: "a patch removed inside a gate (a rollback) is named",
+			base: map[string]string{"config/web/app/dev/patch-001.yaml": patch, "config/web/app/prod/eu/patch-001.yaml": patch},
+			head: map[string]string{"config/web/app/dev/patch-001.yaml": patch},
+			want: []string{"config/web/app/prod/eu/patch-001.yaml:1 prod/eu removed-in-gate"},
+		},
+		{
+			name: "a patch removed outside gates is clean",
+			base: map[string]string{"config/web/app/dev/patch-001.yaml": patch},
+		},
+		{
+			name: "a patch at the second region of the gate skips the first",
+			base: map[string]string{"config/web/app/dev/patch-001.yaml": patch},
+			head: map[string]string{"config/web/app/dev/patch-001.yaml": patch, "config/web/app/prod/us/patch-001.yaml": patch},
+			want: []string{"config/web/app/prod/us/patch-001.yaml:1 prod/eu gap", "config/web/app/prod/us/patch-001.yaml:1 prod gate"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := &diff.Revision{Rev: "main", Commit: "0123456789abcdef", FS: fleetFS(tt.base)}
+			res, err := Check(Options{Base: base, Head: fleetFS(tt.head), Trailers: tt.trailers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range res.Findings {
+				got = append(got, strings.Join([]string{f.File + ":" + itoa(f.Line), f.Target, f.Rule}, " "))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("findings (-want +got)\n%s\n%+v", diff, res.Findings)
+			}
+		})
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestParseTrailer(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []promote.Approval
+	}{
+		{"Jane Doe <jane@example.com>", []promote.Approval{{By: "Jane Doe <jane@example.com>"}}},
+		{"Jane Doe <jane@example.com> for production", []promote.Approval{{Node: "production", By: "Jane Doe <jane@example.com>"}}},
+		{"Jane <j@x> for production, production/prod-1", []promote.Approval{{Node: "production", By: "Jane <j@x>"}, {Node: "production/prod-1", By: "Jane <j@x>"}}},
+		{"Ops team for the win <ops@x>", []promote.Approval{{By: "Ops team for the win <ops@x>"}}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, ParseTrailer(tt.in)); diff != "" {
+			t.Errorf("ParseTrailer(%q) (-want +got)\n%s", tt.in, diff)
+		}
+	}
+}
