@@ -152,7 +152,10 @@ func PatchContent(f *File) (*values.Value, error) {
 // The result for a node is computed once per component and shared: the
 // values at n are those at its parent with n's level directory applied, so
 // nodes without a level directory of their own return their parent's very
-// tree. Renders rely on that sharing (see internal/render/fast.go).
+// tree. Renders rely on that sharing (see internal/render/fast.go). Only a
+// target's own values (at a leaf) are computed anew at each call: one
+// target uses them, and keeping them would make memory grow with the
+// number of targets rendered.
 func (ct *ClusterType) ComponentValues(c *Component, n *Node) (*values.Value, error) {
 	v, err := ct.valuesAt(c, n)
 	if err != nil {
@@ -175,18 +178,26 @@ func (ct *ClusterType) valuesAt(c *Component, n *Node) (*values.Value, error) {
 	if n == nil || n.Depth == 0 {
 		return ct.Base(c)
 	}
+	if len(n.Children) == 0 {
+		return ct.levelValues(c, n)
+	}
 	e, _ := c.atNode.LoadOrStore(n, &nodeValues{})
 	nv := e.(*nodeValues)
-	nv.once.Do(func() {
-		v, err := ct.valuesAt(c, n.Parent)
-		if err == nil {
-			if l := c.Levels[n.ID()]; l != nil {
-				v, err = applyLevel(v, l)
-			}
-		}
-		nv.value, nv.err = v, err
-	})
+	nv.once.Do(func() { nv.value, nv.err = ct.levelValues(c, n) })
 	return nv.value, nv.err
+}
+
+// levelValues applies n's level directory, if any, to the values at n's
+// parent.
+func (ct *ClusterType) levelValues(c *Component, n *Node) (*values.Value, error) {
+	v, err := ct.valuesAt(c, n.Parent)
+	if err != nil {
+		return nil, err
+	}
+	if l := c.Levels[n.ID()]; l != nil {
+		return applyLevel(v, l)
+	}
+	return v, nil
 }
 
 // applyLevel merges a level's override, then its patches in order, onto v.
