@@ -92,11 +92,14 @@ func Run(opts Options) (*Result, error) {
 		for dir := range fps {
 			all[dir] = true
 		}
-		state.Forget(all)
+		forgot := state.Forget(all)
 		for _, t := range dirty {
 			if err := state.Record(opts.Root, t.Dir(), fps[t.Dir()]); err != nil {
 				return res, fmt.Errorf("recording render state: %w", err)
 			}
+		}
+		if forgot == 0 && len(dirty) == 0 {
+			return res, nil // the state on disk is this one
 		}
 		if err := state.Save(opts.StatePath); err != nil {
 			slog.Warn("could not save the render state; the next run renders everything", "path", opts.StatePath, "err", err)

@@ -149,3 +149,34 @@ func TestFirstRenderWritesEveryFile(t *testing.T) {
 		t.Errorf("first render created %d files, want 3 (Chart.yaml, values.yaml, one template)", len(res.Plan.Changes))
 	}
 }
+
+// A run that renders nothing and forgets no target leaves the state file
+// as it is: rewriting it would cost a no-op run of a large fleet more than
+// checking it.
+func TestNoopRunKeepsTheStateFile(t *testing.T) {
+	files := conflictingFleet()
+	delete(files, prom+"integration/patch-002.yaml")
+	root := writeFleet(t, files)
+	opts := output.Options{Root: root, FS: os.DirFS(root), StatePath: filepath.Join(t.TempDir(), "render.state")}
+	if _, err := output.Run(opts); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(opts.StatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := output.Run(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rendered != 0 {
+		t.Fatalf("second run rendered %d targets, want 0", res.Rendered)
+	}
+	after, err := os.Stat(opts.StatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Error("a no-op run wrote the state file again")
+	}
+}

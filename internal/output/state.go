@@ -104,13 +104,16 @@ func (s *State) Record(root, dir string, fp [32]byte) error {
 	return nil
 }
 
-// Forget drops every target not in keep.
-func (s *State) Forget(keep map[string]bool) {
+// Forget drops every target not in keep and returns how many it dropped.
+func (s *State) Forget(keep map[string]bool) int {
+	n := 0
 	for dir := range s.Targets {
 		if !keep[dir] {
 			delete(s.Targets, dir)
+			n++
 		}
 	}
+	return n
 }
 
 // listFiles lists the files under dir, recursively, as sorted slash paths.
