@@ -3,13 +3,16 @@ GO      ?= go
 BIN     ?= bin/strata
 EXAMPLE ?= examples/seed-003
 
-.PHONY: help build test test-short lint golden bench e2e example tidy
+.PHONY: help build test test-short lint golden bench e2e example tidy release
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
 build: ## build bin/strata
 	$(GO) build -o $(BIN) ./cmd/strata
+
+release: ## stripped, reproducible binaries for linux and darwin (amd64, arm64) and SHA256SUMS in dist/
+	bash hack/release.sh
 
 example: ## render the bundled seed 003 example fleet
 	$(GO) run ./cmd/strata --root $(EXAMPLE) render

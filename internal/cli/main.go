@@ -109,6 +109,10 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 		SilenceUsage:  true,
 	}
 	cmd.PersistentFlags().DurationVar(&g.wait, "wait", 0, "how long a command that writes the repository waits for another one to finish (default: fail at once, naming it)")
+	var version strings.Builder
+	printVersion(&version, readVersion())
+	cmd.Version = "set" // makes cobra add --version; the template prints it all
+	cmd.SetVersionTemplate(version.String())
 	cmd.PersistentFlags().StringVar(&g.root, "root", "", "the fleet repository (default: the nearest directory upwards that holds config/config.yaml)")
 	cmd.AddCommand(
 		newRenderCmd(g),

@@ -18,8 +18,8 @@ func TestSchemasBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Source.Module != "github.com/argoproj/argo-cd/v3" || s.Source.Version != "v3.5.7" || s.Source.License == "" {
-		t.Errorf("source = %+v, want the argo-cd module at v3.5.7 with its licence", s.Source)
+	if s.Source.Module != "github.com/argoproj/argo-cd/v3" || s.Source.Version != schemas.ArgoCDVersion || s.Source.License == "" {
+		t.Errorf("source = %+v, want the argo-cd module at %s with its licence", s.Source, schemas.ArgoCDVersion)
 	}
 	want := []string{"AppProject", "Application", "ApplicationSet"}
 	if got := s.Kinds(); !slices.Equal(got, want) {

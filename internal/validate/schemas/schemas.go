@@ -20,8 +20,12 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 )
 
+// ArgoCDVersion is the Argo CD release the embedded schemas come from; the
+// data file's header says the same (a test checks).
+const ArgoCDVersion = "v3.5.7"
+
 // FileName is the name of the embedded data file.
-const FileName = "argocd-v3.5.7.json.gz"
+const FileName = "argocd-" + ArgoCDVersion + ".json.gz"
 
 //go:embed argocd-v3.5.7.json.gz
 var data []byte
