@@ -13,6 +13,7 @@ import (
 type pinOptions struct {
 	*globals
 	opts     pin.Options
+	force    bool
 	dryRun   bool
 	noRender bool
 	output   outputFormat
@@ -28,6 +29,14 @@ revision (a commit hash, a tag or a branch) that the clusters under the node run
 inherited by every node below it that has no pin of its own. With --cluster-type
 only that cluster type's pin changes. Nodes without any pin follow the
 repository's revision (repository.revision, default HEAD).
+
+The revision is looked up in the repository's Git clone first, as Argo CD will
+look it up in the remote. One the clone does not have (a typo, a commit not
+fetched), or a name Argo CD would not find (origin/main), is refused: fetch,
+or pass --force to pin it unchecked. One the remote may lack although the
+clone has it (a branch never pushed, a commit on no remote branch, a tag, an
+abbreviated hash) is pinned with a warning that says what only the remote can
+tell.
 
 config.yaml is edited in place, its comments and layout kept. A pin that changes
 targets behind a manual gate (promotion: manual) needs --approve, as promote
@@ -53,12 +62,16 @@ strata bootstrap --apply for each, so that its root object follows the pin.`,
 			if o.opts.ClusterType != "" {
 				o.opts.Command += " --cluster-type " + o.opts.ClusterType
 			}
+			if o.force {
+				o.opts.Command += " --force"
+			}
 			return o.run()
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.opts.ClusterType, "cluster-type", "", "pin this cluster type only (default: every cluster type)")
 	f.BoolVar(&o.opts.Approve, "approve", false, "pass the manual gates the pin changes targets behind")
+	f.BoolVar(&o.force, "force", false, "pin a revision that the repository's Git clone cannot resolve")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what changes and change nothing")
 	f.BoolVar(&o.noRender, "no-render", false, "do not re-render rendered/ afterwards")
 	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
@@ -66,7 +79,10 @@ strata bootstrap --apply for each, so that its root object follows the pin.`,
 }
 
 type pinReport struct {
-	Plan     *pin.Plan     `json:"plan"`
+	Plan *pin.Plan `json:"plan"`
+	// Resolution is what the Git clone knows of the revision.
+	Resolution *pin.Resolution `json:"resolution,omitempty"`
+
 	DryRun   bool          `json:"dryRun"`
 	Rendered *renderReport `json:"rendered,omitempty"`
 }
@@ -93,6 +109,14 @@ func (o *pinOptions) run() error {
 		return err
 	}
 	rep := pinReport{Plan: p, DryRun: o.dryRun}
+	if p.Changed {
+		if rep.Resolution, err = pin.Resolve(r.dir, p.Revision, o.force); err != nil {
+			return err
+		}
+		for _, w := range rep.Resolution.Warnings {
+			fmt.Fprintf(o.stderr, "strata: warning: %s\n", w)
+		}
+	}
 	if p.Changed && !o.dryRun {
 		if err := pin.Apply(r.dir, p); err != nil {
 			return fmt.Errorf("writing %s: %w", p.File, err)
@@ -126,6 +150,9 @@ func (o *pinOptions) print(rep pinReport) {
 		verb = "would pin"
 	}
 	fmt.Fprintf(w, "%s %s to %s (%s) in %s\n", verb, p.Node, p.Revision, what, p.File)
+	if res := rep.Resolution; res != nil && res.Commit != "" && res.Commit != p.Revision {
+		fmt.Fprintf(w, "%s: %s, commit %s in this clone\n", p.Revision, res.Kind, short(res.Commit))
+	}
 	for _, g := range p.Gates {
 		fmt.Fprintf(w, "passing manual gate %s (approved)\n", g)
 	}

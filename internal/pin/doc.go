@@ -11,6 +11,11 @@
 // so that comments and layout stay; the result is loaded again and checked to
 // differ from the old configuration by the pin alone.
 //
+// Resolve looks the revision up in the repository's Git clone, as Argo CD
+// will look it up in the remote: one the clone cannot resolve is an
+// *UnresolvedError (--force pins it unchecked); one the remote may lack comes
+// with warnings that say what only the remote can tell.
+//
 // The plan is data; package cli prints it. Apply writes config.yaml
 // atomically.
 package pin
