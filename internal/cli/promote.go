@@ -18,6 +18,7 @@ type promoteOptions struct {
 	dryRun   bool
 	noRender bool
 	resume   bool
+	abandon  bool
 	output   outputFormat
 }
 
@@ -35,8 +36,13 @@ gate, who approved and when), where strata verify finds it in CI.
 
 Nothing is lost: copies that differ are not coalesced, a restructuring that would
 change any target's values is refused, and the file operations are journaled so
-that an interrupted promotion is completed by the next run (or --resume).
-Afterwards the fleet is re-rendered.`,
+that an interrupted promotion is completed by the next run of the same
+promotion (or --resume). Afterwards the fleet is re-rendered; the promotion is
+finished only when rendered/ follows. The journal is kept in this checkout's
+local state, outside the repository (a journal committed to the repository is
+ignored); until it is finished every command that reads the fleet says so,
+another promotion is refused, --resume --dry-run shows it, and --abandon drops
+it without completing it.`,
 		Example: `  # Promote patch-001 of cert-manager one step
   strata promote management-cluster cert-manager patch-001
 
@@ -50,10 +56,13 @@ Afterwards the fleet is re-rendered.`,
   # Approve on someone's behalf
   strata promote management-cluster cert-manager patch-001 --approve --approver "Jane Doe <jane@example.com>"
 
-  # Complete a promotion that was interrupted
-  strata promote --resume`,
+  # Complete a promotion that was interrupted (its re-render included)
+  strata promote --resume
+
+  # Drop the record of an interrupted promotion that cannot be completed
+  strata promote --abandon`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if o.resume && len(args) == 0 {
+			if (o.resume || o.abandon) && len(args) == 0 {
 				return nil
 			}
 			return cobra.ExactArgs(3)(cmd, args)
@@ -75,24 +84,28 @@ Afterwards the fleet is re-rendered.`,
 	f.StringVar(&o.opts.Approver, "approver", "", "who approves, `\"Name <email>\"` (default: git's user.name and user.email)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the plan and change nothing")
 	f.BoolVar(&o.noRender, "no-render", false, "do not re-render rendered/ afterwards")
-	f.BoolVar(&o.resume, "resume", false, "complete an interrupted promotion")
+	f.BoolVar(&o.resume, "resume", false, "complete an interrupted promotion, re-rendering included (with --dry-run: show it)")
+	f.BoolVar(&o.abandon, "abandon", false, "drop the record of an unfinished promotion without completing it (compare config/ with git afterwards)")
 	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
 	return cmd
 }
 
 type promoteReport struct {
-	Resumed  *promote.Plan `json:"resumed,omitempty"`
-	Plan     *promote.Plan `json:"plan,omitempty"`
-	DryRun   bool          `json:"dryRun"`
-	Rendered *renderReport `json:"rendered,omitempty"`
+	// Pending is the unfinished promotion a dry run shows.
+	Pending  *promote.Journal `json:"pending,omitempty"`
+	Resumed  *promote.Plan    `json:"resumed,omitempty"`
+	Plan     *promote.Plan    `json:"plan,omitempty"`
+	DryRun   bool             `json:"dryRun"`
+	Rendered *renderReport    `json:"rendered,omitempty"`
 }
 
 func (o *promoteOptions) run() error {
-	r, err := o.openRepo()
+	r, err := o.openRepoQuiet()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
+	o.warnCommittedJournal(r)
 	if !o.dryRun {
 		l, err := o.lock(r.dir)
 		if err != nil {
@@ -100,26 +113,16 @@ func (o *promoteOptions) run() error {
 		}
 		defer l.Release()
 	}
-	ops := promote.DirOps{Root: r.dir}
-	rep := promoteReport{DryRun: o.dryRun}
-	if pending, err := promote.Pending(ops); err != nil {
+	ops, err := promote.NewDirOps(r.dir)
+	if err != nil {
 		return err
-	} else if pending != nil {
-		if o.dryRun {
-			return fmt.Errorf("an interrupted promotion of %s (%s) is pending in %s; run strata promote --resume first", pending.Patch, pending.Component, promote.JournalPath)
-		}
-		if rep.Resumed, err = promote.Resume(ops); err != nil {
-			return err
-		}
-		if !o.output.json() {
-			fmt.Fprintf(o.stdout, "completed the interrupted promotion of %s (%s)\n", rep.Resumed.Patch, rep.Resumed.Component)
-			if o.opts.ClusterType != "" {
-				fmt.Fprintln(o.stdout, "nothing more was promoted: run the command again to promote further")
-			}
-		}
-		// Completing the interrupted step is this run's promotion: going on
-		// would take a second step (and pass gates) the user did not see.
-		o.opts.ClusterType = ""
+	}
+	if o.abandon {
+		return o.abandonJournal(ops)
+	}
+	rep := promoteReport{DryRun: o.dryRun}
+	if done, err := o.unfinished(ops, &rep); err != nil || done {
+		return err
 	}
 	if o.opts.ClusterType != "" {
 		f, err := loadForPromote(r, o.opts.ClusterType, o.opts.Component)
@@ -150,12 +153,17 @@ func (o *promoteOptions) run() error {
 		fmt.Fprintln(o.stdout, "no interrupted promotion to resume")
 		return nil
 	}
-	if !o.dryRun && !o.noRender {
-		rr, err := rerender(r)
-		if err != nil {
-			return fmt.Errorf("the promotion is done but rendering failed (fix it, then run strata render): %w", err)
+	if !o.dryRun {
+		if !o.noRender {
+			rr, err := rerender(r)
+			if err != nil {
+				return fmt.Errorf("config/ is promoted but rendering failed; fix it, then run strata promote --resume to finish the promotion: %w", err)
+			}
+			rep.Rendered = rr
 		}
-		rep.Rendered = rr
+		if err := promote.Finish(ops); err != nil {
+			return err
+		}
 	}
 	if o.output.json() {
 		return writeJSON(o.stdout, rep)

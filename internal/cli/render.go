@@ -81,6 +81,11 @@ func (o *renderOptions) run() error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(o.stderr, "warning: %s\n", w)
 	}
+	if !o.check {
+		if err := o.finishRendered(r); err != nil {
+			return err
+		}
+	}
 	return o.report(res)
 }
 

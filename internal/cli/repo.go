@@ -19,7 +19,20 @@ type repo struct {
 	root *os.Root
 }
 
+// openRepo opens the repository and warns about an unfinished promotion
+// (warnUnfinished).
 func (g *globals) openRepo() (*repo, error) {
+	r, err := g.openRepoQuiet()
+	if err != nil {
+		return nil, err
+	}
+	g.warnUnfinished(r)
+	return r, nil
+}
+
+// openRepoQuiet opens the repository, for commands that deal with an
+// unfinished promotion themselves or must print nothing (completion).
+func (g *globals) openRepoQuiet() (*repo, error) {
 	dir, err := g.findRoot()
 	if err != nil {
 		return nil, err
@@ -50,7 +63,7 @@ func (g *globals) lock(dir string) (*lock.Lock, error) {
 // completionFleet loads the fleet for shell completion, or returns nil:
 // completion offers nothing rather than an error.
 func (g *globals) completionFleet() *fleet.Fleet {
-	r, err := g.openRepo()
+	r, err := g.openRepoQuiet()
 	if err != nil {
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/strata-fleet/strata/internal/cli"
+	"github.com/strata-fleet/strata/internal/localstate"
 )
 
 var update = flag.Bool("update", false, "rewrite the scripts' expected output (cmp files) from what strata prints")
@@ -37,8 +38,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"mtime":   cmdMtime,
-			"waitfor": cmdWaitfor,
+			"mtime":      cmdMtime,
+			"waitfor":    cmdWaitfor,
+			"localstate": cmdLocalstate,
 		},
 	})
 }
@@ -103,5 +105,34 @@ func cmdWaitfor(ts *testscript.TestScript, neg bool, args []string) {
 		case <-deadline.C:
 			ts.Fatalf("%s: no line matches %q after %s; it holds:\n%s", args[0], args[1], waitforDeadline, data)
 		}
+	}
+}
+
+// cmdLocalstate reaches the local state (package localstate) of the
+// repository in the current directory, which lives outside it, so that a
+// scenario can place or look for strata's per-checkout files:
+//
+//	localstate put NAME FILE   write FILE's content to NAME there
+//	localstate exists NAME     fail unless NAME is there (with !: if it is)
+func cmdLocalstate(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 2 || (args[0] == "put") != (len(args) == 3) || (args[0] != "put" && args[0] != "exists") {
+		ts.Fatalf("usage: localstate put NAME FILE | localstate exists NAME")
+	}
+	key, err := localstate.Key(ts.MkAbs("."))
+	ts.Check(err)
+	p := filepath.Join(ts.Getenv("STRATA_CACHE_DIR"), "repos", key, args[1])
+	if args[0] == "put" {
+		if neg {
+			ts.Fatalf("unsupported: ! localstate put")
+		}
+		data, err := os.ReadFile(ts.MkAbs(args[2]))
+		ts.Check(err)
+		ts.Check(os.MkdirAll(filepath.Dir(p), 0o755))
+		ts.Check(os.WriteFile(p, data, 0o644))
+		return
+	}
+	_, err = os.Stat(p)
+	if exists := err == nil; exists == neg {
+		ts.Fatalf("%s in the local state: exists %v", args[1], exists)
 	}
 }

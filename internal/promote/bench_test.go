@@ -62,6 +62,14 @@ func (m mapOps) ReadFile(name string) ([]byte, error) {
 	return nil, fs.ErrNotExist
 }
 
+// mapJournal is the journal's key in a mapOps: not a path of the
+// repository.
+const mapJournal = "\x00journal"
+
+func (m mapOps) WriteJournal(data []byte) error { return m.WriteFile(mapJournal, data) }
+func (m mapOps) ReadJournal() ([]byte, error)   { return m.ReadFile(mapJournal) }
+func (m mapOps) RemoveJournal() error           { return m.Remove(mapJournal) }
+
 func cloneFS(m fstest.MapFS) fstest.MapFS {
 	out := make(fstest.MapFS, len(m))
 	for k, v := range m {
@@ -116,7 +124,7 @@ func findBenchSteps() ([]benchStep, error) {
 				if kind == "integrate" {
 					break
 				}
-				if err := Apply(mapOps(m), p); err != nil {
+				if err := applyAll(mapOps(m), p); err != nil {
 					return nil, err
 				}
 			}
@@ -183,7 +191,7 @@ func BenchmarkPromote(b *testing.B) {
 		b.Run(st.kind, func(b *testing.B) {
 			dir := b.TempDir()
 			root := writeFleet(b, dir, st.files)
-			ops := DirOps{Root: dir}
+			ops := testOps(dir)
 			var load, plan, apply time.Duration
 			for b.Loop() {
 				t0 := time.Now()
@@ -198,7 +206,7 @@ func BenchmarkPromote(b *testing.B) {
 					b.Fatal(err)
 				}
 				t2 := time.Now()
-				if err := Apply(ops, p); err != nil {
+				if err := applyAll(ops, p); err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()

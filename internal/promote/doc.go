@@ -28,5 +28,16 @@
 // records the digest of the file it replaces or removes: a file edited since
 // the plan was made is never overwritten or removed.
 //
+// The journal (journal.go) is local state of the checkout, never part of
+// the repository: it lives in package localstate's directory for the
+// checkout (JournalName), so no commit or pull request can bring one, and
+// a file at the old place inside the repository (CommittedJournal) is
+// never read. It records the promotion (cluster type, component, patch) and
+// its stage: StageFiles while config/ is being changed, StageRender once
+// config/ is promoted and until rendered/ is re-rendered (Finish). A
+// promotion of another patch is refused while one is recorded
+// (*PendingError); Resume completes the file operations; Abandon drops the
+// record.
+//
 // The plan is data; package cli prints it. Apply performs it.
 package promote

@@ -306,3 +306,16 @@ func mustPrepare(t testing.TB, f *fleet.Fleet, opts Options) *Plan {
 	}
 	return p
 }
+
+// testOps performs FileOps on dir, with the journal in a directory next to
+// it (the local state of a checkout, outside it).
+func testOps(dir string) DirOps { return DirOps{Root: dir, State: dir + ".state"} }
+
+// applyAll applies p and finishes the promotion, as promote --no-render
+// does.
+func applyAll(ops FileOps, p *Plan) error {
+	if err := Apply(ops, p); err != nil {
+		return err
+	}
+	return Finish(ops)
+}

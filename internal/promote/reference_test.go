@@ -296,7 +296,7 @@ func TestRequirementsScenarios(t *testing.T) {
 	}
 	for _, st := range steps {
 		p := mustPrepare(t, loadDir(t, dir), Options{})
-		if err := Apply(DirOps{Root: dir}, p); err != nil {
+		if err := applyAll(testOps(dir), p); err != nil {
 			t.Fatalf("scenario %s: %v", st.scenario, err)
 		}
 		if diff := cmp.Diff(st.want, locations(readTree(t, dir), "patch-001")); diff != "" {

@@ -92,7 +92,7 @@ func TestSeed003Sequence(t *testing.T) {
 		if diff := cmp.Diff(st.coalesced, coalesced); diff != "" {
 			t.Errorf("step %d: coalesced (-want +got):\n%s", i+1, diff)
 		}
-		if err := Apply(DirOps{Root: dir}, p); err != nil {
+		if err := applyAll(testOps(dir), p); err != nil {
 			t.Fatalf("step %d: Apply: %v", i+1, err)
 		}
 		tree := readTree(t, dir)
@@ -107,8 +107,8 @@ func TestSeed003Sequence(t *testing.T) {
 		if tree[other] != otherText {
 			t.Errorf("step %d: patch-002 was touched: %q", i+1, tree[other])
 		}
-		if _, ok := tree[JournalPath]; ok {
-			t.Errorf("step %d: the journal is left behind", i+1)
+		if j, err := Pending(testOps(dir)); j != nil || err != nil {
+			t.Errorf("step %d: the journal is left behind: %v, %v", i+1, j, err)
 		}
 		wantIntegrated := st.want == nil
 		if got := p.Integrated != ""; got != wantIntegrated {
