@@ -156,6 +156,10 @@ func TestErrors(t *testing.T) {
 		{"no-such-branch", "--base no-such-branch: unknown revision"},
 		{"main...nope", "--base main...nope: no merge base of main and nope"},
 		{"--output=x", "not a revision"},
+		// Each side of A...B is a revision, never an option of git
+		// merge-base (--octopus would answer HEAD).
+		{"--octopus...main", "--base --octopus: not a revision"},
+		{"main...--all", "--base --all: not a revision"},
 	} {
 		if _, err := diff.ReadRevision(dir, tc.rev); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want %q", tc.rev, err, tc.want)

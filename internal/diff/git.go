@@ -96,7 +96,16 @@ func Commit(dir, rev string) (string, error) {
 func resolve(top, rev string) (string, error) {
 	if a, b, ok := strings.Cut(rev, "..."); ok {
 		a, b = or(a, "HEAD"), or(b, "HEAD")
-		base, err := git(top, nil, "merge-base", a, b)
+		// Each side resolves to a commit hash first, and the hashes follow
+		// --end-of-options: user text never reaches git as an option.
+		ca, err := resolve(top, a)
+		var cb, base string
+		if err == nil {
+			cb, err = resolve(top, b)
+		}
+		if err == nil {
+			base, err = git(top, nil, "merge-base", "--end-of-options", ca, cb)
+		}
 		if err != nil {
 			return "", fmt.Errorf("--base %s: no merge base of %s and %s: %w", rev, a, b, err)
 		}
