@@ -22,6 +22,7 @@ type serveOptions struct {
 	addr     string
 	base     string
 	interval time.Duration
+	allowed  []string
 }
 
 func newServeCmd(g *globals) *cobra.Command {
@@ -36,10 +37,15 @@ and the diff of the rendered output against a base revision.
 
 It polls config/ and argocd-apps/ and reloads when they change; open pages
 refresh themselves. Everything it serves is built into the binary: it fetches
-nothing from the network. It listens on 127.0.0.1:8080 by default; on a
-loopback address it answers only requests for loopback host names.`,
+nothing from the network. It listens on 127.0.0.1:8080 by default and answers
+only requests whose Host header names localhost or a loopback address (a guard
+against DNS rebinding). To listen on another address, name every host name or
+address clients use with --allowed-host: the check stays on.`,
 		Example: `  strata serve
-  strata serve --addr 127.0.0.1:9000 --base origin/main...HEAD`,
+  strata serve --addr 127.0.0.1:9000 --base origin/main...HEAD
+
+  # On the network: anyone who can reach it can read the configuration
+  strata serve --addr 0.0.0.0:8080 --allowed-host fleet.example.internal --allowed-host 10.0.0.5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.run(cmd.Context())
@@ -49,6 +55,7 @@ loopback address it answers only requests for loopback host names.`,
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "the `HOST:PORT` to listen on (port 0 picks a free one)")
 	f.StringVar(&o.base, "base", "HEAD", "the `REV`ision the diff page compares with by default")
 	f.DurationVar(&o.interval, "interval", time.Second, "how often to look for changes in the repository")
+	f.StringArrayVar(&o.allowed, "allowed-host", nil, "a `HOST` name or address (besides loopback ones) that requests may name; required on a non-loopback --addr; repeatable")
 	return cmd
 }
 
@@ -60,18 +67,21 @@ func (o *serveOptions) run(ctx context.Context) error {
 	if o.interval <= 0 {
 		return fmt.Errorf("--interval %s: must be positive", o.interval)
 	}
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
+	if !loopback && len(o.allowed) == 0 {
+		return fmt.Errorf("--addr %s listens beyond this machine: name the host names or addresses clients use with --allowed-host (requests for any other host are refused, a guard against DNS rebinding)", o.addr)
+	}
 	r, err := o.openRepo()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	logger := slog.New(slog.NewTextHandler(o.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	ip := net.ParseIP(host)
-	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
 	if !loopback {
 		logger.Warn("listening on a non-loopback address: anyone who can reach it can read the fleet's configuration", "addr", o.addr)
 	}
-	s := web.New(web.Options{Dir: r.dir, FS: r.fsys, Base: o.base, Interval: o.interval, Loopback: loopback, Logger: logger})
+	s := web.New(web.Options{Dir: r.dir, FS: r.fsys, Base: o.base, Interval: o.interval, AllowedHosts: o.allowed, Logger: logger})
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return fmt.Errorf("--addr %s: %w", o.addr, unwrapOp(err))

@@ -9,7 +9,8 @@
 // modification times of config/ and argocd-apps/ and reloads when they
 // change; open pages notice the new generation and refresh themselves.
 // Templates, styles and scripts are embedded in the binary and nothing is
-// fetched from elsewhere. Only GET and HEAD are served, and on a loopback
-// address only requests that name a loopback host (a guard against DNS
-// rebinding).
+// fetched from elsewhere. Only GET and HEAD are served, and only requests
+// whose Host names a loopback host or one of Options.AllowedHosts, on any
+// address it listens on (a guard against DNS rebinding: a page of another
+// site that resolves its own name to this server is refused).
 package web

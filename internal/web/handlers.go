@@ -64,8 +64,8 @@ func (s *Server) Handler() http.Handler {
 	return s.guard(mux)
 }
 
-// guard serves only GET and HEAD, sets restrictive headers, and on a
-// loopback address refuses requests for other host names.
+// guard serves only GET and HEAD, sets restrictive headers, and refuses
+// requests for host names that are neither loopback nor allowed.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -73,8 +73,8 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "strata serve is read-only", http.StatusMethodNotAllowed)
 			return
 		}
-		if s.opts.Loopback && !loopbackHost(r.Host) {
-			http.Error(w, "strata serve answers to localhost and loopback addresses only", http.StatusForbidden)
+		if !s.allowedHost(r.Host) {
+			http.Error(w, "strata serve answers to localhost, loopback addresses and the hosts given with --allowed-host only", http.StatusForbidden)
 			return
 		}
 		h := w.Header()
@@ -85,16 +85,25 @@ func (s *Server) guard(next http.Handler) http.Handler {
 	})
 }
 
-func loopbackHost(host string) bool {
+// allowedHost reports whether a request's Host header names a loopback
+// host or one of Options.AllowedHosts.
+func (s *Server) allowedHost(host string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	host = strings.Trim(host, "[]")
+	host = strings.ToLower(strings.Trim(host, "[]"))
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return true
+	}
+	for _, a := range s.opts.AllowedHosts {
+		if host != "" && strings.EqualFold(host, strings.Trim(a, "[]")) {
+			return true
+		}
+	}
+	return false
 }
 
 // page is what every page template gets.

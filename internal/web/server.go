@@ -25,8 +25,10 @@ type Options struct {
 	Base string
 	// Interval is how often the repository is polled for changes (1s).
 	Interval time.Duration
-	// Loopback restricts requests to loopback host names.
-	Loopback bool
+	// AllowedHosts are the host names or addresses, besides loopback
+	// ones, that a request's Host may name (without the port; any case).
+	// Every other request is refused.
+	AllowedHosts []string
 	Logger   *slog.Logger
 }
 

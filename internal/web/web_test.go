@@ -33,7 +33,7 @@ func serveDir(t *testing.T, dir string) (*web.Server, *httptest.Server, string) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { root.Close() })
-	s := web.New(web.Options{Dir: dir, FS: root.FS(), Loopback: true})
+	s := web.New(web.Options{Dir: dir, FS: root.FS(), AllowedHosts: []string{"fleet.internal", "10.1.2.3"}})
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
 	return s, ts, dir
@@ -123,8 +123,15 @@ func TestReadOnlyAndLoopback(t *testing.T) {
 	if code, _ := do(t, ts, http.MethodGet, "/", "attacker.example:8080"); code != http.StatusForbidden {
 		t.Errorf("GET with Host attacker.example: %d, want 403", code)
 	}
-	if code, _ := do(t, ts, http.MethodGet, "/", "localhost:8080"); code != http.StatusOK {
-		t.Errorf("GET with Host localhost: %d, want 200", code)
+	for _, host := range []string{"localhost:8080", "127.0.0.1", "[::1]:80", "Fleet.Internal:8080", "10.1.2.3"} {
+		if code, _ := do(t, ts, http.MethodGet, "/", host); code != http.StatusOK {
+			t.Errorf("GET with Host %s: %d, want 200", host, code)
+		}
+	}
+	for _, host := range []string{"attacker.example", "fleet.internal.attacker.example", "10.1.2.4:8080", "0.0.0.0"} {
+		if code, _ := do(t, ts, http.MethodGet, "/", host); code != http.StatusForbidden {
+			t.Errorf("GET with Host %s: %d, want 403", host, code)
+		}
 	}
 }
 
