@@ -29,7 +29,7 @@ type Options struct {
 	// ones, that a request's Host may name (without the port; any case).
 	// Every other request is refused.
 	AllowedHosts []string
-	Logger   *slog.Logger
+	Logger       *slog.Logger
 }
 
 // Server serves the UI over the current state of a fleet repository.
