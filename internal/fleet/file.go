@@ -34,7 +34,17 @@ func (f *File) Value() (*values.Value, error) {
 // Mapping decodes the file and checks that it holds a non-empty mapping.
 // what names the kind of file in errors ("values.yaml").
 func (f *File) Mapping(what string) (*values.Value, error) {
-	v, err := f.Value()
+	return f.mapping(what, f.Value)
+}
+
+// mappingUnkept is Mapping that decodes the file at each call and keeps
+// nothing: for a target's own files, which a render uses once.
+func (f *File) mappingUnkept(what string) (*values.Value, error) {
+	return f.mapping(what, func() (*values.Value, error) { return values.Decode(f.Path, f.Data) })
+}
+
+func (f *File) mapping(what string, decode func() (*values.Value, error)) (*values.Value, error) {
+	v, err := decode()
 	if err != nil {
 		return nil, err
 	}

@@ -195,15 +195,21 @@ func (ct *ClusterType) levelValues(c *Component, n *Node) (*values.Value, error)
 		return nil, err
 	}
 	if l := c.Levels[n.ID()]; l != nil {
-		return applyLevel(v, l)
+		return applyLevel(v, l, len(n.Children) > 0)
 	}
 	return v, nil
 }
 
 // applyLevel merges a level's override, then its patches in order, onto v.
-func applyLevel(v *values.Value, l *Level) (*values.Value, error) {
+// Unless keep, the override's decoded value is not kept (see
+// ComponentValues).
+func applyLevel(v *values.Value, l *Level, keep bool) (*values.Value, error) {
 	if l.Override != nil {
-		o, err := l.Override.Mapping("override.yaml")
+		mapping := l.Override.Mapping
+		if !keep {
+			mapping = l.Override.mappingUnkept
+		}
+		o, err := mapping("override.yaml")
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,8 @@ import (
 )
 
 // TestComponentValuesKeepsNoTargetsOwnValues checks that the values memo
-// holds the shared levels' values and none of a target's own: with an
+// holds the shared levels' values and none of a target's own (nor its
+// decoded override): with an
 // override per region, keeping those would make a render's memory grow with
 // the number of targets.
 func TestComponentValuesKeepsNoTargetsOwnValues(t *testing.T) {
@@ -37,6 +38,11 @@ func TestComponentValuesKeepsNoTargetsOwnValues(t *testing.T) {
 			if got := v.Lookup("applications", "app", "replicas").Text; got != want {
 				t.Errorf("%s: replicas %s, want %s", n.ID(), got, want)
 			}
+		}
+	}
+	for id, l := range c.Levels {
+		if l.Override != nil && l.Override.value != nil && id == "integration/s1/r1" {
+			t.Errorf("decoded override of target %s kept", id)
 		}
 	}
 	c.atNode.Range(func(k, _ any) bool {
