@@ -1,8 +1,6 @@
 package output
 
 import (
-	"bytes"
-	"encoding/gob"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +11,7 @@ import (
 )
 
 // stateVersion changes when State's encoding does.
-const stateVersion = 1
+const stateVersion = 2
 
 // State is what the last render knew about each target's files.
 type State struct {
@@ -47,20 +45,16 @@ func LoadState(path string) *State {
 	if err != nil {
 		return s
 	}
-	var loaded State
-	if gob.NewDecoder(bytes.NewReader(data)).Decode(&loaded) != nil || loaded.Version != stateVersion || loaded.Targets == nil {
+	loaded, err := decodeState(data)
+	if err != nil || loaded.Version != stateVersion {
 		return s
 	}
-	return &loaded
+	return loaded
 }
 
 // Save writes the state atomically.
 func (s *State) Save(path string) error {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(s); err != nil {
-		return err
-	}
-	return atomicfile.WriteAt(path, buf.Bytes())
+	return atomicfile.WriteAt(path, s.encode())
 }
 
 // Current reports whether the target directory dir under root still holds
