@@ -5,7 +5,7 @@ import "sync"
 // DefaultSize is the size of a Table created with a zero size: enough for
 // what every target of a large fleet uses (its environments' and sectors'
 // values), few enough that what one target alone uses does not pile up.
-const DefaultSize = 2048
+const DefaultSize = 1024
 
 // Table maps keys to results, keeping at most 2*size entries. The zero
 // Table is ready to use with DefaultSize. It is safe for concurrent use.
