@@ -97,3 +97,26 @@ func TestWaitForTheLock(t *testing.T) {
 		t.Fatalf("render after the wait: exit %d: %s", code, stderr.buf.String())
 	}
 }
+
+// A rollout holds the repository lock from its start to its end, waits
+// included: it does not start while another command holds it.
+func TestRolloutNeedsTheLock(t *testing.T) {
+	dir := newFleet(t)
+	held, err := lock.Acquire(context.Background(), dir, lock.Options{Command: "strata rollout a b patch-001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	var out, errOut bytes.Buffer
+	code := cli.Main([]string{"--root", dir, "rollout", "a", "b", "patch-002"}, &out, &errOut)
+	if code != 1 || !strings.Contains(errOut.String(), `the repository is locked by "strata rollout a b patch-001" (pid `) {
+		t.Errorf("strata rollout: exit %d, stderr %q; want exit 1 naming the holder", code, errOut.String())
+	}
+	// A dry run changes nothing: it runs beside the holder (and goes on
+	// to say what is wrong with its arguments).
+	errOut.Reset()
+	cli.Main([]string{"--root", dir, "rollout", "a", "b", "patch-002", "--dry-run"}, &out, &errOut)
+	if got := errOut.String(); strings.Contains(got, "locked") || !strings.Contains(got, `unknown cluster type "a"`) {
+		t.Errorf("strata rollout --dry-run beside the holder: %q", got)
+	}
+}

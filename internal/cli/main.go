@@ -127,6 +127,7 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 		newServeCmd(g),
 		newValidateCmd(g),
 		newVerifyCmd(g),
+		newRolloutCmd(g),
 	)
 	addBuiltinExamples(cmd)
 	return cmd

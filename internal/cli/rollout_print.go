@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/rollout"
+)
+
+// rolloutPrinter shows a rollout's events: one JSON object per line, one
+// line per event, or on a terminal a status line redrawn every second
+// (the step, the Applications waited on, synced/healthy counts, elapsed
+// and soak time left) between the lines of the events that stay.
+type rolloutPrinter struct {
+	w    io.Writer
+	json bool
+	tty  bool
+
+	mu     sync.Mutex
+	status *rollout.Event // the wait or soak being shown
+	stop   chan struct{}
+	now    func() time.Time
+}
+
+func newRolloutPrinter(w io.Writer, asJSON bool) *rolloutPrinter {
+	p := &rolloutPrinter{w: w, json: asJSON, tty: !asJSON && isTerminal(w), stop: make(chan struct{}), now: time.Now}
+	if p.tty {
+		go p.tick()
+	}
+	return p
+}
+
+func (p *rolloutPrinter) tick() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			p.redraw()
+			p.mu.Unlock()
+		}
+	}
+}
+
+func (p *rolloutPrinter) close() {
+	close(p.stop)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearStatus()
+}
+
+func (p *rolloutPrinter) event(e rollout.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		data, err := json.Marshal(e)
+		if err == nil {
+			fmt.Fprintf(p.w, "%s\n", data)
+		}
+		return
+	}
+	if p.tty && (e.Kind == rollout.KindWaiting || e.Kind == rollout.KindSoaking) {
+		p.status = &e
+		p.redraw()
+		return
+	}
+	p.clearStatus()
+	p.status = nil
+	fmt.Fprint(p.w, rolloutLine(e, p.now()))
+}
+
+func (p *rolloutPrinter) clearStatus() {
+	if p.tty && p.status != nil {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+func (p *rolloutPrinter) redraw() {
+	if p.status == nil {
+		return
+	}
+	line := strings.TrimRight(rolloutLine(*p.status, p.now()), "\n")
+	if i := strings.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", line)
+}
+
+// rolloutLine is the text of one event, ending in a newline.
+func rolloutLine(e rollout.Event, now time.Time) string {
+	var b strings.Builder
+	switch e.Kind {
+	case rollout.KindStart, rollout.KindResumed, rollout.KindDone:
+		b.WriteString(e.Message)
+	case rollout.KindPlanned:
+		fmt.Fprintf(&b, "would %s (soak %s, timeout %s", lowerFirst(e.Message), e.Soak, e.Timeout)
+		if len(e.Checks) > 0 {
+			fmt.Fprintf(&b, ", checks %s", strings.Join(e.Checks, ", "))
+		}
+		if len(e.Gates) > 0 {
+			fmt.Fprintf(&b, ", approved gate %s", strings.Join(e.Gates, ", "))
+		}
+		b.WriteString(")")
+	case rollout.KindPromoted:
+		fmt.Fprintf(&b, "%.12s %s", e.Commit, e.Message)
+	case rollout.KindWaiting, rollout.KindHealthy:
+		fmt.Fprintf(&b, "%s: %d/%d Applications synced at %.12s, %d/%d healthy (%s)", e.Step, e.Synced, e.Total, e.Commit, e.Healthy, e.Total,
+			now.Sub(e.Since).Round(time.Second))
+		if e.Kind == rollout.KindWaiting {
+			b.WriteString(notReady(e.Apps))
+		}
+	case rollout.KindSoaking:
+		fmt.Fprintf(&b, "%s: soaking, %d/%d healthy, %s left", e.Step, e.Healthy, e.Total, max(0, e.SoakUntil.Sub(now)).Round(time.Second))
+	case rollout.KindSoaked:
+		fmt.Fprintf(&b, "%s: %s", e.Step, e.Message)
+	case rollout.KindCheck:
+		if e.Passed {
+			fmt.Fprintf(&b, "%s: check %s passed", e.Step, e.Check)
+		} else {
+			fmt.Fprintf(&b, "%s: check %s failed", e.Step, e.Check)
+		}
+	case rollout.KindGate:
+		fmt.Fprintf(&b, "stopped: %s", e.Message)
+	case rollout.KindFailed:
+		fmt.Fprintf(&b, "%s: the step failed (%d failures)", e.Step, len(e.Failures))
+	case rollout.KindReverted:
+		fmt.Fprintf(&b, "%.12s %s", e.Commit, e.Message)
+	default:
+		fmt.Fprintf(&b, "%s %s", e.Kind, e.Message)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// notReady names the Applications not yet synced and healthy, a few.
+func notReady(apps []rollout.AppState) string {
+	var out []string
+	for _, a := range apps {
+		if a.Healthy() {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s on %s: %s", a.Name, a.ArgoCD, a.State))
+	}
+	if len(out) > 3 {
+		out = append(out[:3], fmt.Sprintf("%d more", len(out)-3))
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return "; waiting for " + strings.Join(out, ", ")
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

@@ -1,0 +1,156 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// waitSet is what a step waits for: the Applications (and
+// ApplicationSets) of the rendered output that pick selects, each synced
+// at a revision that contains the commit that last changed its rendered
+// file, and healthy (live.State Healthy).
+type waitSet struct {
+	commit string
+	f      *fleet.Fleet
+	// expected is what the rendered output makes, from live.Expect.
+	expected []live.Expected
+	history  *live.History
+	pick     func(live.AppState) bool
+}
+
+// newWaitSet reads what the rendered output expects and the history of
+// rendered/ now (after the step's commit).
+func (r *runner) newWaitSet(commit string, pick func(live.AppState) bool) (*waitSet, error) {
+	rd, err := render.Load(r.fsys)
+	if err != nil {
+		return nil, err
+	}
+	expected, err := live.Expect(rd.Fleet, rd.Owners)
+	if err != nil {
+		return nil, err
+	}
+	h, err := live.ReadHistory(r.env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	r.watch.start(rd.Fleet)
+	return &waitSet{commit: commit, f: rd.Fleet, expected: expected, history: h, pick: pick}, nil
+}
+
+// changedIn picks the objects whose rendered file commit changed last.
+func changedIn(commit string) func(live.AppState) bool {
+	return func(s live.AppState) bool { return s.Commit == commit }
+}
+
+// observation is the state of a waitSet's objects at one moment.
+type observation struct {
+	apps []AppState
+	// roots are the root Applications of the clusters of apps, by
+	// cluster, for the hard refreshes.
+	roots map[string]live.Root
+}
+
+// observe reads the state of ws's objects.
+func (r *runner) observe(ws *waitSet) *observation {
+	rep := r.watch.report(ws.f, ws.expected, ws.history)
+	o := &observation{roots: map[string]live.Root{}}
+	for _, cell := range rep.Cells {
+		if cell.ClusterType != r.opts.ClusterType || cell.Component != r.opts.Component {
+			continue
+		}
+		for _, st := range cell.Apps {
+			if ws.pick(st) {
+				o.apps = append(o.apps, appState(st))
+			}
+		}
+	}
+	for _, root := range rep.Roots {
+		if slices.ContainsFunc(o.apps, func(a AppState) bool { return a.Cluster == root.Cluster }) {
+			o.roots[root.Cluster] = root
+		}
+	}
+	return o
+}
+
+func appState(st live.AppState) AppState {
+	a := AppState{ArgoCD: st.ArgoCD, Cluster: st.Cluster, Target: st.Target, Kind: st.Kind, Name: st.Name,
+		State: string(st.State), Reason: st.Reason, Commit: st.Commit, Revision: st.RootRevision}
+	if st.Live != nil {
+		a.Sync, a.Health, a.Phase = st.Live.Sync, st.Live.Health, st.Live.Phase
+	}
+	return a
+}
+
+func (o *observation) counts() (synced, healthy int) {
+	for _, a := range o.apps {
+		if a.Synced() {
+			synced++
+		}
+		if a.Healthy() {
+			healthy++
+		}
+	}
+	return synced, healthy
+}
+
+func (o *observation) healthy() bool {
+	_, h := o.counts()
+	return h == len(o.apps)
+}
+
+// failures are the objects that failed at the step: a failed sync, or
+// degraded at its commit.
+func (o *observation) failures() []Failure {
+	var out []Failure
+	for _, a := range o.apps {
+		if a.State == string(live.Failed) || a.State == string(live.Degraded) {
+			out = append(out, a.failure(a.State+": "+orElse(a.Reason, "Argo CD gives no message")))
+		}
+	}
+	return out
+}
+
+// soakFailures are the objects that stopped being healthy during the soak:
+// failed, degraded, missing, or out of sync.
+func (o *observation) soakFailures() []Failure {
+	var out []Failure
+	for _, a := range o.apps {
+		switch live.State(a.State) {
+		case live.Failed, live.Degraded, live.Missing, live.OutOfSync:
+			out = append(out, a.failure(a.State+" during the soak: "+orElse(a.Reason, "Argo CD gives no message")))
+		}
+	}
+	return out
+}
+
+// timeoutFailures say, at the timeout, where each object that is not
+// healthy stands.
+func (o *observation) timeoutFailures() []Failure {
+	var out []Failure
+	for _, a := range o.apps {
+		if !a.Healthy() {
+			out = append(out, a.failure(a.State+": "+orElse(a.Reason, "Argo CD gives no message")))
+		}
+	}
+	return out
+}
+
+func (a AppState) failure(reason string) Failure {
+	return Failure{Target: a.Target, Cluster: a.Cluster, App: a.Name, ArgoCD: a.ArgoCD, Reason: reason}
+}
+
+func orElse(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (o *observation) String() string {
+	s, h := o.counts()
+	return fmt.Sprintf("%d/%d synced, %d/%d healthy", s, len(o.apps), h, len(o.apps))
+}

@@ -1,0 +1,121 @@
+package rollout
+
+import "time"
+
+// Kind names what an Event reports.
+type Kind string
+
+// The events of a rollout, in the order they come.
+const (
+	// KindStart: the rollout begins; Step is where the patch is.
+	KindStart Kind = "start"
+	// KindResumed: an interrupted promotion (its journal) was completed.
+	KindResumed Kind = "resumed"
+	// KindPlanned: with DryRun, one step the rollout would take.
+	KindPlanned Kind = "planned"
+	// KindPromoted: a step was promoted, rendered, committed and pushed.
+	KindPromoted Kind = "promoted"
+	// KindWaiting: the Applications of a step changed state while it
+	// waits for them to sync and become healthy (Synced, Healthy, Total).
+	KindWaiting Kind = "waiting"
+	// KindHealthy: every Application of the step is synced at its commit
+	// and healthy.
+	KindHealthy Kind = "healthy"
+	// KindSoaking: the soak began (SoakUntil) or an Application changed
+	// state during it.
+	KindSoaking Kind = "soaking"
+	// KindSoaked: the Applications stayed healthy for the soak time.
+	KindSoaked Kind = "soaked"
+	// KindCheck: a configured check ran (Check, Passed, Message).
+	KindCheck Kind = "check"
+	// KindGate: the next step enters a manual gate that is not approved;
+	// Command continues the rollout.
+	KindGate Kind = "gate"
+	// KindFailed: the step failed; Failures say which Applications and
+	// why.
+	KindFailed Kind = "failed"
+	// KindReverted: the failed step was reverted (Commit) and pushed.
+	KindReverted Kind = "reverted"
+	// KindDone: the rollout ends (Message says how).
+	KindDone Kind = "done"
+)
+
+// Event is one thing that happened in a rollout: the CLI prints it (a line,
+// a status display on a terminal, or a JSON object per line).
+type Event struct {
+	Kind Kind      `json:"event"`
+	Time time.Time `json:"time"`
+	// Step is the node the patch moved to (or is at, for the first wait).
+	Step   string `json:"step,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	// Message is the commit message's subject, or what happened.
+	Message string `json:"message,omitempty"`
+	// Targets are the targets (<type>/<node>) whose rendered output the
+	// step changed.
+	Targets []string `json:"targets,omitempty"`
+	// Apps are the Applications waited on, with their state.
+	Apps []AppState `json:"apps,omitempty"`
+	// Synced, Healthy and Total count Apps.
+	Synced  int `json:"synced,omitempty"`
+	Healthy int `json:"healthy,omitempty"`
+	Total   int `json:"total,omitempty"`
+	// Since is when the wait began; Deadline when it times out; SoakUntil
+	// when the soak ends.
+	Since     time.Time `json:"since,omitzero"`
+	Deadline  time.Time `json:"deadline,omitzero"`
+	SoakUntil time.Time `json:"soakUntil,omitzero"`
+	// Soak, Timeout and Checks are the policy of a KindPlanned step.
+	Soak    string   `json:"soak,omitempty"`
+	Timeout string   `json:"timeout,omitempty"`
+	Checks  []string `json:"checks,omitempty"`
+	// Check is the name of the check of a KindCheck event.
+	Check  string `json:"check,omitempty"`
+	Passed bool   `json:"passed,omitempty"`
+	// Gates are the manual gates of a KindGate event; Command continues.
+	Gates   []string `json:"gates,omitempty"`
+	Command string   `json:"command,omitempty"`
+	// Failures are the Applications (or checks) that failed.
+	Failures []Failure `json:"failures,omitempty"`
+}
+
+// AppState is one Application (or ApplicationSet) a step waits for, and
+// where it stands (package live's state and reason).
+type AppState struct {
+	// ArgoCD is the inventory's cluster whose Argo CD holds it; Cluster
+	// the cluster whose rendered/ directory makes it.
+	ArgoCD  string `json:"argocd"`
+	Cluster string `json:"cluster"`
+	// Target is its target as commands name it.
+	Target string `json:"target"`
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	// State is live.State: healthy, synced, waiting, failed, ...; Reason
+	// explains it with Argo CD's messages.
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+	// Commit last changed its rendered file; Revision is what the
+	// cluster's root Application deployed.
+	Commit   string `json:"commit,omitempty"`
+	Revision string `json:"revision,omitempty"`
+	Sync     string `json:"sync,omitempty"`
+	Health   string `json:"health,omitempty"`
+	Phase    string `json:"phase,omitempty"`
+}
+
+// Synced reports whether it is synced at a revision containing its commit.
+func (a AppState) Synced() bool { return a.State == "healthy" || a.State == "synced" }
+
+// Healthy reports whether it is synced at its commit and healthy.
+func (a AppState) Healthy() bool { return a.State == "healthy" }
+
+// Failure is one reason a step failed.
+type Failure struct {
+	// Target, Cluster and App name where it failed ("" for a check).
+	Target  string `json:"target,omitempty"`
+	Cluster string `json:"cluster,omitempty"`
+	App     string `json:"app,omitempty"`
+	ArgoCD  string `json:"argocd,omitempty"`
+	Check   string `json:"check,omitempty"`
+	// Reason is Argo CD's own message (or the check's output).
+	Reason string `json:"reason"`
+}

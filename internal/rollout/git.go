@@ -1,0 +1,189 @@
+package rollout
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// Git runs git in the fleet repository and returns its standard output;
+// ExecGit is the real one.
+type Git interface {
+	Run(ctx context.Context, args ...string) (string, error)
+}
+
+// ExecGit runs the git program in Dir.
+type ExecGit struct {
+	Dir string
+	// Env is added to the environment (tests set the author).
+	Env []string
+}
+
+// Run runs git args; a failure returns git's standard error.
+func (g ExecGit) Run(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = g.Dir
+	cmd.Env = append(os.Environ(), g.Env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return string(out), &GitError{Args: args, Msg: msg, Err: err}
+	}
+	return string(out), nil
+}
+
+// GitError is a git command that failed.
+type GitError struct {
+	Args []string
+	Msg  string
+	Err  error
+}
+
+func (e *GitError) Error() string { return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), e.Msg) }
+func (e *GitError) Unwrap() error { return e.Err }
+
+// repo is what the rollout does with git.
+type repo struct {
+	git Git
+	// contains caches ancestry answers: they never change.
+	ancestry map[[2]string]bool
+	fetched  bool
+	remote   string // where pushes go
+	branch   string // the remote branch pushed to
+}
+
+func (r *repo) run(ctx context.Context, args ...string) (string, error) {
+	out, err := r.git.Run(ctx, args...)
+	return strings.TrimSpace(out), err
+}
+
+// dirty lists the uncommitted changes under paths.
+func (r *repo) dirty(ctx context.Context, paths ...string) ([]string, error) {
+	out, err := r.run(ctx, append([]string{"status", "--porcelain", "--untracked-files=all", "--"}, paths...)...)
+	if err != nil || out == "" {
+		return nil, err
+	}
+	return strings.Split(out, "\n"), nil
+}
+
+// head returns the commit HEAD is at.
+func (r *repo) head(ctx context.Context) (string, error) { return r.run(ctx, "rev-parse", "HEAD") }
+
+// pushTarget resolves where pushes go: remote (the current branch of the
+// same name there), or the branch's upstream.
+func (r *repo) pushTarget(ctx context.Context, remote string) error {
+	branch, err := r.run(ctx, "symbolic-ref", "--short", "HEAD")
+	if err != nil {
+		return fmt.Errorf("the repository is not on a branch (a rollout commits and pushes each step): %w", err)
+	}
+	if remote != "" {
+		if _, err := r.run(ctx, "remote", "get-url", remote); err != nil {
+			return fmt.Errorf("--remote %s: no such remote", remote)
+		}
+		r.remote, r.branch = remote, branch
+		return nil
+	}
+	up, err := r.run(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+	if err != nil {
+		return fmt.Errorf("branch %s has no upstream to push the rollout's commits to: give --remote, or set one with git push -u", branch)
+	}
+	r.remote, _ = r.run(ctx, "config", "branch."+branch+".remote")
+	r.branch = strings.TrimPrefix(up, r.remote+"/")
+	if m, err := r.run(ctx, "config", "branch."+branch+".merge"); err == nil && m != "" {
+		r.branch = strings.TrimPrefix(m, "refs/heads/")
+	}
+	return nil
+}
+
+// commit commits everything under paths with message and returns the commit.
+func (r *repo) commit(ctx context.Context, message string, paths ...string) (string, error) {
+	if _, err := r.run(ctx, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
+		return "", err
+	}
+	if _, err := r.run(ctx, "commit", "-q", "--allow-empty", "-m", message); err != nil {
+		return "", err
+	}
+	return r.head(ctx)
+}
+
+// push pushes HEAD to the remote branch.
+func (r *repo) push(ctx context.Context) error {
+	_, err := r.run(ctx, "push", "-q", r.remote, "HEAD:refs/heads/"+r.branch)
+	if err != nil {
+		return fmt.Errorf("pushing to %s %s (if someone else pushed meanwhile, pull and run the rollout again): %w", r.remote, r.branch, err)
+	}
+	r.fetched = false
+	return nil
+}
+
+// unpushed reports whether HEAD has commits the remote branch lacks.
+func (r *repo) unpushed(ctx context.Context) (bool, error) {
+	if _, err := r.run(ctx, "fetch", "-q", r.remote, r.branch); err != nil {
+		return false, fmt.Errorf("fetching %s %s: %w", r.remote, r.branch, err)
+	}
+	out, err := r.run(ctx, "rev-list", "--count", "FETCH_HEAD..HEAD")
+	if err != nil {
+		return false, err
+	}
+	behind, err := r.run(ctx, "rev-list", "--count", "HEAD..FETCH_HEAD")
+	if err != nil {
+		return false, err
+	}
+	if behind != "0" {
+		return false, fmt.Errorf("%s %s has %s commits this branch lacks: pull them, then run the rollout again", r.remote, r.branch, behind)
+	}
+	return out != "0", nil
+}
+
+// errNotCommit is the answer of contains for a revision that is no commit
+// of the repository (a chart version, or a commit not fetched).
+var errNotCommit = errors.New("not a commit of the repository")
+
+// contains reports whether revision rev has commit in its history. A rev
+// that is no commit of the repository returns errNotCommit, after one fetch.
+func (r *repo) contains(ctx context.Context, rev, commit string) (bool, error) {
+	key := [2]string{rev, commit}
+	if ok, found := r.ancestry[key]; found {
+		return ok, nil
+	}
+	if !isHash(rev) {
+		return false, errNotCommit
+	}
+	if _, err := r.run(ctx, "cat-file", "-e", rev+"^{commit}"); err != nil {
+		if !r.fetched && r.remote != "" {
+			r.fetched = true
+			if _, err := r.run(ctx, "fetch", "-q", r.remote); err == nil {
+				return r.contains(ctx, rev, commit)
+			}
+		}
+		return false, errNotCommit
+	}
+	_, err := r.run(ctx, "merge-base", "--is-ancestor", commit, rev)
+	ok := err == nil
+	var ge *GitError
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &ge) && errors.As(ge.Err, &exit) && exit.ExitCode() == 1) {
+		return false, err
+	}
+	if r.ancestry == nil {
+		r.ancestry = map[[2]string]bool{}
+	}
+	r.ancestry[key] = ok
+	return ok, nil
+}
+
+func isHash(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return strings.IndexFunc(s, func(c rune) bool { return !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') }) < 0
+}

@@ -1,0 +1,382 @@
+//go:build linux
+
+package rollout_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/testenv"
+)
+
+// The fleet of these tests: two regions of integration, then production
+// (a manual gate), one cluster each, every cluster running its own Argo CD
+// (distributed model). One API server holds the three Argo CDs'
+// Applications, each in a namespace named after its cluster.
+var fixture = map[string]string{
+	"config/config.yaml": `dimensions: [environments, regions]
+repository: {url: https://git.example.com/fleet.git, revision: main}
+promotion: {level: regions}
+sequence:
+  environments:
+    - name: integration
+      regions: [us-east1, eu-west1]
+    - name: production
+      promotion: manual
+      regions: [us-east1]
+cluster_types: [workload]
+`,
+	"config/workload/defaults.yaml": "applications:\n  default:\n    project: default\n",
+	"config/workload/demo/values.yaml": `# The demo chart.
+applications:
+  demo:
+    source:
+      repoURL: https://charts.example.com
+      chart: demo
+      targetRevision: 1.0.0
+      helm:
+        valuesObject:
+          version: "1.0.0"
+    destination:
+      server: https://kubernetes.default.svc
+      namespace: demo
+`,
+	"config/clusters/w1.yaml": "type: workload\ntarget: integration/us-east1\n",
+	"config/clusters/w2.yaml": "type: workload\ntarget: integration/eu-west1\n",
+	"config/clusters/w3.yaml": "type: workload\ntarget: production/us-east1\n",
+}
+
+// clusters are the inventory's clusters and their targets.
+var clusters = map[string]string{"w1": "integration/us-east1", "w2": "integration/eu-west1", "w3": "production/us-east1"}
+
+// patch moves demo to 1.1.0.
+const patch = `metadata:
+  description: demo 1.1.0
+applications:
+  demo:
+    source:
+      helm:
+        valuesObject:
+          version: "1.1.0"
+`
+
+const firstPatch = "config/workload/demo/integration/us-east1/patch-001.yaml"
+
+var gitEnv = []string{
+	"GIT_AUTHOR_NAME=strata test", "GIT_AUTHOR_EMAIL=test@strata.invalid",
+	"GIT_COMMITTER_NAME=strata test", "GIT_COMMITTER_EMAIL=test@strata.invalid",
+	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+}
+
+// harness is a fleet repository pushed to a bare remote, a fake Argo CD
+// (the test sets the Applications' status as Argo CD would) and a fake
+// clock.
+type harness struct {
+	t      *testing.T
+	dir    string
+	git    rollout.ExecGit
+	dyn    dynamic.Interface
+	ns     string // prefix of the Argo CD namespaces
+	clock  *clocktesting.FakeClock
+	events []rollout.Event
+
+	// health says how a cluster's demo Application is at a commit
+	// ("" Healthy); sync failures are set with failSync.
+	health   func(cluster, commit string) string
+	failSync func(cluster, commit string) string
+	// onEvent runs for each event, before the fake Argo CD reacts;
+	// frozen stops it from reacting.
+	onEvent func(rollout.Event)
+	frozen  bool
+}
+
+// startAPI starts the API server the subtests of t share, with Argo CD's
+// CRDs.
+func startAPI(t *testing.T) *testenv.APIServer {
+	api := testenv.StartAPIServer(t)
+	testenv.InstallArgoCDCRDs(t, api.Config())
+	return api
+}
+
+func newHarness(t *testing.T, api *testenv.APIServer) *harness {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(api.Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, dir: filepath.Join(t.TempDir(), "fleet"), dyn: dyn,
+		ns: regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(t.Name()), "-"), clock: clocktesting.NewFakeClock(time.Now())}
+	if len(h.ns) > 40 {
+		h.ns = h.ns[len(h.ns)-40:]
+	}
+	h.ns = strings.Trim(h.ns, "-")
+	h.git = rollout.ExecGit{Dir: h.dir, Env: gitEnv}
+	bare := filepath.Join(t.TempDir(), "remote.git")
+	h.run("", "init", "-q", "--bare", "-b", "main", bare)
+	h.run("", "init", "-q", "-b", "main", h.dir)
+	for p, data := range fixture {
+		h.write(p, data)
+	}
+	t.Setenv("STRATA_CACHE_DIR", t.TempDir())
+	if _, err := output.Run(output.Options{Root: h.dir, FS: os.DirFS(h.dir)}); err != nil {
+		t.Fatal(err)
+	}
+	h.run(h.dir, "add", "-A")
+	h.run(h.dir, "commit", "-q", "-m", "the fleet")
+	h.run(h.dir, "remote", "add", "origin", bare)
+	h.run(h.dir, "push", "-q", "-u", "origin", "main")
+	for c := range clusters {
+		h.createNamespace(h.ns + "-" + c)
+	}
+	h.syncAll()
+	return h
+}
+
+func (h *harness) run(dir string, args ...string) string {
+	h.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), gitEnv...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		h.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (h *harness) write(p, data string) {
+	h.t.Helper()
+	full := filepath.Join(h.dir, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+func (h *harness) read(p string) string {
+	h.t.Helper()
+	data, err := os.ReadFile(filepath.Join(h.dir, filepath.FromSlash(p)))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return string(data)
+}
+
+func (h *harness) exists(p string) bool {
+	_, err := os.Stat(filepath.Join(h.dir, filepath.FromSlash(p)))
+	return err == nil
+}
+
+func (h *harness) createNamespace(ns string) {
+	h.t.Helper()
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
+	nsGVR := live.ApplicationGVR
+	nsGVR.Group, nsGVR.Version, nsGVR.Resource = "", "v1", "namespaces"
+	if _, err := h.dyn.Resource(nsGVR).Create(context.Background(), u, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		h.t.Fatal(err)
+	}
+}
+
+// env is the rollout's Env on the harness.
+func (h *harness) env() rollout.Env {
+	return rollout.Env{
+		Dir: h.dir, Git: h.git, Clock: h.clock,
+		Connect: func(c *fleet.Cluster) (dynamic.Interface, error) {
+			if _, ok := clusters[c.Name]; !ok {
+				return nil, fmt.Errorf("unknown cluster %s", c.Name)
+			}
+			return nsClient{h.dyn, h.ns + "-" + c.Name}, nil
+		},
+		Events: func(e rollout.Event) {
+			h.events = append(h.events, e)
+			if h.onEvent != nil {
+				h.onEvent(e)
+			}
+			switch e.Kind {
+			case rollout.KindPromoted, rollout.KindStart, rollout.KindReverted:
+				if !h.frozen {
+					h.syncAll()
+				}
+			}
+		},
+	}
+}
+
+// nsClient stands for the API server of one cluster running Argo CD: it
+// is the test's API server, where Argo CD's namespace is the cluster's own.
+type nsClient struct {
+	dynamic.Interface
+	ns string
+}
+
+func (c nsClient) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
+	return nsResource{c.Interface.Resource(gvr), c.ns}
+}
+
+type nsResource struct {
+	dynamic.NamespaceableResourceInterface
+	ns string
+}
+
+func (r nsResource) Namespace(string) dynamic.ResourceInterface {
+	return r.NamespaceableResourceInterface.Namespace(r.ns)
+}
+
+// rollout runs a rollout to its end.
+func (h *harness) rollout(opts rollout.Options) (*rollout.Result, error) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return h.rolloutCtx(ctx, opts)
+}
+
+func (h *harness) rolloutCtx(ctx context.Context, opts rollout.Options) (*rollout.Result, error) {
+	if opts.ClusterType == "" {
+		opts.ClusterType, opts.Component, opts.Patch = "workload", "demo", "patch-001"
+	}
+	if opts.Approver == "" {
+		opts.Approver = "Jane Doe <jane@example.com>"
+	}
+	return rollout.Run(ctx, h.env(), opts)
+}
+
+// syncAll plays Argo CD on every cluster: the root Application synced at
+// the remote's main, the demo Application as rendered there, synced (or
+// failed, or unhealthy, as the test says).
+func (h *harness) syncAll() {
+	h.t.Helper()
+	commit := h.run(h.dir, "rev-parse", "origin/main")
+	for c, target := range clusters {
+		h.syncCluster(c, target, commit)
+	}
+}
+
+func (h *harness) syncCluster(cluster, target, commit string) {
+	h.t.Helper()
+	ns := h.ns + "-" + cluster
+	dir := "rendered/workload/" + target
+	rootSpec := map[string]any{
+		"project":     "default",
+		"source":      map[string]any{"repoURL": "https://git.example.com/fleet.git", "path": dir, "targetRevision": "main"},
+		"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": ns},
+	}
+	h.apply(ns, "root", rootSpec, status(rootSpec, commit, "Healthy", "Succeeded", ""))
+
+	var doc struct {
+		Spec map[string]any `yaml:"spec"`
+	}
+	if err := yaml.Unmarshal([]byte(h.run(h.dir, "show", commit+":"+dir+"/templates/demo.yaml")), &doc); err != nil {
+		h.t.Fatal(err)
+	}
+	spec := doc.Spec
+	health, phase, msg := "Healthy", "Succeeded", ""
+	if h.health != nil {
+		if hs := h.health(cluster, commit); hs != "" {
+			health = hs
+		}
+	}
+	if h.failSync != nil {
+		if m := h.failSync(cluster, commit); m != "" {
+			phase, msg = "Failed", m
+		}
+	}
+	h.apply(ns, "demo", spec, status(spec, "1.0.0", health, phase, msg))
+}
+
+// status is the status Argo CD writes after syncing spec at revision.
+func status(spec map[string]any, revision, health, phase, msg string) map[string]any {
+	sync := "Synced"
+	if phase == "Failed" {
+		sync = "OutOfSync"
+	}
+	st := map[string]any{
+		"sync":   map[string]any{"status": sync, "revision": revision, "comparedTo": map[string]any{"source": spec["source"], "destination": spec["destination"]}},
+		"health": map[string]any{"status": health},
+		"operationState": map[string]any{"phase": phase, "message": msg, "startedAt": "2026-11-23T21:00:00Z",
+			"operation":  map[string]any{"sync": map[string]any{"revision": revision}},
+			"syncResult": map[string]any{"revision": revision, "source": spec["source"]}},
+	}
+	if health == "Degraded" {
+		st["resources"] = []any{map[string]any{"kind": "Deployment", "name": "demo", "health": map[string]any{"status": "Degraded", "message": "Deployment \"demo\" exceeded its progress deadline"}}}
+	}
+	if phase == "Failed" {
+		st["operationState"].(map[string]any)["syncResult"].(map[string]any)["resources"] = []any{
+			map[string]any{"group": "", "version": "v1", "kind": "ConfigMap", "namespace": "demo", "name": "demo", "status": "SyncFailed", "message": msg}}
+	}
+	return st
+}
+
+func (h *harness) apply(ns, name string, spec, status map[string]any) {
+	h.t.Helper()
+	ctx := context.Background()
+	res := h.dyn.Resource(live.ApplicationGVR).Namespace(ns)
+	u, err := res.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		u = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+			"metadata": map[string]any{"name": name, "namespace": ns}}}
+		err = nil
+	} else if err != nil {
+		h.t.Fatal(err)
+	}
+	u.Object["spec"], u.Object["status"] = spec, status
+	if u.GetResourceVersion() == "" {
+		_, err = res.Create(ctx, u, metav1.CreateOptions{})
+	} else {
+		_, err = res.Update(ctx, u, metav1.UpdateOptions{})
+	}
+	if err != nil {
+		h.t.Fatalf("writing Application %s/%s: %v", ns, name, err)
+	}
+}
+
+// subjects are the subjects of the commits after the fixture's, oldest
+// first.
+func (h *harness) subjects() []string {
+	out := h.run(h.dir, "log", "--reverse", "--format=%s", "HEAD~"+fmt.Sprint(h.commits()-1)+"..HEAD")
+	if out == "" {
+		return nil
+	}
+	return strings.Split(out, "\n")
+}
+
+func (h *harness) commits() int {
+	var n int
+	fmt.Sscan(h.run(h.dir, "rev-list", "--count", "HEAD"), &n)
+	return n
+}
+
+// kinds are the kinds of the events so far, but KindWaiting (which comes
+// or not, as the watch is faster or slower than the step).
+func (h *harness) kinds() []rollout.Kind {
+	var out []rollout.Kind
+	for _, e := range h.events {
+		if e.Kind == rollout.KindWaiting {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1] != e.Kind {
+			out = append(out, e.Kind)
+		}
+	}
+	return out
+}

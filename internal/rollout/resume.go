@@ -1,0 +1,138 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// catchUp completes what an earlier run (or the user) left in the work
+// tree, so that the rollout goes on from what the repository says: an
+// interrupted promotion is completed and committed as its step; the
+// patch's own files, uncommitted (its first copy, written by hand), are
+// committed as the rollout's first step; commits not pushed yet are pushed.
+// Any other uncommitted change under config/ or rendered/ stops it.
+func (r *runner) catchUp(ctx context.Context) error {
+	pending, err := promote.Pending(r.ops)
+	if err != nil {
+		return err
+	}
+	if pending != nil {
+		if !pending.Is(r.opts.ClusterType, r.opts.Component, strings.TrimSuffix(r.opts.Patch, ".yaml")) {
+			return fmt.Errorf("%s; finish it with strata promote --resume (or drop it with strata promote --abandon) first", pending.Describe())
+		}
+		j, err := promote.Resume(r.ops)
+		if err != nil {
+			return err
+		}
+		r.emit(Event{Kind: KindResumed, Step: j.Plan.Target, Message: "completing " + pending.Describe()})
+		_, err = r.commitStep(ctx, j.Plan)
+		return err
+	}
+	dirty, err := r.repo.dirty(ctx, "config", render.OutputDir)
+	if err != nil {
+		return err
+	}
+	if len(dirty) > 0 {
+		if other := r.notOwnFiles(dirty); len(other) > 0 {
+			return fmt.Errorf("config/ or rendered/ has uncommitted changes that are not %s's own (commit or discard them, then run the rollout again):\n  %s",
+				r.opts.Patch, strings.Join(other, "\n  "))
+		}
+		_, err := r.commitStep(ctx, nil)
+		return err
+	}
+	ahead, err := r.repo.unpushed(ctx)
+	if err != nil || !ahead {
+		return err
+	}
+	return r.repo.push(ctx)
+}
+
+// notOwnFiles are the lines of git status --porcelain that are not the
+// patch's own files or rendered/.
+func (r *runner) notOwnFiles(lines []string) []string {
+	name := strings.TrimSuffix(r.opts.Patch, ".yaml") + ".yaml"
+	dir := "config/" + r.opts.ClusterType + "/" + r.opts.Component + "/"
+	var out []string
+	for _, l := range lines {
+		p := strings.TrimSpace(l[min(3, len(l)):])
+		if i := strings.Index(p, " -> "); i >= 0 {
+			out = append(out, l) // a rename is not a patch written by hand
+			continue
+		}
+		p = strings.Trim(p, `"`)
+		if strings.HasPrefix(p, render.OutputDir+"/") || strings.HasPrefix(p, dir) && path.Base(p) == name {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// settle waits for where the patch already is: the targets under its
+// locations synced at the last commit that changed their rendered output
+// and healthy, for what remains of the soak since that commit, and the
+// checks of its latest location passing. A failure there is the failure of
+// the last commit that moved the patch.
+func (r *runner) settle(ctx context.Context) error {
+	f, err := r.load()
+	if err != nil {
+		return err
+	}
+	locs := locations(f, r.opts)
+	if len(locs) == 0 {
+		return nil // promote.Prepare says why
+	}
+	st := &step{node: locs[len(locs)-1], settle: true}
+	st.policy = r.policyAt(f, st.node)
+	var dirs, ids []string
+	for _, c := range f.Clusters {
+		if c.Type != r.opts.ClusterType || c.Target == nil || !under(c.Target.ID(), locs) {
+			continue
+		}
+		id := c.Type + "/" + c.Target.ID()
+		if i := slices.IndexFunc(st.targets, func(t *target) bool { return t.ID == id }); i >= 0 {
+			st.targets[i].Clusters = append(st.targets[i].Clusters, c.Name)
+			continue
+		}
+		st.targets = append(st.targets, &target{ID: id, Clusters: []string{c.Name}})
+		ids, dirs = append(ids, id), append(dirs, render.OutputDir+"/"+id)
+	}
+	st.pick = func(s live.AppState) bool {
+		c := f.Cluster(s.Cluster)
+		return c != nil && c.Target != nil && under(c.Target.ID(), locs)
+	}
+	if len(dirs) == 0 {
+		r.emit(Event{Kind: KindStart, Step: st.node, Message: fmt.Sprintf("%s is at %s, where no cluster of the inventory runs", r.opts.Patch, strings.Join(locs, ", "))})
+		return nil
+	}
+	last, err := r.repo.run(ctx, append([]string{"log", "-1", "--format=%H %ct", "--"}, dirs...)...)
+	if err != nil {
+		return err
+	}
+	commit, when, _ := strings.Cut(last, " ")
+	if commit == "" {
+		return fmt.Errorf("%s is not committed: commit rendered/ first", strings.Join(dirs, ", "))
+	}
+	st.commit = commit
+	secs, _ := strconv.ParseInt(when, 10, 64)
+	st.soak = st.policy.Soak - max(0, r.env.Clock.Since(time.Unix(secs, 0)))
+	pattern := ":(glob)config/" + r.opts.ClusterType + "/" + r.opts.Component + "/**/" + strings.TrimSuffix(r.opts.Patch, ".yaml") + ".yaml"
+	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", pattern); err != nil {
+		return err
+	}
+	r.emit(Event{Kind: KindStart, Step: st.node, Commit: commit, Targets: ids,
+		Message: fmt.Sprintf("%s is at %s: waiting for its targets", r.opts.Patch, strings.Join(locs, ", "))})
+	if err := r.verify(ctx, st); err != nil {
+		return r.failed(ctx, st, err)
+	}
+	return nil
+}

@@ -1,0 +1,310 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/promote"
+)
+
+// Options say what to roll out, and how.
+type Options struct {
+	ClusterType, Component, Patch string
+	// Level is promote's --level ("" for its default).
+	Level string
+	// Approve are the manual gates (node IDs) this run may enter;
+	// Approver is who approves ("Name <email>"), recorded with it.
+	Approve  []string
+	Approver string
+	// Until stops the rollout once every target under this node has the
+	// patch.
+	Until string
+	// DryRun lists the steps and changes nothing.
+	DryRun bool
+	// Soak and Timeout, when set, replace the configured ones.
+	Soak, Timeout *time.Duration
+	// Revert reverts a failed step (--on-failure revert).
+	Revert bool
+	// Remote is where the steps are pushed ("" for the branch's upstream).
+	Remote string
+}
+
+// Env is what a rollout works with; tests give their own.
+type Env struct {
+	// Dir is the fleet repository's work tree.
+	Dir string
+	Git Git
+	// Connect reaches the API server of a cluster of the inventory that
+	// runs Argo CD (live.Kubeconfig.Connect); Live says where Argo CD's
+	// objects are there.
+	Connect live.Connect
+	Live    live.Options
+	Clock   clock.WithTicker
+	// Events receives what happens, as it happens (nil: nothing).
+	Events func(Event)
+	// RefreshEvery is how often Applications not at the step's commit yet
+	// are asked for a hard refresh (default DefaultRefreshEvery).
+	RefreshEvery time.Duration
+	Log          *slog.Logger
+}
+
+// Result is how a rollout ended.
+type Result struct {
+	// Steps are the commits of the steps this run made.
+	Steps []string `json:"steps"`
+	// Stopped says why it ended: "done" (the patch is folded into
+	// values.yaml), "until" (--until reached), "gate" (a manual gate).
+	Stopped string `json:"stopped"`
+	// Gates and Command, when stopped at a gate: the gates and the command
+	// that continues.
+	Gates   []string `json:"gates,omitempty"`
+	Command string   `json:"command,omitempty"`
+}
+
+// Stop reasons of a Result.
+const (
+	StoppedDone  = "done"
+	StoppedUntil = "until"
+	StoppedGate  = "gate"
+)
+
+// runner is one rollout.
+type runner struct {
+	env   Env
+	opts  Options
+	repo  *repo
+	watch *watcher
+	root  *os.Root
+	fsys  fs.FS
+	ops   promote.DirOps
+	res   *Result
+}
+
+// Run rolls the patch out: it completes what an earlier run left (an
+// interrupted promotion, the patch's uncommitted first copy, unpushed
+// commits), waits until the targets that have the patch are healthy, then
+// promotes it step by step, each step committed, pushed, waited for,
+// soaked and checked, until the patch is folded into values.yaml, a manual
+// gate that is not approved, opts.Until, or a failure (*StepError).
+func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
+	if env.Clock == nil {
+		env.Clock = clock.RealClock{}
+	}
+	if env.Log == nil {
+		env.Log = slog.New(slog.DiscardHandler)
+	}
+	root, err := os.OpenRoot(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ops, err := promote.NewDirOps(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &runner{env: env, opts: opts, repo: &repo{git: env.Git}, watch: newWatcher(ctx, env.Connect, env.Live),
+		root: root, fsys: root.FS(), ops: ops, res: &Result{Steps: []string{}}}
+	if err := r.run(ctx); err != nil {
+		return r.res, err
+	}
+	return r.res, nil
+}
+
+func (r *runner) emit(e Event) {
+	if e.Time.IsZero() {
+		e.Time = r.env.Clock.Now()
+	}
+	if r.env.Events != nil {
+		r.env.Events(e)
+	}
+}
+
+func (r *runner) log(format string, args ...any) { r.env.Log.Warn(fmt.Sprintf(format, args...)) }
+
+// load loads what the rollout works on: the component of the cluster type
+// (the whole fleet when either does not exist, so that the error can list
+// the valid choices).
+func (r *runner) load() (*fleet.Fleet, error) {
+	f, err := fleet.LoadComponent(r.fsys, r.opts.ClusterType, r.opts.Component)
+	if err != nil {
+		return nil, err
+	}
+	if ct := f.ClusterType(r.opts.ClusterType); ct != nil && ct.Component(r.opts.Component) != nil {
+		return f, nil
+	}
+	return fleet.Load(r.fsys)
+}
+
+func (r *runner) run(ctx context.Context) error {
+	f, err := r.load()
+	if err != nil {
+		return err
+	}
+	if err := r.checkOptions(f); err != nil {
+		return err
+	}
+	if r.opts.DryRun {
+		return r.dryRun(ctx, f)
+	}
+	if err := r.repo.pushTarget(ctx, r.opts.Remote); err != nil {
+		return err
+	}
+	if err := r.catchUp(ctx); err != nil {
+		return err
+	}
+	if err := r.settle(ctx); err != nil {
+		return err
+	}
+	for {
+		f, err := r.load()
+		if err != nil {
+			return err
+		}
+		if r.reachedUntil(f) {
+			r.res.Stopped = StoppedUntil
+			r.emit(Event{Kind: KindDone, Step: r.opts.Until, Message: "every target under " + r.opts.Until + " has " + r.opts.Patch})
+			return nil
+		}
+		plan, err := r.prepare(f)
+		switch {
+		case errors.Is(err, errGate):
+			return nil
+		case errors.Is(err, promote.ErrNothingToDo):
+			r.res.Stopped = StoppedDone
+			r.emit(Event{Kind: KindDone, Message: r.opts.Patch + " is rolled out"})
+			return nil
+		case err != nil:
+			return err
+		}
+		st, err := r.promote(ctx, f, plan)
+		if err != nil {
+			return err
+		}
+		if err := r.verify(ctx, st); err != nil {
+			return r.failed(ctx, st, err)
+		}
+		if plan.Integrated != "" {
+			r.res.Stopped = StoppedDone
+			r.emit(Event{Kind: KindDone, Message: fmt.Sprintf("%s is rolled out and folded into %s", r.opts.Patch, plan.Integrated)})
+			return nil
+		}
+	}
+}
+
+func (r *runner) checkOptions(f *fleet.Fleet) error {
+	if u := r.opts.Until; u != "" && f.Config.Find(strings.Split(u, "/")) == nil {
+		return fmt.Errorf("--until %s: no such node of the sequence", u)
+	}
+	for _, a := range r.opts.Approve {
+		n := f.Config.Find(strings.Split(a, "/"))
+		if n == nil {
+			return fmt.Errorf("--approve %s: no such node of the sequence", a)
+		}
+		if n.Gate != fleet.GateManual {
+			return fmt.Errorf("--approve %s: the node is not a manual gate (promotion: manual)", a)
+		}
+	}
+	return nil
+}
+
+// prepare plans the next step. A manual gate that is not approved stops
+// the rollout: prepare records it in the result and returns errGate.
+func (r *runner) prepare(f *fleet.Fleet) (*promote.Plan, error) {
+	popts := promote.Options{ClusterType: r.opts.ClusterType, Component: r.opts.Component, Patch: r.opts.Patch, Level: r.opts.Level}
+	plan, err := promote.Prepare(f, popts)
+	var gate *promote.GateError
+	if !errors.As(err, &gate) {
+		return plan, err
+	}
+	var missing []string
+	for _, g := range gate.Gates {
+		if !slices.Contains(r.opts.Approve, g) {
+			missing = append(missing, g)
+		}
+	}
+	if len(missing) > 0 {
+		r.res.Stopped, r.res.Gates, r.res.Command = StoppedGate, missing, r.continueCommand(missing)
+		r.emit(Event{Kind: KindGate, Gates: missing, Command: r.res.Command,
+			Message: "the next step enters the manual gate " + strings.Join(missing, ", ")})
+		return nil, errGate
+	}
+	popts.Approve, popts.Approver, popts.Now = true, r.opts.Approver, r.env.Clock.Now()
+	return promote.Prepare(f, popts)
+}
+
+// errGate stops the loop at a manual gate; it is no failure.
+var errGate = errors.New("stopped at a manual gate")
+
+// continueCommand is the command that continues the rollout past gates.
+func (r *runner) continueCommand(gates []string) string {
+	cmd := fmt.Sprintf("strata rollout %s %s %s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)
+	for _, g := range gates {
+		cmd += " --approve " + g
+	}
+	if r.opts.Level != "" {
+		cmd += " --level " + r.opts.Level
+	}
+	return cmd
+}
+
+// reachedUntil reports whether every target under opts.Until has the
+// patch (or it is folded into values.yaml).
+func (r *runner) reachedUntil(f *fleet.Fleet) bool {
+	if r.opts.Until == "" {
+		return false
+	}
+	n := f.Config.Find(strings.Split(r.opts.Until, "/"))
+	locs := locations(f, r.opts)
+	if len(locs) == 0 {
+		return false
+	}
+	for _, l := range n.Leaves() {
+		covered := false
+		for _, loc := range locs {
+			if loc == l.ID() || strings.HasPrefix(l.ID(), loc+"/") {
+				covered = true
+			}
+		}
+		if !covered {
+			return false
+		}
+	}
+	return true
+}
+
+// locations are the nodes where the patch is, in rollout order.
+func locations(f *fleet.Fleet, opts Options) []string {
+	ct := f.ClusterType(opts.ClusterType)
+	if ct == nil {
+		return nil
+	}
+	comp := ct.Component(opts.Component)
+	if comp == nil {
+		return nil
+	}
+	name := strings.TrimSuffix(opts.Patch, ".yaml") + ".yaml"
+	var out []string
+	f.Config.Root.Walk(func(n *fleet.Node) {
+		if lv := comp.Levels[n.ID()]; lv != nil {
+			for _, p := range lv.Patches {
+				if p.Path[strings.LastIndexByte(p.Path, '/')+1:] == name {
+					out = append(out, n.ID())
+				}
+			}
+		}
+	})
+	return out
+}

@@ -1,0 +1,272 @@
+//go:build linux
+
+package rollout_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/rollout"
+)
+
+// TestRollout runs the rollout against a real API server whose Application
+// objects the test updates as Argo CD would, once per pushed commit.
+func TestRollout(t *testing.T) {
+	api := startAPI(t)
+	t.Run("healthy patch through the sequence, with a gate", func(t *testing.T) { testHealthy(t, newHarness(t, api)) })
+	t.Run("sync failure stops at the first step", func(t *testing.T) { testSyncFailure(t, newHarness(t, api), false) })
+	t.Run("sync failure reverted", func(t *testing.T) { testSyncFailure(t, newHarness(t, api), true) })
+	t.Run("a failing check stops the step", func(t *testing.T) { testCheckFails(t, newHarness(t, api)) })
+	t.Run("degraded during the soak", func(t *testing.T) { testSoakDegraded(t, newHarness(t, api)) })
+	t.Run("timeout names what each Application does", func(t *testing.T) { testTimeout(t, newHarness(t, api)) })
+	t.Run("a killed rollout resumes", func(t *testing.T) { testResume(t, newHarness(t, api)) })
+	t.Run("dry run", func(t *testing.T) { testDryRun(t, newHarness(t, api)) })
+}
+
+var wantSubjects = []string{
+	"Start patch-001 of workload/demo at integration/us-east1: 1 of 3 targets' rendered output changed",
+	"Promote patch-001 of workload/demo to integration/eu-west1, coalesce it at integration: 1 of 3 targets' rendered output changed",
+	"Promote patch-001 of workload/demo to production/us-east1, coalesce it at production, fold it into config/workload/demo/values.yaml: 1 of 3 targets' rendered output changed",
+}
+
+func testHealthy(t *testing.T, h *harness) {
+	h.write(firstPatch, patch)
+	res, err := h.rollout(rollout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &rollout.Result{Steps: res.Steps, Stopped: rollout.StoppedGate, Gates: []string{"production"},
+		Command: "strata rollout workload demo patch-001 --approve production"}
+	if d := cmp.Diff(want, res); d != "" {
+		t.Errorf("first run (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(wantSubjects[:2], h.subjects()); d != "" {
+		t.Errorf("commits before the gate (-want +got):\n%s", d)
+	}
+	if !h.exists("config/workload/demo/integration/patch-001.yaml") || h.exists("config/workload/demo/production/us-east1/patch-001.yaml") {
+		t.Errorf("before the gate, the patch should be coalesced at integration and absent from production")
+	}
+
+	h.events = nil
+	res, err = h.rollout(rollout.Options{Approve: []string{"production"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != rollout.StoppedDone || len(res.Steps) != 1 {
+		t.Errorf("second run: %+v, want done in one step", res)
+	}
+	if d := cmp.Diff(wantSubjects, h.subjects()); d != "" {
+		t.Errorf("commits (-want +got):\n%s", d)
+	}
+	if v := h.read("config/workload/demo/values.yaml"); !strings.Contains(v, `version: "1.1.0"`) || !strings.HasPrefix(v, "# The demo chart.") {
+		t.Errorf("values.yaml should hold the patch, its comment kept:\n%s", v)
+	}
+	body := h.run(h.dir, "log", "-1", "--format=%b")
+	for _, w := range []string{"Rendered output changed at:\n  workload/production/us-east1", "Approved-by: Jane Doe <jane@example.com> for production", "Strata-Rollout: workload/demo/patch-001"} {
+		if !strings.Contains(body, w) {
+			t.Errorf("the last commit's message lacks %q:\n%s", w, body)
+		}
+	}
+	if h.run(h.dir, "rev-parse", "HEAD") != h.run(h.dir, "rev-parse", "origin/main") {
+		t.Errorf("the last step is not pushed")
+	}
+	wantKinds := []rollout.Kind{rollout.KindStart, rollout.KindHealthy, rollout.KindPromoted, rollout.KindHealthy, rollout.KindDone}
+	if d := cmp.Diff(wantKinds, h.kinds()); d != "" {
+		t.Errorf("events of the second run (-want +got):\n%s", d)
+	}
+}
+
+// badVersion makes the fake Argo CD fail the sync of a commit whose demo
+// is at version "bad", as the API server would reject it.
+const badPatch = `applications:
+  demo:
+    source:
+      helm:
+        valuesObject:
+          version: "bad"
+`
+
+const rejected = `one or more objects failed to apply, reason: ConfigMap "demo" is invalid: data[version]: Invalid value: "bad"`
+
+func (h *harness) rendersBad(cluster, commit string) bool {
+	return strings.Contains(h.run(h.dir, "show", commit+":rendered/workload/"+clusters[cluster]+"/templates/demo.yaml"), "version: bad")
+}
+
+func testSyncFailure(t *testing.T, h *harness, revert bool) {
+	h.write(firstPatch, badPatch)
+	h.failSync = func(cluster, commit string) string {
+		if h.rendersBad(cluster, commit) {
+			return rejected
+		}
+		return ""
+	}
+	res, err := h.rollout(rollout.Options{Revert: revert})
+	var se *rollout.StepError
+	if !errors.As(err, &se) {
+		t.Fatalf("want a *StepError, got %v", err)
+	}
+	if len(se.Failures) != 1 || se.Failures[0].App != "demo" || se.Failures[0].Target != "integration/us-east1" || !strings.Contains(se.Failures[0].Reason, rejected) {
+		t.Errorf("failures: %+v, want demo at integration/us-east1 with Argo CD's message", se.Failures)
+	}
+	if !strings.Contains(err.Error(), rejected) || !strings.Contains(err.Error(), "integration/us-east1: Application demo on w1: failed: sync failed: one or more objects") {
+		t.Errorf("error: %v", err)
+	}
+	if len(res.Steps) != 1 {
+		t.Errorf("steps: %v, want the first alone", res.Steps)
+	}
+	if h.exists("config/workload/demo/integration/eu-west1/patch-001.yaml") {
+		t.Errorf("the patch went on after the failure")
+	}
+	if !revert {
+		if !h.exists(firstPatch) || se.Reverted != "" {
+			t.Errorf("without --on-failure revert the step stays")
+		}
+		return
+	}
+	if h.exists(firstPatch) || se.Reverted == "" {
+		t.Errorf("with --on-failure revert, the step is reverted (reverted %q)", se.Reverted)
+	}
+	if got := h.subjects(); len(got) != 2 || !strings.HasPrefix(got[1], `Revert "Start patch-001`) {
+		t.Errorf("commits: %q", got)
+	}
+	if h.run(h.dir, "rev-parse", "HEAD") != h.run(h.dir, "rev-parse", "origin/main") {
+		t.Errorf("the revert is not pushed")
+	}
+	if !slices.Contains(h.kinds(), rollout.KindReverted) {
+		t.Errorf("no reverted event: %v", h.kinds())
+	}
+}
+
+func testCheckFails(t *testing.T, h *harness) {
+	h.write("config/config.yaml", strings.Replace(fixture["config/config.yaml"], "cluster_types:",
+		"rollout:\n  checks:\n    - {name: smoke, command: 'echo smoke test of $STRATA_TARGETS on $STRATA_CLUSTERS failed; exit 3', timeout: 10s}\ncluster_types:", 1))
+	h.run(h.dir, "commit", "-qam", "a smoke test")
+	h.write(firstPatch, patch)
+	res, err := h.rollout(rollout.Options{})
+	var se *rollout.StepError
+	if !errors.As(err, &se) {
+		t.Fatalf("want a *StepError, got %v", err)
+	}
+	want := "exit status 3\n    smoke test of workload/integration/us-east1 on w1 failed"
+	if len(se.Failures) != 1 || se.Failures[0].Check != "smoke" || se.Failures[0].Reason != want {
+		t.Errorf("failures: %+v, want the smoke check with %q", se.Failures, want)
+	}
+	if len(res.Steps) != 1 || h.exists("config/workload/demo/integration/eu-west1/patch-001.yaml") {
+		t.Errorf("the patch went on after the failed check")
+	}
+}
+
+func testSoakDegraded(t *testing.T, h *harness) {
+	soak := 10 * time.Minute
+	h.write(firstPatch, patch)
+	var degrade bool
+	h.health = func(cluster, _ string) string {
+		if degrade && cluster == "w1" {
+			return "Degraded"
+		}
+		return ""
+	}
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindSoaking && !degrade {
+			degrade = true
+			h.clock.Step(time.Minute)
+			h.syncAll()
+		}
+	}
+	_, err := h.rollout(rollout.Options{Soak: &soak})
+	var se *rollout.StepError
+	if !errors.As(err, &se) {
+		t.Fatalf("want a *StepError, got %v", err)
+	}
+	if len(se.Failures) != 1 || se.Failures[0].App != "demo" || se.Failures[0].Reason != "degraded during the soak: unhealthy: Deployment demo" {
+		t.Errorf("failures: %+v", se.Failures)
+	}
+}
+
+func testTimeout(t *testing.T, h *harness) {
+	h.write(firstPatch, patch)
+	h.health = func(cluster, _ string) string {
+		if cluster == "w1" {
+			return "Progressing"
+		}
+		return ""
+	}
+	timeout := 5 * time.Minute
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindWaiting && e.Synced == e.Total {
+			h.clock.Step(timeout)
+		}
+	}
+	_, err := h.rollout(rollout.Options{Timeout: &timeout})
+	var se *rollout.StepError
+	if !errors.As(err, &se) {
+		t.Fatalf("want a *StepError, got %v", err)
+	}
+	if len(se.Failures) != 2 || !strings.Contains(se.Failures[0].Reason, "timed out after 5m0s") || se.Failures[1].App != "demo" || se.Failures[1].Reason != "synced: health Progressing" {
+		t.Errorf("failures: %+v", se.Failures)
+	}
+}
+
+// testResume kills the rollout while it waits for the second step, then
+// runs it again: it ends as an uninterrupted one.
+func testResume(t *testing.T, h *harness) {
+	h.write(firstPatch, patch)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	promoted := 0
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindPromoted {
+			if promoted++; promoted == 2 {
+				h.frozen = true // Argo CD has not synced it yet
+				cancel()
+			}
+		}
+	}
+	if _, err := h.rolloutCtx(ctx, rollout.Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the killed rollout: %v", err)
+	}
+	h.onEvent, h.frozen = nil, false
+	res, err := h.rollout(rollout.Options{Approve: []string{"production"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != rollout.StoppedDone {
+		t.Errorf("resumed rollout: %+v", res)
+	}
+	if d := cmp.Diff(wantSubjects, h.subjects()); d != "" {
+		t.Errorf("commits (-want +got):\n%s", d)
+	}
+}
+
+func testDryRun(t *testing.T, h *harness) {
+	h.write(firstPatch, patch)
+	h.run(h.dir, "add", "-A")
+	h.run(h.dir, "commit", "-qm", "patch-001 at us-east1")
+	before := h.commits()
+	res, err := h.rollout(rollout.Options{DryRun: true, Approve: []string{"production"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps []string
+	for _, e := range h.events {
+		if e.Kind == rollout.KindPlanned {
+			steps = append(steps, e.Step+": "+e.Message)
+		}
+	}
+	want := []string{
+		"integration/eu-west1: Promote patch-001 of workload/demo to integration/eu-west1, coalesce it at integration",
+		"production/us-east1: Promote patch-001 of workload/demo to production/us-east1, coalesce it at production, fold it into config/workload/demo/values.yaml",
+	}
+	if d := cmp.Diff(want, steps); d != "" {
+		t.Errorf("planned steps (-want +got):\n%s", d)
+	}
+	if res.Stopped != rollout.StoppedDone || h.commits() != before || h.run(h.dir, "status", "--porcelain") != "" {
+		t.Errorf("a dry run changed the repository: %+v", res)
+	}
+}

@@ -1,0 +1,241 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// step is one step of the rollout: a commit whose targets it waits for.
+type step struct {
+	// node is where the patch moved (or, for the wait on where it already
+	// is, its latest location).
+	node   string
+	commit string
+	// targets are those whose rendered output the step changed (for a
+	// settle, those under the patch's locations).
+	targets []*target
+	// pick selects the objects to wait for (see waitSet).
+	pick   func(live.AppState) bool
+	settle bool
+	policy fleet.RolloutPolicy
+	// soak is how long to soak (less than the policy's when resuming).
+	soak time.Duration
+	// revert is the commit --on-failure revert reverts ("" for none).
+	revert string
+}
+
+// promote applies plan, renders, commits and pushes it.
+func (r *runner) promote(ctx context.Context, f *fleet.Fleet, plan *promote.Plan) (*step, error) {
+	if err := promote.Apply(r.ops, plan); err != nil {
+		return nil, err
+	}
+	return r.commitStep(ctx, plan)
+}
+
+// commitStep renders the work tree, commits config/ and rendered/ as the
+// step of plan (nil: the patch's first copy) and pushes it.
+func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, error) {
+	f, err := r.load()
+	if err != nil {
+		return nil, err
+	}
+	statePath, _ := output.StatePath(r.env.Dir)
+	res, err := output.Run(output.Options{Root: r.env.Dir, FS: r.fsys, StatePath: statePath})
+	if err != nil {
+		return nil, fmt.Errorf("config/ is promoted but rendering failed; fix it, then run the rollout again: %w", err)
+	}
+	if err := promote.Finish(r.ops); err != nil {
+		return nil, err
+	}
+	targets := changedTargets(f, res.Plan)
+	st := &step{targets: targets}
+	var subject string
+	if plan != nil {
+		st.node = plan.Target
+		subject = r.planSubject(plan)
+	} else {
+		locs := locations(f, r.opts)
+		st.node = locs[len(locs)-1]
+		subject = fmt.Sprintf("Start %s of %s/%s at %s", r.opts.Patch, r.opts.ClusterType, r.opts.Component, strings.Join(locs, ", "))
+	}
+	if st.node == "" {
+		st.node = plan.Found[len(plan.Found)-1]
+	}
+	st.policy = r.policyAt(f, st.node)
+	st.soak = st.policy.Soak
+	subject += fmt.Sprintf(": %s changed", countTargets(len(targets), len(f.Config.Root.Leaves())))
+	msg := subject + "\n\n" + r.messageBody(plan, targets)
+	if st.commit, err = r.repo.commit(ctx, msg, "config", render.OutputDir); err != nil {
+		return nil, err
+	}
+	st.revert, st.pick = st.commit, changedIn(st.commit)
+	if err := r.repo.push(ctx); err != nil {
+		return nil, err
+	}
+	r.res.Steps = append(r.res.Steps, st.commit)
+	r.emit(Event{Kind: KindPromoted, Step: st.node, Commit: st.commit, Message: subject, Targets: targetIDs(targets)})
+	return st, nil
+}
+
+// planSubject says what a promotion moved where.
+func (r *runner) planSubject(p *promote.Plan) string {
+	what := fmt.Sprintf("%s of %s/%s", p.Patch, r.opts.ClusterType, p.Component)
+	var parts []string
+	if p.Target != "" {
+		parts = append(parts, "Promote "+what+" to "+p.Target)
+	}
+	for _, c := range p.Coalesced {
+		if len(parts) == 0 {
+			parts = append(parts, "Coalesce "+what+" at "+c.Node)
+		} else {
+			parts = append(parts, "coalesce it at "+c.Node)
+		}
+	}
+	if p.Integrated != "" {
+		if len(parts) == 0 {
+			parts = append(parts, "Fold "+what+" into "+p.Integrated)
+		} else {
+			parts = append(parts, "fold it into "+p.Integrated)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func countTargets(n, total int) string {
+	s := "targets'"
+	if total == 1 {
+		s = "target's"
+	}
+	return fmt.Sprintf("%d of %d %s rendered output", n, total, s)
+}
+
+// messageBody lists the targets a step changed, the approvals of the gates
+// it passed, and the trailer that marks a rollout's commits.
+func (r *runner) messageBody(p *promote.Plan, targets []*target) string {
+	var b strings.Builder
+	if len(targets) == 0 {
+		b.WriteString("No target's rendered output changed.\n")
+	} else {
+		b.WriteString("Rendered output changed at:\n")
+		for _, t := range targets {
+			fmt.Fprintf(&b, "  %s\n", t.ID)
+		}
+	}
+	b.WriteString("\n")
+	if p != nil {
+		for _, g := range p.Gates {
+			fmt.Fprintf(&b, "Approved-by: %s for %s\n", r.opts.Approver, g)
+		}
+	}
+	fmt.Fprintf(&b, "Strata-Rollout: %s/%s/%s\n", r.opts.ClusterType, r.opts.Component, r.opts.Patch)
+	return b.String()
+}
+
+func targetIDs(ts []*target) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.ID
+	}
+	return out
+}
+
+// policyAt is the rollout policy at node, with the run's overrides.
+func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
+	var n *fleet.Node
+	if node != "" {
+		n = f.Config.Find(strings.Split(node, "/"))
+	}
+	p := f.Config.RolloutAt(n)
+	if r.opts.Soak != nil {
+		p.Soak = *r.opts.Soak
+	}
+	if r.opts.Timeout != nil {
+		p.Timeout = *r.opts.Timeout
+	}
+	return p
+}
+
+// verify waits for the step's Applications, soaks and runs the checks.
+func (r *runner) verify(ctx context.Context, st *step) error {
+	if len(st.targets) == 0 && !st.settle {
+		r.emit(Event{Kind: KindHealthy, Step: st.node, Commit: st.commit, Message: "no target's rendered output changed: nothing to wait for"})
+		return nil
+	}
+	ws, err := r.newWaitSet(st.commit, st.pick)
+	if err != nil {
+		return err
+	}
+	if err := r.waitHealthy(ctx, st.node, ws, st.policy.Timeout); err != nil {
+		return err
+	}
+	if err := r.soak(ctx, st.node, ws, st.soak); err != nil {
+		return err
+	}
+	return r.runChecks(ctx, st)
+}
+
+func (r *runner) runChecks(ctx context.Context, st *step) error {
+	env := CheckEnv{ClusterType: r.opts.ClusterType, Component: r.opts.Component, Patch: r.opts.Patch,
+		Step: st.node, Commit: st.commit, Targets: targetIDs(st.targets)}
+	for _, t := range st.targets {
+		env.Clusters = append(env.Clusters, t.Clusters...)
+	}
+	for _, c := range st.policy.Checks {
+		err := runCheck(ctx, r.env.Dir, c, env)
+		ev := Event{Kind: KindCheck, Step: st.node, Commit: st.commit, Check: c.Name, Passed: err == nil, Message: "passed"}
+		if err != nil {
+			ev.Message = err.Error()
+		}
+		r.emit(ev)
+		if err != nil {
+			if ctx.Err() != nil {
+				return context.Cause(ctx)
+			}
+			return &StepError{Step: st.node, Commit: st.commit, Failures: []Failure{{Check: c.Name, Reason: err.Error()}}}
+		}
+	}
+	return nil
+}
+
+// failed ends the rollout on err; with Revert, a failed step is reverted
+// first, and its targets waited for until they are healthy again.
+func (r *runner) failed(ctx context.Context, st *step, err error) error {
+	var se *StepError
+	if !errors.As(err, &se) {
+		return err
+	}
+	r.emit(Event{Kind: KindFailed, Step: st.node, Commit: st.commit, Failures: se.Failures, Message: "the step failed"})
+	if !r.opts.Revert || st.revert == "" {
+		return se
+	}
+	if _, gerr := r.repo.run(ctx, "revert", "--no-edit", st.revert); gerr != nil {
+		return errors.Join(se, fmt.Errorf("reverting %.12s: %w", st.revert, gerr))
+	}
+	commit, gerr := r.repo.head(ctx)
+	if gerr == nil {
+		gerr = r.repo.push(ctx)
+	}
+	if gerr != nil {
+		return errors.Join(se, gerr)
+	}
+	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets),
+		Message: fmt.Sprintf("reverted %.12s; waiting for its targets to be healthy again", st.revert)})
+	ws, werr := r.newWaitSet(commit, changedIn(commit))
+	if werr == nil {
+		werr = r.waitHealthy(ctx, st.node, ws, st.policy.Timeout)
+	}
+	if werr != nil {
+		return errors.Join(se, fmt.Errorf("after the revert %.12s: %w", commit, werr))
+	}
+	se.Reverted = commit
+	return se
+}

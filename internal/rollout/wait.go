@@ -1,0 +1,152 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"time"
+)
+
+// DefaultRefreshEvery is how often the Applications a step still waits for
+// are asked again for a hard refresh.
+const DefaultRefreshEvery = 20 * time.Second
+
+// StepError is a step that failed: its Applications did not sync, became
+// unhealthy, or a check failed.
+type StepError struct {
+	Step     string
+	Commit   string
+	Failures []Failure
+	// Reverted is the commit that reverted the step, with OnFailure
+	// revert.
+	Reverted string
+}
+
+func (e *StepError) Error() string {
+	s := fmt.Sprintf("the step to %s failed", e.Step)
+	if e.Commit != "" {
+		s = fmt.Sprintf("the step to %s (%.12s) failed", e.Step, e.Commit)
+	}
+	for _, f := range e.Failures {
+		switch {
+		case f.Check != "":
+			s += fmt.Sprintf("\n  check %s: %s", f.Check, f.Reason)
+		case f.App != "" && f.ArgoCD == f.Cluster:
+			s += fmt.Sprintf("\n  %s: Application %s on %s: %s", f.Target, f.App, f.ArgoCD, f.Reason)
+		case f.App != "":
+			s += fmt.Sprintf("\n  %s: Application %s of %s on the Argo CD of %s: %s", f.Target, f.App, f.Cluster, f.ArgoCD, f.Reason)
+		case f.Target != "":
+			s += fmt.Sprintf("\n  %s: %s", f.Target, f.Reason)
+		default:
+			s += "\n  " + f.Reason
+		}
+	}
+	if e.Reverted != "" {
+		s += fmt.Sprintf("\nreverted by %.12s; its targets are healthy again", e.Reverted)
+	}
+	return s
+}
+
+// waitHealthy waits until every object of ws is synced at its commit and
+// healthy, watching their changes; it fails on a failed sync, an object
+// degraded at its commit, or after timeout.
+func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, timeout time.Duration) error {
+	since := r.env.Clock.Now()
+	deadline := r.env.Clock.NewTimer(timeout)
+	defer deadline.Stop()
+	refresh := r.env.Clock.NewTicker(r.refreshEvery())
+	defer refresh.Stop()
+	o := r.observe(ws)
+	r.refresh(ctx, o)
+	var last []AppState
+	for {
+		if f := o.failures(); len(f) > 0 {
+			return &StepError{Step: step, Commit: ws.commit, Failures: f}
+		}
+		if last == nil || !reflect.DeepEqual(last, o.apps) {
+			last = append([]AppState{}, o.apps...)
+			synced, healthy := o.counts()
+			kind := KindWaiting
+			if o.healthy() {
+				kind = KindHealthy
+			}
+			r.emit(Event{Kind: kind, Step: step, Commit: ws.commit, Apps: o.apps, Synced: synced, Healthy: healthy,
+				Total: len(o.apps), Since: since, Deadline: since.Add(timeout)})
+		}
+		if o.healthy() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-deadline.C():
+			return &StepError{Step: step, Commit: ws.commit, Failures: append([]Failure{{Reason: fmt.Sprintf(
+				"timed out after %s waiting for the Applications to sync and become healthy", timeout)}}, o.timeoutFailures()...)}
+		case <-refresh.C():
+			r.refresh(ctx, o)
+		case <-r.watch.changed:
+		}
+		o = r.observe(ws)
+	}
+}
+
+// soak watches the objects of ws for d: any of them failed, degraded,
+// missing or out of sync ends it with an error.
+func (r *runner) soak(ctx context.Context, step string, ws *waitSet, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	until := r.env.Clock.Now().Add(d)
+	done := r.env.Clock.NewTimer(d)
+	defer done.Stop()
+	var last []AppState
+	for {
+		o := r.observe(ws)
+		if f := o.soakFailures(); len(f) > 0 {
+			return &StepError{Step: step, Commit: ws.commit, Failures: f}
+		}
+		if last == nil || !reflect.DeepEqual(last, o.apps) {
+			last = append([]AppState{}, o.apps...)
+			synced, healthy := o.counts()
+			r.emit(Event{Kind: KindSoaking, Step: step, Commit: ws.commit, Apps: o.apps, Synced: synced, Healthy: healthy,
+				Total: len(o.apps), SoakUntil: until})
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-done.C():
+			r.emit(Event{Kind: KindSoaked, Step: step, Commit: ws.commit, Message: fmt.Sprintf("healthy for %s", d)})
+			return nil
+		case <-r.watch.changed:
+		}
+	}
+}
+
+// refresh asks for a hard refresh of the objects not synced at their
+// commit yet, and of the root Applications of their clusters.
+func (r *runner) refresh(ctx context.Context, o *observation) {
+	done := map[[2]string]bool{}
+	ask := func(argocd, name string) {
+		if name == "" || done[[2]string{argocd, name}] {
+			return
+		}
+		done[[2]string{argocd, name}] = true
+		if err := r.watch.refresh(ctx, argocd, name); err != nil {
+			r.log("refreshing Application %s on %s: %v", name, argocd, err)
+		}
+	}
+	for _, a := range o.apps {
+		if a.Synced() || a.Kind != "Application" {
+			continue
+		}
+		ask(a.ArgoCD, o.roots[a.Cluster].Name)
+		ask(a.ArgoCD, a.Name)
+	}
+}
+
+func (r *runner) refreshEvery() time.Duration {
+	if r.env.RefreshEvery > 0 {
+		return r.env.RefreshEvery
+	}
+	return DefaultRefreshEvery
+}

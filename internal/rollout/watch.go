@@ -1,0 +1,139 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/live"
+)
+
+// watcher keeps what the fleet's Argo CDs hold current: one live.Read (a
+// list per Argo CD), then a live.Watch of each Argo CD's Applications from
+// the list's resource version, each change applied to its live.Instance.
+// It signals on changed when anything changed: the rollout waits on that,
+// never polling.
+type watcher struct {
+	ctx     context.Context
+	connect live.Connect
+	opts    live.Options
+	changed chan struct{}
+
+	mu        sync.Mutex
+	f         *fleet.Fleet
+	instances []*live.Instance
+	clients   map[string]dynamic.Interface
+}
+
+func newWatcher(ctx context.Context, connect live.Connect, opts live.Options) *watcher {
+	return &watcher{ctx: ctx, connect: connect, opts: opts, changed: make(chan struct{}, 1), clients: map[string]dynamic.Interface{}}
+}
+
+func (w *watcher) notify() {
+	select {
+	case w.changed <- struct{}{}:
+	default:
+	}
+}
+
+// start reads every Argo CD of f and watches those it could read, once.
+func (w *watcher) start(f *fleet.Fleet) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.instances != nil {
+		return
+	}
+	w.f = f
+	w.instances = live.Read(w.ctx, f, w.connect, w.opts)
+	for _, in := range w.instances {
+		c := f.Cluster(in.Cluster)
+		if in.Error != "" || c == nil {
+			continue
+		}
+		dyn, err := w.connect(c)
+		if err != nil {
+			in.Error = err.Error()
+			continue
+		}
+		w.clients[in.Cluster] = dyn
+		go w.watch(in, dyn)
+	}
+}
+
+// watch applies the changes to in's Applications until the context ends,
+// watching again where a watch ended and listing again when its resource
+// version expired.
+func (w *watcher) watch(in *live.Instance, dyn dynamic.Interface) {
+	w.mu.Lock()
+	rv, ns := in.ResourceVersion, in.Namespace
+	w.mu.Unlock()
+	for w.ctx.Err() == nil {
+		next, err := live.Watch(w.ctx, dyn, ns, rv, func(ev live.Event) bool {
+			w.mu.Lock()
+			in.Apply(ev)
+			w.mu.Unlock()
+			w.notify()
+			return true
+		})
+		rv = next
+		switch {
+		case errors.Is(err, live.ErrExpired):
+			rv = w.relist(in)
+		case err != nil && w.ctx.Err() == nil:
+			// The API server went away for a moment: watch again soon.
+			select {
+			case <-w.ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// relist reads in's Argo CD again and returns the new resource version.
+func (w *watcher) relist(in *live.Instance) string {
+	w.mu.Lock()
+	f := w.f
+	w.mu.Unlock()
+	for _, fresh := range live.Read(w.ctx, f, w.connect, w.opts) {
+		if fresh.Cluster == in.Cluster && fresh.Error == "" {
+			w.mu.Lock()
+			*in = *fresh
+			w.mu.Unlock()
+			w.notify()
+			return fresh.ResourceVersion
+		}
+	}
+	return ""
+}
+
+// report joins what the Argo CDs hold, now, to what the rendered output
+// expects and to the repository's history.
+func (w *watcher) report(f *fleet.Fleet, expected []live.Expected, h *live.History) *live.Report {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return live.Join(f, expected, w.instances, h)
+}
+
+// refresh asks the Argo CD on cluster for a hard refresh of the
+// Application name (the argocd.argoproj.io/refresh annotation, which Argo
+// CD removes once done): it compares with Git again at once.
+func (w *watcher) refresh(ctx context.Context, argocd, name string) error {
+	w.mu.Lock()
+	dyn, ns := w.clients[argocd], w.opts.Namespace
+	w.mu.Unlock()
+	if dyn == nil {
+		return nil
+	}
+	if ns == "" {
+		ns = live.DefaultNamespace
+	}
+	patch := []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"hard"}}}`)
+	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
