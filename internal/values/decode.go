@@ -3,10 +3,12 @@ package values
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -45,11 +47,22 @@ var lineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // syntaxError turns a YAML parser error into an *Error at the line it
 // names (the parser gives no column: the line's indentation stands in).
+// Two errors the parser places badly are placed by looking at the text: a
+// byte that is not UTF-8 (reported without a line) and a tab in
+// indentation (reported at the line of the token before it).
 func syntaxError(file string, data []byte, err error) *Error {
 	msg := err.Error()
 	hint := "fix the YAML near this line: indentation, quotes and brackets must match"
+	if strings.Contains(msg, "UTF-8") {
+		if e := notUTF8(file, data); e != nil {
+			return e
+		}
+	}
 	if m := lineRE.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
+		if strings.Contains(m[2], "tab character") {
+			line = tabIndented(data, line)
+		}
 		col := 1
 		text := lineAt(data, line)
 		indent := len(text) - len(strings.TrimLeft(text, " \t"))
@@ -64,16 +77,59 @@ func syntaxError(file string, data []byte, err error) *Error {
 	return &Error{Pos: Pos{File: file, Line: 1, Col: 1}, Msg: "invalid YAML: " + msg, Hint: hint}
 }
 
+// notUTF8 reports the first byte of data that is not UTF-8, at its line
+// and column (in characters), or returns nil when data is valid UTF-8.
+func notUTF8(file string, data []byte) *Error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	line, start := 1, 0
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			col := utf8.RuneCount(data[start:i]) + 1
+			return &Error{Pos: Pos{File: file, Line: line, Col: col},
+				Msg:  fmt.Sprintf("invalid YAML: byte 0x%02x is not UTF-8 text", data[i]),
+				Hint: "save the file as UTF-8 (the text is probably in another encoding, such as Latin-1 or Windows-1252)"}
+		}
+		if r == '\n' {
+			line, start = line+1, i+1
+		}
+		i += size
+	}
+	return nil
+}
+
+// tabIndented returns the first line from line on whose indentation holds
+// a tab, or line when there is none.
+func tabIndented(data []byte, line int) int {
+	for n := line; ; n++ {
+		text, ok := lineAtOK(data, n)
+		if !ok {
+			return line
+		}
+		if strings.Contains(text[:len(text)-len(strings.TrimLeft(text, " \t"))], "\t") {
+			return n
+		}
+	}
+}
+
 // lineAt returns the 1-based line n of data, or "".
 func lineAt(data []byte, n int) string {
+	text, _ := lineAtOK(data, n)
+	return text
+}
+
+// lineAtOK returns the 1-based line n of data and whether data has it.
+func lineAtOK(data []byte, n int) (string, bool) {
 	for i := 1; len(data) > 0; i++ {
 		line, rest, _ := bytes.Cut(data, []byte("\n"))
 		if i == n {
-			return strings.TrimSuffix(string(line), "\r")
+			return strings.TrimSuffix(string(line), "\r"), true
 		}
 		data = rest
 	}
-	return ""
+	return "", false
 }
 
 type decoder struct {
