@@ -4,6 +4,13 @@
 // sources' targetRevision after the merge) and the patches in effect there;
 // and, per patch, where it stands in the sequence, the next location a
 // promotion takes it to, the manual gates ahead and how many targets have it.
+// A patch is in effect at a target by its file; a field of it that a file of
+// a more specific level sets again never reaches the target, and the cell
+// marks it shadowed (Cell.Shadowed, "+001!" in the table, a struck badge in
+// HTML; fleet.Component.Shadows computes it, strata validate warns).
+// Revisions are shown as Argo CD resolves them: an expression escaped once
+// ("{{`{{ .Values.cluster.revision }}`}}") as the cluster's root object
+// resolves it, with the pin.
 //
 // Data comes from a loaded fleet (package fleet) and from promote.Prepare,
 // which plans the next promotion without touching anything. The result is

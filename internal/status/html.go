@@ -142,6 +142,18 @@ func cellView(c Cell) CellView {
 	return cv
 }
 
+// ShadowTitle says which fields of the patch called name the cell's target
+// does not get, and which file sets each.
+func (c Cell) ShadowTitle(name string) string {
+	var lines []string
+	for _, s := range c.Shadowed {
+		if s.Patch == name {
+			lines = append(lines, s.Field+" is set again by "+s.By)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
 // Templates returns the HTML templates: "status-style" (CSS),
 // "status-matrix" and "status-patches" (one cluster type's matrix and
 // patches, given a CTView with its View as .Link via "dict"), and

@@ -51,6 +51,30 @@ type Cell struct {
 	// Patches are the names of the patch files in effect, outermost level
 	// first ("patch-001").
 	Patches []string `json:"patches,omitempty"`
+	// Shadowed are the fields of those patches that a file applied after
+	// them sets again here: their values never reach the target.
+	Shadowed []Shadowed `json:"shadowed,omitempty"`
+}
+
+// Shadowed is a field of a patch in effect at a target that a more
+// specific file (an override, or a later patch) sets again there.
+type Shadowed struct {
+	Patch string `json:"patch"` // patch-001
+	// Field is the key path from the top of the component's values.
+	Field string `json:"field"`
+	// By is the file:line:col that sets it and wins.
+	By string `json:"by"`
+}
+
+// IsShadowed reports whether some field of the patch called name is
+// shadowed in the cell.
+func (c Cell) IsShadowed(name string) bool {
+	for _, s := range c.Shadowed {
+		if s.Patch == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Version is one source of a resource and the revision it deploys.
@@ -81,6 +105,9 @@ type Patch struct {
 	// Targets is how many of the cluster type's Total targets have it.
 	Targets int `json:"targets"`
 	Total   int `json:"total"`
+	// Shadowed is how many of those targets do not get some field of the
+	// patch, which a more specific file sets again (see Cell.Shadowed).
+	Shadowed int `json:"shadowed,omitempty"`
 	// Next is the node the next promotion copies the patch to; empty at the
 	// end of the sequence. Integrates says that the next promotion folds it
 	// into values.yaml instead.
@@ -131,7 +158,10 @@ func clusterType(f *fleet.Fleet, ct *fleet.ClusterType) (*ClusterType, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s at %s: %w", c.Name, row.Name, err)
 			}
-			cell := cellOf(c, n, v, cluster)
+			cell, err := cellOf(c, n, v, cluster)
+			if err != nil {
+				return nil, fmt.Errorf("%s at %s: %w", c.Name, row.Name, err)
+			}
 			row.Cells = append(row.Cells, cell)
 		}
 		out.Targets = append(out.Targets, row)
@@ -146,7 +176,7 @@ func clusterType(f *fleet.Fleet, ct *fleet.ClusterType) (*ClusterType, error) {
 	return out, nil
 }
 
-func cellOf(c *fleet.Component, n *fleet.Node, v, cluster *values.Value) Cell {
+func cellOf(c *fleet.Component, n *fleet.Node, v, cluster *values.Value) (Cell, error) {
 	cell := Cell{Component: c.Name, Versions: []Version{}}
 	versions(v, cluster, &cell)
 	for _, l := range c.Layers(n) {
@@ -156,7 +186,14 @@ func cellOf(c *fleet.Component, n *fleet.Node, v, cluster *values.Value) Cell {
 			}
 		}
 	}
-	return cell
+	shadows, err := c.Shadows(n)
+	if err != nil {
+		return cell, err
+	}
+	for _, sh := range shadows {
+		cell.Shadowed = append(cell.Shadowed, Shadowed{Patch: sh.PatchName(), Field: values.PathString(sh.Field), By: sh.At.String()})
+	}
+	return cell, nil
 }
 
 // patchName is a patch file's name without directory and extension.
@@ -197,6 +234,9 @@ func patches(f *fleet.Fleet, ct *fleet.ClusterType, c *fleet.Component, m *Clust
 		for _, row := range m.Targets {
 			if slices.Contains(row.Cells[col].Patches, name) {
 				p.Targets++
+			}
+			if row.Cells[col].IsShadowed(name) {
+				p.Shadowed++
 			}
 		}
 		p.Gates = gatesAhead(walk, p.Locations)

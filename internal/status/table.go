@@ -123,6 +123,9 @@ func (tw *tableWriter) clusterType(s *Status, ct *ClusterType) {
 	}
 	if len(ct.Patches) > 0 {
 		tw.line(truncate("+NNN: patch-NNN in effect; (manual): a gate that promote enters only with --approve", tw.opts.Width, false))
+		if shadowed(ct) {
+			tw.line(truncate("+NNN!: a more specific file sets a field of patch-NNN again, which never reaches the target (strata validate names them)", tw.opts.Width, false))
+		}
 	}
 	tw.line("")
 	tw.patches(ct)
@@ -171,8 +174,9 @@ func samePrefix(a, b []string, n int) bool {
 }
 
 // CellText is a cell as the table shows it: the revisions, then "+NNN" per
-// patch in effect ("+001" for patch-001); "off" when every resource is
-// disabled, "-" when there is none.
+// patch in effect ("+001" for patch-001), "+NNN!" when a more specific file
+// shadows a field of it there; "off" when every resource is disabled, "-"
+// when there is none.
 func CellText(c Cell) string {
 	var b strings.Builder
 	if len(c.Versions) > 0 {
@@ -185,6 +189,9 @@ func CellText(c Cell) string {
 	for _, p := range c.Patches {
 		b.WriteString(" +")
 		b.WriteString(strings.TrimPrefix(p, "patch-"))
+		if c.IsShadowed(p) {
+			b.WriteString("!")
+		}
 	}
 	return b.String()
 }
@@ -229,7 +236,7 @@ func (tw *tableWriter) patches(ct *ClusterType) {
 		rows = append(rows, []cell{
 			{text: p.Component + "/" + p.Name, style: stylePatch},
 			{text: p.Latest},
-			{text: fmt.Sprintf("%d/%d", p.Targets, p.Total)},
+			{text: targetsText(p)},
 			next, gates,
 		})
 	}
@@ -363,4 +370,22 @@ func singular(name string) string {
 		return s
 	}
 	return name
+}
+
+// targetsText is "4/6", or "4/6 (2 shadowed)".
+func targetsText(p Patch) string {
+	s := fmt.Sprintf("%d/%d", p.Targets, p.Total)
+	if p.Shadowed > 0 {
+		s += fmt.Sprintf(" (%d shadowed)", p.Shadowed)
+	}
+	return s
+}
+
+func shadowed(ct *ClusterType) bool {
+	for _, p := range ct.Patches {
+		if p.Shadowed > 0 {
+			return true
+		}
+	}
+	return false
 }

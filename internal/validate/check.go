@@ -41,8 +41,8 @@ func Check(opts Options) (*Report, error) {
 
 // Validate checks rendered targets: each resource against the Argo CD
 // schemas, the sources that point into the repository (fsys, seen with
-// rendered/ as outs has it), strata's policies, and the fleet's same-level
-// patch conflicts.
+// rendered/ as outs has it), strata's policies, the fleet's same-level
+// patch conflicts, and the patch fields a more specific file shadows.
 func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error) {
 	s, err := ArgoCD()
 	if err != nil {
@@ -86,6 +86,11 @@ func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error
 		return nil, err
 	}
 	rep.Findings = append(rep.Findings, cf...)
+	sh, err := shadows(f)
+	if err != nil {
+		return nil, err
+	}
+	rep.Findings = append(rep.Findings, sh...)
 	rep.Resources = int(resources.Load())
 	sortFindings(rep.Findings)
 	if rep.Findings == nil {

@@ -68,6 +68,15 @@
 // (fleet.Level.Conflicts). A warning per field, on the later patch, with the
 // earlier one as the source.
 //
+// # Shadowed patches
+//
+// A patch field that a file of a more specific level sets again (its
+// override, or a patch of its own) never reaches the targets under that
+// level, although the patch's file is in effect there and promote folds it
+// as if it had (fleet.Component.Shadows; status marks those cells). A
+// warning per patch, field and winning file, on the patch's line, with the
+// winning file's position and the targets it shadows.
+//
 // # Policies
 //
 // Warnings: each is a mistake the API server accepts and Argo CD only reveals

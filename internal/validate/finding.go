@@ -19,6 +19,7 @@ const (
 	CheckSchema   = "schema"   // the Argo CD CRD schemas, as the API server applies them
 	CheckSource   = "source"   // sources that point into this repository
 	CheckConflict = "conflict" // patches of one level that set the same field
+	CheckShadow   = "shadow"   // patch fields that a more specific file sets again
 	CheckPolicy   = "policy"   // strata's policies (see the package documentation)
 )
 
