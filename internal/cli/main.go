@@ -15,7 +15,7 @@ import (
 // Main runs strata with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
 	tuneGC()
-	g := &globals{stdout: stdout, stderr: stderr, args: args}
+	g := &globals{stdin: os.Stdin, stdout: stdout, stderr: stderr, args: args}
 	cmd := newRoot(g)
 	cmd.SetArgs(args)
 	cmd.SetOut(stdout)
@@ -81,6 +81,7 @@ func escapeControls(s string) string {
 
 // globals are the flags and streams every command shares.
 type globals struct {
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	root           string
 	args           []string      // the command line, shown to whoever waits for the lock
@@ -126,6 +127,7 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 		newExplainCmd(g),
 		newServeCmd(g),
 		newValidateCmd(g),
+		newPatchCmd(g),
 		newVerifyCmd(g),
 		newRolloutCmd(g),
 	)

@@ -238,16 +238,8 @@ func (o *promoteOptions) complete(_ *cobra.Command, args []string, _ string) ([]
 	}
 	var out []string
 	switch len(args) {
-	case 0:
-		for _, ct := range f.ClusterTypes {
-			out = append(out, ct.Name)
-		}
-	case 1:
-		if ct := f.ClusterType(args[0]); ct != nil {
-			for _, c := range ct.Components {
-				out = append(out, c.Name)
-			}
-		}
+	case 0, 1:
+		out = completeTypeAndComponent(f, args)
 	case 2:
 		if ct := f.ClusterType(args[0]); ct != nil {
 			if c := ct.Component(args[1]); c != nil {

@@ -74,3 +74,22 @@ func (g *globals) completionFleet() *fleet.Fleet {
 	}
 	return f
 }
+
+// completeTypeAndComponent offers the cluster types, then the components of
+// the chosen one, for commands whose arguments start CLUSTER_TYPE COMPONENT.
+func completeTypeAndComponent(f *fleet.Fleet, args []string) []string {
+	var out []string
+	switch len(args) {
+	case 0:
+		for _, ct := range f.ClusterTypes {
+			out = append(out, ct.Name)
+		}
+	case 1:
+		if ct := f.ClusterType(args[0]); ct != nil {
+			for _, c := range ct.Components {
+				out = append(out, c.Name)
+			}
+		}
+	}
+	return out
+}

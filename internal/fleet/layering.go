@@ -141,8 +141,14 @@ func PatchContent(f *File) (*values.Value, error) {
 		e.Hint = fileHints["patch"]
 		return nil, e
 	}
-	if v.Get("metadata") != nil {
+	if md := v.Get("metadata"); md != nil {
 		v = v.Delete("metadata")
+		if v.Len() == 0 {
+			// A patch that changes nothing would still be promoted and
+			// folded, and show as in effect where it does nothing.
+			return nil, &values.Error{Pos: md.Pos, Path: []string{"metadata"},
+				Msg: "patch holds only metadata: it changes nothing", Hint: fileHints["patch"]}
+		}
 	}
 	return v, nil
 }
