@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,13 +15,19 @@ import (
 
 // Main runs strata with args and returns the process exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	return MainContext(context.Background(), args, stdout, stderr)
+}
+
+// MainContext is Main with a context that ends the commands that wait
+// (rollout) when it is done, as an interrupt does.
+func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	tuneGC()
 	g := &globals{stdin: os.Stdin, stdout: stdout, stderr: stderr, args: args}
 	cmd := newRoot(g)
 	cmd.SetArgs(args)
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
-	err := cmd.Execute()
+	err := cmd.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}

@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -49,6 +48,8 @@ func changedIn(commit string) func(live.AppState) bool {
 // observation is the state of a waitSet's objects at one moment.
 type observation struct {
 	apps []AppState
+	// failed are the objects whose failure is the step's (see failedHere).
+	failed []Failure
 	// roots are the root Applications of the clusters of apps, by
 	// cluster, for the hard refreshes.
 	roots map[string]live.Root
@@ -73,7 +74,47 @@ func (r *runner) observe(ws *waitSet) *observation {
 			o.roots[root.Cluster] = root
 		}
 	}
+	for _, cell := range rep.Cells {
+		for _, st := range cell.Apps {
+			if cell.ClusterType == r.opts.ClusterType && cell.Component == r.opts.Component && ws.pick(st) && failedHere(st, o.roots[st.Cluster], ws.history) {
+				a := appState(st)
+				o.failed = append(o.failed, a.failure(a.State+": "+orElse(a.Reason, "Argo CD gives no message")))
+			}
+		}
+	}
 	return o
+}
+
+// failedHere reports whether a failed or degraded object failed on its own
+// commit, not on an earlier one whose failure Argo CD still shows: a sync
+// failed on a revision that contains the commit (or, for a revision that
+// is no commit of the repository, such as a chart version, on the current
+// spec, once the cluster's root deployed the commit), or the object synced
+// at the commit and degraded. So the wait after a revert is not ended by
+// the failure it reverts. (For a source that is no Git revision, a failure
+// Argo CD still shows between its comparison of the new spec and its sync
+// is taken for the new one.)
+func failedHere(st live.AppState, root live.Root, h *live.History) bool {
+	opContains := func(a *live.App) bool {
+		if a == nil || a.OpRevision == "" {
+			return false
+		}
+		in, err := h.Contains(st.Commit, a.OpRevision)
+		if err != nil {
+			return a == st.Live && a.Fresh
+		}
+		return in
+	}
+	switch st.State {
+	case live.Failed:
+		if st.Live != nil && st.Live.Sync != "Synced" && (st.Live.Phase == "Failed" || st.Live.Phase == "Error") {
+			return st.Contains != nil && *st.Contains && opContains(st.Live)
+		}
+		return opContains(root.App)
+	case live.Degraded:
+		return st.Live != nil && st.Live.Sync == "Synced"
+	}
+	return false
 }
 
 func appState(st live.AppState) AppState {
@@ -104,15 +145,7 @@ func (o *observation) healthy() bool {
 
 // failures are the objects that failed at the step: a failed sync, or
 // degraded at its commit.
-func (o *observation) failures() []Failure {
-	var out []Failure
-	for _, a := range o.apps {
-		if a.State == string(live.Failed) || a.State == string(live.Degraded) {
-			out = append(out, a.failure(a.State+": "+orElse(a.Reason, "Argo CD gives no message")))
-		}
-	}
-	return out
-}
+func (o *observation) failures() []Failure { return o.failed }
 
 // soakFailures are the objects that stopped being healthy during the soak:
 // failed, degraded, missing, or out of sync.
@@ -148,9 +181,4 @@ func orElse(s, def string) string {
 		return def
 	}
 	return s
-}
-
-func (o *observation) String() string {
-	s, h := o.counts()
-	return fmt.Sprintf("%d/%d synced, %d/%d healthy", s, len(o.apps), h, len(o.apps))
 }

@@ -3,7 +3,6 @@ package rollout
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -53,12 +52,9 @@ func (e *GitError) Unwrap() error { return e.Err }
 
 // repo is what the rollout does with git.
 type repo struct {
-	git Git
-	// contains caches ancestry answers: they never change.
-	ancestry map[[2]string]bool
-	fetched  bool
-	remote   string // where pushes go
-	branch   string // the remote branch pushed to
+	git    Git
+	remote string // where pushes go
+	branch string // the remote branch pushed to
 }
 
 func (r *repo) run(ctx context.Context, args ...string) (string, error) {
@@ -121,7 +117,6 @@ func (r *repo) push(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("pushing to %s %s (if someone else pushed meanwhile, pull and run the rollout again): %w", r.remote, r.branch, err)
 	}
-	r.fetched = false
 	return nil
 }
 
@@ -142,48 +137,4 @@ func (r *repo) unpushed(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("%s %s has %s commits this branch lacks: pull them, then run the rollout again", r.remote, r.branch, behind)
 	}
 	return out != "0", nil
-}
-
-// errNotCommit is the answer of contains for a revision that is no commit
-// of the repository (a chart version, or a commit not fetched).
-var errNotCommit = errors.New("not a commit of the repository")
-
-// contains reports whether revision rev has commit in its history. A rev
-// that is no commit of the repository returns errNotCommit, after one fetch.
-func (r *repo) contains(ctx context.Context, rev, commit string) (bool, error) {
-	key := [2]string{rev, commit}
-	if ok, found := r.ancestry[key]; found {
-		return ok, nil
-	}
-	if !isHash(rev) {
-		return false, errNotCommit
-	}
-	if _, err := r.run(ctx, "cat-file", "-e", rev+"^{commit}"); err != nil {
-		if !r.fetched && r.remote != "" {
-			r.fetched = true
-			if _, err := r.run(ctx, "fetch", "-q", r.remote); err == nil {
-				return r.contains(ctx, rev, commit)
-			}
-		}
-		return false, errNotCommit
-	}
-	_, err := r.run(ctx, "merge-base", "--is-ancestor", commit, rev)
-	ok := err == nil
-	var ge *GitError
-	var exit *exec.ExitError
-	if err != nil && !(errors.As(err, &ge) && errors.As(ge.Err, &exit) && exit.ExitCode() == 1) {
-		return false, err
-	}
-	if r.ancestry == nil {
-		r.ancestry = map[[2]string]bool{}
-	}
-	r.ancestry[key] = ok
-	return ok, nil
-}
-
-func isHash(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	return strings.IndexFunc(s, func(c rune) bool { return !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') }) < 0
 }
