@@ -44,8 +44,10 @@ cluster type, and a glob that matches no target is an error.`,
   strata diff --base v1.4.0 --target 'production/*' -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
+			if o.output != "markdown" {
+				if err := o.output.validate(); err != nil {
+					return err
+				}
 			}
 			return o.run()
 		},
@@ -54,7 +56,7 @@ cluster type, and a glob that matches no target is an error.`,
 	f.StringVar(&o.base, "base", "HEAD", "the `REV`ision to compare with (A...B: the merge base of A and B)")
 	f.StringVar(&o.target, "target", "", "compare only the targets that match `GLOB` (or whose parents do)")
 	f.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when any target changes")
-	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text, json or markdown (a pull request comment)")
 	return cmd
 }
 
@@ -72,11 +74,14 @@ func (o *diffOptions) run() error {
 	if err != nil {
 		return err
 	}
-	if o.output.json() {
+	switch {
+	case o.output.json():
 		if err := writeJSON(o.stdout, res); err != nil {
 			return err
 		}
-	} else {
+	case o.output == "markdown":
+		printDiffMarkdown(o.stdout, res)
+	default:
 		printDiff(o.stdout, res, useColor(o.stdout))
 	}
 	if o.exitCode && res.Changed > 0 {
