@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing/fstest"
+
+	"github.com/strata-fleet/strata/internal/memfs"
 )
 
 // Revision is the fleet repository as a Git revision holds it.
@@ -78,7 +80,7 @@ func ReadRevision(dir, rev string) (*Revision, error) {
 		m[e.path] = f
 	}
 	_, hasConfig := m["config/config.yaml"]
-	return &Revision{Rev: rev, Commit: commit, FS: m, Empty: !hasConfig}, nil
+	return &Revision{Rev: rev, Commit: commit, FS: memfs.Index(m), Empty: !hasConfig}, nil
 }
 
 // Commit resolves rev (or "A...B") in the Git repository that holds dir to

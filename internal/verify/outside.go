@@ -11,6 +11,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/memfs"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -94,7 +95,7 @@ func (c *checker) reachedOutside(headFiles fstest.MapFS, gated map[string]*fleet
 	}
 	var res *diff.Result
 	if err == nil {
-		res, err = diff.Compare(diff.Options{Base: c.opts.Base, Head: mixed})
+		res, err = diff.Compare(diff.Options{Base: c.opts.Base, Head: memfs.Index(mixed)})
 	}
 	out := map[string]bool{}
 	if err != nil {
