@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"text/template"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
@@ -28,8 +29,9 @@ const newPin = "0123456789abcdef0123456789abcdef01234567"
 
 // TestPinnedChartsRunWhatStatusSays moves the pin of every cluster of the
 // examples that runs its own Argo CD, as `strata pin TARGET C` followed by a
-// commit does, and follows what Argo CD does next: the root Application
-// (strata bootstrap, from the new configuration) renders the cluster's
+// commit does, and follows what Argo CD does next: the root ApplicationSet
+// (strata bootstrap) reads the cluster's values.yaml at the branch, where the
+// commit put the new pin, and its root Application renders the cluster's
 // rendered/ directory as commit C holds it, which is the output of the
 // configuration before the pin (a commit cannot name itself). Every
 // Application of that output whose source is the fleet repository must run C
@@ -81,17 +83,21 @@ func checkPinnedCluster(t *testing.T, before fstest.MapFS, r0 *render.Renderer, 
 	}
 	var root *unstructured.Unstructured
 	for _, o := range b.Objects {
-		if o.GetKind() == "Application" && o.GetName() == bootstrap.RootName {
+		if o.GetKind() == "ApplicationSet" && o.GetName() == bootstrap.RootName {
 			root = o
 		}
 	}
 	if root == nil {
-		t.Fatalf("bootstrap %s: no root Application", c.Name)
+		t.Fatalf("bootstrap %s: no root ApplicationSet", c.Name)
 	}
-	if rev, _, _ := unstructured.NestedString(root.Object, "spec", "source", "targetRevision"); rev != newPin {
+	// The root's git files generator reads the cluster's values.yaml at the
+	// branch, which the commit of the pin re-rendered: the root
+	// Application it makes is its template with those values.
+	app := generateRoot(t, r1, c, root)
+	if rev, _, _ := unstructured.NestedString(app, "spec", "source", "targetRevision"); rev != newPin {
 		t.Fatalf("root Application of %s follows %q, want the new pin %s", c.Name, rev, newPin)
 	}
-	vals, _, _ := unstructured.NestedMap(root.Object, "spec", "source", "helm", "valuesObject")
+	vals, _, _ := unstructured.NestedMap(app, "spec", "source", "helm", "valuesObject")
 
 	// rendered/ at the pinned commit: the output of the configuration
 	// before the pin, rendered by Argo CD with the root's values.
@@ -129,6 +135,58 @@ func checkPinnedCluster(t *testing.T, before fstest.MapFS, r0 *render.Renderer, 
 			}
 		}
 	}
+}
+
+// generateRoot is what the ApplicationSet controller makes of the root
+// ApplicationSet of cluster c: its template, executed (goTemplate,
+// missingkey=error) with the cluster's rendered values.yaml of the fleet r
+// (what its git files generator reads at the branch) and the path of it.
+func generateRoot(t *testing.T, r *render.Renderer, c *fleet.Cluster, set *unstructured.Unstructured) map[string]any {
+	t.Helper()
+	out, err := r.Render(render.Target{ClusterType: r.Fleet.ClusterType(c.Type), Node: r.Fleet.Config.Find(c.Target.Path())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var params map[string]any
+	for _, f := range out.Files {
+		if f.Path == out.Target.Dir()+"/values.yaml" {
+			if err := yaml.Unmarshal(f.Data, &params); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	params["path"] = map[string]any{"path": out.Target.Dir()}
+	tmpl, _, _ := unstructured.NestedMap(set.Object, "spec", "template")
+	return execute(t, tmpl, params).(map[string]any)
+}
+
+// execute runs every string of v as a Go template with params.
+func execute(t *testing.T, v any, params map[string]any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		for k, x := range v {
+			out[k] = execute(t, x, params)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = execute(t, x, params)
+		}
+		return out
+	case string:
+		tm, err := template.New("").Option("missingkey=error").Parse(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := tm.Execute(&b, params); err != nil {
+			t.Fatalf("the root ApplicationSet's template %q: %v", v, err)
+		}
+		return b.String()
+	}
+	return v
 }
 
 // argoRevisions renders a target's output as Argo CD's Helm render does with

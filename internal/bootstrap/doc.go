@@ -13,10 +13,13 @@
 //     identity Secret (an Argo CD cluster secret for the in-cluster server,
 //     labelled with the secret type, the cluster type and the node of every
 //     dimension, plus the cluster's labels; annotated with the Git
-//     repository, the pinned revision and the cluster name); the root
-//     Application, which renders rendered/<type>/<target>/ at the pinned
-//     revision with Helm, handing it the cluster values (cluster.name and
-//     the dimensions) that Argo CD's render resolves; and Argo CD's
+//     repository, the branch the root follows and the cluster name); the
+//     root, an ApplicationSet whose git files generator reads the target's
+//     rendered values.yaml at the branch and makes the Application root,
+//     which renders rendered/<type>/<target>/ at the revision pinned there
+//     (cluster.revision) with Helm, handing it the cluster values
+//     (cluster.name, the dimensions, the revision) that Argo CD's render
+//     resolves; and Argo CD's
 //     self-management Application: the target's own Application named
 //     argocd, resolved with those values, so that the hand-off to Argo CD is
 //     seamless. A cluster that is a hub also gets the root ApplicationSet of
@@ -26,11 +29,15 @@
 //     given at bootstrap time (a kubeconfig context or a token file; never
 //     written to Git), or instead an ExternalSecret that makes it from a
 //     secret store; and the hub's root ApplicationSet for the spoke's cluster
-//     type. That ApplicationSet selects the hub's cluster secrets by the
-//     cluster_type label and makes, per spoke, an Application that renders
-//     the spoke's rendered/ directory at the revision its secret names; with
-//     [Options.Matrix] it is seed 000's cluster x git matrix instead, which
-//     also checks that the directory exists at that revision.
+//     type: seed 000's cluster x git matrix. It selects the hub's cluster
+//     secrets by the cluster_type label, reads each spoke's rendered
+//     values.yaml at the branch its secret names, and makes an Application
+//     that renders the spoke's rendered/ directory at the revision pinned
+//     there (no Application for a spoke not rendered yet).
+//
+// Pins take effect through Git: no root object names a pin, so strata pin
+// and a commit of config/ and rendered/ to the branch move the clusters;
+// bootstrap is needed again only when the root objects themselves change.
 //
 // [Manifest] writes a bundle as YAML for kubectl apply -f -. [Applier]
 // applies it server-side through client-go and reports, per object, created,

@@ -121,6 +121,10 @@ func TestIdiomPins(t *testing.T) {
 			t.Errorf("%s: hypershift at %v, want %s", path, got, want)
 		}
 	}
+	// The root objects follow the branch and never name a pin: the pin is
+	// in the rendered tree there (values.yaml's cluster.revision), which the
+	// root's git files generator reads, so that strata pin and a commit move
+	// the cluster without bootstrapping it again.
 	f, chart := loadExample(t, ex), exampleChart(t, ex)
 	for cluster, want := range map[string]string{"mc-use1-int-1": "main", "mc-euw1-stg-1": "826fa76d08fc2ce87c863196e52d5a4fa9259a82"} {
 		b, err := bootstrap.Build(f, chart, cluster, bootstrap.Options{})
@@ -128,14 +132,22 @@ func TestIdiomPins(t *testing.T) {
 			t.Fatal(err)
 		}
 		root, secret := b.Objects[2], b.Objects[1]
-		if got := nested(t, root.Object, "spec", "source", "targetRevision"); got != want {
-			t.Errorf("%s: root at %v, want %s", cluster, got, want)
+		gen := nested(t, root.Object, "spec", "generators").([]any)[0].(map[string]any)
+		if got := nested(t, gen, "git", "revision"); got != "main" {
+			t.Errorf("%s: the root reads Git at %v, want the branch main", cluster, got)
 		}
-		if got := nested(t, root.Object, "spec", "source", "helm", "valuesObject", "cluster", "revision"); got != want {
-			t.Errorf("%s: the root hands cluster.revision %v to the rendered charts, want %s", cluster, got, want)
+		file := nested(t, gen, "git", "files").([]any)[0].(map[string]any)["path"].(string)
+		pinned := nested(t, renderedObject(t, ex, strings.TrimPrefix(file, "rendered/")), "cluster", "revision")
+		if pinned != want {
+			t.Errorf("%s: %s pins %v, want %s", cluster, file, pinned, want)
 		}
-		if got := secret.GetAnnotations()[bootstrap.RevisionAnnotation]; got != want {
-			t.Errorf("%s: git_revision = %q, want %s", cluster, got, want)
+		for _, field := range [][]string{{"spec", "source", "targetRevision"}, {"spec", "source", "helm", "valuesObject", "cluster", "revision"}} {
+			if got := nested(t, root.Object, append([]string{"spec", "template"}, field...)...); got != "{{ .cluster.revision }}" {
+				t.Errorf("%s: root template %s = %v, want the pinned revision the generator reads", cluster, strings.Join(field, "."), got)
+			}
+		}
+		if got := secret.GetAnnotations()[bootstrap.RevisionAnnotation]; got != "main" {
+			t.Errorf("%s: git_revision = %q, want the branch main", cluster, got)
 		}
 	}
 }
@@ -168,8 +180,10 @@ func TestIdiomNamedReleases(t *testing.T) {
 			s = b.Objects[1]
 			labels, annotations = s.GetLabels(), s.GetAnnotations()
 		}
-		if labels["monitoringRelease"] != tt.release || annotations["git_revision"] != tt.revision {
-			t.Errorf("%s: release label %q at revision %q, want %q at %q", tt.cluster, labels["monitoringRelease"], annotations["git_revision"], tt.release, tt.revision)
+		c := f.Cluster(tt.cluster)
+		pinned := nested(t, renderedObject(t, ex, c.Type+"/"+c.Target.ID()+"/values.yaml"), "cluster", "revision")
+		if labels["monitoringRelease"] != tt.release || pinned != tt.revision || annotations["git_revision"] != "main" {
+			t.Errorf("%s: release label %q at revision %q (secret: %q), want %q at %q (secret: main)", tt.cluster, labels["monitoringRelease"], pinned, annotations["git_revision"], tt.release, tt.revision)
 		}
 		objs := argoView(t, f, chart, f.Cluster(tt.cluster))
 		if got := nested(t, objs[tt.cluster+"-workload"].Object, "spec", "source", "targetRevision"); got != tt.revision {

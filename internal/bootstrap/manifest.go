@@ -55,11 +55,11 @@ func purpose(b *Bundle, o *unstructured.Unstructured) string {
 	case "ExternalSecret":
 		return "makes the cluster secret registering " + b.Cluster + " on " + b.ApplyTo + " from the secret store"
 	case "ApplicationSet":
-		return "the hub's root ApplicationSet: one root Application per spoke of this cluster type"
-	case "Application":
 		if o.GetName() == RootName {
-			return "the root Application: the cluster's rendered/ directory at its pinned revision"
+			return "the root: reads the cluster's rendered values.yaml at the branch and makes the Application root, its rendered/ directory at the revision pinned there"
 		}
+		return "the hub's root ApplicationSet: per spoke of this cluster type, reads its rendered values.yaml at the branch and makes its root Application at the revision pinned there"
+	case "Application":
 		return "Argo CD's self-management Application"
 	}
 	return describe(o)

@@ -45,9 +45,6 @@ type Options struct {
 	// SelfApp is the target's Application Argo CD manages itself with
 	// (default argocd).
 	SelfApp string
-	// Matrix makes a hub's root ApplicationSets seed 000's cluster x git
-	// matrix instead of a cluster generator alone.
-	Matrix bool
 	// Credentials register a spoke on its hub (central model).
 	Credentials *Credentials
 }
@@ -159,14 +156,15 @@ func (b *builder) namespace() *unstructured.Unstructured {
 
 // clusterValues are the values Argo CD's Helm render of the cluster's
 // rendered/ directory needs: the cluster's name, the node of every
-// dimension, and the revision it runs.
-func (b *builder) clusterValues(c *fleet.Cluster) map[string]any {
+// dimension, and the revision it runs (in the root objects, pinnedRevision:
+// it comes from Git).
+func (b *builder) clusterValues(c *fleet.Cluster, revision string) map[string]any {
 	cl := map[string]any{"name": c.Name}
 	path := c.Target.Path()
 	for i, d := range b.f.Config.Dimensions {
 		cl[d.Singular] = path[i]
 	}
-	cl["revision"] = b.f.ClusterRevision(c)
+	cl["revision"] = revision
 	return map[string]any{"cluster": cl}
 }
 
@@ -175,18 +173,53 @@ func renderedPath(c *fleet.Cluster) string {
 	return render.OutputDir + "/" + c.Type + "/" + c.Target.ID()
 }
 
+// pinnedRevision is, in a root ApplicationSet's template, the revision the
+// target runs: cluster.revision of its rendered values.yaml, which the git
+// files generator reads at the branch (repository.revision). A pin moved by
+// strata pin and committed with the re-rendered values.yaml reaches Argo CD
+// through Git: the root objects themselves never name a pin.
+const pinnedRevision = "{{ .cluster.revision }}"
+
+// BranchRevision is the revision the root objects follow: the repository's
+// revision, else HEAD.
+func BranchRevision(f *fleet.Fleet) string {
+	if f.Config.Repository != nil && f.Config.Repository.Revision != "" {
+		return f.Config.Repository.Revision
+	}
+	return "HEAD"
+}
+
+// rootApplication is the root of a cluster running its own Argo CD: an
+// ApplicationSet whose git files generator reads the cluster's rendered
+// values.yaml at the branch, and makes the Application named root that
+// renders the cluster's rendered/ directory at the revision pinned there
+// (seed 000's root ApplicationSet with its pinned revision, the cluster
+// generator aside: the root is the cluster's own).
 func (b *builder) rootApplication(c *fleet.Cluster) *unstructured.Unstructured {
-	return object("argoproj.io/v1alpha1", "Application", b.opts.Namespace, RootName, map[string]any{
+	git := map[string]any{"git": map[string]any{
+		"repoURL":  b.f.Config.Repository.URL,
+		"revision": BranchRevision(b.f),
+		"files":    []any{map[string]any{"path": renderedPath(c) + "/values.yaml"}},
+	}}
+	return object("argoproj.io/v1alpha1", "ApplicationSet", b.opts.Namespace, RootName, map[string]any{
 		"spec": map[string]any{
-			"project": "default",
-			"source": map[string]any{
-				"repoURL":        b.f.Config.Repository.URL,
-				"targetRevision": b.f.ClusterRevision(c),
-				"path":           renderedPath(c),
-				"helm":           map[string]any{"valuesObject": b.clusterValues(c)},
+			"goTemplate":        true,
+			"goTemplateOptions": []any{"missingkey=error"},
+			"generators":        []any{git},
+			"template": map[string]any{
+				"metadata": map[string]any{"name": RootName},
+				"spec": map[string]any{
+					"project": "default",
+					"source": map[string]any{
+						"repoURL":        b.f.Config.Repository.URL,
+						"targetRevision": pinnedRevision,
+						"path":           "{{ .path.path }}",
+						"helm":           map[string]any{"valuesObject": b.clusterValues(c, pinnedRevision)},
+					},
+					"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
+					"syncPolicy":  autoSync(),
+				},
 			},
-			"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
-			"syncPolicy":  autoSync(),
 		},
 	})
 }
@@ -196,15 +229,18 @@ func autoSync() map[string]any {
 }
 
 // rootApplicationSet is the hub's root ApplicationSet for the spokes of
-// cluster type ct: one Application per spoke, rendering its rendered/
-// directory (found from its secret's labels) at the revision its secret
-// names, into the hub's Argo CD, whose Applications target the spoke by
-// name.
+// cluster type ct: seed 000's cluster x git matrix. Per spoke (a cluster
+// secret of the hub with the cluster type's label), the git files generator
+// reads the spoke's rendered values.yaml at the revision its secret names
+// (the branch), and the Application renders the spoke's rendered/
+// directory at the revision pinned there, into the hub's Argo CD, whose
+// Applications target the spoke by name. A spoke not rendered yet makes no
+// Application rather than a failing one.
 func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured {
 	label := func(k string) string { return fmt.Sprintf("{{ index .metadata.labels %q }}", k) }
 	annotation := func(k string) string { return fmt.Sprintf("{{ index .metadata.annotations %q }}", k) }
 	path := []string{render.OutputDir, ct}
-	cluster := map[string]any{"name": "{{ .name }}", "revision": annotation(RevisionAnnotation)}
+	cluster := map[string]any{"name": "{{ .name }}", "revision": pinnedRevision}
 	for _, d := range b.f.Config.Dimensions {
 		path = append(path, label(d.Singular))
 		cluster[d.Singular] = label(d.Singular)
@@ -212,38 +248,29 @@ func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured 
 	clusters := map[string]any{"clusters": map[string]any{"selector": map[string]any{"matchLabels": map[string]any{
 		fleet.SecretTypeLabel: "cluster", fleet.ClusterTypeLabel: ct, fleet.HubLabel: hub,
 	}}}}
-	source := map[string]any{
-		"repoURL":        annotation(RepoAnnotation),
-		"targetRevision": annotation(RevisionAnnotation),
-		"path":           strings.Join(path, "/"),
-		"helm":           map[string]any{"valuesObject": map[string]any{"cluster": cluster}},
-	}
-	generators := []any{clusters}
-	if b.opts.Matrix {
-		// Seed 000: the cluster's identity x the directories Git has at the
-		// cluster's revision, so that a target not rendered yet makes no
-		// Application rather than a failing one.
-		git := map[string]any{"git": map[string]any{
-			"repoURL":     annotation(RepoAnnotation),
-			"revision":    annotation(RevisionAnnotation),
-			"directories": []any{map[string]any{"path": strings.Join(path, "/")}},
-		}}
-		generators = []any{map[string]any{"matrix": map[string]any{"generators": []any{clusters, git}}}}
-		source["path"] = "{{ .path.path }}"
-	}
+	git := map[string]any{"git": map[string]any{
+		"repoURL":  annotation(RepoAnnotation),
+		"revision": annotation(RevisionAnnotation),
+		"files":    []any{map[string]any{"path": strings.Join(path, "/") + "/values.yaml"}},
+	}}
 	return object("argoproj.io/v1alpha1", "ApplicationSet", b.opts.Namespace, RootName+"-"+ct, map[string]any{
 		"spec": map[string]any{
 			"goTemplate":        true,
 			"goTemplateOptions": []any{"missingkey=error"},
-			"generators":        generators,
+			"generators":        []any{map[string]any{"matrix": map[string]any{"generators": []any{clusters, git}}}},
 			"template": map[string]any{
 				"metadata": map[string]any{
 					"name":   "{{ .name }}-" + RootName,
 					"labels": map[string]any{fleet.ClusterTypeLabel: ct, fleet.HubLabel: hub},
 				},
 				"spec": map[string]any{
-					"project":     "default",
-					"source":      source,
+					"project": "default",
+					"source": map[string]any{
+						"repoURL":        annotation(RepoAnnotation),
+						"targetRevision": pinnedRevision,
+						"path":           "{{ .path.path }}",
+						"helm":           map[string]any{"valuesObject": map[string]any{"cluster": cluster}},
+					},
 					"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
 					"syncPolicy":  autoSync(),
 				},

@@ -112,7 +112,9 @@ func TestBuildCentral(t *testing.T) {
 	if diff := cmp.Diff(wantLabels, s.GetLabels()); diff != "" {
 		t.Errorf("secret labels (-want +got):\n%s", diff)
 	}
-	wantAnn := map[string]string{"git_repo": "https://git.example.com/fleet.git", "git_revision": "v1.2.0", "cluster_name": "spoke-1"}
+	// The secret names the branch the root follows, not the pin: a pin
+	// moved later must not need the secret applied again.
+	wantAnn := map[string]string{"git_repo": "https://git.example.com/fleet.git", "git_revision": "main", "cluster_name": "spoke-1"}
 	if diff := cmp.Diff(wantAnn, s.GetAnnotations()); diff != "" {
 		t.Errorf("secret annotations (-want +got):\n%s", diff)
 	}
@@ -150,7 +152,7 @@ func TestBuildCentral(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []string{"Namespace/argocd", "Secret/hub-1", "Application/root", "ApplicationSet/root-workload"}
+		want := []string{"Namespace/argocd", "Secret/hub-1", "ApplicationSet/root", "ApplicationSet/root-workload"}
 		if diff := cmp.Diff(want, kinds(b)); diff != "" {
 			t.Errorf("objects (-want +got):\n%s", diff)
 		}
@@ -162,8 +164,8 @@ func TestBuildCentral(t *testing.T) {
 		}
 	})
 
-	t.Run("the matrix variant reads Git at the spoke's revision", func(t *testing.T) {
-		b, err := bootstrap.Build(f, nil, "spoke-2", bootstrap.Options{Matrix: true})
+	t.Run("the root reads the pin from the rendered tree at the branch", func(t *testing.T) {
+		b, err := bootstrap.Build(f, nil, "spoke-2", bootstrap.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,15 +174,41 @@ func TestBuildCentral(t *testing.T) {
 		matrix, _, _ := unstructured.NestedSlice(gens[0].(map[string]any), "matrix", "generators")
 		git, _, _ := unstructured.NestedMap(matrix[1].(map[string]any), "git")
 		want := map[string]any{
-			"repoURL":     `{{ index .metadata.annotations "git_repo" }}`,
-			"revision":    `{{ index .metadata.annotations "git_revision" }}`,
-			"directories": []any{map[string]any{"path": `rendered/workload/{{ index .metadata.labels "environment" }}/{{ index .metadata.labels "cluster" }}`}},
+			"repoURL":  `{{ index .metadata.annotations "git_repo" }}`,
+			"revision": `{{ index .metadata.annotations "git_revision" }}`,
+			"files":    []any{map[string]any{"path": `rendered/workload/{{ index .metadata.labels "environment" }}/{{ index .metadata.labels "cluster" }}/values.yaml`}},
 		}
 		if diff := cmp.Diff(want, git); diff != "" {
 			t.Errorf("git generator (-want +got):\n%s", diff)
 		}
-		if path, _, _ := unstructured.NestedString(set.Object, "spec", "template", "spec", "source", "path"); path != "{{ .path.path }}" {
-			t.Errorf("template path = %q", path)
+		source, _, _ := unstructured.NestedMap(set.Object, "spec", "template", "spec", "source")
+		if source["path"] != "{{ .path.path }}" || source["targetRevision"] != "{{ .cluster.revision }}" {
+			t.Errorf("template source = %v, want the path and revision of the git files generator", source)
+		}
+		rev, _, _ := unstructured.NestedString(source, "helm", "valuesObject", "cluster", "revision")
+		if rev != "{{ .cluster.revision }}" {
+			t.Errorf("cluster.revision handed to Argo CD's render = %q", rev)
+		}
+	})
+
+	t.Run("a cluster running its own Argo CD follows the pin the same way", func(t *testing.T) {
+		b, err := bootstrap.Build(f, nil, "hub-1", bootstrap.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := b.Objects[2]
+		gens, _, _ := unstructured.NestedSlice(root.Object, "spec", "generators")
+		want := []any{map[string]any{"git": map[string]any{
+			"repoURL": "https://git.example.com/fleet.git", "revision": "main",
+			"files": []any{map[string]any{"path": "rendered/hub/prod/hub-1/values.yaml"}},
+		}}}
+		if diff := cmp.Diff(want, gens); diff != "" {
+			t.Errorf("generators (-want +got):\n%s", diff)
+		}
+		cluster, _, _ := unstructured.NestedMap(root.Object, "spec", "template", "spec", "source", "helm", "valuesObject", "cluster")
+		wantCluster := map[string]any{"name": "hub-1", "environment": "prod", "cluster": "hub-1", "revision": "{{ .cluster.revision }}"}
+		if diff := cmp.Diff(wantCluster, cluster); diff != "" {
+			t.Errorf("cluster values (-want +got):\n%s", diff)
 		}
 	})
 }

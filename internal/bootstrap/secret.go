@@ -62,15 +62,16 @@ func (b *builder) identityLabels(c *fleet.Cluster) map[string]any {
 	return labels
 }
 
-// identityAnnotations name the repository, the pinned revision and the
-// cluster, with the cluster's own annotations.
+// identityAnnotations name the repository, the revision the root objects
+// follow (the branch: pins reach Argo CD through the rendered tree there)
+// and the cluster, with the cluster's own annotations.
 func (b *builder) identityAnnotations(c *fleet.Cluster) map[string]any {
 	ann := map[string]any{}
 	for k, v := range c.Annotations {
 		ann[k] = v
 	}
 	ann[RepoAnnotation] = b.f.Config.Repository.URL
-	ann[RevisionAnnotation] = b.f.ClusterRevision(c)
+	ann[RevisionAnnotation] = BranchRevision(b.f)
 	ann[ClusterNameAnnotation] = c.Name
 	return ann
 }

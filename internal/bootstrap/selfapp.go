@@ -29,7 +29,7 @@ func (b *builder) selfApp(c *fleet.Cluster) (*unstructured.Unstructured, error) 
 	if err != nil {
 		return nil, err
 	}
-	objs, err := ArgoRender(out, b.clusterValues(c), b.opts.SelfApp)
+	objs, err := ArgoRender(out, b.clusterValues(c, b.f.ClusterRevision(c)), b.opts.SelfApp)
 	if err != nil {
 		return nil, fmt.Errorf("bootstrapping %s: %w", c.Name, err)
 	}

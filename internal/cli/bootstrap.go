@@ -27,6 +27,7 @@ type bootstrapOptions struct {
 	tokenFile, caFile           string
 	output                      string
 	timeout                     time.Duration
+	matrix                      bool // accepted from before the matrix was the only root
 }
 
 func newBootstrapCmd(g *globals) *cobra.Command {
@@ -41,10 +42,15 @@ server-side and reports each object as created, configured or unchanged.
 A cluster without hub runs its own Argo CD (distributed model). It gets its
 cluster identity Secret (an Argo CD cluster secret labelled with its cluster
 type, the node of every dimension and its labels; annotated with the Git
-repository, its pinned revision and its name), the root Application (its
-rendered/ directory at its pinned revision) and Argo CD's self-management
-Application (the Application named argocd its target renders). A hub also gets
-the root ApplicationSet of each cluster type of its spokes.
+repository, the branch it follows and its name), the root (an ApplicationSet
+that reads the cluster's rendered values.yaml at the branch and makes the
+Application root: its rendered/ directory at the revision pinned there) and Argo
+CD's self-management Application (the Application named argocd its target
+renders). A hub also gets the root ApplicationSet of each cluster type of its
+spokes, the same for every spoke secret of that type.
+
+No root object names a pin: strata pin and a commit to the branch move the
+clusters, without bootstrapping them again.
 
 A cluster with hub is managed by the hub's Argo CD (central model): its objects
 go to the hub. Its cluster Secret holds its server and the credentials given
@@ -87,7 +93,8 @@ local chart directory or archive, an oci:// reference, or a chart of
 	f.StringVar(&o.credKubeconfig, "credentials-kubeconfig", "", "the kubeconfig of --credentials-context (default: that of --kubeconfig)")
 	f.StringVar(&o.tokenFile, "token-file", "", "register a spoke with the bearer token in this file")
 	f.StringVar(&o.caFile, "ca-file", "", "the PEM bundle that verifies the spoke's API server (with --token-file)")
-	f.BoolVar(&o.opts.Matrix, "matrix", false, "make a hub's root ApplicationSets seed 000's cluster x git matrix")
+	f.BoolVar(&o.matrix, "matrix", false, "(no effect: a hub's root ApplicationSets are always seed 000's cluster x git matrix)")
+	_ = f.MarkHidden("matrix")
 	f.StringVar(&o.opts.Namespace, "namespace", bootstrap.DefaultNamespace, "Argo CD's namespace")
 	f.StringVar(&o.opts.SelfApp, "self-app", bootstrap.DefaultSelfApp, "the Application of the cluster's target through which Argo CD manages itself")
 	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --apply and --install-argocd may take")
@@ -116,6 +123,9 @@ func (o *bootstrapOptions) validate() error {
 func (o *bootstrapOptions) run(ctx context.Context, name string) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.matrix {
+		fmt.Fprintln(o.stderr, "strata: note: --matrix has no effect: a hub's root ApplicationSets are always seed 000's cluster x git matrix")
 	}
 	r, err := o.openRepo()
 	if err != nil {

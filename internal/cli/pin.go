@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/pin"
 )
@@ -17,6 +18,7 @@ type pinOptions struct {
 	dryRun   bool
 	noRender bool
 	output   outputFormat
+	approver string // who approves the gates, for the commit's trailer
 }
 
 func newPinCmd(g *globals) *cobra.Command {
@@ -40,9 +42,14 @@ tell.
 
 config.yaml is edited in place, its comments and layout kept. A pin that changes
 targets behind a manual gate (promotion: manual) needs --approve, as promote
-does. Afterwards the fleet is re-rendered (cluster.revision in the values) and
-the inventory's clusters whose revision changed are listed: re-run
-strata bootstrap --apply for each, so that its root object follows the pin.`,
+does. Afterwards the fleet is re-rendered (cluster.revision in the values).
+
+The pin takes effect through Git: each cluster's root object reads its rendered
+values.yaml at the branch (repository.revision) and deploys its rendered/
+directory at the revision pinned there, so committing config/ and rendered/ to
+the branch moves the clusters; nothing is bootstrapped again. The commit that
+moves a pin behind a manual gate records the approval in an Approved-by trailer
+(strata verify checks it).`,
 		Example: `  # Pin staging to a tested commit
   strata pin staging 826fa76d08fc2ce87c863196e52d5a4fa9259a82
 
@@ -85,6 +92,8 @@ type pinReport struct {
 
 	DryRun   bool          `json:"dryRun"`
 	Rendered *renderReport `json:"rendered,omitempty"`
+	// Branch is the revision the clusters' root objects read the pin at.
+	Branch string `json:"branch"`
 }
 
 func (o *pinOptions) run() error {
@@ -108,7 +117,7 @@ func (o *pinOptions) run() error {
 	if err != nil {
 		return err
 	}
-	rep := pinReport{Plan: p, DryRun: o.dryRun}
+	rep := pinReport{Plan: p, DryRun: o.dryRun, Branch: bootstrap.BranchRevision(f)}
 	if p.Changed {
 		if rep.Resolution, err = pin.Resolve(r.dir, p.Revision, o.force); err != nil {
 			return err
@@ -116,6 +125,9 @@ func (o *pinOptions) run() error {
 		for _, w := range rep.Resolution.Warnings {
 			fmt.Fprintf(o.stderr, "strata: warning: %s\n", w)
 		}
+	}
+	if len(p.Gates) > 0 {
+		o.approver = gitIdentity(r.dir)
 	}
 	if p.Changed && !o.dryRun {
 		if err := pin.Apply(r.dir, p); err != nil {
@@ -168,9 +180,17 @@ func (o *pinOptions) print(rep pinReport) {
 	if rep.DryRun {
 		return
 	}
-	fmt.Fprintf(w, "next steps:\n  git add %s rendered/\n  git commit -m %q\n", p.File, fmt.Sprintf("Pin %s to %s", p.Node, short(p.Revision)))
-	for _, c := range p.Clusters {
-		fmt.Fprintf(w, "  strata bootstrap %s --apply   # its root object follows the pin\n", c)
+	fmt.Fprintf(w, "next steps:\n  git add %s rendered/\n  git commit -m %q", p.File, fmt.Sprintf("Pin %s to %s", p.Node, short(p.Revision)))
+	approver := o.approver
+	if approver == "" {
+		approver = "Name <email>"
+	}
+	for _, g := range p.Gates {
+		fmt.Fprintf(w, " --trailer %q", "Approved-by: "+approver+" for "+g)
+	}
+	fmt.Fprintln(w)
+	if len(p.Clusters) > 0 {
+		fmt.Fprintf(w, "once the commit is on %s, the root objects of %s read the pin there and follow it (no bootstrap needed)\n", rep.Branch, strings.Join(p.Clusters, ", "))
 	}
 }
 

@@ -100,6 +100,28 @@ func (e *Env) RefreshAll() {
 	for name := range apps {
 		e.refresh(name)
 	}
+	e.refreshAppSets()
+}
+
+// refreshAppSets asks the ApplicationSet controller to generate every
+// ApplicationSet again at once (the application-set-refresh annotation):
+// the roots' git generators read the branch again, which they otherwise do
+// every three minutes.
+func (e *Env) refreshAppSets() {
+	ctx, cancel := e.ctx()
+	defer cancel()
+	list, err := e.Dyn.Resource(appSetGVR).Namespace(Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		e.t.Logf("listing the ApplicationSets to refresh them: %v", err)
+		return
+	}
+	patch := []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/application-set-refresh":"true"}}}`)
+	for _, u := range list.Items {
+		_, err := e.Dyn.Resource(appSetGVR).Namespace(Namespace).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+		if err != nil && !apierrors.IsNotFound(err) {
+			e.t.Logf("refreshing ApplicationSet %s: %v", u.GetName(), err)
+		}
+	}
 }
 
 func (e *Env) refresh(name string) {
@@ -196,6 +218,7 @@ func (e *Env) Converge(x Expect) time.Duration {
 					e.refresh(name)
 				}
 			}
+			e.refreshAppSets()
 			lastRefresh = time.Now()
 		}
 		time.Sleep(time.Second)

@@ -34,7 +34,8 @@ type Plan struct {
 	// Gates are the manual gates the changed targets are behind.
 	Gates []string `json:"gates,omitempty"`
 	// Clusters are the inventory's clusters whose revision changes: their
-	// root objects follow the pin once re-bootstrapped.
+	// root objects follow the pin once it is committed to the branch they
+	// read (package bootstrap).
 	Clusters []string `json:"clusters"`
 	// File is the configuration file, Content its new text; Changed is
 	// false when the node already had this pin.
