@@ -3,12 +3,13 @@ package promote
 import (
 	"bytes"
 	"fmt"
-	"github.com/strata-fleet/strata/internal/yamledit"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/values"
+	"github.com/strata-fleet/strata/internal/yamledit"
 )
 
 // integrate returns the new content of values.yaml with the patch's content
@@ -18,9 +19,14 @@ import (
 // value the patch replaces whole (a list, a change of kind) takes the
 // patch's own lines; a mapping merged into a flow mapping is re-encoded in
 // its style; a new key goes at the end of its mapping, with the patch's
-// lines. The result is checked to decode to the merged values; if the text
-// cannot be edited in place, the file is re-encoded from yaml.v3's node
-// tree, which keeps the comments but not every detail of layout.
+// lines; a mapping merged into an alias becomes a merge key and the patch's
+// entries (overAlias), so the anchored mapping that other aliases share is
+// untouched. The result is checked to decode to the merged values; if the
+// text cannot be edited in place, the file is re-encoded from yaml.v3's
+// node tree, which keeps the comments but not every detail of layout; if
+// that fails too (typically: the patch changes what an anchor holds, which
+// its aliases share), the fold is refused with the reason, unless the file
+// is exactly what strata would write.
 func integrate(valuesFile *fleet.File, patchName string, patchData []byte) ([]byte, error) {
 	old, err := valuesFile.Mapping("values.yaml")
 	if err != nil {
@@ -41,11 +47,48 @@ func integrate(valuesFile *fleet.File, patchName string, patchData []byte) ([]by
 	if out, err := reencode(valuesFile.Data, patchData); err == nil && check(out) {
 		return out, nil
 	}
+	// Encoding the merged values loses comments, quoting and anchors:
+	// only when the file has none of them is it what the file would be.
 	out := values.Encode(want)
+	if !bytes.Equal(values.Encode(old), valuesFile.Data) {
+		return nil, cannotFold(valuesFile, patchName)
+	}
 	if !check(out) {
 		return nil, fmt.Errorf("folding the patch into %s: the merged values do not encode faithfully", valuesFile.Path)
 	}
 	return out, nil
+}
+
+// cannotFold explains why a patch cannot be folded into values.yaml
+// without losing what a person wrote there, at the anchor that is the
+// usual cause.
+func cannotFold(valuesFile *fleet.File, patchName string) *values.Error {
+	e := &values.Error{Pos: values.Pos{File: valuesFile.Path},
+		Msg: fmt.Sprintf("cannot fold %s into values.yaml keeping its comments, quoting and layout: the change cannot be made by editing the text in place",
+			strings.TrimSuffix(patchName, ".yaml")),
+		Hint: "fold it by hand: make the patch's change in values.yaml, then delete the patch's files (every target has it); strata never rewrites the file in its own style"}
+	var doc yaml.Node
+	if yaml.Unmarshal(valuesFile.Data, &doc) == nil {
+		if n := firstAnchor(&doc); n != nil {
+			e.Pos.Line, e.Pos.Col = n.Line, n.Column
+			e.Msg = fmt.Sprintf("cannot fold %s into values.yaml keeping its comments, quoting and layout: it changes what the anchor &%s holds, which its aliases share",
+				strings.TrimSuffix(patchName, ".yaml"), n.Anchor)
+		}
+	}
+	return e
+}
+
+// firstAnchor returns the first node of the tree that carries an anchor.
+func firstAnchor(n *yaml.Node) *yaml.Node {
+	if n.Anchor != "" {
+		return n
+	}
+	for _, c := range n.Content {
+		if a := firstAnchor(c); a != nil {
+			return a
+		}
+	}
+	return nil
 }
 
 func cloneNode(n *yaml.Node) *yaml.Node {

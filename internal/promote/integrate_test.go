@@ -1,6 +1,8 @@
 package promote
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -117,6 +119,61 @@ func TestIntegrateEditsInPlace(t *testing.T) {
 				if diff := cmp.Diff(tt.want, string(got)); diff != "" {
 					t.Errorf("values.yaml (-want +got):\n%s", diff)
 				}
+			}
+		})
+	}
+}
+
+// anchored is a values.yaml whose two applications share a source through
+// an anchor and an alias.
+const anchored = `# shared source
+applications:
+  a:
+    source: &src
+      repoURL: r  # the repository
+      targetRevision: '1.0'
+  b:
+    source: *src
+`
+
+// TestIntegrateWithAnchors: a values.yaml with anchors and aliases keeps
+// its comments, quoting and anchors, or the fold is refused with the
+// reason; it is never rewritten in strata's own style.
+func TestIntegrateWithAnchors(t *testing.T) {
+	tests := []struct {
+		name, patch, want, err string
+	}{
+		{
+			name:  "a change elsewhere is made in place",
+			patch: "applications:\n  c:\n    project: x\n",
+			want:  anchored + "  c:\n    project: x\n",
+		},
+		{
+			name:  "a change under an alias becomes a merge key and the change",
+			patch: "applications:\n  b:\n    source:\n      targetRevision: \"2.0\"  # new\n",
+			want:  strings.Replace(anchored, "    source: *src\n", "    source:\n      <<: *src\n      targetRevision: \"2.0\"  # new\n", 1),
+		},
+		{
+			name:  "a change of the anchored mapping, which the alias shares, is refused",
+			patch: "applications:\n  a:\n    source:\n      targetRevision: '2.0'\n",
+			err:   "config/management-cluster/test-app/values.yaml:4:13: cannot fold patch-001 into values.yaml keeping its comments, quoting and layout: it changes what the anchor &src holds, which its aliases share",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := integrate(fleet.NewFile(valuesPath, []byte(anchored)), "patch-001.yaml", []byte(tt.patch))
+			if tt.err != "" {
+				var e *values.Error
+				if !errors.As(err, &e) || e.Pos.String()+": "+e.Msg != tt.err || !strings.Contains(e.Hint, "fold it by hand") {
+					t.Fatalf("got %v, %q; want the error %q", err, got, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("values.yaml (-want +got):\n%s", diff)
 			}
 		})
 	}

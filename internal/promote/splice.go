@@ -85,6 +85,10 @@ func (s *splicer) mapping(vm, pm *yaml.Node, top bool) error {
 		}
 		vk, vv := yamledit.Find(vm, pk.Value)
 		switch {
+		case vk != nil && vv.Kind == yaml.AliasNode:
+			if err := s.overAlias(vk, vv, pv); err != nil {
+				return err
+			}
 		case vk == nil:
 			if err := s.insert(vm, pk, pv); err != nil {
 				return err
@@ -118,6 +122,37 @@ func (s *splicer) mapping(vm, pm *yaml.Node, top bool) error {
 			s.edits = append(s.edits, edit{start: start, end: s.lineEnd(yamledit.LastLine(vv)), text: text})
 		}
 	}
+	return nil
+}
+
+// overAlias merges the patch's mapping pv into the entry vk: *anchor
+// without touching the anchored mapping (which other aliases share): the
+// alias becomes a merge key, "<<: *anchor", followed by the patch's
+// entries, which override the anchor's keys of the same name. A merge key
+// is shallow, so a patch that changes part of a nested mapping gives other
+// values than the merge; integrate's check refuses that result.
+func (s *splicer) overAlias(vk, vv, pv *yaml.Node) error {
+	if vv.Alias == nil || vv.Alias.Kind != yaml.MappingNode || pv.Kind != yaml.MappingNode || pv.Style&yaml.FlowStyle != 0 || vv.Line != vk.Line {
+		return fmt.Errorf("alias *%s at line %d", vv.Value, vv.Line)
+	}
+	start := s.offset(vv.Line, vv.Column)
+	end := s.lineEnd(vv.Line)
+	if rest := strings.TrimSpace(string(s.src[start:end])); rest != "*"+vv.Value {
+		return fmt.Errorf("alias *%s shares its line", vv.Value)
+	}
+	for start > 0 && s.src[start-1] == ' ' {
+		start-- // no space left at the end of "key:"
+	}
+	indent := vk.Column - 1 + 2
+	text := "\n" + strings.Repeat(" ", indent) + "<<: *" + vv.Value + "\n"
+	for i := 0; i+1 < len(pv.Content); i += 2 {
+		entry, ok := s.patchEntry(pv.Content[i], pv.Content[i+1], indent)
+		if !ok {
+			return fmt.Errorf("the patch's entry %s cannot be lifted out", pv.Content[i].Value)
+		}
+		text += entry
+	}
+	s.edits = append(s.edits, edit{start: start, end: end, text: text})
 	return nil
 }
 
