@@ -67,10 +67,16 @@ func (d DirOps) Remove(name string) error {
 	})
 }
 
-// ReadFile reads name.
+// ReadFile reads name. A name with a symbolic link on its way is refused
+// (*atomicfile.SymlinkError): Apply reads every file it will change before
+// writing its journal, so a promotion that would have to write through a
+// link is refused before anything is done.
 func (d DirOps) ReadFile(name string) ([]byte, error) {
 	var data []byte
 	err := d.do(func(r *os.Root) error {
+		if _, err := atomicfile.CheckPath(r, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
 		var err error
 		data, err = r.ReadFile(name)
 		return err

@@ -8,22 +8,37 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/strata-fleet/strata/internal/atomicfile"
 )
 
 //go:embed fleet
 var files embed.FS
 
 // Write copies the scaffold into dir, creating dir if needed. It refuses to
-// write into a directory that already holds a config/ directory, and writes
-// nothing in that case.
+// write into a directory that already holds config/ (a directory, a file or
+// a symbolic link), and writes nothing in that case. Every file is written
+// through an os.Root on dir with package atomicfile: nothing is written
+// outside dir or through a symbolic link found there.
 func Write(dir string) ([]string, error) {
-	if _, err := os.Stat(filepath.Join(dir, "config")); err == nil {
+	if err := os.MkdirAll(dir, atomicfile.DirMode); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	if info, err := root.Lstat("config"); err == nil {
+		if info.Mode()&fs.ModeSymlink != 0 {
+			return nil, fmt.Errorf("%s is a symbolic link: strata init writes a new repository only, never through links", filepath.Join(dir, "config"))
+		}
 		return nil, fmt.Errorf("%s already has a config/ directory; strata init only starts new repositories", dir)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	var written []string
-	err := fs.WalkDir(files, "fleet", func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(files, "fleet", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -31,13 +46,8 @@ func Write(dir string) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		rel := strings.TrimPrefix(p, "fleet/")
-		rel = strings.TrimSuffix(rel, ".tmpl")
-		dst := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(dst, data, 0o644); err != nil {
+		rel := strings.TrimSuffix(strings.TrimPrefix(p, "fleet/"), ".tmpl")
+		if err := atomicfile.WriteFile(root, rel, data); err != nil {
 			return err
 		}
 		written = append(written, rel)
