@@ -10,37 +10,91 @@ import (
 	"github.com/strata-fleet/strata/internal/scaffold"
 )
 
+type initOptions struct {
+	*globals
+	opts   scaffold.Options
+	noGit  bool
+	output outputFormat
+}
+
+type initReport struct {
+	Dir     string       `json:"dir"`
+	Written []string     `json:"written"`
+	Targets int          `json:"targets"`
+	Git     scaffold.Git `json:"git"`
+}
+
 func newInitCmd(g *globals) *cobra.Command {
+	o := &initOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Start a new fleet repository with a small working example",
 		Long: `Init writes a small fleet repository into DIR (default: the current directory):
-config/config.yaml with two dimensions, one cluster type with its defaults, and
-one component with a production override; then it renders it.`,
-		Example: "  strata init my-fleet\n  cd my-fleet && strata render --check",
-		Args:    cobra.MaximumNArgs(1),
+config/config.yaml with two dimensions, a manual gate and the repository Argo CD
+pulls from (--repo-url), one cluster type with its defaults, one component with
+a production override, a cluster in the inventory (config/clusters/) that
+strata bootstrap accepts, and CI definitions for GitHub Actions
+(.github/workflows/fleet.yaml) and GitLab CI (.gitlab-ci.yml) that run
+render --check, validate and verify, and post the fleet diff on the pull
+request. Then it renders it, and makes DIR a Git repository with a first
+commit (unless DIR is inside one already, or --no-git).`,
+		Example: `  strata init my-fleet --repo-url https://github.com/acme/fleet.git
+  cd my-fleet && strata render --check && strata bootstrap dev-us-east1`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
+			if err := o.output.validate(); err != nil {
+				return err
+			}
 			dir := "."
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			written, err := scaffold.Write(dir)
-			if err != nil {
-				return err
-			}
-			root, err := os.OpenRoot(dir)
-			if err != nil {
-				return err
-			}
-			defer root.Close()
-			res, err := output.Run(output.Options{Root: dir, FS: root.FS()})
-			if err != nil {
-				return fmt.Errorf("rendering the new repository: %w", err)
-			}
-			fmt.Fprintf(g.stdout, "wrote %d files and rendered %d targets into %s\n", len(written), res.Targets, dir)
-			fmt.Fprintf(g.stdout, "next: edit config/, then run strata render (in %s)\n", dir)
-			return nil
+			return o.run(dir)
 		},
 	}
+	f := cmd.Flags()
+	f.StringVar(&o.opts.RepoURL, "repo-url", "", "the URL Argo CD pulls the repository from (default: a placeholder to replace)")
+	f.BoolVar(&o.noGit, "no-git", false, "do not make DIR a Git repository")
+	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
 	return cmd
+}
+
+func (o *initOptions) run(dir string) error {
+	written, err := scaffold.Write(dir, o.opts)
+	if err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	res, err := output.Run(output.Options{Root: dir, FS: root.FS()})
+	if err != nil {
+		return fmt.Errorf("rendering the new repository: %w", err)
+	}
+	rep := initReport{Dir: dir, Written: written, Targets: res.Targets}
+	if !o.noGit {
+		if rep.Git, err = scaffold.InitGit(dir); err != nil {
+			return fmt.Errorf("the repository is written and rendered, but %w", err)
+		}
+	}
+	if o.output.json() {
+		return writeJSON(o.stdout, rep)
+	}
+	w := o.stdout
+	fmt.Fprintf(w, "wrote %d files and rendered %d targets into %s\n", len(written), res.Targets, dir)
+	switch {
+	case rep.Git.Commit != "":
+		fmt.Fprintf(w, "made %s a Git repository (branch main), first commit %s\n", dir, short(rep.Git.Commit))
+	case rep.Git.Initialized:
+		fmt.Fprintf(w, "made %s a Git repository (branch main), files staged, not committed: %s\n", dir, rep.Git.Reason)
+	case rep.Git.Reason != "":
+		fmt.Fprintf(w, "nothing committed: %s\n", rep.Git.Reason)
+	}
+	if o.opts.RepoURL == "" {
+		fmt.Fprintf(w, "next: set repository.url in %s/config/config.yaml to where Argo CD pulls this repository from\n", dir)
+	}
+	fmt.Fprintf(w, "next: edit config/, then run strata render (in %s)\n", dir)
+	return nil
 }

@@ -12,15 +12,30 @@ import (
 	"github.com/strata-fleet/strata/internal/atomicfile"
 )
 
-//go:embed fleet
+//go:embed all:fleet
 var files embed.FS
 
-// Write copies the scaffold into dir, creating dir if needed. It refuses to
+// placeholderURL is the repository URL the scaffold's config.yaml holds
+// until the user names theirs.
+const placeholderURL = "https://git.example.com/platform/fleet.git"
+
+// Options adjust the scaffold.
+type Options struct {
+	// RepoURL is where Argo CD pulls the repository from (config.yaml's
+	// repository.url); "" keeps a placeholder to replace.
+	RepoURL string
+}
+
+// Write copies the scaffold into dir, creating dir if needed, and returns
+// the files written (slash paths). It refuses to
 // write into a directory that already holds config/ (a directory, a file or
 // a symbolic link), and writes nothing in that case. Every file is written
 // through an os.Root on dir with package atomicfile: nothing is written
 // outside dir or through a symbolic link found there.
-func Write(dir string) ([]string, error) {
+func Write(dir string, opts Options) ([]string, error) {
+	if strings.ContainsAny(opts.RepoURL, "\n\r\"") {
+		return nil, fmt.Errorf("--repo-url %q: not a URL", opts.RepoURL)
+	}
 	if err := os.MkdirAll(dir, atomicfile.DirMode); err != nil {
 		return nil, err
 	}
@@ -47,6 +62,9 @@ func Write(dir string) ([]string, error) {
 			return err
 		}
 		rel := strings.TrimSuffix(strings.TrimPrefix(p, "fleet/"), ".tmpl")
+		if rel == "config/config.yaml" && opts.RepoURL != "" {
+			data = []byte(strings.Replace(string(data), placeholderURL, opts.RepoURL, 1))
+		}
 		if err := atomicfile.WriteFile(root, rel, data); err != nil {
 			return err
 		}
