@@ -3,8 +3,11 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/cli"
@@ -118,5 +121,72 @@ func TestRolloutNeedsTheLock(t *testing.T) {
 	cli.Main([]string{"--root", dir, "rollout", "a", "b", "patch-002", "--dry-run"}, &out, &errOut)
 	if got := errOut.String(); strings.Contains(got, "locked") || !strings.Contains(got, `unknown cluster type "a"`) {
 		t.Errorf("strata rollout --dry-run beside the holder: %q", got)
+	}
+}
+
+// A render paused after reading older configuration never writes over the
+// output of a render of newer configuration: the second render waits for
+// the first, then renders the newer configuration. Without the lock, the
+// first would resume and write its older output last.
+func TestLateRenderOfOlderConfigurationNeverWins(t *testing.T) {
+	dir := newFleet(t)
+	paused, resume := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	defer cli.SetRenderedHook(func() {
+		if calls.Add(1) == 1 {
+			close(paused)
+			<-resume
+		}
+	})()
+	first := make(chan int)
+	var firstErr bytes.Buffer
+	go func() {
+		var out bytes.Buffer
+		first <- cli.Main([]string{"--root", dir, "render", "--no-cache"}, &out, &firstErr)
+	}()
+	<-paused
+
+	// Newer configuration, rendered by a second process while the first
+	// holds its older output.
+	values := filepath.Join(dir, "config/workload-cluster/podinfo/values.yaml")
+	data, err := os.ReadFile(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(values, bytes.Replace(data, []byte(`"6.7.1"`), []byte(`"6.9.9"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stderr := &signalWriter{want: "waiting up to", seen: make(chan struct{})}
+	second := make(chan int)
+	go func() {
+		var out bytes.Buffer
+		second <- cli.Main([]string{"--root", dir, "--wait", "1m", "render"}, &out, stderr)
+	}()
+	select {
+	case <-stderr.seen:
+	case code := <-second:
+		close(resume)
+		<-first
+		t.Fatalf("the second render did not wait for the first (exit %d)", code)
+	}
+	close(resume)
+	if code := <-first; code != 0 {
+		t.Fatalf("first render: exit %d: %s", code, firstErr.String())
+	}
+	if code := <-second; code != 0 {
+		t.Fatalf("second render: exit %d: %s", code, stderr.buf.String())
+	}
+	var out bytes.Buffer
+	if code := cli.Main([]string{"--root", dir, "render", "--check"}, &out, &out); code != 0 {
+		t.Fatalf("rendered/ does not match the newer configuration:\n%s", out.String())
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "rendered/*/*/*/templates/podinfo.yaml"))
+	for _, m := range matches {
+		if data, _ := os.ReadFile(m); !bytes.Contains(data, []byte("6.9.9")) {
+			t.Errorf("%s does not hold the newer configuration", m)
+		}
+	}
+	if len(matches) == 0 {
+		t.Fatal("no podinfo output rendered")
 	}
 }

@@ -10,6 +10,10 @@ import (
 	"github.com/strata-fleet/strata/internal/output"
 )
 
+// renderedHook is called by every render once its targets have rendered,
+// before rendered/ changes; tests set it (export_test.go) to pause a run.
+var renderedHook func()
+
 type renderOptions struct {
 	*globals
 	check   bool
@@ -63,7 +67,7 @@ func (o *renderOptions) run() error {
 		}
 		defer l.Release()
 	}
-	opts := output.Options{Root: r.dir, FS: r.fsys, Check: o.check, Fresh: o.noCache}
+	opts := output.Options{Root: r.dir, FS: r.fsys, Check: o.check, Fresh: o.noCache, Rendered: renderedHook}
 	if opts.StatePath, err = output.StatePath(r.dir); err != nil {
 		opts.StatePath = ""
 	}
@@ -143,7 +147,7 @@ func newRenderReport(res *output.Result, check bool) renderReport {
 // command holds the repository lock.
 func rerender(r *repo) (*renderReport, error) {
 	statePath, _ := output.StatePath(r.dir)
-	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath})
+	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath, Rendered: renderedHook})
 	if err != nil {
 		return nil, err
 	}

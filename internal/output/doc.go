@@ -1,15 +1,34 @@
-// Package output applies rendered files to a repository's rendered/ tree,
-// safely.
+// Package output brings a repository's rendered/ tree to what the renderer
+// produces: confined, all or nothing, and only what changed.
 //
-// Plan compares what the renderer produced with what is on disk and returns
-// the changes as data: files to create, files to update, stale files and
-// directories to remove. Apply carries a plan out only after every target
-// rendered without error, so an error leaves rendered/ untouched: it writes
-// each changed file atomically (a temporary file in the same directory,
-// renamed over the old one), never rewrites an unchanged file, and removes
-// stale files and directories last.
+// Run loads the fleet, finds the targets whose inputs or files changed
+// since the last run (State), renders them, and compares each with its
+// directory. A target that changed is staged whole (its new files written,
+// its unchanged ones hard-linked) under the staging area .strata-render/,
+// which git ignores through its own .gitignore. Nothing in rendered/
+// changes until every target rendered and was staged; then a journal of
+// the switch is written and synced, and each staged target directory is
+// switched into place in one step (renameat2 RENAME_EXCHANGE on Linux,
+// else two renames), stale files and directories are moved out, and the
+// staging area is removed. A run interrupted at any point (an error, a
+// full disk, kill -9) leaves every target's directory whole, old or new;
+// the next run (any command that renders) completes a recorded switch or
+// discards an unfinished staging. Errors and crashes at every file
+// operation are tested in failure_test.go.
 //
-// State remembers, per target, the fingerprint of its inputs and the size
-// and modification time of its files, outside the repository (like Git's
-// index), so that a run with nothing changed can skip rendering entirely.
+// Every write goes through an os.Root on the repository and through
+// fileOps; a symbolic link anywhere in rendered/ (rendered/ itself, a
+// target's directory, templates/, a file) is an error naming it, found
+// before anything is written.
+//
+// State remembers, per target, the fingerprint of its inputs and the
+// size, time and inode of its files, in the checkout's local state outside
+// the repository (package localstate), so that a run with nothing changed
+// renders nothing. It vouches only for files it recorded after writing:
+// a link, or a file replaced by another, makes the target render again.
+//
+// Callers hold the repository lock (package lock) around Run. Staged files
+// are not synced one by one (that would cost more than the render): the
+// guarantees hold for process crashes and write errors; after a power
+// loss, run strata render --no-cache.
 package output

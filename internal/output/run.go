@@ -1,10 +1,9 @@
 package output
 
 import (
-	"fmt"
 	"io/fs"
 	"log/slog"
-	"path/filepath"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 // Options configures Run.
 type Options struct {
 	// Root is the repository directory; FS reads it (nil: os.DirFS(Root)).
+	// Every write goes through an os.Root opened on Root.
 	Root string
 	FS   fs.FS
 	// Check plans only: nothing is written.
@@ -27,6 +27,11 @@ type Options struct {
 	Fresh bool
 	// Progress, when set, is called as targets render.
 	Progress func(done, total int)
+	// Rendered, when set, is called once every target has rendered and
+	// been staged, before rendered/ changes (tests pause a run there).
+	Rendered func()
+
+	ops fileOps // nil: the disk; failure_test.go injects faults
 }
 
 // Result is what a run did (or, with Check, would do).
@@ -38,108 +43,141 @@ type Result struct {
 	// Warnings are problems that do not stop the render, such as two
 	// patches of one level setting the same field, one line each.
 	Warnings []string
+	// Resumed says that the run first completed the switch of an
+	// interrupted render.
+	Resumed bool
 }
 
 // Run renders the fleet at opts.Root into rendered/: load, fingerprint,
-// render what changed, plan, and (unless Check) apply.
+// render what changed, stage, and (unless Check) switch.
 func Run(opts Options) (*Result, error) {
+	if opts.FS == nil {
+		opts.FS = os.DirFS(opts.Root)
+	}
+	if opts.ops == nil {
+		opts.ops = diskOps{}
+	}
+	root, err := os.OpenRoot(opts.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	res := &Result{}
+	if !opts.Check {
+		if res.Resumed, err = recoverStage(root, opts.ops); err != nil {
+			return nil, err
+		}
+	}
 	r, err := render.Load(opts.FS)
 	if err != nil {
 		return nil, err
 	}
-	f := r.Fleet
 	state := &State{Version: stateVersion, Targets: map[string]TargetState{}}
 	if opts.StatePath != "" && !opts.Fresh {
 		state = LoadState(opts.StatePath)
 	}
-
+	t := newTree(root)
+	defer t.close()
+	exists, err := t.dir(render.OutputDir)
+	if err != nil {
+		return nil, err
+	}
 	targets := r.Targets()
 	fps := make(map[string][32]byte, len(targets))
-	keep := map[string]bool{}
+	want := make(map[string]bool, len(targets))
 	var dirty []render.Target
-	current := currentTargets(opts.Root, r, state, targets)
-	for i, t := range targets {
-		fps[t.Dir()] = current[i].fp
+	kept := 0 // the files of targets known to be current
+	current := currentTargets(t, r, state, targets)
+	for i, tg := range targets {
+		fps[tg.Dir()] = current[i].fp
+		want[tg.Dir()] = true
 		if current[i].ok {
-			keep[t.Dir()] = true
+			kept += len(state.Targets[tg.Dir()].Files)
 		} else {
-			dirty = append(dirty, t)
+			dirty = append(dirty, tg)
 		}
 	}
 	// Conflicts decode the same patch files the render does: a broken one
 	// is reported by the render, which names the target.
-	conflicts, cerr := f.Conflicts()
-	plan, err := renderAndWrite(opts, r, dirty, keep)
+	conflicts, cerr := r.Fleet.Conflicts()
+	plan, err := renderAndWrite(opts, r, t, dirty, want, !exists)
 	if err != nil {
 		return nil, err
 	}
 	if cerr != nil {
 		return nil, cerr
 	}
-	// The files of targets known to be current are unchanged too.
-	for dir := range keep {
-		plan.Unchanged += len(state.Targets[dir].Files)
-	}
-	res := &Result{Plan: plan, Targets: len(targets), Rendered: len(dirty)}
+	plan.Unchanged += kept
+	res.Plan, res.Targets, res.Rendered = plan, len(targets), len(dirty)
 	for _, c := range conflicts {
 		res.Warnings = append(res.Warnings, c.String())
 	}
-	if opts.Check {
-		return res, nil
-	}
-	if opts.StatePath != "" {
-		all := map[string]bool{}
-		for dir := range fps {
-			all[dir] = true
-		}
-		forgot := state.Forget(all)
-		for _, t := range dirty {
-			if err := state.Record(opts.Root, t.Dir(), fps[t.Dir()]); err != nil {
-				return res, fmt.Errorf("recording render state: %w", err)
-			}
-		}
-		if forgot == 0 && len(dirty) == 0 {
-			return res, nil // the state on disk is this one
-		}
-		if err := state.Save(opts.StatePath); err != nil {
-			slog.Warn("could not save the render state; the next run renders everything", "path", opts.StatePath, "err", err)
-		}
+	if !opts.Check && opts.StatePath != "" {
+		after := newTree(root)
+		saveState(opts, after, state, dirty, fps, want)
+		after.close()
 	}
 	return res, nil
 }
 
-// renderAndWrite renders the dirty targets and brings rendered/ up to date,
-// leaving the kept targets' directories alone; with Check it only plans.
-// A first render (no rendered/ yet) streams into a staging directory moved
-// into place once every target rendered; otherwise the plan is computed
-// against the files on disk and applied.
-func renderAndWrite(opts Options, r *render.Renderer, dirty []render.Target, keep map[string]bool) (*Plan, error) {
-	if !opts.Check && !exists(filepath.Join(opts.Root, render.OutputDir)) {
-		staged, err := newStaging(opts.Root)
+// renderAndWrite renders the dirty targets, compares each with its
+// directory, stages those that changed and finds the stale files; then,
+// unless checking, switches the staged trees into place (switch.go).
+// Nothing in rendered/ changes unless every target rendered and was staged.
+func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Target, want map[string]bool, first bool) (*Plan, error) {
+	var s *stage
+	if !opts.Check {
+		var err error
+		if s, err = openStage(t.root, opts.ops); err != nil {
+			return nil, err
+		}
+	}
+	w := newWriter(t, s, first)
+	var err error
+	if !first {
+		err = w.stale(want)
+	}
+	if err == nil {
+		err = r.RenderStream(dirty, opts.Progress, w.sink)
+	}
+	plan, ferr := w.finish()
+	if err == nil {
+		err = ferr
+	}
+	if err == nil && opts.Rendered != nil {
+		opts.Rendered()
+	}
+	if err == nil && s != nil {
+		err = s.commit(t)
 		if err != nil {
 			return nil, err
 		}
-		defer staged.discard()
-		if err := r.RenderStream(dirty, opts.Progress, staged.write); err != nil {
-			return nil, err
-		}
-		return staged.commit()
 	}
-	outs, err := r.RenderAll(dirty, opts.Progress)
 	if err != nil {
+		if s != nil {
+			s.discard()
+		}
 		return nil, err
 	}
-	desired := Desired{Files: map[string][]byte{}, Keep: keep}
-	for _, o := range outs {
-		for _, file := range o.Files {
-			desired.Files[file.Path] = file.Data
+	return plan, nil
+}
+
+// saveState records the dirty targets' files as they are now and saves
+// the state; a state that cannot be saved only makes the next run slower.
+func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps map[string][32]byte, want map[string]bool) {
+	forgot := len(state.Targets)
+	state.Forget(want)
+	if len(dirty) == 0 && forgot == len(state.Targets) {
+		return // nothing changed
+	}
+	for _, tg := range dirty {
+		if err := state.record(t, tg.Dir(), fps[tg.Dir()]); err != nil {
+			delete(state.Targets, tg.Dir())
 		}
 	}
-	plan, err := PlanTree(opts.Root, render.OutputDir, desired)
-	if err != nil || opts.Check {
-		return plan, err
+	if err := opts.ops.SaveState(opts.StatePath, state.encode()); err != nil {
+		slog.Warn("could not save the render state; the next run renders everything", "path", opts.StatePath, "err", err)
 	}
-	return plan, Apply(opts.Root, plan)
 }
 
 type currentness struct {
@@ -150,7 +188,7 @@ type currentness struct {
 // currentTargets fingerprints every target and checks, in parallel (it is
 // mostly stat calls), whether its files on disk are those the state
 // recorded for that fingerprint.
-func currentTargets(root string, r *render.Renderer, state *State, targets []render.Target) []currentness {
+func currentTargets(t *tree, r *render.Renderer, state *State, targets []render.Target) []currentness {
 	out := make([]currentness, len(targets))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -160,7 +198,7 @@ func currentTargets(root string, r *render.Renderer, state *State, targets []ren
 			defer wg.Done()
 			for i := int(next.Add(1) - 1); i < len(targets); i = int(next.Add(1) - 1) {
 				fp := r.Fingerprint(targets[i])
-				out[i] = currentness{fp: fp, ok: state.Current(root, targets[i].Dir(), fp)}
+				out[i] = currentness{fp: fp, ok: state.current(t, targets[i].Dir(), fp)}
 			}
 		}()
 	}

@@ -10,8 +10,8 @@ import (
 // The state's encoding is compact and quick to read, because a no-op run of
 // a large fleet reads all of it (10,000 targets x 22 files): a header, the
 // distinct file names once, then per target (in directory order) its
-// directory, fingerprint and files as name index, size and modification
-// time, in varints.
+// directory, fingerprint and files as name index, size, modification
+// time, inode and change time, in varints.
 const stateMagic = "strata render state\n"
 
 var errBadState = errors.New("malformed render state")
@@ -44,6 +44,8 @@ func (s *State) encode() []byte {
 			b = binary.AppendUvarint(b, index[st.Name])
 			b = binary.AppendVarint(b, st.Size)
 			b = binary.AppendVarint(b, st.MTime)
+			b = binary.AppendUvarint(b, st.Ino)
+			b = binary.AppendVarint(b, st.CTime)
 		}
 	}
 	return b
@@ -77,7 +79,7 @@ func decodeState(data []byte) (*State, error) {
 			if k >= uint64(len(names)) {
 				return nil, errBadState
 			}
-			ts.Files[i] = Stamp{Name: names[k], Size: d.varint(), MTime: d.varint()}
+			ts.Files[i] = Stamp{Name: names[k], Size: d.varint(), MTime: d.varint(), Ino: d.uvarint(), CTime: d.varint()}
 		}
 		if d.err != nil {
 			return nil, d.err

@@ -9,7 +9,7 @@ import (
 func testState() *State {
 	return &State{Version: stateVersion, Targets: map[string]TargetState{
 		"rendered/mc/int/s1/r1": {Fingerprint: [32]byte{1, 2, 3}, Files: []Stamp{
-			{Name: "Chart.yaml", Size: 120, MTime: 1763900000123456789},
+			{Name: "Chart.yaml", Size: 120, MTime: 1763900000123456789, Ino: 1 << 40, CTime: 1763900000987654321},
 			{Name: "templates/app.yaml", Size: 4096, MTime: -5},
 		}},
 		"rendered/mc/int/s1/r2": {Fingerprint: [32]byte{31: 9}, Files: []Stamp{

@@ -1,0 +1,271 @@
+package output
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/atomicfile"
+)
+
+// How an injected fault ends operation k.
+type fault int
+
+const (
+	failing   fault = iota // the operation returns an error, the run goes on handling it
+	crash                  // the process stops before the operation
+	tornWrite              // the process stops halfway through writing a file (writes only)
+)
+
+func (f fault) String() string { return [...]string{"fail", "crash", "torn write"}[f] }
+
+var (
+	errInjected = errors.New("injected failure")
+	errCrashed  = errors.New("crashed")
+)
+
+// faultyOps performs fileOps on the disk until operation at (counting
+// from 0 in the order they start), which it ends with fault. After a crash
+// no operation reaches the disk, as if the process had stopped: the code
+// of the run that still executes changes nothing.
+type faultyOps struct {
+	diskOps
+	at      int64
+	fault   fault
+	n       atomic.Int64
+	crashed atomic.Bool
+	isWrite atomic.Bool // operation at writes a file
+
+	mu     sync.Mutex
+	writes []bool // with at -1: which operations write
+}
+
+// before decides the fate of an operation: nil to perform it.
+func (o *faultyOps) before(write bool) error {
+	if o.crashed.Load() {
+		return errCrashed
+	}
+	if o.at < 0 {
+		o.mu.Lock()
+		o.writes = append(o.writes, write)
+		o.mu.Unlock()
+	}
+	if o.n.Add(1)-1 != o.at {
+		return nil
+	}
+	o.isWrite.Store(write)
+	if o.fault == failing {
+		return errInjected
+	}
+	o.crashed.Store(true)
+	return errCrashed
+}
+
+// torn reports whether operation at tears a write: write half the content,
+// then stop.
+func (o *faultyOps) torn() bool { return o.fault == tornWrite && o.n.Load()-1 == o.at }
+
+func (o *faultyOps) Mkdir(r *os.Root, name string) error {
+	if err := o.before(false); err != nil {
+		return err
+	}
+	return o.diskOps.Mkdir(r, name)
+}
+
+func (o *faultyOps) WriteFile(r *os.Root, name string, data []byte) error {
+	if err := o.before(true); err != nil {
+		if o.torn() {
+			o.diskOps.WriteFile(r, name, data[:len(data)/2])
+		}
+		return err
+	}
+	return o.diskOps.WriteFile(r, name, data)
+}
+
+func (o *faultyOps) WriteAtomic(r *os.Root, name string, data []byte) error {
+	if err := o.before(true); err != nil {
+		if o.torn() {
+			// What a crash inside atomicfile leaves: half the temporary file.
+			r.WriteFile(atomicfile.TempName(name), data[:len(data)/2], 0o644)
+		}
+		return err
+	}
+	return o.diskOps.WriteAtomic(r, name, data)
+}
+
+func (o *faultyOps) Link(r *os.Root, oldname, newname string) error {
+	if err := o.before(false); err != nil {
+		return err
+	}
+	return o.diskOps.Link(r, oldname, newname)
+}
+
+func (o *faultyOps) Rename(r *os.Root, oldname, newname string) error {
+	if err := o.before(false); err != nil {
+		return err
+	}
+	return o.diskOps.Rename(r, oldname, newname)
+}
+
+func (o *faultyOps) Exchange(r *os.Root, a, b string) error {
+	if err := o.before(false); err != nil {
+		return err
+	}
+	return o.diskOps.Exchange(r, a, b)
+}
+
+func (o *faultyOps) Remove(r *os.Root, name string) error {
+	if err := o.before(false); err != nil {
+		return err
+	}
+	return o.diskOps.Remove(r, name)
+}
+
+func (o *faultyOps) RemoveAll(r *os.Root, name string) error {
+	if err := o.before(false); err != nil {
+		return err
+	}
+	return o.diskOps.RemoveAll(r, name)
+}
+
+func (o *faultyOps) SaveState(path string, data []byte) error {
+	if err := o.before(true); err != nil {
+		if o.torn() {
+			os.WriteFile(filepath.Join(filepath.Dir(path), atomicfile.TempName(filepath.Base(path))), data[:len(data)/2], 0o644)
+		}
+		return err
+	}
+	return o.diskOps.SaveState(path, data)
+}
+
+// A render interrupted at any of its file operations, by an error, a crash
+// or a crash halfway through a write, leaves every target's directory as
+// it was or as the uninterrupted render leaves it, whole, and no stray
+// file in rendered/; when targets are of both kinds, the journal is there.
+// The next run completes it to exactly the tree of an uninterrupted
+// render, leaves no staging area, and records a state that makes the run
+// after it a no-op. For a first render (no rendered/) and for a change.
+func TestInterruptedRenderIsAllOrNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		before map[string]string // the fleet rendered first, nil for none
+	}{
+		{"first render", nil},
+		{"change", fleetV1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			setup := func(t *testing.T) (dir, state string) {
+				dir, state = t.TempDir(), filepath.Join(t.TempDir(), "state")
+				if tc.before != nil {
+					writeFiles(t, dir, tc.before)
+					if _, err := run(t, dir, state, nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				writeFiles(t, dir, fleetV2)
+				return dir, state
+			}
+			ref, refState := setup(t)
+			old := readTree(t, ref, "rendered")
+			counter := &faultyOps{at: -1}
+			if _, err := run(t, ref, refState, counter); err != nil {
+				t.Fatal(err)
+			}
+			want := readTree(t, ref, "rendered")
+			total := counter.n.Load()
+			if total < 10 {
+				t.Fatalf("the render did %d file operations; the fleet is too small to test anything", total)
+			}
+			for k := range total {
+				for _, fl := range []fault{failing, crash, tornWrite} {
+					if fl == tornWrite && !counter.writes[k] {
+						continue
+					}
+					t.Run(fmt.Sprintf("op %d %s", k, fl), func(t *testing.T) {
+						dir, state := setup(t)
+						ops := &faultyOps{at: k, fault: fl}
+						_, err := run(t, dir, state, ops)
+						if fl == tornWrite && !ops.isWrite.Load() {
+							t.Skip("not a write")
+						}
+						if fl == failing && err == nil {
+							if diff := cmp.Diff(want, readTree(t, dir, "rendered")); diff != "" {
+								t.Fatalf("Run succeeded despite a failure, with another tree (-want +got):\n%s", diff)
+							}
+						}
+						checkWholeTargets(t, dir, old, want)
+
+						if _, err := run(t, dir, state, nil); err != nil {
+							t.Fatalf("the run after the interruption: %v", err)
+						}
+						if diff := cmp.Diff(want, readTree(t, dir, "rendered")); diff != "" {
+							t.Errorf("tree after the next run differs from the uninterrupted render (-want +got):\n%s", diff)
+						}
+						if _, err := os.Lstat(filepath.Join(dir, stagingDir)); !errors.Is(err, os.ErrNotExist) {
+							t.Errorf("the next run left the staging area: %v", err)
+						}
+						res, err := run(t, dir, state, nil)
+						if err != nil || res.Rendered != 0 || !res.Plan.Empty() {
+							t.Errorf("a third run: %v, rendered %d, plan %+v; want a no-op", err, res.Rendered, res.Plan)
+						}
+					})
+				}
+			}
+		})
+	}
+}
+
+// checkWholeTargets checks an interrupted tree: each target directory is
+// entirely as before or entirely as after, nothing else is in rendered/,
+// and a mix of both has its journal.
+func checkWholeTargets(t *testing.T, dir string, old, want map[string]string) {
+	t.Helper()
+	got := readTree(t, dir, "rendered")
+	before, after, now := targetsOf(old), targetsOf(want), targetsOf(got)
+	mixed := map[string]bool{}
+	for d, files := range now {
+		switch {
+		case cmp.Equal(files, after[d]) && cmp.Equal(files, before[d]):
+		case cmp.Equal(files, after[d]):
+			mixed["new"] = true
+		case cmp.Equal(files, before[d]):
+			mixed["old"] = true
+		default:
+			t.Fatalf("%s holds neither its old files nor its new ones: %v", d, cmp.Diff(after[d], files))
+		}
+	}
+	for d := range before {
+		if now[d] == nil && after[d] != nil {
+			mixed["old"] = true // not there yet
+		}
+		if now[d] == nil && after[d] == nil {
+			mixed["new"] = true // removed
+		}
+	}
+	for d := range after {
+		if now[d] == nil && before[d] != nil {
+			t.Fatalf("%s is missing: it had a tree before and has one after", d)
+		}
+		if now[d] == nil && before[d] == nil {
+			mixed["old"] = true
+		}
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			if _, ok := old[p]; !ok {
+				t.Fatalf("stray %s in rendered/", p)
+			}
+		}
+	}
+	if mixed["old"] && mixed["new"] {
+		if _, err := os.Lstat(filepath.Join(dir, journalName)); err != nil {
+			t.Fatalf("rendered/ mixes old and new targets without a journal to complete it: %v", err)
+		}
+	}
+}

@@ -1,0 +1,66 @@
+package output
+
+import (
+	"errors"
+	"os"
+
+	"github.com/strata-fleet/strata/internal/atomicfile"
+)
+
+// fileOps are the operations by which a run changes the disk: staging,
+// the journal, the switch, the clean-up and the render state. Every write
+// of package output goes through them, so that the fault-injection tests
+// can fail, stop or tear each one (failure_test.go). Names are slash paths
+// relative to the root.
+type fileOps interface {
+	Mkdir(r *os.Root, name string) error
+	// WriteFile writes a new file in a staging directory (no fsync: see
+	// the package documentation).
+	WriteFile(r *os.Root, name string, data []byte) error
+	// WriteAtomic replaces name with package atomicfile.
+	WriteAtomic(r *os.Root, name string, data []byte) error
+	Link(r *os.Root, oldname, newname string) error
+	Rename(r *os.Root, oldname, newname string) error
+	// Exchange swaps two directories atomically where the system can,
+	// else reports errors.ErrUnsupported having done nothing.
+	Exchange(r *os.Root, a, b string) error
+	Remove(r *os.Root, name string) error
+	RemoveAll(r *os.Root, name string) error
+	// SaveState writes the render state file (outside the repository).
+	SaveState(path string, data []byte) error
+}
+
+// diskOps performs fileOps on the disk.
+type diskOps struct{}
+
+func (diskOps) Mkdir(r *os.Root, name string) error {
+	if err := r.Mkdir(name, atomicfile.DirMode); err != nil {
+		return err
+	}
+	return r.Chmod(name, atomicfile.DirMode)
+}
+
+func (diskOps) WriteFile(r *os.Root, name string, data []byte) error {
+	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, atomicfile.FileMode)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	return errors.Join(werr, f.Chmod(atomicfile.FileMode), f.Close())
+}
+
+func (diskOps) WriteAtomic(r *os.Root, name string, data []byte) error {
+	return atomicfile.WriteFile(r, name, data)
+}
+
+func (diskOps) Link(r *os.Root, oldname, newname string) error { return r.Link(oldname, newname) }
+
+func (diskOps) Rename(r *os.Root, oldname, newname string) error { return r.Rename(oldname, newname) }
+
+func (diskOps) Exchange(r *os.Root, a, b string) error { return exchange(r, a, b) }
+
+func (diskOps) Remove(r *os.Root, name string) error { return r.Remove(name) }
+
+func (diskOps) RemoveAll(r *os.Root, name string) error { return r.RemoveAll(name) }
+
+func (diskOps) SaveState(path string, data []byte) error { return atomicfile.WriteAt(path, data) }

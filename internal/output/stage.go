@@ -1,0 +1,143 @@
+package output
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// The staging area: a directory in the repository (so that its trees are
+// on the same filesystem as rendered/ and move into place by rename), that
+// git ignores through its own .gitignore, and that only a run holding the
+// repository lock uses. A run stages the complete new tree of every
+// changed target under new/, then switches them into rendered/ through
+// the journal (switch.go); the trees they replace go to old/. It is removed
+// at the end of a run, and whatever an interrupted run left is completed or
+// removed by the next one (recoverStage).
+const (
+	stagingDir  = ".strata-render"
+	journalName = stagingDir + "/journal.json"
+)
+
+// stage is the staging area of a run that writes.
+type stage struct {
+	root *os.Root
+	ops  fileOps
+
+	mu      sync.Mutex
+	entries []switchEntry
+	made    sync.Map // directories created under the staging area
+}
+
+// openStage creates the staging area. recoverStage has removed any older one.
+func openStage(root *os.Root, ops fileOps) (*stage, error) {
+	s := &stage{root: root, ops: ops}
+	err := ops.Mkdir(root, stagingDir)
+	if err == nil {
+		// First, so that git ignores the area even if the run stops here.
+		err = ops.WriteFile(root, stagingDir+"/.gitignore", []byte("# strata's staging area, removed by the next strata render\n*\n"))
+	}
+	for _, d := range []string{"new", "old"} {
+		if err == nil {
+			err = ops.Mkdir(root, stagingDir+"/"+d)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("creating the staging area %s: %w", stagingDir, err)
+	}
+	return s, nil
+}
+
+// add reserves a staging directory for the new tree of dir (a directory
+// of rendered/, or rendered/ itself) and returns its name.
+func (s *stage) add(dir string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := strconv.Itoa(len(s.entries))
+	e := switchEntry{Path: dir, Staged: stagingDir + "/new/" + i, Old: stagingDir + "/old/" + i}
+	s.entries = append(s.entries, e)
+	return e.Staged
+}
+
+// remove records that the stale file or directory p of rendered/ goes.
+func (s *stage) remove(p string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.entries = append(s.entries, switchEntry{Path: p, Old: stagingDir + "/old/" + strconv.Itoa(len(s.entries))})
+}
+
+// mkdirAll creates dir (under the staging area) and its missing parents.
+func (s *stage) mkdirAll(dir string) error {
+	if _, ok := s.made.Load(dir); ok || dir == stagingDir+"/new" {
+		return nil
+	}
+	if err := s.mkdirAll(path.Dir(dir)); err != nil {
+		return err
+	}
+	if err := s.ops.Mkdir(s.root, dir); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	s.made.Store(dir, true)
+	return nil
+}
+
+// writeTarget writes a target's complete new tree into the directory
+// staged: the files of out (paths under the target directory dir), except
+// those in same, which are unchanged and linked from dir instead (an
+// unchanged file keeps its inode and time). Written content is dropped
+// from memory.
+func (s *stage) writeTarget(staged, dir string, files []render.File, same map[string]bool) error {
+	if err := s.mkdirAll(staged); err != nil {
+		return fmt.Errorf("staging %s: %w", dir, err)
+	}
+	sub, err := s.root.OpenRoot(staged)
+	if err != nil {
+		return fmt.Errorf("staging %s: %w", dir, err)
+	}
+	defer sub.Close()
+	subdirs := map[string]bool{".": true}
+	for i, f := range files {
+		rel := strings.TrimPrefix(f.Path, dir+"/")
+		for _, d := range parents(rel) {
+			if !subdirs[d] {
+				if err := s.ops.Mkdir(sub, d); err != nil && !errors.Is(err, fs.ErrExist) {
+					return fmt.Errorf("staging %s: %w", f.Path, err)
+				}
+				subdirs[d] = true
+			}
+		}
+		if same[rel] {
+			err = s.ops.Link(s.root, f.Path, staged+"/"+rel)
+		} else {
+			err = s.ops.WriteFile(sub, rel, f.Data)
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", f.Path, err)
+		}
+		files[i].Data = nil
+	}
+	return nil
+}
+
+// parents returns the directories of the slash path rel, outermost first.
+func parents(rel string) []string {
+	var out []string
+	for i := range len(rel) {
+		if rel[i] == '/' {
+			out = append(out, rel[:i])
+		}
+	}
+	return out
+}
+
+// discard removes the staging area of a run that failed before its switch.
+func (s *stage) discard() {
+	s.ops.RemoveAll(s.root, stagingDir)
+}

@@ -1,0 +1,290 @@
+package output
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// writer compares each rendered target with its directory in rendered/
+// and, unless it only checks, stages the complete new tree of each target
+// that changed. Targets come from the render workers and are handled by
+// writers of their own, so that the disk works while targets render, and
+// each target's content is dropped once handled: memory holds at most
+// writerQueue targets.
+type writer struct {
+	root  *os.Root
+	tree  *tree
+	stage *stage // nil when only checking
+	// first: rendered/ does not exist; the whole tree is staged as one,
+	// under firstDir.
+	first    bool
+	firstDir string
+
+	queue chan *render.Output
+	wg    sync.WaitGroup
+
+	mu   sync.Mutex
+	plan Plan
+	err  error // the first error of a writer
+}
+
+// writers is how many goroutines compare and stage targets; writerQueue
+// bounds how many rendered targets wait for them.
+const (
+	writers     = 4
+	writerQueue = 64
+)
+
+func newWriter(t *tree, s *stage, first bool) *writer {
+	w := &writer{root: t.root, tree: t, stage: s, first: first, queue: make(chan *render.Output, writerQueue)}
+	if first && s != nil {
+		w.firstDir = s.add(render.OutputDir)
+		if err := s.mkdirAll(w.firstDir); err != nil {
+			w.fail(fmt.Errorf("staging %s: %w", render.OutputDir, err))
+		}
+	}
+	for range writers {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			for o := range w.queue {
+				if err := w.target(o); err != nil {
+					w.fail(err)
+				}
+			}
+		}()
+	}
+	return w
+}
+
+// sink hands a rendered target to the writers (a render.RenderStream
+// sink); it returns the first error so far, which fails the render.
+func (w *writer) sink(_ int, o *render.Output) error {
+	w.queue <- o
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.err
+}
+
+// finish waits for the writers and returns the plan, sorted, or the first
+// error.
+func (w *writer) finish() (*Plan, error) {
+	close(w.queue)
+	w.wg.Wait()
+	if w.err != nil {
+		return nil, w.err
+	}
+	p := &w.plan
+	sort.SliceStable(p.Changes, func(i, j int) bool {
+		a, b := p.Changes[i], p.Changes[j]
+		if (a.Op == Delete) != (b.Op == Delete) {
+			return b.Op == Delete
+		}
+		return a.Path < b.Path
+	})
+	sort.Slice(p.Dirs, func(i, j int) bool {
+		if ci, cj := strings.Count(p.Dirs[i], "/"), strings.Count(p.Dirs[j], "/"); ci != cj {
+			return ci > cj
+		}
+		return p.Dirs[i] < p.Dirs[j]
+	})
+	return p, nil
+}
+
+func (w *writer) fail(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+func (w *writer) record(changes []Change, unchanged int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.plan.Changes = append(w.plan.Changes, changes...)
+	w.plan.Unchanged += unchanged
+}
+
+// target compares a rendered target with its directory and stages it when
+// it changed.
+func (w *writer) target(o *render.Output) error {
+	dir := o.Target.Dir()
+	defer func() {
+		for i := range o.Files {
+			o.Files[i].Data = nil
+		}
+	}()
+	if w.first {
+		changes := make([]Change, len(o.Files))
+		for i, f := range o.Files {
+			changes[i] = Change{Op: Create, Path: f.Path}
+		}
+		if w.stage != nil {
+			if err := w.stage.writeTarget(w.firstDir+"/"+o.Target.ID(), dir, o.Files, nil); err != nil {
+				return err
+			}
+		}
+		w.record(changes, 0)
+		return nil
+	}
+	changes, same, err := w.compare(dir, o.Files)
+	if err != nil {
+		return err
+	}
+	if len(changes) > 0 && w.stage != nil {
+		if err := w.stage.writeTarget(w.stage.add(dir), dir, o.Files, same); err != nil {
+			return err
+		}
+	}
+	w.record(changes, len(same))
+	return nil
+}
+
+// compare returns the changes that bring the directory dir to files, and
+// the files (relative to dir) that are already as rendered.
+func (w *writer) compare(dir string, files []render.File) ([]Change, map[string]bool, error) {
+	exists, err := w.tree.dir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	var changes []Change
+	same := map[string]bool{}
+	if !exists {
+		for _, f := range files {
+			changes = append(changes, Change{Op: Create, Path: f.Path})
+		}
+		return changes, same, nil
+	}
+	old, err := w.tree.files(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	sizes := make(map[string]int64, len(old))
+	for _, e := range old {
+		sizes[e.Name] = e.Info.Size()
+	}
+	sub, err := w.tree.open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer sub.Close()
+	for _, f := range files {
+		rel := strings.TrimPrefix(f.Path, dir+"/")
+		size, found := sizes[rel]
+		delete(sizes, rel)
+		if !found {
+			changes = append(changes, Change{Op: Create, Path: f.Path})
+			continue
+		}
+		if size == int64(len(f.Data)) {
+			have, err := sub.ReadFile(rel)
+			if err != nil {
+				return nil, nil, fmt.Errorf("reading %s: %w", f.Path, err)
+			}
+			if bytes.Equal(have, f.Data) {
+				same[rel] = true
+				continue
+			}
+		}
+		changes = append(changes, Change{Op: Update, Path: f.Path})
+	}
+	for name := range sizes {
+		changes = append(changes, Change{Op: Delete, Path: dir + "/" + name})
+	}
+	return changes, same, nil
+}
+
+// stale finds what rendered/ holds outside the directories of targets
+// (want): files and directories no target renders any more. They are
+// recorded in the plan and, when writing, as removals of the switch.
+func (w *writer) stale(want map[string]bool) error {
+	needed := map[string]bool{}
+	for d := range want {
+		for ; d != "." && d != render.OutputDir; d = path.Dir(d) {
+			needed[d] = true
+		}
+	}
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		des, err := readDir(w.root, dir)
+		if err != nil {
+			return err
+		}
+		for _, de := range des {
+			p := dir + "/" + de.Name()
+			switch {
+			case want[p]:
+				continue
+			case needed[p]:
+				if _, err := w.tree.dir(p); err != nil {
+					return err
+				}
+				if err := walk(p); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := w.staleEntry(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(render.OutputDir)
+}
+
+// staleEntry records the removal of the stale file or directory p.
+func (w *writer) staleEntry(p string) error {
+	isDir, err := w.tree.dir(p)
+	if err != nil && !isDir {
+		// A stale regular file: tree.dir reports it as no directory.
+		info, lerr := w.root.Lstat(p)
+		if lerr != nil || !info.Mode().IsRegular() {
+			return err
+		}
+		w.record([]Change{{Op: Delete, Path: p}}, 0)
+		if w.stage != nil {
+			w.stage.remove(p)
+		}
+		return nil
+	}
+	files, err := w.tree.files(p)
+	if err != nil {
+		return err
+	}
+	changes := make([]Change, len(files))
+	for i, f := range files {
+		changes[i] = Change{Op: Delete, Path: p + "/" + f.Name}
+	}
+	w.record(changes, 0)
+	w.mu.Lock()
+	w.plan.Dirs = append(w.plan.Dirs, staleDirs(p, files)...)
+	w.mu.Unlock()
+	if w.stage != nil {
+		w.stage.remove(p)
+	}
+	return nil
+}
+
+// staleDirs lists the directory p and those holding its files.
+func staleDirs(p string, files []entry) []string {
+	seen := map[string]bool{p: true}
+	out := []string{p}
+	for _, f := range files {
+		for _, d := range parents(f.Name) {
+			if d := p + "/" + d; !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
