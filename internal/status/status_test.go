@@ -83,3 +83,20 @@ func TestGoldenHTML(t *testing.T) {
 	}
 	golden(t, "status.html", b.Bytes())
 }
+
+// A revision with control characters (an escape sequence in values.yaml) is
+// printed escaped: the repository's text never drives the terminal.
+func TestTableEscapesRepositoryText(t *testing.T) {
+	s := &status.Status{Dimensions: []string{"environments"}, ClusterTypes: []status.ClusterType{{
+		Name: "mc", Components: []string{"app"},
+		Targets: []status.Target{{Path: []string{"dev"}, Cells: []status.Cell{{Component: "app",
+			Versions: []status.Version{{Revision: "1.0\x1b[2J\x1b]0;title\a"}}}}}},
+	}}}
+	var b bytes.Buffer
+	if err := status.WriteTable(&b, s, status.TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(b.String(), "\x1b\a") || !strings.Contains(b.String(), `"1.0\x1b[2J\x1b]0;title\a"`) {
+		t.Errorf("table holds the raw escape sequence or not its escaped form:\n%s", b.String())
+	}
+}

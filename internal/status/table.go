@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/strata-fleet/strata/internal/values"
 )
 
 // TableOptions controls the text table.
@@ -196,8 +198,11 @@ func CellText(c Cell) string {
 	return b.String()
 }
 
+// matrixCell is a cell of the matrix. Its revisions are text from the
+// repository: they are printed escaped (values.Printable), never as the
+// control characters or escape sequences they may hold.
 func matrixCell(c Cell) cell {
-	out := cell{text: CellText(c)}
+	out := cell{text: values.Printable(CellText(c))}
 	switch {
 	case len(c.Patches) > 0:
 		out.style = stylePatch
