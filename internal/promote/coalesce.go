@@ -1,6 +1,7 @@
 package promote
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,12 +12,19 @@ import (
 
 // coalesce merges, depth by depth from the first dimension down, the copies
 // under every node whose targets all have the patch into one copy at the
-// node. Copies whose contents differ are not merged: that is an error.
-func (pl *planner) coalesce(s state) ([]Coalesce, error) {
+// node. Copies whose contents differ are not merged: each such node is a
+// conflict, returned with the others (the nodes without one are coalesced,
+// so that the caller can look for further conflicts).
+func (pl *planner) coalesce(s state) ([]Coalesce, []error, error) {
 	var out []Coalesce
+	var conflicts []error
+	var conflicted []string // nodes with a conflict: the ones below repeat it
 	for depth := 1; depth < len(pl.f.Config.Dimensions); depth++ {
 		for _, n := range pl.walk {
 			if n.Depth != depth || s.covers(n) || !allCovered(s, n) {
+				continue
+			}
+			if slices.ContainsFunc(conflicted, func(id string) bool { return strings.HasPrefix(n.ID(), id+"/") }) {
 				continue
 			}
 			var from []string
@@ -27,14 +35,20 @@ func (pl *planner) coalesce(s state) ([]Coalesce, error) {
 					from = append(from, pl.fileOf(w.ID()))
 				}
 			}
-			if err := pl.sameContent(s, ids, fmt.Sprintf("coalesce %s into %s", strings.TrimSuffix(pl.name, ".yaml"), n.ID())); err != nil {
-				return nil, err
+			differ, err := pl.sameContent(s, ids, fmt.Sprintf("coalesce %s into %s", strings.TrimSuffix(pl.name, ".yaml"), n.ID()))
+			if err != nil {
+				return nil, nil, err
+			}
+			if len(differ) > 0 {
+				conflicts = append(conflicts, differ...)
+				conflicted = append(conflicted, n.ID())
+				continue
 			}
 			data := s[ids[0]]
 			for _, id := range ids[1:] {
 				var err error
 				if data, err = mergeApprovals(data, s[id]); err != nil {
-					return nil, fmt.Errorf("%s: %w", pl.fileOf(id), err)
+					return nil, nil, fmt.Errorf("%s: %w", pl.fileOf(id), err)
 				}
 			}
 			for _, id := range ids {
@@ -44,7 +58,28 @@ func (pl *planner) coalesce(s state) ([]Coalesce, error) {
 			out = append(out, Coalesce{Node: n.ID(), Into: pl.fileOf(n.ID()), From: from})
 		}
 	}
-	return out, nil
+	return out, conflicts, nil
+}
+
+// foldConflicts is nil without conflicts, the conflict itself when there is
+// one, and all of them, numbered, when there are several.
+func foldConflicts(patch string, conflicts []error) error {
+	switch len(conflicts) {
+	case 0:
+		return nil
+	case 1:
+		return conflicts[0]
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "cannot promote %s: %d conflicts, all listed here:", patch, len(conflicts))
+	for i, c := range conflicts {
+		lines := strings.Split(c.Error(), "\n")
+		fmt.Fprintf(&b, "\n  %d. %s", i+1, lines[0])
+		for _, l := range lines[1:] {
+			b.WriteString("\n     " + l)
+		}
+	}
+	return errors.New(b.String())
 }
 
 func allCovered(s state, n *fleet.Node) bool {
@@ -59,28 +94,37 @@ func allCovered(s state, n *fleet.Node) bool {
 func (pl *planner) fileOf(id string) string { return pl.comp.Dir + "/" + id + "/" + pl.name }
 
 // sameContent checks that the copies at ids hold the same values (their
-// metadata aside); what says what needs them to ("coalesce patch-001 into
-// integration").
-func (pl *planner) sameContent(s state, ids []string, what string) error {
+// metadata aside): it returns a conflict naming the first copy and every
+// copy that differs from it, or nil; what says what needs them to
+// ("coalesce patch-001 into integration").
+func (pl *planner) sameContent(s state, ids []string, what string) ([]error, error) {
 	first, err := patchValue(pl.fileOf(ids[0]), s[ids[0]])
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var field []string
+	files := []string{pl.fileOf(ids[0])}
 	for _, id := range ids[1:] {
 		v, err := patchValue(pl.fileOf(id), s[id])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if !values.Equal(first, v) {
-			at := ""
-			if field := firstDifference(first, v, nil); len(field) > 0 {
-				at = " (at " + values.PathString(field) + ")"
+			if len(files) == 1 {
+				field = firstDifference(first, v, nil)
 			}
-			return fmt.Errorf("cannot %s: its copies differ%s:\n    %s\n    %s\nmake them identical (or give the different change its own patch name), then promote again",
-				what, at, pl.fileOf(ids[0]), pl.fileOf(id))
+			files = append(files, pl.fileOf(id))
 		}
 	}
-	return nil
+	if len(files) == 1 {
+		return nil, nil
+	}
+	at := ""
+	if len(field) > 0 {
+		at = " (at " + values.PathString(field) + ")"
+	}
+	return []error{fmt.Errorf("cannot %s: its copies differ%s:\n    %s\nmake them identical (or give the different change its own patch name), then promote again",
+		what, at, strings.Join(files, "\n    "))}, nil
 }
 
 func patchValue(path string, data []byte) (*values.Value, error) {
@@ -165,10 +209,12 @@ func (pl *planner) simulate(s state, newValues []byte) *fleet.Component {
 }
 
 // checkUnchanged refuses a coalescing or integration that would change the
-// values of any target: restructuring must not change what runs.
-func (pl *planner) checkUnchanged(promoted, after state, newValues []byte) error {
+// values of any target: restructuring must not change what runs. It returns
+// every change, one conflict per field, value and winning file, with the
+// targets it changes.
+func (pl *planner) checkUnchanged(promoted, after state, newValues []byte) ([]error, error) {
 	if newValues == nil && len(promoted) == len(after) && equalKeys(promoted, after) {
-		return nil
+		return nil, nil
 	}
 	was, will := pl.simulate(promoted, nil), pl.simulate(after, newValues)
 	// Only the targets under a node whose copy comes or goes can change,
@@ -184,34 +230,74 @@ func (pl *planner) checkUnchanged(promoted, after state, newValues []byte) error
 			changed[id] = data
 		}
 	}
+	what := "coalescing"
+	if newValues != nil {
+		what = "folding it into " + pl.comp.Values.Path
+	}
+	type key struct{ field, value, winner string }
+	var order []key
+	targets := map[key][]string{}
 	for _, t := range pl.f.Targets {
 		if newValues == nil && !changed.covers(t) {
 			continue
 		}
 		a, err := pl.ct.ComponentValues(was, t)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		b, err := pl.ct.ComponentValues(will, t)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if values.Equal(a, b) {
-			continue
+		for _, field := range differences(a, b, nil) {
+			k := key{values.PathString(field), describe(b.Lookup(field...)), pl.setter(will, t, field)}
+			if _, seen := targets[k]; !seen {
+				order = append(order, k)
+			}
+			targets[k] = append(targets[k], t.ID())
 		}
-		field := firstDifference(a, b, nil)
-		what := "coalescing"
-		if newValues != nil {
-			what = "folding it into " + pl.comp.Values.Path
-		}
-		msg := fmt.Sprintf("refusing to promote %s: %s would change %s at %s (%s)",
-			strings.TrimSuffix(pl.name, ".yaml"), what, values.PathString(field), t.ID(), describe(b.Lookup(field...)))
-		if winner := pl.setter(will, t, field); winner != "" {
-			msg += fmt.Sprintf(":\n    %s sets the same field and would win over the patch; move the field into the patch (or out of that file) first", winner)
-		}
-		return fmt.Errorf("%s", msg)
 	}
-	return nil
+	var out []error
+	for _, k := range order {
+		msg := fmt.Sprintf("refusing to promote %s: %s would change %s at %s (%s)",
+			strings.TrimSuffix(pl.name, ".yaml"), what, k.field, listTargets(targets[k]), k.value)
+		if k.winner != "" {
+			msg += fmt.Sprintf(":\n    %s sets the same field and would win over the patch; move the field into the patch (or out of that file) first", k.winner)
+		}
+		out = append(out, errors.New(msg))
+	}
+	return out, nil
+}
+
+// listTargets names up to three targets, and how many more.
+func listTargets(ts []string) string {
+	s := strings.Join(ts[:min(len(ts), 3)], ", ")
+	if len(ts) > 3 {
+		s += fmt.Sprintf(" and %d more targets", len(ts)-3)
+	}
+	return s
+}
+
+// differences returns the key paths of every difference between a and b:
+// the leaves (or whole values, where one side is not a mapping) that differ.
+func differences(a, b *values.Value, path []string) [][]string {
+	if values.Equal(a, b) {
+		return nil
+	}
+	if a == nil || b == nil || a.Kind != values.Map || b.Kind != values.Map {
+		return [][]string{slices.Clone(path)}
+	}
+	keys := slices.Clone(a.Keys)
+	for _, k := range b.Keys {
+		if !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	var out [][]string
+	for _, k := range keys {
+		out = append(out, differences(a.Get(k), b.Get(k), append(path, k))...)
+	}
+	return out
 }
 
 func describe(v *values.Value) string {

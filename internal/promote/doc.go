@@ -22,7 +22,10 @@
 // Beyond the reference it never loses a change: copies that differ are not
 // coalesced; a coalescing or an integration that would change any target's
 // values (because an override below the new location sets the same field)
-// is refused; and the plan's file operations are applied through a journal,
+// is refused, and every such conflict of one promotion is listed at once
+// (each node whose copies differ, naming every differing copy; each field,
+// value and winning override with the targets it would change); and the
+// plan's file operations are applied through a journal,
 // writes before removals, so that a crash at any point leaves every patch's
 // content on disk and the next run completes the promotion. Each operation
 // records the digest of the file it replaces or removes: a file edited since

@@ -156,7 +156,9 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 	}
 	promoted := maps(after)
 
-	coalesced, err := pl.coalesce(after)
+	// Every conflict is collected before refusing: a promotion blocked in
+	// several places says so at once, not one place per run.
+	coalesced, conflicts, err := pl.coalesce(after)
 	if err != nil {
 		return nil, err
 	}
@@ -173,23 +175,31 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 				copies = append(copies, n.ID())
 			}
 		}
-		if err := pl.sameContent(after, copies, "fold "+p.Patch+" into "+pl.comp.Values.Path); err != nil {
-			return nil, err
-		}
-		newValues, err = integrate(pl.comp.Values, pl.name, after[copies[0]])
+		differ, err := pl.sameContent(after, copies, "fold "+p.Patch+" into "+pl.comp.Values.Path)
 		if err != nil {
 			return nil, err
 		}
-		p.Integrated = pl.comp.Values.Path
-		for _, id := range copies {
-			delete(after, id)
+		conflicts = append(conflicts, differ...)
+		if len(differ) == 0 {
+			newValues, err = integrate(pl.comp.Values, pl.name, after[copies[0]])
+			if err != nil {
+				return nil, err
+			}
+			p.Integrated = pl.comp.Values.Path
+			for _, id := range copies {
+				delete(after, id)
+			}
 		}
 	}
-	if p.Target == "" && len(p.Coalesced) == 0 && p.Integrated == "" {
+	if p.Target == "" && len(p.Coalesced) == 0 && p.Integrated == "" && len(conflicts) == 0 {
 		return nil, fmt.Errorf("%s of %s is at the end of the sequence (%s) with nothing to coalesce: %w",
 			p.Patch, pl.comp.Name, latest.ID(), ErrNothingToDo)
 	}
-	if err := pl.checkUnchanged(promoted, after, newValues); err != nil {
+	changes, err := pl.checkUnchanged(promoted, after, newValues)
+	if err != nil {
+		return nil, err
+	}
+	if err := foldConflicts(p.Patch, append(conflicts, changes...)); err != nil {
 		return nil, err
 	}
 	p.Ops = pl.ops(before, after, newValues)

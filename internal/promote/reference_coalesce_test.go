@@ -24,7 +24,10 @@ func coalesceOnly(t *testing.T, f *fleet.Fleet, patch string) ([]string, []Coale
 		t.Fatal(err)
 	}
 	s, _ := pl.find()
-	out, err := pl.coalesce(s)
+	out, conflicts, err := pl.coalesce(s)
+	if err == nil && len(conflicts) > 0 {
+		err = foldConflicts(patch, conflicts)
+	}
 	var after []string
 	for _, n := range pl.walk {
 		if _, ok := s[n.ID()]; ok {

@@ -40,6 +40,7 @@ func TestRefusals(t *testing.T) {
 			want: "cannot coalesce patch-001 into integration: its copies differ (at applications.test-app.source.targetRevision):\n" +
 				"    config/management-cluster/test-app/integration/int-sector-1/us-central1/patch-001.yaml\n" +
 				"    config/management-cluster/test-app/integration/int-sector-1/europe-west1/patch-001.yaml\n" +
+				"    config/management-cluster/test-app/integration/int-sector-2/patch-001.yaml\n" +
 				"make them identical (or give the different change its own patch name), then promote again",
 		},
 		{
@@ -116,7 +117,7 @@ func TestRefusals(t *testing.T) {
 				f("production/prod-canary"): patchWith("2.0.0"),
 				appDir + "/production/prod-sector-1/override.yaml": overrideWith,
 			},
-			want: "refusing to promote patch-001: folding it into config/management-cluster/test-app/values.yaml would change applications.test-app.source.targetRevision at production/prod-sector-1/us-east1 (would become 1.5.0):\n" +
+			want: "refusing to promote patch-001: folding it into config/management-cluster/test-app/values.yaml would change applications.test-app.source.targetRevision at production/prod-sector-1/us-east1, production/prod-sector-1/europe-east1 (would become 1.5.0):\n" +
 				"    config/management-cluster/test-app/production/prod-sector-1/override.yaml sets the same field and would win over the patch; move the field into the patch (or out of that file) first",
 		},
 		{
@@ -128,8 +129,29 @@ func TestRefusals(t *testing.T) {
 				f("production"):                 patchWith("2.0.0"),
 				appDir + "/stage/override.yaml": overrideWith,
 			},
-			want: "refusing to promote patch-001: folding it into config/management-cluster/test-app/values.yaml would change applications.test-app.source.targetRevision at stage/stage-sector-1/us-east1 (would become 1.5.0):\n" +
+			want: "refusing to promote patch-001: folding it into config/management-cluster/test-app/values.yaml would change applications.test-app.source.targetRevision at stage/stage-sector-1/us-east1, stage/stage-sector-2/europe-west1 (would become 1.5.0):\n" +
 				"    config/management-cluster/test-app/stage/override.yaml sets the same field and would win over the patch; move the field into the patch (or out of that file) first",
+		},
+		{
+			// Every conflict at once, not one per run: copies that differ
+			// under stage, and an override under integration that would win
+			// over the coalesced patch.
+			name:   "every conflict of a fold is listed at once",
+			config: realConfig,
+			files: map[string]string{
+				f("integration/int-sector-1"):                      patchWith("2.0.0"),
+				f("integration/int-sector-2"):                      patchWith("2.0.0"),
+				appDir + "/integration/int-sector-1/override.yaml": overrideWith,
+				f("stage/stage-sector-1"):                          patchWith("2.0.0"),
+				f("stage/stage-sector-2"):                          patchWith("2.0.1"),
+			},
+			want: "cannot promote patch-001: 2 conflicts, all listed here:\n" +
+				"  1. cannot coalesce patch-001 into stage: its copies differ (at applications.test-app.source.targetRevision):\n" +
+				"         config/management-cluster/test-app/stage/stage-sector-1/patch-001.yaml\n" +
+				"         config/management-cluster/test-app/stage/stage-sector-2/patch-001.yaml\n" +
+				"     make them identical (or give the different change its own patch name), then promote again\n" +
+				"  2. refusing to promote patch-001: coalescing would change applications.test-app.source.targetRevision at integration/int-sector-1/us-central1, integration/int-sector-1/europe-west1 (would become 1.5.0):\n" +
+				"         config/management-cluster/test-app/integration/int-sector-1/override.yaml sets the same field and would win over the patch; move the field into the patch (or out of that file) first",
 		},
 		{
 			name:   "unknown cluster type",
