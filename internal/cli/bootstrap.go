@@ -28,12 +28,15 @@ type bootstrapOptions struct {
 	output                      string
 	timeout                     time.Duration
 	matrix                      bool // accepted from before the matrix was the only root
+	// Several clusters at once.
+	all                    bool
+	selector, changedSince string
 }
 
 func newBootstrapCmd(g *globals) *cobra.Command {
 	o := &bootstrapOptions{globals: g}
 	cmd := &cobra.Command{
-		Use:   "bootstrap CLUSTER",
+		Use:   "bootstrap CLUSTER | --all | --selector LABELS",
 		Short: "Print or apply what a new cluster needs before Argo CD takes over",
 		Long: `Bootstrap prints, as YAML for kubectl apply -f -, what the cluster CLUSTER of the
 inventory (config/clusters/CLUSTER.yaml) needs; with --apply it applies it
@@ -71,12 +74,27 @@ local chart directory or archive, an oci:// reference, or a chart of
   strata bootstrap spoke-1 --apply --context hub-use1 --credentials-context spoke-1
 
   # The same with a service account token
-  strata bootstrap spoke-1 --token-file sa.token --ca-file ca.pem > spoke-1.yaml`,
-		Args:              cobra.ExactArgs(1),
+  strata bootstrap spoke-1 --token-file sa.token --ca-file ca.pem > spoke-1.yaml
+
+  # After a change of the root objects (not of a pin): what every affected
+  # cluster needs, then apply it, each through its context (the inventory's
+  # context:, else the cluster's name)
+  strata bootstrap --all --changed-since origin/main~1
+  strata bootstrap --all --changed-since origin/main~1 --apply
+
+  # Every production cluster
+  strata bootstrap --selector environment=production`,
+		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: o.complete,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
 				return err
+			}
+			if err := o.validateMany(len(args)); err != nil {
+				return err
+			}
+			if len(args) == 0 {
+				return o.runMany(cmd.Context())
 			}
 			return o.run(cmd.Context(), args[0])
 		},
@@ -95,6 +113,9 @@ local chart directory or archive, an oci:// reference, or a chart of
 	f.StringVar(&o.caFile, "ca-file", "", "the PEM bundle that verifies the spoke's API server (with --token-file)")
 	f.BoolVar(&o.matrix, "matrix", false, "(no effect: a hub's root ApplicationSets are always seed 000's cluster x git matrix)")
 	_ = f.MarkHidden("matrix")
+	f.BoolVar(&o.all, "all", false, "bootstrap every cluster of the inventory")
+	f.StringVar(&o.selector, "selector", "", "bootstrap the clusters whose identity labels match `LABELS` (cluster_type=..., environment=prod, tier in (gold))")
+	f.StringVar(&o.changedSince, "changed-since", "", "only the clusters whose bootstrap differs from what the fleet at `REV` gives (the root objects changed)")
 	f.StringVar(&o.opts.Namespace, "namespace", bootstrap.DefaultNamespace, "Argo CD's namespace")
 	f.StringVar(&o.opts.SelfApp, "self-app", bootstrap.DefaultSelfApp, "the Application of the cluster's target through which Argo CD manages itself")
 	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --apply and --install-argocd may take")
