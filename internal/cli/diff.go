@@ -107,6 +107,12 @@ func printDiff(w io.Writer, res *diff.Result, color bool) {
 		}
 		fmt.Fprintln(w)
 	}
+	if dels := res.Deletions(); len(dels) > 0 {
+		fmt.Fprintln(w, paint(fmt.Sprintf("destructive: the change deletes %s:", plural(len(dels), "resource")), "\x1b[1;31m", color))
+		for _, d := range dels {
+			fmt.Fprintf(w, "  %s\n", d)
+		}
+	}
 	fmt.Fprintln(w, res.Summary())
 }
 

@@ -28,6 +28,12 @@ func printDiffMarkdown(w io.Writer, res *diff.Result) {
 		base = fmt.Sprintf("%s (%s)", res.Base, short(res.BaseCommit))
 	}
 	fmt.Fprintf(&b, "Rendered output compared with `%s`.\n", base)
+	if dels := res.Deletions(); len(dels) > 0 {
+		fmt.Fprintf(&b, "\n> [!WARNING]\n> The change deletes %s:\n", plural(len(dels), "resource"))
+		for _, d := range dels {
+			fmt.Fprintf(&b, "> - %s\n", d)
+		}
+	}
 	if len(res.Changes) == 0 {
 		io.WriteString(w, b.String())
 		return

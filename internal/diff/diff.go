@@ -69,6 +69,9 @@ type ResourceChange struct {
 	Path   string `json:"path"` // under rendered/
 	Status string `json:"status"`
 	Diff   string `json:"diff"`
+	// Deletes says what Argo CD deletes with a removed Application or
+	// ApplicationSet (destructive changes are called out).
+	Deletes *Deletion `json:"deletes,omitempty"`
 }
 
 // Summary is one line: "3 of 27 targets change: cert-manager, prometheus".
@@ -190,6 +193,9 @@ func compareTarget(id string, base, head *side, context int) TargetChange {
 			rc.Status = Removed
 		}
 		rc.Name, rc.Kind = resourceOf(file, after, before)
+		if rc.Status == Removed {
+			rc.Deletes = deletionOf(rc.Kind, file, before)
+		}
 		rc.Diff = unified(rc.Path, before, after, inBase, inHead, context)
 		tc.Files = append(tc.Files, rc)
 	}
