@@ -31,9 +31,9 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 col() { printf '%s' "$1" | awk -v c="$2" 'NF {print $c}' | median; }
 
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '| targets | full render (s) | user CPU (s) | peak RSS (MB) | cp -r (s) | full / cp | no-op (s) | one override (s) | full / 1,000 | RSS / 1,000 |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|\n'
-base_full="" base_rss=""
+printf '| targets | full render (s) | user CPU (s) | peak RSS (MB) | cp -r (s) | full / cp | no-op (s) | one override (s) | full / 1,000 | user CPU / 1,000 | RSS / 1,000 |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
+base_full="" base_user="" base_rss=""
 for n in "${sizes[@]}"; do
 	regions=$(( n / 40 ))
 	fleet="$work/fleet-$n"
@@ -53,10 +53,11 @@ for n in "${sizes[@]}"; do
 	cd - >/dev/null
 	rm -rf "$fleet"
 	f=$(col "$full" 1) u=$(col "$full" 2) m=$(( $(col "$full" 3) / 1024 )) c=$(col "$copy" 1)
-	[ -n "$base_full" ] || { base_full=$f; base_rss=$m; }
-	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$f" "$u" "$m" "$c" \
+	[ -n "$base_full" ] || { base_full=$f; base_user=$u; base_rss=$m; }
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$f" "$u" "$m" "$c" \
 		"$(awk -v a="$f" -v b="$c" 'BEGIN {printf "%.2f", a/b}')" "$(col "$noop" 1)" "$(col "$one" 1)" \
 		"$(awk -v a="$f" -v b="$base_full" 'BEGIN {printf "%.1f", a/b}')" \
+		"$(awk -v a="$u" -v b="$base_user" 'BEGIN {printf "%.1f", a/b}')" \
 		"$(awk -v a="$m" -v b="$base_rss" 'BEGIN {printf "%.2f", a/b}')"
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
