@@ -22,6 +22,9 @@ type rolloutPrinter struct {
 
 	mu     sync.Mutex
 	status *rollout.Event // the wait or soak being shown
+	// lastWait is the last wait line without its elapsed time: a wait
+	// event that says nothing new prints no line.
+	lastWait string
 	stop   chan struct{}
 	now    func() time.Time
 }
@@ -70,6 +73,13 @@ func (p *rolloutPrinter) event(e rollout.Event) {
 		p.status = &e
 		p.redraw()
 		return
+	}
+	if e.Kind == rollout.KindWaiting {
+		same := fmt.Sprintf("%s %d %d %d%s", e.Step, e.Synced, e.Healthy, e.Total, notReady(e.Apps))
+		if same == p.lastWait {
+			return
+		}
+		p.lastWait = same
 	}
 	p.clearStatus()
 	p.status = nil

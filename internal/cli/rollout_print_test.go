@@ -11,7 +11,8 @@ import (
 )
 
 // On a terminal, waits and soaks are one status line, redrawn in place,
-// that the next event's line replaces; elsewhere every event is a line.
+// that the next event's line replaces; elsewhere every event is a line,
+// but a wait that says nothing new.
 func TestRolloutPrinter(t *testing.T) {
 	t0 := time.Date(2026, 11, 23, 22, 0, 0, 0, time.UTC)
 	apps := []rollout.AppState{
@@ -20,6 +21,7 @@ func TestRolloutPrinter(t *testing.T) {
 	}
 	events := []rollout.Event{
 		{Kind: rollout.KindPromoted, Commit: "0123456789abcdef", Message: "Promote patch-001 of spoke/demo to eu-west1: 1 of 3 targets' rendered output changed"},
+		{Kind: rollout.KindWaiting, Step: "eu-west1", Commit: "0123456789abcdef", Apps: apps, Synced: 1, Healthy: 1, Total: 2, Since: t0},
 		{Kind: rollout.KindWaiting, Step: "eu-west1", Commit: "0123456789abcdef", Apps: apps, Synced: 1, Healthy: 1, Total: 2, Since: t0},
 		{Kind: rollout.KindSoaking, Step: "eu-west1", Healthy: 2, Total: 2, SoakUntil: t0.Add(5 * time.Minute)},
 		{Kind: rollout.KindCheck, Step: "eu-west1", Check: "smoke", Passed: true},
@@ -34,6 +36,7 @@ func TestRolloutPrinter(t *testing.T) {
 		return out.String()
 	}
 	wantTTY := "0123456789ab Promote patch-001 of spoke/demo to eu-west1: 1 of 3 targets' rendered output changed\n" +
+		"\r\033[Keu-west1: 1/2 Applications synced at 0123456789ab, 1/2 healthy (42s); waiting for b-demo on hub: waiting" +
 		"\r\033[Keu-west1: 1/2 Applications synced at 0123456789ab, 1/2 healthy (42s); waiting for b-demo on hub: waiting" +
 		"\r\033[Keu-west1: soaking, 2/2 healthy, 4m18s left" +
 		"\r\033[Keu-west1: check smoke passed\n"

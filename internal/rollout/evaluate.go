@@ -2,6 +2,9 @@ package rollout
 
 import (
 	"slices"
+	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
@@ -76,13 +79,53 @@ func (r *runner) observe(ws *waitSet) *observation {
 	}
 	for _, cell := range rep.Cells {
 		for _, st := range cell.Apps {
-			if cell.ClusterType == r.opts.ClusterType && cell.Component == r.opts.Component && ws.pick(st) && failedHere(st, o.roots[st.Cluster], ws.history) {
-				a := appState(st)
+			if cell.ClusterType != r.opts.ClusterType || cell.Component != r.opts.Component || !ws.pick(st) {
+				continue
+			}
+			a := appState(st)
+			switch {
+			case failedHere(st, o.roots[st.Cluster], ws.history):
 				o.failed = append(o.failed, a.failure(a.State+": "+orElse(a.Reason, "Argo CD gives no message")))
+			case retrying(st, ws.history):
+				o.failed = append(o.failed, a.failure("sync failed, Argo CD retries it: "+st.Live.Message))
 			}
 		}
 	}
 	return o
+}
+
+// FailAfterRetries is how many times Argo CD retries a failed sync of a
+// step (syncPolicy.retry) before the rollout takes it for failed: a
+// transient error is given that chance, an error that stays is not waited
+// for until the timeout.
+const FailAfterRetries = 2
+
+// retrying reports whether the object's sync of its commit failed and Argo
+// CD is retrying it for the FailAfterRetries-th time or more (its operation
+// is Running with "Retrying attempt #N" in its message).
+func retrying(st live.AppState, h *live.History) bool {
+	a := st.Live
+	if a == nil || a.Phase != "Running" || st.Contains == nil || !*st.Contains {
+		return false
+	}
+	_, after, ok := strings.Cut(a.Message, "Retrying attempt #")
+	if !ok {
+		return false
+	}
+	n, _ := strconv.Atoi(leadingDigits(after))
+	if n < FailAfterRetries {
+		return false
+	}
+	in, err := h.Contains(st.Commit, a.OpRevision)
+	return in || err != nil && a.Fresh
+}
+
+func leadingDigits(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsDigit(r) })
+	if i < 0 {
+		return s
+	}
+	return s[:i]
 }
 
 // failedHere reports whether a failed or degraded object failed on its own
@@ -121,7 +164,7 @@ func appState(st live.AppState) AppState {
 	a := AppState{ArgoCD: st.ArgoCD, Cluster: st.Cluster, Target: st.Target, Kind: st.Kind, Name: st.Name,
 		State: string(st.State), Reason: st.Reason, Commit: st.Commit, Revision: st.RootRevision}
 	if st.Live != nil {
-		a.Sync, a.Health, a.Phase = st.Live.Sync, st.Live.Health, st.Live.Phase
+		a.Sync, a.Health, a.Phase, a.OpMessage = st.Live.Sync, st.Live.Health, st.Live.Phase, st.Live.Message
 	}
 	return a
 }
@@ -165,9 +208,14 @@ func (o *observation) soakFailures() []Failure {
 func (o *observation) timeoutFailures() []Failure {
 	var out []Failure
 	for _, a := range o.apps {
-		if !a.Healthy() {
-			out = append(out, a.failure(a.State+": "+orElse(a.Reason, "Argo CD gives no message")))
+		if a.Healthy() {
+			continue
 		}
+		reason := a.State + ": " + orElse(a.Reason, "Argo CD gives no message")
+		if a.OpMessage != "" && !strings.Contains(reason, a.OpMessage) {
+			reason += "; its last operation (" + a.Phase + "): " + a.OpMessage
+		}
+		out = append(out, a.failure(reason))
 	}
 	return out
 }

@@ -100,6 +100,8 @@ type AppState struct {
 	Sync     string `json:"sync,omitempty"`
 	Health   string `json:"health,omitempty"`
 	Phase    string `json:"phase,omitempty"`
+	// OpMessage is Argo CD's message on its last operation.
+	OpMessage string `json:"operationMessage,omitempty"`
 }
 
 // Synced reports whether it is synced at a revision containing its commit.

@@ -103,6 +103,9 @@ type harness struct {
 	// ("" Healthy); sync failures are set with failSync.
 	health   func(cluster, commit string) string
 	failSync func(cluster, commit string) string
+	// retrySync says Argo CD's operation is Running, retrying a failed
+	// sync, with this message.
+	retrySync func(cluster, commit string) string
 	// onEvent runs for each event, before the fake Argo CD reacts;
 	// frozen stops it from reacting.
 	onEvent func(rollout.Event)
@@ -301,13 +304,18 @@ func (h *harness) syncCluster(cluster, target, commit string) {
 			phase, msg = "Failed", m
 		}
 	}
-	h.apply(ns, "demo", spec, status(spec, "1.0.0", health, phase, msg))
+	if h.retrySync != nil {
+		if m := h.retrySync(cluster, commit); m != "" {
+			phase, msg = "Running", m
+		}
+	}
+	h.apply(ns, "demo", spec, status(spec, commit, health, phase, msg))
 }
 
 // status is the status Argo CD writes after syncing spec at revision.
 func status(spec map[string]any, revision, health, phase, msg string) map[string]any {
 	sync := "Synced"
-	if phase == "Failed" {
+	if phase != "Succeeded" {
 		sync = "OutOfSync"
 	}
 	st := map[string]any{

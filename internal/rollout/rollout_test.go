@@ -5,6 +5,7 @@ package rollout_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +23,7 @@ func TestRollout(t *testing.T) {
 	t.Run("healthy patch through the sequence, with a gate", func(t *testing.T) { testHealthy(t, newHarness(t, api)) })
 	t.Run("sync failure stops at the first step", func(t *testing.T) { testSyncFailure(t, newHarness(t, api), false) })
 	t.Run("sync failure reverted", func(t *testing.T) { testSyncFailure(t, newHarness(t, api), true) })
+	t.Run("a sync Argo CD keeps retrying fails the step", func(t *testing.T) { testRetrying(t, newHarness(t, api)) })
 	t.Run("a failing check stops the step", func(t *testing.T) { testCheckFails(t, newHarness(t, api)) })
 	t.Run("degraded during the soak", func(t *testing.T) { testSoakDegraded(t, newHarness(t, api)) })
 	t.Run("timeout names what each Application does", func(t *testing.T) { testTimeout(t, newHarness(t, api)) })
@@ -268,5 +270,24 @@ func testDryRun(t *testing.T, h *harness) {
 	}
 	if res.Stopped != rollout.StoppedDone || h.commits() != before || h.run(h.dir, "status", "--porcelain") != "" {
 		t.Errorf("a dry run changed the repository: %+v", res)
+	}
+}
+
+func testRetrying(t *testing.T, h *harness) {
+	h.write(firstPatch, badPatch)
+	msg := rejected + ". Retrying attempt #" + fmt.Sprint(rollout.FailAfterRetries) + " at 10:53PM."
+	h.retrySync = func(cluster, commit string) string {
+		if h.rendersBad(cluster, commit) {
+			return msg
+		}
+		return ""
+	}
+	_, err := h.rollout(rollout.Options{})
+	var se *rollout.StepError
+	if !errors.As(err, &se) {
+		t.Fatalf("want a *StepError, got %v", err)
+	}
+	if len(se.Failures) != 1 || se.Failures[0].Reason != "sync failed, Argo CD retries it: "+msg {
+		t.Errorf("failures: %+v", se.Failures)
 	}
 }

@@ -115,7 +115,7 @@ func (r *runner) soak(ctx context.Context, step string, ws *waitSet, d time.Dura
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		case <-done.C():
-			r.emit(Event{Kind: KindSoaked, Step: step, Commit: ws.commit, Message: fmt.Sprintf("healthy for %s", d)})
+			r.emit(Event{Kind: KindSoaked, Step: step, Commit: ws.commit, Message: fmt.Sprintf("healthy for %s", d.Round(time.Second))})
 			return nil
 		case <-r.watch.changed:
 		}
