@@ -25,8 +25,8 @@ type rolloutPrinter struct {
 	// lastWait is the last wait line without its elapsed time: a wait
 	// event that says nothing new prints no line.
 	lastWait string
-	stop   chan struct{}
-	now    func() time.Time
+	stop     chan struct{}
+	now      func() time.Time
 }
 
 func newRolloutPrinter(w io.Writer, asJSON bool) *rolloutPrinter {

@@ -36,8 +36,9 @@
 // (fleet.Config.RolloutAt: per node of the sequence, inherited downwards),
 // Options.Soak and Options.Timeout override them for one run.
 //
-// A failure (a failed sync, an object degraded at the step's commit, a
-// failed check, the timeout) ends the rollout with a *StepError naming the
+// A failure (a failed sync, or one Argo CD still retries after
+// FailAfterRetries attempts; an object degraded at the step's commit; a
+// failed check; the timeout) ends the rollout with a *StepError naming the
 // targets, clusters and Applications with Argo CD's own messages; nothing
 // is promoted further. With Options.Revert the step's
 // commit is reverted (git revert), pushed, and its targets waited for until

@@ -217,6 +217,17 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	if !r.opts.Revert || st.revert == "" {
 		return se
 	}
+	var terminated []string
+	for _, f := range se.Failures {
+		if f.App == "" {
+			continue
+		}
+		if ok, terr := r.watch.terminate(ctx, f.ArgoCD, f.App); terr != nil {
+			r.log("terminating the operation of Application %s on %s: %v", f.App, f.ArgoCD, terr)
+		} else if ok {
+			terminated = append(terminated, f.App)
+		}
+	}
 	if _, gerr := r.repo.run(ctx, "revert", "--no-edit", st.revert); gerr != nil {
 		return errors.Join(se, fmt.Errorf("reverting %.12s: %w", st.revert, gerr))
 	}
@@ -227,8 +238,11 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	if gerr != nil {
 		return errors.Join(se, gerr)
 	}
-	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets),
-		Message: fmt.Sprintf("reverted %.12s; waiting for its targets to be healthy again", st.revert)})
+	msg := fmt.Sprintf("reverted %.12s; waiting for its targets to be healthy again", st.revert)
+	if len(terminated) > 0 {
+		msg = fmt.Sprintf("terminated the failing syncs of %s; ", strings.Join(terminated, ", ")) + msg
+	}
+	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets), Message: msg})
 	ws, werr := r.newWaitSet(commit, changedIn(commit))
 	if werr == nil {
 		werr = r.waitHealthy(ctx, st.node, ws, st.policy.Timeout)

@@ -137,3 +137,33 @@ func (w *watcher) refresh(ctx context.Context, argocd, name string) error {
 	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	return err
 }
+
+// terminate ends the running operation of the Application name on the
+// Argo CD of argocd, if it has one, as argocd app terminate-op does (the
+// phase Terminating; the application controller stops it). A sync that
+// Argo CD retries keeps the spec it started with: after a revert, only a
+// new operation syncs the reverted one.
+func (w *watcher) terminate(ctx context.Context, argocd, name string) (bool, error) {
+	w.mu.Lock()
+	dyn, ns, running := w.clients[argocd], w.opts.Namespace, false
+	for _, in := range w.instances {
+		if in.Cluster != argocd {
+			continue
+		}
+		for _, a := range in.Applications {
+			if a.Name == name && a.Phase == "Running" {
+				running = true
+			}
+		}
+	}
+	w.mu.Unlock()
+	if dyn == nil || !running {
+		return false, nil
+	}
+	if ns == "" {
+		ns = live.DefaultNamespace
+	}
+	patch := []byte(`{"status":{"operationState":{"phase":"Terminating"}}}`)
+	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err == nil, err
+}
