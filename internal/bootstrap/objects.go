@@ -55,9 +55,9 @@ type Bundle struct {
 	Model   Model  `json:"model"`
 	// ApplyTo is the cluster whose API server receives the objects: the
 	// cluster itself, or its hub.
-	ApplyTo  string `json:"applyTo"`
-	Revision string `json:"revision"`
-	Objects  []*unstructured.Unstructured
+	ApplyTo  string                       `json:"applyTo"`
+	Revision string                       `json:"revision"`
+	Objects  []*unstructured.Unstructured `json:"objects"`
 	// Notes explain what is missing or left out, for the user.
 	Notes []string `json:"notes,omitempty"`
 }
