@@ -9,7 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
-	"text/template"
+	"sync/atomic"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/loader/archive"
@@ -34,11 +34,11 @@ type Chart struct {
 	// that Helm's coalescing is a plain copy.
 	plain bool
 	meta  map[string]any
-	// shared is true when the chart is plain and its templates cannot
-	// modify values, so that renders may share value objects (fast.go);
-	// funcs then replace Helm's template functions with memoized ones.
+	// shared is true when the chart is plain, so that renders may share
+	// value objects (fast.go, guard.go); fresh is set once a render of the
+	// chart modified values: it renders on fresh copies from then on.
 	shared bool
-	funcs  template.FuncMap
+	fresh  atomic.Bool
 	memo   yamlMemo
 	// items, for the built-in chart, renders item by item (items.go).
 	items *itemMemo
@@ -94,13 +94,8 @@ func loadChart(fsys fs.FS, dir, source string) (*Chart, error) {
 	out := &Chart{chart: c, Source: source, plain: len(c.Values) == 0 && len(c.Dependencies()) == 0}
 	copy(out.Digest[:], h.Sum(nil))
 	out.meta = metadataMap(c.Metadata)
-	var text strings.Builder
-	for _, t := range c.Templates {
-		text.Write(t.Data)
-	}
-	if out.plain && !mutates(text.String()) {
+	if out.plain {
 		out.shared = true
-		out.funcs = chartFuncs(&out.memo)
 		if fsys == builtin {
 			if out.items, err = newItemMemo(out); err != nil {
 				return nil, fmt.Errorf("loading chart %s: %w", source, err)

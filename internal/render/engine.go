@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"text/template"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
@@ -35,8 +36,8 @@ func renderValues(c *chart.Chart, meta map[string]any, plain bool, v map[string]
 	}, nil
 }
 
-// goValues converts values to what templates see: shared objects when the
-// templates cannot modify them (fast.go), a fresh copy otherwise.
+// goValues converts values to what templates see: shared objects, which
+// templates must not modify (guard.go), or a fresh copy.
 func goValues(vals *values.Value, shared bool) map[string]any {
 	var v map[string]any
 	if shared {
@@ -51,28 +52,44 @@ func goValues(vals *values.Value, shared bool) map[string]any {
 }
 
 // passOne renders the templates chart and joins its manifests into one
-// stream, as `helm template` prints them.
-func (c *Chart) passOne(vals *values.Value, release string) (string, error) {
-	v := goValues(vals, c.shared)
-	if c.items != nil {
-		if manifest, ok := c.passOneItems(v, release); ok {
-			return manifest, nil
+// stream, as `helm template` prints them. With shortcuts, it renders on
+// shared values (and item by item, for the built-in chart) unless a
+// template modifies them.
+func (c *Chart) passOne(vals *values.Value, release string, shortcuts bool) (string, error) {
+	if shortcuts && c.shared && !c.fresh.Load() {
+		g := &guard{memo: &c.memo}
+		v := goValues(vals, true)
+		if c.items != nil {
+			if manifest, ok := c.passOneItems(v, release, g); ok {
+				return manifest, nil
+			}
 		}
+		if !g.mutated {
+			out, err := c.render(v, release, g.funcs())
+			if !g.mutated {
+				if err != nil {
+					return "", err
+				}
+				return joinManifests(out), nil
+			}
+		}
+		c.fresh.Store(true)
 	}
-	out, err := c.render(v, release)
+	out, err := c.render(goValues(vals, false), release, nil)
 	if err != nil {
 		return "", err
 	}
 	return joinManifests(out), nil
 }
 
-// render runs Helm's engine on the chart.
-func (c *Chart) render(v map[string]any, release string) (map[string]string, error) {
+// render runs Helm's engine on the chart, with funcs replacing Helm's
+// template functions.
+func (c *Chart) render(v map[string]any, release string, funcs template.FuncMap) (map[string]string, error) {
 	rv, err := renderValues(c.chart, c.meta, c.plain, v, release)
 	if err != nil {
 		return nil, err
 	}
-	return engine.Engine{CustomTemplateFuncs: c.funcs}.Render(c.chart, rv)
+	return engine.Engine{CustomTemplateFuncs: funcs}.Render(c.chart, rv)
 }
 
 // joinManifests joins the rendered templates of a chart into one stream,
@@ -101,7 +118,7 @@ func joinManifests(out map[string]string) string {
 // Documents without template actions render to themselves, so only the
 // others go through the engine (together, as one template, as in the
 // reference); the result holds the same documents.
-func passTwo(manifest string, vals *values.Value, release string) (string, error) {
+func passTwo(manifest string, vals *values.Value, release string, shared bool) (string, error) {
 	var static, dynamic strings.Builder
 	for _, doc := range splitDocuments(manifest) {
 		if strings.Contains(doc, "{{") {
@@ -115,7 +132,7 @@ func passTwo(manifest string, vals *values.Value, release string) (string, error
 	if dynamic.Len() == 0 {
 		return static.String(), nil
 	}
-	out, err := renderText(dynamic.String(), vals, release)
+	out, err := renderText(dynamic.String(), vals, release, shared)
 	if err != nil {
 		return "", err
 	}
@@ -123,14 +140,26 @@ func passTwo(manifest string, vals *values.Value, release string) (string, error
 }
 
 // renderText renders text as the one template of pass 2's chart with the
-// values, through Helm's engine.
-func renderText(text string, vals *values.Value, release string) (string, error) {
+// values, through Helm's engine: on shared values when shared, unless the
+// template modifies them (guard.go).
+func renderText(text string, vals *values.Value, release string, shared bool) (string, error) {
+	if shared {
+		g := &guard{}
+		out, err := renderTextOn(text, goValues(vals, true), release, g.funcs())
+		if !g.mutated {
+			return out, err
+		}
+	}
+	return renderTextOn(text, goValues(vals, false), release, nil)
+}
+
+func renderTextOn(text string, v map[string]any, release string, funcs template.FuncMap) (string, error) {
 	c := passTwoChart(text)
-	rv, err := renderValues(c, metadataMap(c.Metadata), true, goValues(vals, !mutates(text)), release)
+	rv, err := renderValues(c, metadataMap(c.Metadata), true, v, release)
 	if err != nil {
 		return "", err
 	}
-	out, err := engine.Engine{}.Render(c, rv)
+	out, err := engine.Engine{CustomTemplateFuncs: funcs}.Render(c, rv)
 	if err != nil {
 		return "", err
 	}
@@ -161,7 +190,7 @@ func expressionError(vals *values.Value, release string) error {
 			if !strings.Contains(v.Text, "{{") {
 				return false
 			}
-			if _, err := passTwo(v.Text, vals, release); err != nil {
+			if _, err := passTwo(v.Text, vals, release, true); err != nil {
 				found = &values.Error{Pos: v.Pos, Path: path, Msg: "template error in value: " + templateMessage(err),
 					Hint: "values are rendered as templates against .Values; escape what Argo CD should see as {{`{{ ... }}`}}"}
 				return true

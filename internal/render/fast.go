@@ -2,9 +2,7 @@ package render
 
 import (
 	"reflect"
-	"regexp"
 	"strings"
-	"text/template"
 
 	"sigs.k8s.io/yaml"
 
@@ -28,37 +26,11 @@ import (
 //     distinct text.
 //
 // Sharing objects between targets is only sound when templates cannot
-// modify them: charts whose templates use a mutating function (set, unset,
-// merge...) get fresh values per render and no memoization.
-
-// mutatingRE matches a call of a template function that modifies its
-// argument, in an action with its comments removed.
-var (
-	mutatingRE = regexp.MustCompile(`(?:^|[\s(|])(?:set|unset|merge|mergeOverwrite|mustMerge|mustMergeOverwrite)(?:\s|\)|$)`)
-	commentRE  = regexp.MustCompile(`(?s)/\*.*?\*/`)
-)
-
-// mutates reports whether template text may modify the values it is given.
-func mutates(text string) bool {
-	if !strings.Contains(text, "{{") || (!strings.Contains(text, "set") && !strings.Contains(text, "merge")) {
-		return false
-	}
-	for rest := text; ; {
-		i := strings.Index(rest, "{{")
-		if i < 0 {
-			return false
-		}
-		j := strings.Index(rest[i:], "}}")
-		if j < 0 {
-			j = len(rest) - i
-		}
-		action := commentRE.ReplaceAllString(rest[i+2:i+j], "")
-		if mutatingRE.MatchString(strings.Trim(action, "- ")) {
-			return true
-		}
-		rest = rest[i+j:]
-	}
-}
+// modify them: guard.go makes sure they cannot.
+//
+// Renderer.NoShortcuts turns all of this off (fresh values per render,
+// Helm's own functions, the whole chart, pass 2 and decoding on the whole
+// text), for the tests that compare the two ways byte for byte.
 
 // yamlMemo memoizes Helm's toYaml for shared (immutable) maps and slices.
 type yamlMemo struct {
@@ -106,12 +78,6 @@ func helmToYAML(v any) string {
 		return ""
 	}
 	return strings.TrimSuffix(string(data), "\n")
-}
-
-// chartFuncs returns the template functions that replace Helm's for a chart
-// whose templates do not modify values.
-func chartFuncs(y *yamlMemo) template.FuncMap {
-	return template.FuncMap{"toYaml": y.toYAML}
 }
 
 // splitDocuments splits a stream of YAML documents at its "---" lines.

@@ -47,7 +47,7 @@ type itemMemo struct {
 
 // newItemMemo prepares item-by-item rendering for the built-in chart.
 func newItemMemo(c *Chart) (*itemMemo, error) {
-	out, err := c.render(map[string]any{}, "items")
+	out, err := c.render(map[string]any{}, "items", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +71,8 @@ type itemText struct {
 // passOneItems renders pass 1 of the built-in chart item by item, reusing
 // the items rendered before. It returns false when the chart must render
 // the usual way (values of an unexpected shape, any error), which also
-// reports errors.
-func (c *Chart) passOneItems(v map[string]any, release string) (string, bool) {
+// reports errors. g guards the shared values v.
+func (c *Chart) passOneItems(v map[string]any, release string, g *guard) (string, bool) {
 	texts := make([]map[string]string, len(itemSections)) // name -> text
 	todo := make([]map[string]any, len(itemSections))     // name -> item to render
 	needed := false
@@ -107,7 +107,7 @@ func (c *Chart) passOneItems(v map[string]any, release string) (string, bool) {
 		for i, sec := range itemSections {
 			reduced[sec.key] = todo[i]
 		}
-		out, err := c.render(reduced, release)
+		out, err := c.render(reduced, release, g.funcs())
 		if err != nil {
 			return "", false
 		}

@@ -22,11 +22,11 @@ func TestItemsEqualWholeChart(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := goValues(vals, c.shared)
-		got, ok := c.passOneItems(v, "r")
+		got, ok := c.passOneItems(v, "r", &guard{memo: &c.memo})
 		if !ok {
 			t.Fatalf("%s: not rendered item by item", tg.ID())
 		}
-		out, err := c.render(v, "r")
+		out, err := c.render(v, "r", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,6 +43,11 @@ type Output struct {
 type Renderer struct {
 	Fleet *fleet.Fleet
 	Chart *Chart
+	// NoShortcuts renders every target the general way: fresh values per
+	// render, Helm's own template functions, the whole chart in pass 1 and
+	// the whole text in pass 2, no cache of decoded documents (fast.go). The
+	// output is the same; only tests that check that set it.
+	NoShortcuts bool
 
 	docs  docCache
 	plans planCache
@@ -109,12 +114,16 @@ func (r *Renderer) render(t Target) (*Output, error) {
 		return nil, err
 	}
 	release := t.ClusterType.Name + "-apps"
-	manifest, err := r.Chart.passOne(vals, release)
+	manifest, err := r.Chart.passOne(vals, release, !r.NoShortcuts)
 	if err != nil {
 		return nil, fmt.Errorf("templates chart %s: %w", r.Chart.Source, err)
 	}
 	dir := t.Dir() + "/templates"
-	docs, ok := r.passTwoHoles(dir, manifest, vals, release+"-final")
+	var docs []renderedDoc
+	ok := false
+	if !r.NoShortcuts {
+		docs, ok = r.passTwoHoles(dir, manifest, vals, release+"-final")
+	}
 	if !ok || badDoc(docs) >= 0 {
 		if docs, err = r.passTwoGeneral(dir, manifest, vals, release+"-final"); err != nil {
 			return nil, err
@@ -136,14 +145,18 @@ func (r *Renderer) render(t Target) (*Output, error) {
 // pass 1 as a template, then a decode of the whole result. Its errors are
 // the ones users see.
 func (r *Renderer) passTwoGeneral(dir, manifest string, vals *values.Value, release string) ([]renderedDoc, error) {
-	final, err := passTwo(manifest, vals, release)
+	final, err := passTwo(manifest, vals, release, !r.NoShortcuts)
 	if err != nil {
 		if e := expressionError(vals, release); e != nil {
 			return nil, e
 		}
 		return nil, fmt.Errorf("second template pass (the output of the templates chart, rendered again with the values): %s", templateMessage(err))
 	}
-	docs, err := r.docs.decode(dir, final)
+	cache := &r.docs
+	if r.NoShortcuts {
+		cache = &docCache{}
+	}
+	docs, err := cache.decode(dir, final)
 	if err != nil {
 		if _, err := values.DecodeAll(dir, []byte(final)); err != nil {
 			return nil, outputYAMLError(err, final)
