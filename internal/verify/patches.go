@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -139,7 +140,7 @@ func (c *checker) values(f *fleet.Fleet, k patchKey) *fleet.File {
 // patch checks one patch: where it is now (gaps, gates entered), and what
 // changed in place inside gates.
 func (c *checker) patch(k patchKey, was, now copies) {
-	approvals := newApprovals(was, now)
+	approvals := c.newApprovals(k, was, now)
 	label := fmt.Sprintf("%s of %s", k.name, k.comp)
 	if len(now) > 0 {
 		var ids []string
@@ -234,15 +235,25 @@ func sameContent(a, b *fleet.File) bool {
 }
 
 // newApprovals are the approvals the copies record now and did not before.
-func newApprovals(was, now copies) []promote.Approval {
+// A malformed record approves nothing and is a finding.
+func (c *checker) newApprovals(k patchKey, was, now copies) []promote.Approval {
 	var old []promote.Approval
 	for _, f := range was {
 		as, _ := promote.Approvals(f.Path, f.Data)
 		old = append(old, as...)
 	}
 	var out []promote.Approval
-	for _, f := range now {
-		as, _ := promote.Approvals(f.Path, f.Data)
+	for id, f := range now {
+		as, err := promote.Approvals(f.Path, f.Data)
+		if err != nil {
+			line := 1
+			var ve *values.Error
+			if errors.As(err, &ve) {
+				line = ve.Pos.Line
+			}
+			c.add(Finding{File: f.Path, Line: line, Target: c.name(k.ct, id), Rule: RuleGate, Message: "malformed approval, which approves nothing: " + firstLine(err.Error())})
+			continue
+		}
 		for _, a := range as {
 			if !slices.ContainsFunc(old, func(b promote.Approval) bool { return b.Node == a.Node && b.By == a.By && b.At.Equal(a.At) }) {
 				out = append(out, a)

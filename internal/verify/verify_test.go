@@ -76,6 +76,13 @@ func TestCheck(t *testing.T) {
 			want: []string{"config/web/app/prod/eu/patch-001.yaml:1 prod/eu removed-in-gate"},
 		},
 		{
+			name: "a malformed approval approves nothing and is named",
+			base: map[string]string{"config/web/app/dev/patch-001.yaml": patch},
+			head: map[string]string{"config/web/app/dev/patch-001.yaml": patch,
+				"config/web/app/prod/eu/patch-001.yaml": "metadata:\n  approvals:\n    - {node: prod, by: Jane, at: soon}\n" + patch},
+			want: []string{"config/web/app/prod/eu/patch-001.yaml:1 prod gate", "config/web/app/prod/eu/patch-001.yaml:3 prod/eu gate"},
+		},
+		{
 			name: "a patch removed outside gates is clean",
 			base: map[string]string{"config/web/app/dev/patch-001.yaml": patch},
 		},
