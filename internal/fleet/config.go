@@ -25,6 +25,8 @@ type Config struct {
 	PromotionLevel string
 	// Repository is where Argo CD pulls this repository from, when declared.
 	Repository *Repository
+	// Render is config.yaml's render: settings (a strata extension).
+	Render RenderConfig
 	// Rollout is the top-level rollout: key, the defaults of every node.
 	Rollout *RolloutSettings
 	File    *File

@@ -118,7 +118,7 @@ func joinManifests(out map[string]string) string {
 // Documents without template actions render to themselves, so only the
 // others go through the engine (together, as one template, as in the
 // reference); the result holds the same documents.
-func passTwo(manifest string, vals *values.Value, release string, shared bool) (string, error) {
+func passTwo(manifest string, vals *values.Value, release string, shared, strict bool) (string, error) {
 	var static, dynamic strings.Builder
 	for _, doc := range splitDocuments(manifest) {
 		if strings.Contains(doc, "{{") {
@@ -132,7 +132,7 @@ func passTwo(manifest string, vals *values.Value, release string, shared bool) (
 	if dynamic.Len() == 0 {
 		return static.String(), nil
 	}
-	out, err := renderText(dynamic.String(), vals, release, shared)
+	out, err := renderText(dynamic.String(), vals, release, shared, strict)
 	if err != nil {
 		return "", err
 	}
@@ -141,29 +141,32 @@ func passTwo(manifest string, vals *values.Value, release string, shared bool) (
 
 // renderText renders text as the one template of pass 2's chart with the
 // values, through Helm's engine: on shared values when shared, unless the
-// template modifies them (guard.go).
-func renderText(text string, vals *values.Value, release string, shared bool) (string, error) {
+// template modifies them (guard.go). When strict, a reference to a key the
+// values do not have is an error (missingKeyErrors says where).
+func renderText(text string, vals *values.Value, release string, shared, strict bool) (string, error) {
 	if shared {
 		g := &guard{}
-		out, err := renderTextOn(text, goValues(vals, true), release, g.funcs())
+		out, err := renderTextOn(text, goValues(vals, true), release, g.funcs(), strict)
 		if !g.mutated {
 			return out, err
 		}
 	}
-	return renderTextOn(text, goValues(vals, false), release, nil)
+	return renderTextOn(text, goValues(vals, false), release, nil, strict)
 }
 
-func renderTextOn(text string, v map[string]any, release string, funcs template.FuncMap) (string, error) {
+func renderTextOn(text string, v map[string]any, release string, funcs template.FuncMap, strict bool) (string, error) {
 	c := passTwoChart(text)
 	rv, err := renderValues(c, metadataMap(c.Metadata), true, v, release)
 	if err != nil {
 		return "", err
 	}
-	out, err := engine.Engine{CustomTemplateFuncs: funcs}.Render(c, rv)
+	out, err := engine.Engine{CustomTemplateFuncs: funcs, Strict: strict}.Render(c, rv)
 	if err != nil {
 		return "", err
 	}
-	return out["temp-chart/templates/apps.yaml"], nil
+	// Helm drops "<no value>" (a null) only when not strict: do as it does
+	// when not strict, so that both ways give the same text.
+	return strings.ReplaceAll(out["temp-chart/templates/apps.yaml"], "<no value>", ""), nil
 }
 
 // expressionError finds the string in vals whose template expression fails
@@ -190,7 +193,7 @@ func expressionError(vals *values.Value, release string) error {
 			if !strings.Contains(v.Text, "{{") {
 				return false
 			}
-			if _, err := passTwo(v.Text, vals, release, true); err != nil {
+			if _, err := passTwo(v.Text, vals, release, true, false); err != nil {
 				found = &values.Error{Pos: v.Pos, Path: path, Msg: "template error in value: " + templateMessage(err),
 					Hint: "values are rendered as templates against .Values; escape what Argo CD should see as {{`{{ ... }}`}}"}
 				return true

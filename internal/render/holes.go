@@ -313,7 +313,7 @@ func (r *Renderer) passTwoHoles(file, manifest string, vals *values.Value, relea
 	}
 	var results []string
 	if len(actions) > 0 {
-		out, err := renderText(strings.Join(actions, actionSep), vals, release, true)
+		out, err := renderText(strings.Join(actions, actionSep), vals, release, true, r.strict())
 		if err != nil {
 			return nil, false
 		}

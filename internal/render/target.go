@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"strconv"
@@ -48,6 +49,9 @@ type Renderer struct {
 	// the whole text in pass 2, no cache of decoded documents (fast.go). The
 	// output is the same; only tests that check that set it.
 	NoShortcuts bool
+	// StrictKeys makes a value's reference to a missing key an error
+	// whatever config.yaml's render.missingKeys says (strata validate).
+	StrictKeys bool
 
 	docs  docCache
 	plans planCache
@@ -145,8 +149,13 @@ func (r *Renderer) render(t Target) (*Output, error) {
 // pass 1 as a template, then a decode of the whole result. Its errors are
 // the ones users see.
 func (r *Renderer) passTwoGeneral(dir, manifest string, vals *values.Value, release string) ([]renderedDoc, error) {
-	final, err := passTwo(manifest, vals, release, !r.NoShortcuts)
+	final, err := passTwo(manifest, vals, release, !r.NoShortcuts, r.strict())
 	if err != nil {
+		if r.strict() {
+			if errs := missingKeyErrors(vals, release); len(errs) > 0 {
+				return nil, errors.Join(errs...)
+			}
+		}
 		if e := expressionError(vals, release); e != nil {
 			return nil, e
 		}
@@ -167,6 +176,11 @@ func (r *Renderer) passTwoGeneral(dir, manifest string, vals *values.Value, rele
 		return nil, r.docError(vals, final, docs, i)
 	}
 	return docs, nil
+}
+
+// strict reports whether references to missing keys are errors.
+func (r *Renderer) strict() bool {
+	return r.StrictKeys || r.Fleet != nil && r.Fleet.Config.Render.MissingKeys == fleet.MissingKeysError
 }
 
 // badDoc returns the index of the first document that has no usable

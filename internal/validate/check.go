@@ -31,6 +31,9 @@ func Check(opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A reference to a missing key fails validate even when config.yaml
+	// lets render ignore it.
+	r.StrictKeys = true
 	f := r.Fleet
 	outs, err := r.RenderAll(r.Targets(), opts.Progress)
 	if err != nil {

@@ -1,0 +1,49 @@
+package render
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/strata-fleet/strata/internal/values"
+)
+
+// missingKeyRE finds, in an error of Go's templates with missingkey=error,
+// the expression and the key it does not find.
+var missingKeyRE = regexp.MustCompile(`at <([^>]*)>: map has no entry for key "([^"]*)"`)
+
+// missingKeyErrors renders each string of vals that holds a template on its
+// own, strictly, and returns an error for every one that refers to a key
+// the values do not have, at the value's file and line.
+func missingKeyErrors(vals *values.Value, release string) []error {
+	var errs []error
+	var walk func(path []string, v *values.Value)
+	walk = func(path []string, v *values.Value) {
+		switch v.Kind {
+		case values.Map:
+			for i, k := range v.Keys {
+				walk(append(path[:len(path):len(path)], k), v.Vals[i])
+			}
+		case values.List:
+			for i, it := range v.Items {
+				walk(append(path[:len(path):len(path)], strconv.Itoa(i)), it)
+			}
+		case values.String:
+			if !strings.Contains(v.Text, "{{") {
+				return
+			}
+			_, err := passTwo(v.Text, vals, release, true, true)
+			if err == nil {
+				return
+			}
+			if m := missingKeyRE.FindStringSubmatch(templateMessage(err)); m != nil {
+				errs = append(errs, &values.Error{Pos: v.Pos, Path: path,
+					Msg:  fmt.Sprintf("%s refers to a key the values do not have: %q", m[1], m[2]),
+					Hint: "check the spelling against the target's values (strata explain); config.yaml's render.missingKeys: ignore renders it as '' instead"})
+			}
+		}
+	}
+	walk(nil, vals)
+	return errs
+}
