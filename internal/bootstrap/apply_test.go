@@ -49,7 +49,7 @@ func TestApply(t *testing.T) {
 		if !bootstrap.IsMissingKind(err) {
 			t.Fatalf("Apply = %v, want a missing kind error", err)
 		}
-		want := "applying Application/argocd/root: the API server has no kind Application (argoproj.io/v1alpha1): install Argo CD first, or give --install-argocd CHART"
+		want := "applying ApplicationSet/argocd/root: the API server has no kind ApplicationSet (argoproj.io/v1alpha1): install Argo CD first, or give --install-argocd CHART"
 		if err.Error() != want {
 			t.Errorf("error = %q\nwant %q", err, want)
 		}
@@ -105,25 +105,27 @@ func TestApply(t *testing.T) {
 	t.Run("first apply creates, the second changes nothing", func(t *testing.T) {
 		wantActions(t, ctx, ap, b.Objects, map[string]bootstrap.Action{
 			"Namespace/argocd":      bootstrap.Configured, // the Helm install created it; strata labels it
-			"Secret/mc-euw1-prod-1": bootstrap.Created, "Application/root": bootstrap.Created, "Application/argocd": bootstrap.Created,
+			"Secret/mc-euw1-prod-1": bootstrap.Created, "ApplicationSet/root": bootstrap.Created, "Application/argocd": bootstrap.Created,
 		})
 		wantActions(t, ctx, ap, b.Objects, map[string]bootstrap.Action{
 			"Namespace/argocd": bootstrap.Unchanged, "Secret/mc-euw1-prod-1": bootstrap.Unchanged,
-			"Application/root": bootstrap.Unchanged, "Application/argocd": bootstrap.Unchanged,
+			"ApplicationSet/root": bootstrap.Unchanged, "Application/argocd": bootstrap.Unchanged,
 		})
 		readBack(t, ctx, s.Config(), b.Objects)
 	})
 
 	t.Run("a change configures only what it changes", func(t *testing.T) {
 		f.Cluster("mc-euw1-prod-1").Labels["tier"] = "gold"
-		f.Config.Repository.Revision = "release" // not this cluster's: it is pinned
+		// The root reads the cluster's pin from rendered/ at the repository's
+		// branch: a new branch changes it (a pin alone would not).
+		f.Config.Repository.Revision = "release"
 		b2, err := bootstrap.Build(f, exampleChart(t, "seed-000-regional"), "mc-euw1-prod-1", bootstrap.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantActions(t, ctx, ap, b2.Objects, map[string]bootstrap.Action{
 			"Namespace/argocd": bootstrap.Unchanged, "Secret/mc-euw1-prod-1": bootstrap.Configured,
-			"Application/root": bootstrap.Unchanged, "Application/argocd": bootstrap.Unchanged,
+			"ApplicationSet/root": bootstrap.Configured, "Application/argocd": bootstrap.Unchanged,
 		})
 		readBack(t, ctx, s.Config(), b2.Objects)
 	})
