@@ -217,17 +217,7 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	if !r.opts.Revert || st.revert == "" {
 		return se
 	}
-	var terminated []string
-	for _, f := range se.Failures {
-		if f.App == "" {
-			continue
-		}
-		if ok, terr := r.watch.terminate(ctx, f.ArgoCD, f.App); terr != nil {
-			r.log("terminating the operation of Application %s on %s: %v", f.App, f.ArgoCD, terr)
-		} else if ok {
-			terminated = append(terminated, f.App)
-		}
-	}
+	terminated := r.terminate(ctx, se.Failures)
 	if _, gerr := r.repo.run(ctx, "revert", "--no-edit", st.revert); gerr != nil {
 		return errors.Join(se, fmt.Errorf("reverting %.12s: %w", st.revert, gerr))
 	}
@@ -252,4 +242,33 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	}
 	se.Reverted = commit
 	return se
+}
+
+// terminate ends the operations of the failed Applications that Argo CD
+// still runs (retrying the failed spec), and waits until they have ended,
+// asking again when the application controller wrote its retry over the
+// request; it returns the Applications whose operation it terminated.
+func (r *runner) terminate(ctx context.Context, failures []Failure) []string {
+	var out []string
+	for _, f := range failures {
+		if f.App == "" || !r.watch.running(f.ArgoCD, f.App) {
+			continue
+		}
+		out = append(out, f.App)
+		deadline := r.env.Clock.NewTimer(time.Minute)
+		for r.watch.running(f.ArgoCD, f.App) {
+			if _, err := r.watch.terminate(ctx, f.ArgoCD, f.App); err != nil {
+				r.log("terminating the operation of Application %s on %s: %v", f.App, f.ArgoCD, err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-deadline.C():
+			case <-r.watch.changed:
+				continue
+			}
+			break
+		}
+		deadline.Stop()
+	}
+	return out
 }

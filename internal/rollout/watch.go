@@ -145,19 +145,9 @@ func (w *watcher) refresh(ctx context.Context, argocd, name string) error {
 // new operation syncs the reverted one.
 func (w *watcher) terminate(ctx context.Context, argocd, name string) (bool, error) {
 	w.mu.Lock()
-	dyn, ns, running := w.clients[argocd], w.opts.Namespace, false
-	for _, in := range w.instances {
-		if in.Cluster != argocd {
-			continue
-		}
-		for _, a := range in.Applications {
-			if a.Name == name && a.Phase == "Running" {
-				running = true
-			}
-		}
-	}
+	dyn, ns := w.clients[argocd], w.opts.Namespace
 	w.mu.Unlock()
-	if dyn == nil || !running {
+	if dyn == nil || !w.running(argocd, name) {
 		return false, nil
 	}
 	if ns == "" {
@@ -166,4 +156,22 @@ func (w *watcher) terminate(ctx context.Context, argocd, name string) (bool, err
 	patch := []byte(`{"status":{"operationState":{"phase":"Terminating"}}}`)
 	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	return err == nil, err
+}
+
+// running reports whether the Application name on the Argo CD of argocd
+// has an operation running (or being terminated).
+func (w *watcher) running(argocd, name string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, in := range w.instances {
+		if in.Cluster != argocd {
+			continue
+		}
+		for _, a := range in.Applications {
+			if a.Name == name && (a.Phase == "Running" || a.Phase == "Terminating") {
+				return true
+			}
+		}
+	}
+	return false
 }
