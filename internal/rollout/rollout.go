@@ -89,6 +89,8 @@ type runner struct {
 	fsys  fs.FS
 	ops   promote.DirOps
 	res   *Result
+	// reverting is set while the rollout waits for a revert.
+	reverting bool
 }
 
 // Run rolls the patch out: it completes what an earlier run left (an

@@ -235,7 +235,9 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets), Message: msg})
 	ws, werr := r.newWaitSet(commit, changedIn(commit))
 	if werr == nil {
+		r.reverting = true
 		werr = r.waitHealthy(ctx, st.node, ws, st.policy.Timeout)
+		r.reverting = false
 	}
 	if werr != nil {
 		return errors.Join(se, fmt.Errorf("after the revert %.12s: %w", commit, werr))

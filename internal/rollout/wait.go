@@ -60,8 +60,13 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, time
 	r.refresh(ctx, o)
 	var last []AppState
 	for {
-		if f := o.failures(); len(f) > 0 {
+		if f := o.failures(); len(f) > 0 && !r.reverting {
 			return &StepError{Step: step, Commit: ws.commit, Failures: f}
+		} else if len(f) > 0 {
+			// After a revert, a failure is Argo CD still syncing the
+			// failed spec (a retried operation keeps it): end it, and
+			// wait for the sync of the reverted one.
+			r.terminate(ctx, f)
 		}
 		if last == nil || !reflect.DeepEqual(last, o.apps) {
 			last = append([]AppState{}, o.apps...)
