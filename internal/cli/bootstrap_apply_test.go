@@ -35,7 +35,7 @@ func TestBootstrapApply(t *testing.T) {
 	want := "applying the bootstrap of dc11a (distributed model) to dc11a at " + s.URL + `
 namespace/argocd created
 secret/dc11a created
-application/root created
+applicationset/root created
 application/argocd created
 `
 	if diff := cmp.Diff(want, run()); diff != "" {
