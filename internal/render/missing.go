@@ -47,3 +47,17 @@ func missingKeyErrors(vals *values.Value, release string) []error {
 	walk(nil, vals)
 	return errs
 }
+
+// maxErrorLen bounds the text of a template error: Helm's error for an
+// include that recurses without end repeats every nested call (about 100 KB).
+const maxErrorLen = 1200
+
+// trimError keeps the start and the end of a long template error, which
+// say where it started and what failed, and says how much it leaves out.
+func trimError(msg string) string {
+	if len(msg) <= maxErrorLen {
+		return msg
+	}
+	head, tail := msg[:maxErrorLen*2/3], msg[len(msg)-maxErrorLen/3:]
+	return fmt.Sprintf("%s\n    ... (%d bytes of nested calls left out) ...\n%s", head, len(msg)-len(head)-len(tail), tail)
+}

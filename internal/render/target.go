@@ -120,7 +120,7 @@ func (r *Renderer) render(t Target) (*Output, error) {
 	release := t.ClusterType.Name + "-apps"
 	manifest, err := r.Chart.passOne(vals, release, !r.NoShortcuts)
 	if err != nil {
-		return nil, fmt.Errorf("templates chart %s: %w", r.Chart.Source, err)
+		return nil, fmt.Errorf("templates chart %s: %s", r.Chart.Source, trimError(err.Error()))
 	}
 	dir := t.Dir() + "/templates"
 	var docs []renderedDoc
