@@ -37,8 +37,10 @@
 // The scenarios (TestE2E*): both models and the double-templated values;
 // a progressive rollout with strata promote; the same with strata rollout,
 // which commits, pushes and waits for Argo CD itself (killed mid-wait and
-// resumed, stopped at a manual gate, approved); pins with strata pin; and
-// that what strata validate rejects, the API server rejects too. They are skipped
+// resumed, stopped at a manual gate, approved) and its failures (a failing
+// check, reverted with --on-failure revert; a patch the API server rejects
+// at sync); pins with strata pin; and that what strata validate rejects,
+// the API server rejects too. They are skipped
 // under -short; without the binaries they fail, naming hack/build-argocd.sh.
 // They run one at a time: each starts its own fleet. The package supports
 // Linux only.
