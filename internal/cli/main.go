@@ -137,6 +137,7 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 		newPatchCmd(g),
 		newVerifyCmd(g),
 		newRolloutCmd(g),
+		newChartCmd(g),
 	)
 	addBuiltinExamples(cmd)
 	return cmd

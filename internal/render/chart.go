@@ -126,3 +126,17 @@ func passTwoChart(manifest string) *chart.Chart {
 		Templates: []*common.File{{Name: path.Join("templates", "apps.yaml"), Data: []byte(manifest)}},
 	}
 }
+
+// BuiltinChartFiles returns the files of the built-in chart, named relative
+// to the chart, in name order (strata chart show).
+func BuiltinChartFiles() ([]File, error) {
+	files, err := ReadChartFiles(builtin, "chart")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]File, len(files))
+	for i, f := range files {
+		out[i] = File{Path: f.Name, Data: f.Data}
+	}
+	return out, nil
+}
