@@ -14,15 +14,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/web"
 )
 
 type serveOptions struct {
 	*globals
-	addr     string
-	base     string
-	interval time.Duration
-	allowed  []string
+	addr      string
+	base      string
+	interval  time.Duration
+	allowed   []string
+	live      liveOptions
+	liveEvery time.Duration
 }
 
 func newServeCmd(g *globals) *cobra.Command {
@@ -40,18 +44,28 @@ refresh themselves. Everything it serves is built into the binary: it fetches
 nothing from the network. It listens on 127.0.0.1:8080 by default and answers
 only requests whose Host header names localhost or a loopback address (a guard
 against DNS rebinding). To listen on another address, name every host name or
-address clients use with --allowed-host: the check stays on.`,
+address clients use with --allowed-host: the check stays on.
+
+--live adds, as strata status --live does, what Argo CD says of every cell,
+read again every --live-interval; pages refresh when it changes. It only
+reads: list and watch rights on Applications and ApplicationSets suffice.`,
 		Example: `  strata serve
   strata serve --addr 127.0.0.1:9000 --base origin/main...HEAD
+  strata serve --live --cluster-context hub-use1=admin@hub-use1
 
   # On the network: anyone who can reach it can read the configuration
   strata serve --addr 0.0.0.0:8080 --allowed-host fleet.example.internal --allowed-host 10.0.0.5`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.live.validate(); err != nil {
+				return err
+			}
 			return o.run(cmd.Context())
 		},
 	}
 	f := cmd.Flags()
+	o.live.addFlags(f, "show what Argo CD says of every cell, read again every --live-interval")
+	f.DurationVar(&o.liveEvery, "live-interval", 10*time.Second, "how often --live reads the Argo CDs again")
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "the `HOST:PORT` to listen on (port 0 picks a free one)")
 	f.StringVar(&o.base, "base", "HEAD", "the `REV`ision the diff page compares with by default")
 	f.DurationVar(&o.interval, "interval", time.Second, "how often to look for changes in the repository")
@@ -81,7 +95,17 @@ func (o *serveOptions) run(ctx context.Context) error {
 	if !loopback {
 		logger.Warn("listening on a non-loopback address: anyone who can reach it can read the fleet's configuration", "addr", o.addr)
 	}
-	s := web.New(web.Options{Dir: r.dir, FS: r.fsys, Base: o.base, Interval: o.interval, AllowedHosts: o.allowed, Logger: logger})
+	opts := web.Options{Dir: r.dir, FS: r.fsys, Base: o.base, Interval: o.interval, AllowedHosts: o.allowed, Logger: logger}
+	if o.live.on {
+		if o.liveEvery <= 0 {
+			return fmt.Errorf("--live-interval %s: must be positive", o.liveEvery)
+		}
+		opts.Live = func(ctx context.Context, rr *render.Renderer) (*live.Report, error) {
+			return o.live.load(ctx, r.dir, rr)
+		}
+		opts.LiveInterval = o.liveEvery
+	}
+	s := web.New(opts)
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return fmt.Errorf("--addr %s: %w", o.addr, unwrapOp(err))

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/strata-fleet/strata/internal/atomicfile"
-	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/status"
 )
 
@@ -19,6 +20,7 @@ type statusOptions struct {
 	*globals
 	output outputFormat
 	html   string
+	live   liveOptions
 }
 
 func newStatusCmd(g *globals) *cobra.Command {
@@ -33,6 +35,15 @@ patches in effect ("+001" for patch-001). Below it, each patch: its latest
 location, how many targets have it, where the next promotion takes it and the
 manual gates ahead.
 
+--live adds what Argo CD says of each cell: it reads the Applications and
+ApplicationSets of every Argo CD of the inventory (config/clusters/) through a
+kubeconfig context (--cluster-context CLUSTER=CONTEXT, else the cluster's
+context:, else a context named like the cluster; --context or the current
+context for a fleet with one Argo CD) and says per cell: uncommitted, waiting
+(for Argo CD to sync the commit that last changed the cell's rendered output),
+synced, healthy, drift (synced but out of sync), degraded, failed, missing or
+unreachable, with Argo CD's reasons below the matrix.
+
 On a terminal the table fits the window's width (COLUMNS sets it elsewhere) and
 is coloured. -o json prints the same data; --html FILE writes it as one
 self-contained page.`,
@@ -43,33 +54,47 @@ self-contained page.`,
   strata status -o json | jq '.clusterTypes[].patches[] | select(.next != null)'
 
   # A page to publish from CI
-  strata status --html status.html`,
+  strata status --html status.html
+
+  # What the clusters run: synced at the last change? healthy?
+  strata status --live --cluster-context hub-use1=admin@hub-use1`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.output.validate(); err != nil {
 				return err
 			}
-			return o.run()
+			if err := o.live.validate(); err != nil {
+				return err
+			}
+			return o.run(cmd.Context())
 		},
 	}
+	o.live.addFlags(cmd.Flags(), "add what Argo CD says of every cell: synced at the last change, healthy, drifted or failed")
 	cmd.Flags().StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
 	cmd.Flags().StringVar(&o.html, "html", "", "write the status as a self-contained HTML page to `FILE` (- for standard output)")
 	return cmd
 }
 
-func (o *statusOptions) run() error {
+func (o *statusOptions) run(ctx context.Context) error {
 	r, err := o.openRepo()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	f, err := fleet.Load(r.fsys)
+	rr, err := render.Load(r.fsys)
 	if err != nil {
 		return err
 	}
-	s, err := status.Compute(f)
+	s, err := status.Compute(rr.Fleet)
 	if err != nil {
 		return err
+	}
+	if o.live.on {
+		rep, err := o.live.load(ctx, r.dir, rr)
+		if err != nil {
+			return err
+		}
+		s = s.WithLive(rep)
 	}
 	if o.html != "" {
 		if o.html == "-" {

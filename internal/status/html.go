@@ -28,6 +28,8 @@ type View struct {
 	Status       *Status
 	ClusterTypes []CTView
 	Link         Linker
+	// Live is the live state, when the status has one.
+	Live *LiveView
 }
 
 // CTView is one cluster type's matrix as HTML rows.
@@ -71,7 +73,7 @@ func NewView(s *Status, l Linker) *View {
 	if l == nil {
 		l = noLinks{}
 	}
-	v := &View{Status: s, Link: l}
+	v := &View{Status: s, Link: l, Live: newLiveView(s)}
 	for i := range s.ClusterTypes {
 		ct := &s.ClusterTypes[i]
 		cv := CTView{ClusterType: ct}
@@ -137,6 +139,9 @@ func cellView(c Cell) CellView {
 	for i, p := range c.Patches {
 		keys[i] = c.Component + "/" + p
 	}
+	if c.Live != nil {
+		title = append(title, liveTitle(c.Live))
+	}
 	cv.Title = strings.Join(title, "\n")
 	cv.Keys = strings.Join(keys, " ")
 	return cv
@@ -169,7 +174,8 @@ func Funcs() template.FuncMap {
 		"ctx": func(v *View, ct CTView) map[string]any {
 			return map[string]any{"View": v, "CT": ct, "Link": v.Link}
 		},
-		"short": func(p string) string { return strings.TrimPrefix(p, "patch-") },
+		"short":     func(p string) string { return strings.TrimPrefix(p, "patch-") },
+		"stateWord": StateWord,
 	}
 }
 

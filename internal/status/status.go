@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -16,6 +17,8 @@ type Status struct {
 	// Dimensions are the dimensions' names, outermost first.
 	Dimensions   []string      `json:"dimensions"`
 	ClusterTypes []ClusterType `json:"clusterTypes"`
+	// Live is the live state (WithLive), when asked for.
+	Live *Live `json:"live,omitempty"`
 }
 
 // ClusterType is the matrix of one cluster type.
@@ -54,6 +57,9 @@ type Cell struct {
 	// Shadowed are the fields of those patches that a file applied after
 	// them sets again here: their values never reach the target.
 	Shadowed []Shadowed `json:"shadowed,omitempty"`
+	// Live is what Argo CD says of the cell (WithLive): nil when no
+	// cluster runs it or live state was not asked for.
+	Live *live.Cell `json:"live,omitempty"`
 }
 
 // Shadowed is a field of a patch in effect at a target that a more

@@ -25,6 +25,7 @@ const (
 	styleDim    = "\x1b[2m"
 	styleGate   = "\x1b[35m"
 	styleBad    = "\x1b[31m"
+	styleGood   = "\x1b[32m"
 	styleReset  = "\x1b[0m"
 )
 
@@ -39,6 +40,9 @@ func WriteTable(w io.Writer, s *Status, opts TableOptions) error {
 			tw.line("")
 		}
 		tw.clusterType(s, &ct)
+	}
+	if s.Live != nil {
+		tw.writeLive(s.Live)
 	}
 	return tw.err
 }
@@ -129,6 +133,12 @@ func (tw *tableWriter) clusterType(s *Status, ct *ClusterType) {
 			tw.line(truncate("+NNN!: a more specific file sets a field of patch-NNN again, which never reaches the target (strata validate names them)", tw.opts.Width, false))
 		}
 	}
+	if s.Live != nil {
+		tw.line(truncate("live: healthy, synced (not healthy yet), waiting (for Argo CD to sync the last change), uncommitted, drift (synced but out of sync), degraded, failed, missing, unreachable, unknown", tw.opts.Width, false))
+		for _, l := range liveLines(ct) {
+			tw.line(truncate(l, tw.opts.Width, false))
+		}
+	}
 	tw.line("")
 	tw.patches(ct)
 }
@@ -203,6 +213,9 @@ func CellText(c Cell) string {
 // control characters or escape sequences they may hold.
 func matrixCell(c Cell) cell {
 	out := cell{text: values.Printable(CellText(c))}
+	if c.Live != nil {
+		return cell{text: out.text + " " + StateWord(c.Live.State), style: stateStyle(c.Live.State)}
+	}
 	switch {
 	case len(c.Patches) > 0:
 		out.style = stylePatch

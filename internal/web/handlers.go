@@ -115,6 +115,8 @@ type page struct {
 	Base       string
 	Data       any
 	View       *status.View
+	// LiveErr says why the live state could not be read.
+	LiveErr error
 }
 
 func (s *Server) render(w http.ResponseWriter, code int, name string, p *page) {
@@ -157,7 +159,8 @@ func (s *Server) matrix(w http.ResponseWriter, r *http.Request) {
 	if s.failed(w, snap, "matrix") {
 		return
 	}
-	s.render(w, http.StatusOK, "matrix.html", &page{Title: "Rollout matrix", Nav: "matrix", View: status.NewView(snap.status, links{})})
+	st, liveErr := s.statusOf(snap)
+	s.render(w, http.StatusOK, "matrix.html", &page{Title: "Rollout matrix", Nav: "matrix", View: status.NewView(st, links{}), LiveErr: liveErr})
 }
 
 func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request) {
@@ -171,7 +174,8 @@ func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request) {
 		_ = enc.Encode(map[string]string{"error": snap.err.Error()})
 		return
 	}
-	_ = enc.Encode(snap.status)
+	st, _ := s.statusOf(snap)
+	_ = enc.Encode(st)
 }
 
 func (s *Server) apiGeneration(w http.ResponseWriter, r *http.Request) {

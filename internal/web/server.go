@@ -30,6 +30,10 @@ type Options struct {
 	// Every other request is refused.
 	AllowedHosts []string
 	Logger       *slog.Logger
+	// Live, when set, reads the live state that the matrix shows, every
+	// LiveInterval (10s) while Watch runs.
+	Live         LiveFunc
+	LiveInterval time.Duration
 }
 
 // Server serves the UI over the current state of a fleet repository.
@@ -42,6 +46,8 @@ type Server struct {
 
 	diffMu    sync.Mutex
 	refreshMu sync.Mutex
+
+	live liveState
 }
 
 // snapshot is the data of one load of the repository.
@@ -69,6 +75,9 @@ func New(opts Options) *Server {
 	if opts.Interval <= 0 {
 		opts.Interval = time.Second
 	}
+	if opts.LiveInterval <= 0 {
+		opts.LiveInterval = 10 * time.Second
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -81,8 +90,9 @@ func New(opts Options) *Server {
 // Err returns the error of the last load, if it failed.
 func (s *Server) Err() error { return s.current().err }
 
-// Generation counts the loads; it changes when the repository does.
-func (s *Server) Generation() int { return s.current().gen }
+// Generation counts the loads and the changes of the live state; it
+// changes when the repository or what Argo CD says does.
+func (s *Server) Generation() int { return s.current().gen + s.liveGeneration() }
 
 func (s *Server) current() *snapshot {
 	s.mu.RLock()
@@ -106,16 +116,28 @@ func (s *Server) load(gen int) {
 }
 
 // Watch polls the repository until ctx ends and reloads it when a file
-// under config/ or argocd-apps/ changes.
+// under config/ or argocd-apps/ changes; with Options.Live, it reads the
+// live state too.
 func (s *Server) Watch(ctx context.Context) {
-	t := time.NewTicker(s.opts.Interval)
+	if s.opts.Live != nil {
+		go func() {
+			s.refreshLive(ctx)
+			every(ctx, s.opts.LiveInterval, func() { s.refreshLive(ctx) })
+		}()
+	}
+	every(ctx, s.opts.Interval, func() { s.Refresh() })
+}
+
+// every calls fn every d until ctx ends.
+func every(ctx context.Context, d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.Refresh()
+			fn()
 		}
 	}
 }

@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// liveOptions are the flags of the commands that read live state from the
+// fleet's Argo CDs (status --live, diff --live, serve --live).
+type liveOptions struct {
+	on         bool
+	kubeconfig string
+	context    string
+	contexts   map[string]string
+	namespace  string
+	timeout    time.Duration
+}
+
+func (l *liveOptions) addFlags(f *pflag.FlagSet, what string) {
+	f.BoolVar(&l.on, "live", false, what)
+	f.StringVar(&l.kubeconfig, "kubeconfig", "", "the kubeconfig of --live (default: $KUBECONFIG, else ~/.kube/config)")
+	f.StringVar(&l.context, "context", "", "the kubeconfig context of a fleet with one Argo CD (default: the current context)")
+	f.StringToStringVar(&l.contexts, "cluster-context", nil, "reach the Argo CD of `CLUSTER=CONTEXT` through that kubeconfig context (repeatable; else the inventory's context:, else a context named like the cluster)")
+	f.StringVar(&l.namespace, "argocd-namespace", live.DefaultNamespace, "Argo CD's namespace on the clusters that run it")
+	f.DurationVar(&l.timeout, "live-timeout", 30*time.Second, "how long reading the Argo CDs may take")
+}
+
+// validate refuses the live flags without --live.
+func (l *liveOptions) validate() error {
+	if !l.on && (l.kubeconfig != "" || l.context != "" || len(l.contexts) > 0) {
+		return fmt.Errorf("--kubeconfig, --context and --cluster-context say where --live reads: add --live")
+	}
+	return nil
+}
+
+// load reads the live state of the fleet of repository dir.
+func (l *liveOptions) load(ctx context.Context, dir string, r *render.Renderer) (*live.Report, error) {
+	if len(r.Fleet.Clusters) == 0 {
+		return nil, fmt.Errorf("--live reads Argo CD on the clusters of the inventory, and config/clusters/ has none: add one file per cluster (name, type, target; server and hub for a cluster managed by a hub)")
+	}
+	for name := range l.contexts {
+		if r.Fleet.Cluster(name) == nil {
+			return nil, fmt.Errorf("--cluster-context %s: no cluster %s in the inventory", name, name)
+		}
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, l.timeout)
+	defer cancel()
+	connect := live.Kubeconfig{Path: l.kubeconfig, Context: l.context, Contexts: l.contexts}.Connect(r.Fleet)
+	return live.Load(ctx, dir, r, connect, live.Options{Namespace: l.namespace})
+}
