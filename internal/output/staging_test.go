@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -60,5 +62,41 @@ func TestInterruptedStagingIsIgnoredAndCleanedUp(t *testing.T) {
 	// Only rendered/ is new to git.
 	if got, want := git(t, dir, "status", "--porcelain"), "?? rendered/\n"; got != want {
 		t.Errorf("git status = %q, want %q", got, want)
+	}
+}
+
+// A journal that strata did not write (committed to the repository, say)
+// moves nothing: its steps outside rendered/ or its trees that are not
+// the ones staged are ignored, and the run renders as usual.
+func TestForeignJournalDoesNothing(t *testing.T) {
+	for name, journal := range map[string]string{
+		"a step outside rendered/":       `{"version": 1, "entries": [{"path": "config", "old": ".strata-render/old/0"}]}`,
+		"a staged tree it did not stage": `{"version": 1, "entries": [{"path": "rendered/mc/dev/us-east1", "staged": ".strata-render/new/0", "old": ".strata-render/old/0", "ino": 12345}]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, fleetV1)
+			if _, err := run(t, dir, "", nil); err != nil {
+				t.Fatal(err)
+			}
+			want := readTree(t, dir, "rendered")
+			writeFiles(t, dir, map[string]string{
+				journalName:                      journal,
+				stagingDir + "/new/0/Chart.yaml": "planted\n",
+				stagingDir + "/new/0/templates/cert-manager.yaml": "planted\n",
+			})
+			if _, err := run(t, dir, "", nil); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, readTree(t, dir, "rendered")); diff != "" {
+				t.Errorf("rendered/ (-want +got):\n%s", diff)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "config/config.yaml")); err != nil {
+				t.Errorf("config/ was moved: %v", err)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, stagingDir)); !os.IsNotExist(err) {
+				t.Errorf("the staging area is still there: %v", err)
+			}
+		})
 	}
 }

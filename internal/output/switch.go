@@ -85,9 +85,6 @@ func (s *stage) cleanUp() {
 // replay performs the steps of j that are not done yet.
 func replay(root *os.Root, ops fileOps, t *tree, j journal) error {
 	for _, e := range j.Entries {
-		if err := e.check(); err != nil {
-			return fmt.Errorf("%s: %w", journalName, err)
-		}
 		exists, err := t.dir(path.Dir(e.Path))
 		switch {
 		case err != nil:
@@ -243,12 +240,20 @@ func recoverStage(root *os.Root, ops fileOps) (bool, error) {
 }
 
 // readJournal reads the journal of the staging area; false when there is
-// none, or it is not one strata wrote (torn writes never reach its name).
+// none, or it is not one strata wrote (torn writes never reach its name; a
+// journal committed to the repository holds steps strata never records, or
+// inodes of trees that are not there, and does nothing).
 func readJournal(root *os.Root) (journal, bool) {
 	var j journal
 	data, err := root.ReadFile(journalName)
 	if err != nil || json.Unmarshal(data, &j) != nil || j.Version != journalVersion {
 		return journal{}, false
+	}
+	for _, e := range j.Entries {
+		if err := e.check(); err != nil {
+			slog.Warn("ignoring a render journal that strata did not write", "journal", journalName, "err", err)
+			return journal{}, false
+		}
 	}
 	return j, true
 }
