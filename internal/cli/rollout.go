@@ -17,6 +17,11 @@ import (
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
+// exitGate is rollout's exit code when it stopped at a manual gate that
+// the run did not approve: nothing failed, but the patch is not rolled out
+// (a CI job can tell it from success, 0, and from a failure, 1).
+const exitGate = 4
+
 type rolloutOptions struct {
 	*globals
 	opts                rollout.Options
@@ -47,6 +52,10 @@ continues it (--approve NODE, recorded in the patch and the commit). A failure
 (a failed sync, a degraded Application, a failed check, a timeout) stops it
 with Argo CD's messages and a non-zero exit; --on-failure revert reverts the
 failed step and waits for its targets to be healthy again.
+
+Exit status: 0 when the patch is rolled out (or --until is reached), 4 when the
+rollout stopped at a manual gate it may not enter (the "gate" event, with the
+command that continues), 1 on a failure or an error. A dry run exits 0.
 
 Run it again to continue: it starts from what the repository and the clusters
 say (an interrupted promotion, the patch's first copy not committed yet,
@@ -163,11 +172,11 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		}
 		return err
 	}
-	if o.output.json() {
-		return nil
-	}
-	if res.Stopped == rollout.StoppedGate {
+	if res.Stopped == rollout.StoppedGate && !o.output.json() {
 		fmt.Fprintf(o.stdout, "continue with:\n  %s\n", res.Command)
+	}
+	if res.Stopped == rollout.StoppedGate && !o.opts.DryRun {
+		return &exitError{code: exitGate}
 	}
 	return nil
 }

@@ -108,8 +108,8 @@ func TestE2ERolloutCommand(t *testing.T) {
 	mark("rollout killed while it waits for its second step")
 
 	r = e.rollout(context.Background(), "", nil, "patch-001")
-	if r.Code != 0 || !strings.Contains(r.Stdout, "continue with:\n  strata rollout spoke demo patch-001 --approve stage\n") {
-		t.Fatalf("the resumed rollout: want it stopped at stage, exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
+	if r.Code != 4 || !strings.Contains(r.Stdout, "continue with:\n  strata rollout spoke demo patch-001 --approve stage\n") {
+		t.Fatalf("the resumed rollout: want it stopped at stage, exit 4, got exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	mark("rollout resumed, up to the gate")
 	versions := allAt(e, "1.1.0")
