@@ -3,7 +3,6 @@ package diff
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing/fstest"
 
+	gitpkg "github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/memfs"
 )
 
@@ -135,21 +135,7 @@ func or(s, def string) string {
 
 // git runs git in dir and returns its standard output.
 func git(dir string, stdin io.Reader, args ...string) (string, error) {
-	var out, errb bytes.Buffer
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			msg := strings.TrimSpace(errb.String())
-			if msg == "" {
-				msg = err.Error()
-			}
-			return "", errors.New(strings.TrimPrefix(firstLine(msg), "fatal: "))
-		}
-		return "", fmt.Errorf("running git: %w", err)
-	}
-	return out.String(), nil
+	return gitpkg.Output(dir, stdin, args...)
 }
 
 // catFiles reads blobs with one git cat-file --batch.

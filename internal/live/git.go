@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	gitpkg "github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -169,17 +170,4 @@ func (h *History) revList(rev string) (map[string]bool, error) {
 }
 
 // git runs git in dir and returns its standard output.
-func git(dir string, args ...string) (string, error) {
-	var out, errb bytes.Buffer
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(errb.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		line, _, _ := strings.Cut(msg, "\n")
-		return "", errors.New(strings.TrimPrefix(line, "fatal: "))
-	}
-	return out.String(), nil
-}
+func git(dir string, args ...string) (string, error) { return gitpkg.Output(dir, nil, args...) }

@@ -1,11 +1,11 @@
 package pin
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"os/exec"
 	"strings"
+
+	gitpkg "github.com/strata-fleet/strata/internal/git"
 )
 
 // Resolution is what the fleet repository's Git clone knows of a revision
@@ -165,19 +165,7 @@ func short(rev string) string {
 
 // git runs git in dir and returns its standard output, or its first line
 // of error output as the error.
-func git(dir string, args ...string) (string, error) {
-	var out, errb bytes.Buffer
-	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
-		if msg == "" {
-			msg = err.Error()
-		}
-		return "", errors.New(strings.TrimPrefix(msg, "fatal: "))
-	}
-	return out.String(), nil
-}
+func git(dir string, args ...string) (string, error) { return gitpkg.Output(dir, nil, args...) }
 
 func gitLines(dir string, args ...string) ([]string, error) {
 	out, err := git(dir, args...)

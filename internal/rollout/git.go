@@ -1,83 +1,47 @@
 package rollout
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
+
+	"github.com/strata-fleet/strata/internal/git"
 )
 
 // Git runs git in the fleet repository and returns its standard output;
-// ExecGit is the real one.
-type Git interface {
-	Run(ctx context.Context, args ...string) (string, error)
-}
+// ExecGit is the real one. (They are package git's, named here for the
+// rollout's callers.)
+type Git = git.Runner
 
 // ExecGit runs the git program in Dir.
-type ExecGit struct {
-	Dir string
-	// Env is added to the environment (tests set the author).
-	Env []string
-}
-
-// Run runs git args; a failure returns git's standard error.
-func (g ExecGit) Run(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", args...)
-	cmd.Dir = g.Dir
-	cmd.Env = append(os.Environ(), g.Env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
-		}
-		return string(out), &GitError{Args: args, Msg: msg, Err: err}
-	}
-	return string(out), nil
-}
+type ExecGit = git.Exec
 
 // GitError is a git command that failed.
-type GitError struct {
-	Args []string
-	Msg  string
-	Err  error
-}
-
-func (e *GitError) Error() string { return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), e.Msg) }
-func (e *GitError) Unwrap() error { return e.Err }
+type GitError = git.Error
 
 // repo is what the rollout does with git.
 type repo struct {
-	git    Git
+	git    git.Repo
 	remote string // where pushes go
 	branch string // the remote branch pushed to
 }
 
 func (r *repo) run(ctx context.Context, args ...string) (string, error) {
-	out, err := r.git.Run(ctx, args...)
-	return strings.TrimSpace(out), err
+	return r.git.Out(ctx, args...)
 }
 
 // dirty lists the uncommitted changes under paths.
 func (r *repo) dirty(ctx context.Context, paths ...string) ([]string, error) {
-	out, err := r.run(ctx, append([]string{"status", "--porcelain", "--untracked-files=all", "--"}, paths...)...)
-	if err != nil || out == "" {
-		return nil, err
-	}
-	return strings.Split(out, "\n"), nil
+	return r.git.Dirty(ctx, paths...)
 }
 
 // head returns the commit HEAD is at.
-func (r *repo) head(ctx context.Context) (string, error) { return r.run(ctx, "rev-parse", "HEAD") }
+func (r *repo) head(ctx context.Context) (string, error) { return r.git.Head(ctx) }
 
 // pushTarget resolves where pushes go: remote (the current branch of the
 // same name there), or the branch's upstream.
 func (r *repo) pushTarget(ctx context.Context, remote string) error {
-	branch, err := r.run(ctx, "symbolic-ref", "--short", "HEAD")
+	branch, err := r.git.Branch(ctx)
 	if err != nil {
 		return fmt.Errorf("the repository is not on a branch (a rollout commits and pushes each step): %w", err)
 	}
@@ -100,15 +64,10 @@ func (r *repo) pushTarget(ctx context.Context, remote string) error {
 	return nil
 }
 
-// commit commits everything under paths with message and returns the commit.
+// commit commits everything under paths, and only that, with message and
+// returns the commit.
 func (r *repo) commit(ctx context.Context, message string, paths ...string) (string, error) {
-	if _, err := r.run(ctx, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
-		return "", err
-	}
-	if _, err := r.run(ctx, "commit", "-q", "--allow-empty", "-m", message); err != nil {
-		return "", err
-	}
-	return r.head(ctx)
+	return r.git.Commit(ctx, message, paths...)
 }
 
 // push pushes HEAD to the remote branch.

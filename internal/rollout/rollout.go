@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 )
@@ -117,7 +118,7 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{env: env, opts: opts, repo: &repo{git: env.Git}, watch: newWatcher(ctx, env.Connect, env.Live),
+	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}}, watch: newWatcher(ctx, env.Connect, env.Live),
 		root: root, fsys: root.FS(), ops: ops, res: &Result{Steps: []string{}}}
 	if err := r.run(ctx); err != nil {
 		return r.res, err

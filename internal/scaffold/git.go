@@ -1,10 +1,9 @@
 package scaffold
 
 import (
-	"bytes"
-	"fmt"
-	"os/exec"
-	"strings"
+	"context"
+
+	gitpkg "github.com/strata-fleet/strata/internal/git"
 )
 
 // Git says what InitGit did.
@@ -45,12 +44,5 @@ func InitGit(dir string) (Git, error) {
 }
 
 func git(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
-	}
-	return strings.TrimSpace(stdout.String()), nil
+	return gitpkg.Repo{Git: gitpkg.Exec{Dir: dir}}.Out(context.Background(), args...)
 }

@@ -1,0 +1,11 @@
+// Package git runs the git program for strata: [Exec] runs it in a work
+// tree ([Runner] is what callers take, so tests can inject one), a failure
+// is an [*Error] carrying git's own message, and [Repo] holds the few
+// operations several commands share (the current commit and branch,
+// uncommitted changes under some paths, switching to a branch, committing
+// some paths only).
+//
+// Reading history in bulk (diff's base revision, live's history of
+// rendered/) stays with its package: those are pipelines of git plumbing
+// specific to their one caller.
+package git

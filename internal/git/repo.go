@@ -1,0 +1,90 @@
+package git
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Repo is what strata does with a work tree through a Runner.
+type Repo struct {
+	Git Runner
+}
+
+// Out runs git args and returns its output without surrounding space.
+func (r Repo) Out(ctx context.Context, args ...string) (string, error) {
+	out, err := r.Git.Run(ctx, args...)
+	return strings.TrimSpace(out), err
+}
+
+// Head returns the commit HEAD is at.
+func (r Repo) Head(ctx context.Context) (string, error) { return r.Out(ctx, "rev-parse", "HEAD") }
+
+// Branch returns the branch HEAD is on; an error when it is detached.
+func (r Repo) Branch(ctx context.Context) (string, error) {
+	return r.Out(ctx, "symbolic-ref", "--short", "HEAD")
+}
+
+// Dirty lists the uncommitted changes under paths (all of the work tree
+// when none is given), as git status --porcelain lines ("XY path"),
+// untracked files included one by one.
+func (r Repo) Dirty(ctx context.Context, paths ...string) ([]string, error) {
+	out, err := r.Git.Run(ctx, append([]string{"status", "--porcelain", "--untracked-files=all", "--"}, paths...)...)
+	out = strings.TrimRight(out, "\n") // not TrimSpace: a line starts with its status, " M"
+	if err != nil || out == "" {
+		return nil, err
+	}
+	return strings.Split(out, "\n"), nil
+}
+
+// DirtyPath is the path of a Dirty line (for a rename, where it went).
+func DirtyPath(line string) string {
+	p := line
+	if len(p) > 3 {
+		p = p[3:]
+	}
+	if _, to, ok := strings.Cut(p, " -> "); ok {
+		p = to
+	}
+	return strings.Trim(p, `"`)
+}
+
+// Switch puts HEAD on branch name: the branch when it exists, else a new
+// one at HEAD (created reports which). Uncommitted changes stay in the
+// work tree; git refuses a switch that would overwrite them.
+func (r Repo) Switch(ctx context.Context, name string) (created bool, err error) {
+	if _, err := r.Out(ctx, "check-ref-format", "--branch", name); err != nil {
+		return false, fmt.Errorf("%q is not a valid branch name", name)
+	}
+	if _, err := r.Out(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+name); err == nil {
+		_, err := r.Out(ctx, "switch", "-q", name)
+		return false, err
+	}
+	_, err = r.Out(ctx, "switch", "-q", "-c", name)
+	return err == nil, err
+}
+
+// Commit commits everything under paths (additions, changes and
+// removals), and nothing else: what else is staged stays staged, not
+// committed. It returns the new commit. An empty commit is made when
+// nothing under paths changed (a step that changes no file is still a
+// step).
+func (r Repo) Commit(ctx context.Context, message string, paths ...string) (string, error) {
+	if _, err := r.Out(ctx, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
+		return "", err
+	}
+	staged, err := r.Out(ctx, append([]string{"diff", "--cached", "--no-renames", "--name-only", "-z", "--"}, paths...)...)
+	if err != nil {
+		return "", err
+	}
+	// --only: the content of these files, whatever else is in the index
+	// (with no file, an empty commit).
+	args := []string{"commit", "-q", "--allow-empty", "--only", "-m", message, "--"}
+	if staged != "" {
+		args = append(args, strings.Split(strings.TrimSuffix(staged, "\x00"), "\x00")...)
+	}
+	if _, err := r.Out(ctx, args...); err != nil {
+		return "", err
+	}
+	return r.Head(ctx)
+}
