@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -69,6 +70,12 @@ type App struct {
 	// Deployed is the revision of its last successful sync (the last
 	// entry of status.history).
 	Deployed string `json:"deployed,omitempty"`
+	// FinishedAt is when its last operation ended
+	// (status.operationState.finishedAt); HealthSince when its health
+	// last changed (status.health.lastTransitionTime). Zero when Argo CD
+	// does not say.
+	FinishedAt  time.Time `json:"finishedAt,omitzero"`
+	HealthSince time.Time `json:"healthSince,omitzero"`
 	// Fresh is false when Argo CD's last comparison (status.sync.comparedTo)
 	// was not of the Application's current source and destination: its
 	// sync status and health are then those of an earlier spec.
@@ -220,6 +227,8 @@ func parseApp(u map[string]any) App {
 			}
 		}
 	}
+	a.FinishedAt = timeAt(u, "status", "operationState", "finishedAt")
+	a.HealthSince = timeAt(u, "status", "health", "lastTransitionTime")
 	a.Fresh = fresh(u)
 	conds, _, _ := unstructured.NestedSlice(u, "status", "conditions")
 	for _, c := range conds {
@@ -240,6 +249,15 @@ func parseApp(u map[string]any) App {
 		}
 	}
 	return a
+}
+
+// timeAt is the RFC 3339 time at fields, zero when absent or malformed.
+func timeAt(u map[string]any, fields ...string) time.Time {
+	t, err := time.Parse(time.RFC3339, str(u, fields...))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
 }
 
 // owner is the ApplicationSet among an object's owners.

@@ -51,7 +51,11 @@
 // written by hand) as the first step; pushes commits not pushed yet; then
 // waits for where the patch already is (the component's objects on the
 // clusters under its locations, each at the commit that last changed its
-// rendered file, for what remains of the soak since the last of those
-// commits, and the checks of its latest location) before the next step. So a rollout killed at any point, run again, ends as an
-// uninterrupted one.
+// rendered file; then what remains of the soak since they became synced
+// and healthy, which Argo CD records: the end of the last operation,
+// status.operationState.finishedAt, and the last health transition,
+// status.health.lastTransitionTime, whichever is later, the whole soak
+// where it records neither; then the checks of its latest location)
+// before the next step. So a rollout killed at any point, run again, ends
+// as an uninterrupted one.
 package rollout

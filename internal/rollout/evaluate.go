@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -56,6 +57,9 @@ type observation struct {
 	// roots are the root Applications of the clusters of apps, by
 	// cluster, for the hard refreshes.
 	roots map[string]live.Root
+	// healthySince is when the last of apps became synced and healthy as
+	// Argo CD says (see healthySince); zero when one of them does not say.
+	healthySince time.Time
 }
 
 // observe reads the state of ws's objects.
@@ -77,10 +81,16 @@ func (r *runner) observe(ws *waitSet) *observation {
 			o.roots[root.Cluster] = root
 		}
 	}
+	known := true
 	for _, cell := range rep.Cells {
 		for _, st := range cell.Apps {
 			if cell.ClusterType != r.opts.ClusterType || cell.Component != r.opts.Component || !ws.pick(st) {
 				continue
+			}
+			if t := healthySince(st); t.IsZero() {
+				known = false
+			} else if t.After(o.healthySince) {
+				o.healthySince = t
 			}
 			a := appState(st)
 			switch {
@@ -91,7 +101,34 @@ func (r *runner) observe(ws *waitSet) *observation {
 			}
 		}
 	}
+	if !known {
+		o.healthySince = time.Time{}
+	}
 	return o
+}
+
+// healthySince is when an object became what it is, synced and healthy, as
+// Argo CD says: the later of the end of its last operation (the sync that
+// brought its change) and its health's last transition; for an
+// ApplicationSet, the latest over the Applications it made. Zero when
+// Argo CD says neither.
+func healthySince(st live.AppState) time.Time {
+	apps := []*live.App{st.Live}
+	for _, g := range st.Generated {
+		apps = append(apps, g.App)
+	}
+	var t time.Time
+	for _, a := range apps {
+		if a == nil {
+			continue
+		}
+		for _, at := range []time.Time{a.FinishedAt, a.HealthSince} {
+			if at.After(t) {
+				t = at
+			}
+		}
+	}
+	return t
 }
 
 // FailAfterRetries is how many times Argo CD retries a failed sync of a

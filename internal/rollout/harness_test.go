@@ -284,7 +284,7 @@ func (h *harness) syncCluster(cluster, target, commit string) {
 		"source":      map[string]any{"repoURL": "https://git.example.com/fleet.git", "path": dir, "targetRevision": "main"},
 		"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": ns},
 	}
-	h.apply(ns, "root", rootSpec, status(rootSpec, commit, "Healthy", "Succeeded", ""))
+	h.apply(ns, "root", rootSpec, status(rootSpec, commit, "Healthy", "Succeeded", "", h.finishedAt(ns, "root", commit)))
 
 	var doc struct {
 		Spec map[string]any `yaml:"spec"`
@@ -309,11 +309,26 @@ func (h *harness) syncCluster(cluster, target, commit string) {
 			phase, msg = "Running", m
 		}
 	}
-	h.apply(ns, "demo", spec, status(spec, commit, health, phase, msg))
+	h.apply(ns, "demo", spec, status(spec, commit, health, phase, msg, h.finishedAt(ns, "demo", commit)))
 }
 
-// status is the status Argo CD writes after syncing spec at revision.
-func status(spec map[string]any, revision, health, phase, msg string) map[string]any {
+// finishedAt is when the sync of the Application name at commit ended: as
+// Argo CD records it if it synced that commit already, else now.
+func (h *harness) finishedAt(ns, name, commit string) string {
+	u, err := h.dyn.Resource(live.ApplicationGVR).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err == nil {
+		rev, _, _ := unstructured.NestedString(u.Object, "status", "operationState", "syncResult", "revision")
+		at, _, _ := unstructured.NestedString(u.Object, "status", "operationState", "finishedAt")
+		if rev == commit && at != "" {
+			return at
+		}
+	}
+	return h.clock.Now().UTC().Format(time.RFC3339)
+}
+
+// status is the status Argo CD writes after syncing spec at revision, its
+// operation finished at finished.
+func status(spec map[string]any, revision, health, phase, msg, finished string) map[string]any {
 	sync := "Synced"
 	if phase != "Succeeded" {
 		sync = "OutOfSync"
@@ -321,7 +336,7 @@ func status(spec map[string]any, revision, health, phase, msg string) map[string
 	st := map[string]any{
 		"sync":   map[string]any{"status": sync, "revision": revision, "comparedTo": map[string]any{"source": spec["source"], "destination": spec["destination"]}},
 		"health": map[string]any{"status": health},
-		"operationState": map[string]any{"phase": phase, "message": msg, "startedAt": "2026-11-23T21:00:00Z",
+		"operationState": map[string]any{"phase": phase, "message": msg, "startedAt": "2026-11-23T21:00:00Z", "finishedAt": finished,
 			"operation":  map[string]any{"sync": map[string]any{"revision": revision}},
 			"syncResult": map[string]any{"revision": revision, "source": spec["source"]}},
 	}

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
@@ -79,7 +77,8 @@ func (r *runner) notOwnFiles(lines []string) []string {
 
 // settle waits for where the patch already is: the targets under its
 // locations synced at the last commit that changed their rendered output
-// and healthy, for what remains of the soak since that commit, and the
+// and healthy, for what remains of the soak since they became so
+// (remainingSoak: from Argo CD's own times, not the commit's), and the
 // checks of its latest location passing. A failure there is the failure of
 // the last commit that moved the patch.
 func (r *runner) settle(ctx context.Context) error {
@@ -114,17 +113,14 @@ func (r *runner) settle(ctx context.Context) error {
 		r.emit(Event{Kind: KindStart, Step: st.node, Message: fmt.Sprintf("%s is at %s, where no cluster of the inventory runs", r.opts.Patch, strings.Join(locs, ", "))})
 		return nil
 	}
-	last, err := r.repo.run(ctx, append([]string{"log", "-1", "--format=%H %ct", "--"}, dirs...)...)
+	commit, err := r.repo.run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...)
 	if err != nil {
 		return err
 	}
-	commit, when, _ := strings.Cut(last, " ")
 	if commit == "" {
 		return fmt.Errorf("%s is not committed: commit rendered/ first", strings.Join(dirs, ", "))
 	}
 	st.commit = commit
-	secs, _ := strconv.ParseInt(when, 10, 64)
-	st.soak = st.policy.Soak - max(0, r.env.Clock.Since(time.Unix(secs, 0)))
 	pattern := ":(glob)config/" + r.opts.ClusterType + "/" + r.opts.Component + "/**/" + strings.TrimSuffix(r.opts.Patch, ".yaml") + ".yaml"
 	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", pattern); err != nil {
 		return err

@@ -28,6 +28,7 @@ func TestRollout(t *testing.T) {
 	t.Run("degraded during the soak", func(t *testing.T) { testSoakDegraded(t, newHarness(t, api)) })
 	t.Run("timeout names what each Application does", func(t *testing.T) { testTimeout(t, newHarness(t, api)) })
 	t.Run("a killed rollout resumes", func(t *testing.T) { testResume(t, newHarness(t, api)) })
+	t.Run("a resumed rollout soaks what remains since Argo CD synced", func(t *testing.T) { testResumeSoak(t, newHarness(t, api)) })
 	t.Run("dry run", func(t *testing.T) { testDryRun(t, newHarness(t, api)) })
 }
 
@@ -243,6 +244,47 @@ func testResume(t *testing.T, h *harness) {
 	}
 	if d := cmp.Diff(wantSubjects, h.subjects()); d != "" {
 		t.Errorf("commits (-want +got):\n%s", d)
+	}
+}
+
+// testResumeSoak kills the rollout before Argo CD syncs its first step;
+// Argo CD syncs it 5 minutes after the commit; the rollout, run again 4
+// minutes later, soaks the 6 minutes that remain of 10 since the sync, not
+// the 1 that remains since the commit.
+func testResumeSoak(t *testing.T, h *harness) {
+	soak := 10 * time.Minute
+	h.write(firstPatch, patch)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindPromoted {
+			h.frozen = true
+			cancel()
+		}
+	}
+	if _, err := h.rolloutCtx(ctx, rollout.Options{Soak: &soak}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the killed rollout: %v", err)
+	}
+	h.clock.Step(5 * time.Minute)
+	h.onEvent, h.frozen = nil, false
+	h.syncAll()
+	h.clock.Step(4 * time.Minute)
+
+	var soakFor []time.Duration
+	h.events = nil
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindSoaking && len(soakFor) == 0 {
+			left := e.SoakUntil.Sub(h.clock.Now())
+			soakFor = append(soakFor, left.Round(time.Second)) // Argo CD records seconds
+			h.clock.Step(left)
+		}
+	}
+	h.frozen = true // no new sync: the one of 4 minutes ago stands
+	if _, err := h.rollout(rollout.Options{Soak: &soak, Until: "integration/us-east1"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]time.Duration{6 * time.Minute}, soakFor); d != "" {
+		t.Errorf("the resumed soak (-want +got):\n%s", d)
 	}
 }
 

@@ -177,10 +177,26 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 	if err := r.waitHealthy(ctx, st.node, ws, st.policy.Timeout); err != nil {
 		return err
 	}
+	if st.settle {
+		st.soak = r.remainingSoak(ws, st.policy.Soak)
+	}
 	if err := r.soak(ctx, st.node, ws, st.soak); err != nil {
 		return err
 	}
 	return r.runChecks(ctx, st)
+}
+
+// remainingSoak is what remains of soak for objects that were healthy
+// before this run saw them (a resumed rollout): soak less the time since
+// they became synced and healthy, as Argo CD says (healthySince), so that
+// neither the time Argo CD took to sync nor a stale record counts. Where
+// Argo CD does not say, the whole soak.
+func (r *runner) remainingSoak(ws *waitSet, soak time.Duration) time.Duration {
+	since := r.observe(ws).healthySince
+	if since.IsZero() {
+		return soak
+	}
+	return max(0, soak-max(0, r.env.Clock.Since(since)))
 }
 
 func (r *runner) runChecks(ctx context.Context, st *step) error {
