@@ -90,13 +90,15 @@ func TestLoadDistributed(t *testing.T) {
 		return application("root", spec, status{sync: "Synced", health: "Healthy", revision: rev, phase: "Succeeded"})
 	}
 	spec := func(dir, name string) map[string]any { return fx.renderedSpec(t, dir+"/templates/"+name+".yaml") }
+	degraded := []map[string]any{{"group": "apps", "kind": "Deployment", "namespace": "monitoring", "name": "prometheus", "status": "Synced",
+		"health": map[string]any{"status": "Degraded", "message": `Deployment "prometheus" exceeded its progress deadline`}}}
 	outOfSync := []map[string]any{{"group": "apps", "kind": "Deployment", "namespace": "hypershift", "name": "operator", "status": "OutOfSync", "health": map[string]any{"status": "Healthy"}}}
 
 	// mc-int: root synced at c1, which lacks c2's cert-manager change.
 	create(t, a.dyn, intNS,
 		root(dirInt, "mc-int", fx.c1),
 		application("cert-manager", spec(dirInt, "cert-manager"), status{sync: "Synced", health: "Healthy", revision: "v1.19.0"}),
-		application("prometheus", spec(dirInt, "prometheus"), status{sync: "Synced", health: "Degraded", healthMsg: "Deployment prometheus: 0/1 ready", revision: "65.0.0"}),
+		application("prometheus", spec(dirInt, "prometheus"), status{sync: "Synced", health: "Degraded", healthMsg: "Deployment prometheus: 0/1 ready", revision: "65.0.0", resources: degraded}),
 		application("hypershift", spec(dirInt, "hypershift"), status{sync: "OutOfSync", health: "Healthy", revision: fx.c1, resources: outOfSync}),
 		application("stray", spec(dirInt, "prometheus"), status{sync: "Synced", health: "Healthy"}),
 	)
@@ -140,7 +142,7 @@ func TestLoadDistributed(t *testing.T) {
 	want := []string{
 		"integration/int-sector-1/us-central1 cert-manager: waiting (Argo CD has not synced the change yet) commit c2 contains false",
 		"integration/int-sector-1/us-central1 hypershift: out of sync (out of sync: Deployment hypershift/operator) commit c1 contains true",
-		"integration/int-sector-1/us-central1 prometheus: degraded (Deployment prometheus: 0/1 ready) commit c1 contains true",
+		"integration/int-sector-1/us-central1 prometheus: degraded (Deployment prometheus: 0/1 ready; unhealthy: Deployment monitoring/prometheus (Deployment \"prometheus\" exceeded its progress deadline)) commit c1 contains true",
 		"stage/stage-sector-1/us-east1 cert-manager: waiting (Argo CD has not compared the new spec yet) commit c1 contains true",
 		`stage/stage-sector-1/us-east1 hypershift: failed (sync failed: one or more objects failed to apply, reason: Deployment.apps "operator" is invalid) commit c1 contains true`,
 		"stage/stage-sector-1/us-east1 prometheus: missing (root Application root deployed " + fx.c2[:12] + ", which contains " + fx.c1[:12] + ", but Argo CD has no Application prometheus) commit c1 contains true",

@@ -71,25 +71,30 @@ func appState(a *App, contains bool) (State, string) {
 	case !a.Fresh:
 		return Waiting, "Argo CD has not compared the new spec yet"
 	case a.Health == "Degraded":
-		return Degraded, firstNonEmpty(a.HealthMessage, resourceSummary(a.Resources, false))
+		return Degraded, joinNonEmpty(a.HealthMessage, resourceSummary(a.Resources, false))
 	case a.Sync == "OutOfSync":
 		return OutOfSync, resourceSummary(a.Resources, true)
 	case a.Sync == "Synced" && a.Health == "Healthy":
 		return Healthy, ""
 	case a.Sync == "Synced":
-		return Synced, "health " + firstNonEmpty(a.Health, "unknown")
+		return Synced, joinNonEmpty("health "+firstNonEmpty(a.Health, "unknown"), a.HealthMessage)
 	}
 	return Unknown, fmt.Sprintf("sync status %q", a.Sync)
 }
 
-// resourceSummary names the resources out of sync (or not healthy).
+// resourceSummary names the resources out of sync (or not healthy, each
+// with Argo CD's health message).
 func resourceSummary(rs []Resource, sync bool) string {
 	var names []string
 	for _, r := range rs {
 		if sync && r.Status != "OutOfSync" || !sync && r.Health != "Degraded" && r.Health != "Missing" {
 			continue
 		}
-		names = append(names, r.Kind+" "+qualified(r.Namespace, r.Name))
+		name := r.Kind + " " + qualified(r.Namespace, r.Name)
+		if !sync && r.Message != "" {
+			name += " (" + r.Message + ")"
+		}
+		names = append(names, name)
 	}
 	if len(names) == 0 {
 		return ""
@@ -106,6 +111,17 @@ func qualified(ns, name string) string {
 		return name
 	}
 	return ns + "/" + name
+}
+
+// joinNonEmpty joins the parts that are not empty with "; ".
+func joinNonEmpty(parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 func firstNonEmpty(s ...string) string {
