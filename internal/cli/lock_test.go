@@ -28,8 +28,9 @@ func newFleet(t *testing.T) string {
 }
 
 // The commands that write a repository fail at once, naming the holder,
-// while another process holds its lock; the ones that only read do not
-// need it.
+// while another process holds its lock, and so does render --check, which
+// must not compare a rendered/ being switched; the ones that only read
+// config/ do not need it.
 func TestWritingCommandsNameTheLockHolder(t *testing.T) {
 	dir := newFleet(t)
 	held, err := lock.Acquire(context.Background(), dir, lock.Options{Command: "strata promote a b c"})
@@ -42,6 +43,7 @@ func TestWritingCommandsNameTheLockHolder(t *testing.T) {
 		{"render", "--no-cache"},
 		{"pin", "production", "v1.2.3", "--approve"},
 		{"promote", "--resume"},
+		{"render", "--check"},
 	} {
 		var out, errOut bytes.Buffer
 		code := cli.Main(append([]string{"--root", dir}, args...), &out, &errOut)
@@ -49,7 +51,7 @@ func TestWritingCommandsNameTheLockHolder(t *testing.T) {
 			t.Errorf("strata %s: exit %d, stderr %q; want exit 1 naming the holder", strings.Join(args, " "), code, errOut.String())
 		}
 	}
-	for _, args := range [][]string{{"render", "--check"}, {"status"}} {
+	for _, args := range [][]string{{"status"}} {
 		var out, errOut bytes.Buffer
 		if code := cli.Main(append([]string{"--root", dir}, args...), &out, &errOut); code != 0 {
 			t.Errorf("strata %s: exit %d, stderr %q; want it to run beside the holder", strings.Join(args, " "), code, errOut.String())
@@ -130,14 +132,7 @@ func TestRolloutNeedsTheLock(t *testing.T) {
 // first would resume and write its older output last.
 func TestLateRenderOfOlderConfigurationNeverWins(t *testing.T) {
 	dir := newFleet(t)
-	paused, resume := make(chan struct{}), make(chan struct{})
-	var calls atomic.Int32
-	defer cli.SetRenderedHook(func() {
-		if calls.Add(1) == 1 {
-			close(paused)
-			<-resume
-		}
-	})()
+	paused, resume := pauseFirstRender(t)
 	first := make(chan int)
 	var firstErr bytes.Buffer
 	go func() {
@@ -148,14 +143,7 @@ func TestLateRenderOfOlderConfigurationNeverWins(t *testing.T) {
 
 	// Newer configuration, rendered by a second process while the first
 	// holds its older output.
-	values := filepath.Join(dir, "config/workload-cluster/podinfo/values.yaml")
-	data, err := os.ReadFile(values)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(values, bytes.Replace(data, []byte(`"6.7.1"`), []byte(`"6.9.9"`), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bumpPodinfo(t, dir)
 	stderr := &signalWriter{want: "waiting up to", seen: make(chan struct{})}
 	second := make(chan int)
 	go func() {
@@ -188,5 +176,72 @@ func TestLateRenderOfOlderConfigurationNeverWins(t *testing.T) {
 	}
 	if len(matches) == 0 {
 		t.Fatal("no podinfo output rendered")
+	}
+}
+
+// render --check waits for a render that is switching rendered/ instead of
+// reporting its half-switched tree as stale: paused before the switch, the
+// writer holds the lock; the check waits, then finds the tree up to date.
+// Without the lock it would report the files of the new configuration as
+// out of date.
+func TestCheckWaitsForARenderInProgress(t *testing.T) {
+	dir := newFleet(t)
+	paused, resume := pauseFirstRender(t)
+	bumpPodinfo(t, dir)
+	writer := make(chan int)
+	var writerErr bytes.Buffer
+	go func() {
+		var out bytes.Buffer
+		writer <- cli.Main([]string{"--root", dir, "render"}, &out, &writerErr)
+	}()
+	<-paused
+	stderr := &signalWriter{want: "waiting up to", seen: make(chan struct{})}
+	check := make(chan int)
+	var checkOut bytes.Buffer
+	go func() {
+		check <- cli.Main([]string{"--root", dir, "--wait", "1m", "render", "--check"}, &checkOut, stderr)
+	}()
+	select {
+	case <-stderr.seen:
+	case code := <-check:
+		close(resume)
+		<-writer
+		t.Fatalf("render --check did not wait for the render in progress (exit %d):\n%s", code, checkOut.String())
+	}
+	close(resume)
+	if code := <-writer; code != 0 {
+		t.Fatalf("render: exit %d: %s", code, writerErr.String())
+	}
+	if code := <-check; code != 0 {
+		t.Fatalf("render --check after the render: exit %d:\n%s%s", code, checkOut.String(), stderr.buf.String())
+	}
+}
+
+// pauseFirstRender makes the first render of the test stop before it
+// changes rendered/ (holding the lock): paused is closed then, and it goes
+// on when resume is closed.
+func pauseFirstRender(t *testing.T) (paused, resume chan struct{}) {
+	paused, resume = make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	t.Cleanup(cli.SetRenderedHook(func() {
+		if calls.Add(1) == 1 {
+			close(paused)
+			<-resume
+		}
+	}))
+	return paused, resume
+}
+
+// bumpPodinfo changes the configuration of strata init's fleet: podinfo
+// 6.7.1 becomes 6.9.9.
+func bumpPodinfo(t *testing.T, dir string) {
+	t.Helper()
+	values := filepath.Join(dir, "config/workload-cluster/podinfo/values.yaml")
+	data, err := os.ReadFile(values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(values, bytes.Replace(data, []byte(`"6.7.1"`), []byte(`"6.9.9"`), 1), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/output"
 )
 
@@ -60,13 +62,19 @@ func (o *renderOptions) run() error {
 		return err
 	}
 	defer r.Close()
-	if !o.check {
-		l, err := o.lock(r.dir)
-		if err != nil {
-			return err
-		}
-		defer l.Release()
+	// --check takes the lock shared: it never compares a rendered/ that
+	// another process is switching. Where the local state cannot hold a
+	// lock (a read-only cache in CI), it checks without, as it does
+	// without the render state.
+	l, err := o.lockFor(r.dir, o.check)
+	var held *lock.HeldError
+	switch {
+	case err != nil && o.check && !errors.As(err, &held):
+		fmt.Fprintf(o.stderr, "warning: checking without the repository lock: %v\n", err)
+	case err != nil:
+		return err
 	}
+	defer l.Release()
 	opts := output.Options{Root: r.dir, FS: r.fsys, Check: o.check, Fresh: o.noCache, Rendered: renderedHook}
 	if opts.StatePath, err = output.StatePath(r.dir); err != nil {
 		opts.StatePath = ""

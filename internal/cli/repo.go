@@ -49,9 +49,17 @@ func (r *repo) Close() error { return r.root.Close() }
 // lock takes the lock of the repository at dir for a command that writes
 // it (package lock), waiting up to --wait and saying so on stderr.
 func (g *globals) lock(dir string) (*lock.Lock, error) {
+	return g.lockFor(dir, false)
+}
+
+// lockFor takes the lock exclusive, or shared for a command that only
+// compares the repository with its output (beside other readers, never
+// beside a writer).
+func (g *globals) lockFor(dir string, shared bool) (*lock.Lock, error) {
 	return lock.Acquire(context.Background(), dir, lock.Options{
 		Command: strings.Join(append([]string{"strata"}, g.args...), " "),
 		Wait:    g.wait,
+		Shared:  shared,
 		Waiting: func(h lock.Holder) {
 			if g.wait > 0 {
 				fmt.Fprintf(g.stderr, "waiting up to %s for the repository lock held by %s\n", g.wait, h)

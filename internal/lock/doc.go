@@ -13,6 +13,10 @@
 // up to Options.Wait for it to finish and otherwise fails with a *HeldError
 // that names the holder.
 //
+// Commands that only compare the repository with its output (render
+// --check) take the lock shared (Options.Shared): they run beside each other
+// but never beside a writer, so they never see a half-switched rendered/.
+//
 // Hold the lock from before reading the configuration until the last write:
 // a run that read older configuration then cannot write after one that
 // read newer configuration.

@@ -8,7 +8,7 @@ import (
 	"runtime"
 )
 
-func tryLock(*os.File) (bool, error) {
+func tryLock(*os.File, bool) (bool, error) {
 	return false, fmt.Errorf("file locks are not supported on %s", runtime.GOOS)
 }
 

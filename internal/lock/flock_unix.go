@@ -8,11 +8,15 @@ import (
 	"syscall"
 )
 
-// tryLock takes f's exclusive advisory lock without blocking; false when
-// another open file holds it.
-func tryLock(f *os.File) (bool, error) {
+// tryLock takes f's advisory lock without blocking, exclusive or shared;
+// false when another open file holds it in a way that excludes this one.
+func tryLock(f *os.File, shared bool) (bool, error) {
+	how := syscall.LOCK_EX
+	if shared {
+		how = syscall.LOCK_SH
+	}
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		switch {
 		case err == nil:
 			return true, nil

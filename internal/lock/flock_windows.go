@@ -9,11 +9,15 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// tryLock takes f's exclusive lock without blocking; false when another
-// open file holds it.
-func tryLock(f *os.File) (bool, error) {
+// tryLock takes f's lock without blocking, exclusive or shared; false when
+// another open file holds it in a way that excludes this one.
+func tryLock(f *os.File, shared bool) (bool, error) {
+	var how uint32 = windows.LOCKFILE_FAIL_IMMEDIATELY
+	if !shared {
+		how |= windows.LOCKFILE_EXCLUSIVE_LOCK
+	}
 	ol := new(windows.Overlapped)
-	err := windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, 1, 0, ol)
+	err := windows.LockFileEx(windows.Handle(f.Fd()), how, 0, 1, 0, ol)
 	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
 		return false, nil
 	}

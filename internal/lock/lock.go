@@ -52,11 +52,17 @@ type Options struct {
 	// Waiting, when set, is called once when Acquire starts waiting, with
 	// the holder.
 	Waiting func(Holder)
+	// Shared takes the lock for reading: any number of readers hold it at
+	// once, and none while a writer (an exclusive holder) does. A reader
+	// does not write itself into the lock file, so a writer waiting for
+	// readers is told "another process".
+	Shared bool
 }
 
 // Lock is a held repository lock.
 type Lock struct {
-	f *os.File
+	f      *os.File
+	shared bool
 }
 
 // pollInterval is how often a waiting Acquire tries again.
@@ -77,7 +83,7 @@ func Acquire(ctx context.Context, repoRoot string, o Options) (*Lock, error) {
 	var f *os.File
 	for {
 		var ok bool
-		if f, ok, err = lockFile(p); err != nil {
+		if f, ok, err = lockFile(p, o.Shared); err != nil {
 			return nil, fmt.Errorf("locking the repository with %s: %w", p, err)
 		}
 		if ok {
@@ -99,6 +105,9 @@ func Acquire(ctx context.Context, repoRoot string, o Options) (*Lock, error) {
 		case <-tick.C:
 		}
 	}
+	if o.Shared {
+		return &Lock{f: f, shared: true}, nil
+	}
 	host, _ := os.Hostname()
 	data, _ := json.Marshal(Holder{PID: os.Getpid(), Host: host, Command: o.Command, Since: time.Now().Truncate(time.Second)})
 	if err := errors.Join(f.Truncate(0), writeAt0(f, data)); err != nil {
@@ -113,13 +122,13 @@ func Acquire(ctx context.Context, repoRoot string, o Options) (*Lock, error) {
 // another process holds it. It also checks that the file locked is still
 // the one at p: a lock on a file removed meanwhile would exclude nobody, so
 // it tries again.
-func lockFile(p string) (f *os.File, ok bool, err error) {
+func lockFile(p string, shared bool) (f *os.File, ok bool, err error) {
 	for {
 		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
 		if err != nil {
 			return nil, false, err
 		}
-		ok, err := tryLock(f)
+		ok, err := tryLock(f, shared)
 		if err != nil || !ok {
 			f.Close()
 			return nil, false, err
@@ -156,7 +165,9 @@ func (l *Lock) Release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
-	l.f.Truncate(0) // only who holds it now matters; a failure leaves a line that says nothing
+	if !l.shared {
+		l.f.Truncate(0) // only who holds it now matters; a failure leaves a line that says nothing
+	}
 	err := errors.Join(unlock(l.f), l.f.Close())
 	l.f = nil
 	return err

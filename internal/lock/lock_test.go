@@ -78,6 +78,36 @@ func TestAcquireWaitsForTheHolder(t *testing.T) {
 	}
 }
 
+// Readers hold the lock together; a writer excludes them and they exclude
+// a writer.
+func TestSharedLocksExcludeOnlyWriters(t *testing.T) {
+	repo := setup(t)
+	read := lock.Options{Command: "strata render --check", Shared: true}
+	r1, err := lock.Acquire(context.Background(), repo, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := lock.Acquire(context.Background(), repo, read)
+	if err != nil {
+		t.Fatalf("a second reader: %v", err)
+	}
+	var held *lock.HeldError
+	if _, err := lock.Acquire(context.Background(), repo, lock.Options{Command: "strata render"}); !errors.As(err, &held) {
+		t.Fatalf("a writer beside readers: %v, want a HeldError", err)
+	}
+	r1.Release()
+	r2.Release()
+	w, err := lock.Acquire(context.Background(), repo, lock.Options{Command: "strata render"})
+	if err != nil {
+		t.Fatalf("a writer once the readers are gone: %v", err)
+	}
+	defer w.Release()
+	_, err = lock.Acquire(context.Background(), repo, read)
+	if !errors.As(err, &held) || held.Holder.Command != "strata render" {
+		t.Fatalf("a reader beside a writer: %v, want a HeldError naming strata render", err)
+	}
+}
+
 // A waiting Acquire gives up when its context is done.
 func TestAcquireStopsWithTheContext(t *testing.T) {
 	repo := setup(t)
