@@ -36,12 +36,19 @@ type Component struct {
 	Dir      string
 	Values   *File
 	Metadata *File // nil when absent
+	// History is history.yaml, the record of the patches folded into
+	// values.yaml (written by promote, never read to render); nil when
+	// absent.
+	History *File
 	// Levels holds the level directories that exist, by node ID.
 	Levels map[string]*Level
 
 	base   baseCache
 	atNode sync.Map // *Node -> *nodeValues
 }
+
+// HistoryFile is the name of a component's history of folded patches.
+const HistoryFile = "history.yaml"
 
 // Level is a level directory of a component: the files that apply to every
 // target under one node.
@@ -226,6 +233,8 @@ func (l *loader) component(dir, name string) *Component {
 			c.Values = l.readFile(p)
 		case e.Name() == "metadata.yaml":
 			c.Metadata = l.readFile(p)
+		case e.Name() == HistoryFile:
+			c.History = l.readFile(p)
 		case e.Name() == "override.yaml" || isPatch(e.Name()):
 			l.fail(&values.Error{Pos: values.Pos{File: p},
 				Msg:  e.Name() + " directly under a component has no effect",

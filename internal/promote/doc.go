@@ -17,7 +17,15 @@
 //  4. coalesce: once every target under a node has the patch, the copies
 //     under it become one patch at that node;
 //  5. integrate: once every first-dimension node has it, the patch is merged
-//     into values.yaml (comments, key order and quoting kept) and removed.
+//     into values.yaml (comments, key order and quoting kept) and removed;
+//     what its metadata said (description, owner, ticket, every approval of
+//     its copies) is appended to the component's history.yaml (history.go,
+//     [Fold]), which the loader never reads to render.
+//
+// A plan carries the patch's metadata ([Plan].Meta), and [CommitMessage]
+// is the message of a step's commit (what moved where, how many targets'
+// rendered output changed, the metadata, the Approved-by trailers), the
+// same for strata promote --commit and strata rollout.
 //
 // Beyond the reference it never loses a change: copies that differ are not
 // coalesced; a coalescing or an integration that would change any target's

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -153,7 +154,7 @@ var interruptions = []interrupted{
 		},
 		opts:    Options{Approve: true},
 		content: seedPatch,
-		nOps:    4, // write values.yaml; remove three copies
+		nOps:    5, // write values.yaml and history.yaml; remove three copies
 	},
 }
 
@@ -168,6 +169,7 @@ var interruptions = []interrupted{
 func TestInterruptedPromotionIsRecoverable(t *testing.T) {
 	for _, in := range interruptions {
 		t.Run(in.name, func(t *testing.T) {
+			in.opts.Now = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC) // the fold's record says when
 			// The uninterrupted promotion.
 			ref := t.TempDir()
 			writeTree(t, ref, in.config, in.files)

@@ -120,7 +120,8 @@ const (
 	app    = "test-app"
 	appDir = "config/management-cluster/test-app"
 	// valuesPath is test-app's values.yaml.
-	valuesPath = appDir + "/values.yaml"
+	valuesPath  = appDir + "/values.yaml"
+	historyPath = appDir + "/history.yaml"
 	// testPatch is what patchesAt writes in every patch file. The
 	// reference's create_test_filesystem writes "test: patch"; strata
 	// checks that a promotion keeps every target's values valid, and a

@@ -20,7 +20,10 @@ type PatchMeta struct {
 	Description string `json:"description" yaml:"description"`
 	Owner       string `json:"owner,omitempty" yaml:"owner,omitempty"`
 	Ticket      string `json:"ticket,omitempty" yaml:"ticket,omitempty"`
-	Created     string `json:"created" yaml:"created"` // a date, YYYY-MM-DD
+	Created     string `json:"created,omitempty" yaml:"created"` // a date, YYYY-MM-DD
+	// Approvals are the gates' approvals recorded in the patch (read by
+	// ReadMeta; a new patch has none).
+	Approvals []Approval `json:"approvals,omitempty" yaml:"-"`
 }
 
 // NewPatchOptions says which patch to start, where, and with what.

@@ -64,8 +64,14 @@ type Plan struct {
 	// Options.Approver is set).
 	Approvals []Approval `json:"approvals,omitempty"`
 	Coalesced []Coalesce `json:"coalesced,omitempty"`
-	// Integrated is the values.yaml the patch was folded into, if it was.
+	// Integrated is the values.yaml the patch was folded into, if it was;
+	// History the history file the fold is recorded in (see Fold).
 	Integrated string `json:"integrated,omitempty"`
+	History    string `json:"history,omitempty"`
+	// Meta is what the patch says of itself (its latest copy's metadata)
+	// and every approval recorded in its copies, this promotion's included:
+	// what the commit of the step and the fold's history carry.
+	Meta *PatchMeta `json:"metadata,omitempty"`
 	// Next is the node a following promotion would copy the patch to.
 	Next string `json:"next,omitempty"`
 	// Ops are the file operations, writes before removals.
@@ -202,7 +208,22 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 	if err := foldConflicts(p.Patch, append(conflicts, changes...)); err != nil {
 		return nil, err
 	}
+	if p.Meta, err = pl.planMeta(before, found, p.Approvals); err != nil {
+		return nil, err
+	}
 	p.Ops = pl.ops(before, after, newValues)
+	if p.Integrated != "" {
+		op, err := historyOp(pl.comp, p, opts.Now)
+		if err != nil {
+			return nil, err
+		}
+		p.History = op.Path
+		i := slices.IndexFunc(p.Ops, func(o Op) bool { return o.Kind == "remove" })
+		if i < 0 {
+			i = len(p.Ops)
+		}
+		p.Ops = slices.Insert(p.Ops, i, op) // a write: before the removals, in the journal
+	}
 	if len(after) > 0 {
 		if n := pl.next(after, pl.latest(after)); n != nil {
 			p.Next = n.ID()

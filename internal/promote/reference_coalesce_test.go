@@ -188,7 +188,7 @@ applications:
 	}
 	f := newFleet(t, realConfig, files)
 	p := mustPrepare(t, f, Options{})
-	want := step{Integrated: true, Ops: []string{"write " + valuesPath, rm("integration"), rm("stage"), rm("production")}}
+	want := step{Integrated: true, Ops: []string{"write " + valuesPath, "write " + historyPath, rm("integration"), rm("stage"), rm("production")}}
 	if diff := cmp.Diff(want, summary(p)); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)
 	}
@@ -226,7 +226,7 @@ applications:
 func TestIntegrationRemovesCopiesLeftBelow(t *testing.T) {
 	f := newFleet(t, realConfig, patchesAt("integration", "integration/int-sector-1/us-central1", "stage", "production"))
 	p := mustPrepare(t, f, Options{})
-	want := step{Integrated: true, Ops: []string{"write " + valuesPath, rm("integration"),
+	want := step{Integrated: true, Ops: []string{"write " + valuesPath, "write " + historyPath, rm("integration"),
 		rm("integration/int-sector-1/us-central1"), rm("stage"), rm("production")}}
 	if diff := cmp.Diff(want, summary(p)); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)

@@ -153,7 +153,7 @@ func TestNextLocation(t *testing.T) {
 			// and integrates, and so does Prepare.
 			Coalesced:  []string{"stage", "production"},
 			Integrated: true,
-			Ops: []string{"write " + valuesPath, rm("integration"), rm("stage/stage-sector-1"), rm("stage/stage-sector-2"),
+			Ops: []string{"write " + valuesPath, "write " + historyPath, rm("integration"), rm("stage/stage-sector-1"), rm("stage/stage-sector-2"),
 				rm("production/prod-canary"), rm("production/prod-sector-1/us-east1"), rm("production/prod-sector-1/europe-east1")},
 		}},
 		// test_complete_promotion_flow: the reference adds each next

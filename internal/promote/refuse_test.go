@@ -328,7 +328,7 @@ func TestLevel(t *testing.T) {
 			Ops: []string{w("stage")}}},
 		{"environments: the last environment integrates", seedConfig, []string{"integration", "stage"}, "environments", step{
 			Target: "production", Integrated: true,
-			Ops: []string{"write " + valuesPath, rm("integration"), rm("stage")}}},
+			Ops: []string{"write " + valuesPath, "write " + historyPath, rm("integration"), rm("stage")}}},
 		// From a region, the next node in walk order is the next region:
 		// walk order reaches a sector's regions before the next sector.
 		{"environments: from a region to the next region", seedConfig, []string{"integration/int-sector-1/us-central1"}, "environments", step{

@@ -51,7 +51,7 @@ func (r *runner) dryRun(ctx context.Context, f *fleet.Fleet) error {
 			node = plan.Found[len(plan.Found)-1]
 		}
 		pol := r.policyAt(f, node)
-		ev := Event{Kind: KindPlanned, Step: node, Message: r.planSubject(plan), Gates: plan.Gates,
+		ev := Event{Kind: KindPlanned, Step: node, Message: promote.Subject(plan), Gates: plan.Gates,
 			Soak: pol.Soak.String(), Timeout: pol.Timeout.String()}
 		for _, c := range pol.Checks {
 			ev.Checks = append(ev.Checks, c.Name)

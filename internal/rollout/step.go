@@ -61,7 +61,7 @@ func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, err
 	var subject string
 	if plan != nil {
 		st.node = plan.Target
-		subject = r.planSubject(plan)
+		subject = promote.Subject(plan)
 	} else {
 		locs := locations(f, r.opts)
 		st.node = locs[len(locs)-1]
@@ -72,8 +72,10 @@ func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, err
 	}
 	st.policy = r.policyAt(f, st.node)
 	st.soak = st.policy.Soak
-	subject += fmt.Sprintf(": %s changed", countTargets(len(targets), len(f.Config.Root.Leaves())))
-	msg := subject + "\n\n" + r.messageBody(plan, targets)
+	rendered := promote.Rendered{Changed: targetIDs(targets), Total: len(f.Config.Root.Leaves())}
+	msg := promote.CommitMessage(subject, plan, rendered,
+		fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+	subject, _, _ = strings.Cut(msg, "\n")
 	if st.commit, err = r.repo.commit(ctx, msg, "config", render.OutputDir); err != nil {
 		return nil, err
 	}
@@ -84,60 +86,6 @@ func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, err
 	r.res.Steps = append(r.res.Steps, st.commit)
 	r.emit(Event{Kind: KindPromoted, Step: st.node, Commit: st.commit, Message: subject, Targets: targetIDs(targets)})
 	return st, nil
-}
-
-// planSubject says what a promotion moved where.
-func (r *runner) planSubject(p *promote.Plan) string {
-	what := fmt.Sprintf("%s of %s/%s", p.Patch, r.opts.ClusterType, p.Component)
-	var parts []string
-	if p.Target != "" {
-		parts = append(parts, "Promote "+what+" to "+p.Target)
-	}
-	for _, c := range p.Coalesced {
-		if len(parts) == 0 {
-			parts = append(parts, "Coalesce "+what+" at "+c.Node)
-		} else {
-			parts = append(parts, "coalesce it at "+c.Node)
-		}
-	}
-	if p.Integrated != "" {
-		if len(parts) == 0 {
-			parts = append(parts, "Fold "+what+" into "+p.Integrated)
-		} else {
-			parts = append(parts, "fold it into "+p.Integrated)
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-func countTargets(n, total int) string {
-	s := "targets'"
-	if total == 1 {
-		s = "target's"
-	}
-	return fmt.Sprintf("%d of %d %s rendered output", n, total, s)
-}
-
-// messageBody lists the targets a step changed, the approvals of the gates
-// it passed, and the trailer that marks a rollout's commits.
-func (r *runner) messageBody(p *promote.Plan, targets []*target) string {
-	var b strings.Builder
-	if len(targets) == 0 {
-		b.WriteString("No target's rendered output changed.\n")
-	} else {
-		b.WriteString("Rendered output changed at:\n")
-		for _, t := range targets {
-			fmt.Fprintf(&b, "  %s\n", t.ID)
-		}
-	}
-	b.WriteString("\n")
-	if p != nil {
-		for _, g := range p.Gates {
-			fmt.Fprintf(&b, "Approved-by: %s for %s\n", r.opts.Approver, g)
-		}
-	}
-	fmt.Fprintf(&b, "Strata-Rollout: %s/%s/%s\n", r.opts.ClusterType, r.opts.Component, r.opts.Patch)
-	return b.String()
 }
 
 func targetIDs(ts []*target) []string {
