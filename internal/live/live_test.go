@@ -175,6 +175,15 @@ func TestLoadDistributed(t *testing.T) {
 		t.Errorf("after the root synced c2: %s", got)
 	}
 
+	// Argo CD retries the failed sync: its operation is Running again,
+	// with the failure's message and a retry count.
+	hs := &instances[2].Applications[indexOf(t, instances[2], "hypershift")]
+	hs.Phase, hs.Retries, hs.Message = "Running", 2, `one or more objects failed to apply. Retrying attempt #2 at 3:04PM.`
+	rep = live.Join(r.Fleet, expected, instances, h)
+	if got := fx.describe(rep)[4]; got != "stage/stage-sector-1/us-east1 hypershift: failed (sync failed, Argo CD retries it: one or more objects failed to apply. Retrying attempt #2 at 3:04PM.) commit c1 contains true" {
+		t.Errorf("a sync Argo CD retries: %s", got)
+	}
+
 	// A rendered file changed and not committed: not committed.
 	write(t, fx.dir, dirInt+"/templates/prometheus.yaml", "changed: true\n")
 	if h, err = live.ReadHistory(fx.dir); err != nil {

@@ -67,6 +67,10 @@ type App struct {
 	Phase      string `json:"phase,omitempty"`
 	Message    string `json:"message,omitempty"`
 	OpRevision string `json:"-"`
+	// Retries is how many times Argo CD retried its last operation after
+	// it failed (status.operationState.retryCount): a Running operation
+	// with retries is a failed sync that Argo CD tries again.
+	Retries int64 `json:"retries,omitempty"`
 	// Deployed is the revision of its last successful sync (the last
 	// entry of status.history).
 	Deployed string `json:"deployed,omitempty"`
@@ -227,6 +231,7 @@ func parseApp(u map[string]any) App {
 			}
 		}
 	}
+	a.Retries, _, _ = unstructured.NestedInt64(u, "status", "operationState", "retryCount")
 	a.FinishedAt = timeAt(u, "status", "operationState", "finishedAt")
 	a.HealthSince = timeAt(u, "status", "health", "lastTransitionTime")
 	a.Fresh = fresh(u)

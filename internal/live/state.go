@@ -66,6 +66,8 @@ func appState(a *App, contains bool) (State, string) {
 		return Failed, "sync " + strings.ToLower(a.Phase) + ": " + a.Message
 	case !contains:
 		return Waiting, "Argo CD has not synced the change yet"
+	case a.Phase == "Running" && a.Retries > 0:
+		return Failed, "sync failed, Argo CD retries it: " + a.Message
 	case a.Phase == "Running" || a.Phase == "Terminating":
 		return Waiting, "syncing"
 	case !a.Fresh:
