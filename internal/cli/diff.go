@@ -16,6 +16,7 @@ type diffOptions struct {
 	target   string
 	exitCode bool
 	output   outputFormat
+	live     liveOptions
 }
 
 func newDiffCmd(g *globals) *cobra.Command {
@@ -41,13 +42,25 @@ cluster type, and a glob that matches no target is an error.`,
   strata diff --base origin/main...HEAD
 
   # Only production, as JSON
-  strata diff --base v1.4.0 --target 'production/*' -o json`,
+  strata diff --base v1.4.0 --target 'production/*' -o json
+
+  # What runs that Git does not say, and why Argo CD reports drift
+  strata diff --live --cluster-context hub-use1=admin@hub-use1`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(cmd *cobra.Command, _ []string) error {
 			if o.output != "markdown" {
 				if err := o.output.validate(); err != nil {
 					return err
 				}
+			}
+			if err := o.live.validate(); err != nil {
+				return err
+			}
+			if o.live.on {
+				if cmd.Flags().Changed("base") {
+					return fmt.Errorf("--base compares with a revision and --live with the clusters: use one of them")
+				}
+				return o.runLive(cmd.Context())
 			}
 			return o.run()
 		},
@@ -57,6 +70,7 @@ cluster type, and a glob that matches no target is an error.`,
 	f.StringVar(&o.target, "target", "", "compare only the targets that match `GLOB` (or whose parents do)")
 	f.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when any target changes")
 	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text, json or markdown (a pull request comment)")
+	o.live.addFlags(f, "compare rendered/ with the Applications Argo CD has, and say what it reports out of sync")
 	return cmd
 }
 

@@ -336,6 +336,12 @@ func unified(p string, before, after []byte, inBase, inHead bool, context int) s
 	if !inHead {
 		to = "/dev/null"
 	}
+	return Unified(from, to, before, after, context)
+}
+
+// Unified is a unified diff from before (named from) to after (named to),
+// with context lines around each change; "" when they are equal.
+func Unified(from, to string, before, after []byte, context int) string {
 	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 		A: lines(before), B: lines(after), FromFile: from, ToFile: to, Context: context,
 	})

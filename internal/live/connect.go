@@ -92,6 +92,13 @@ func (k Kubeconfig) Connect(f *fleet.Fleet) Connect {
 }
 
 func (k Kubeconfig) contextOf(c *fleet.Cluster, single bool, contexts map[string]*clientcmdapi.Context, current string) (string, error) {
+	if len(contexts) == 0 {
+		where := "$KUBECONFIG is not set and ~/.kube/config has none"
+		if k.Path != "" {
+			where = k.Path + " has none"
+		}
+		return "", fmt.Errorf("no kubeconfig context to reach cluster %s: %s (pass --kubeconfig FILE)", c.Name, where)
+	}
 	has := func(name string) bool { _, ok := contexts[name]; return ok }
 	pick := func(name, from string) (string, error) {
 		if !has(name) {

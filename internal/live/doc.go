@@ -60,6 +60,13 @@
 // the previous spec is not taken for the new one. A cell has the worst
 // state of its objects over the clusters that run it.
 //
+// [Compare] is diff --live: each rendered object, its templates rendered
+// as Argo CD renders the cluster's root (with the live root's
+// helm.valuesObject), against the live one, on what strata renders (the
+// name, the labels, annotations and finalizers it renders, the spec; empty
+// values dropped as the API server drops them), with the resources Argo CD
+// reports out of sync or unhealthy.
+//
 // [Watch] streams changes to an Argo CD's Applications from the resource
 // version a Read saw, for commands that wait (strata rollout). Nothing here
 // prints; package cli and package web show the [Report].

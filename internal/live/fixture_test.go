@@ -2,6 +2,7 @@ package live_test
 
 import (
 	"context"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,6 +102,13 @@ func write(t *testing.T, dir, file, data string) {
 // renderedSpec is the spec of a rendered Application of the fixture.
 func (fx *fixture) renderedSpec(t *testing.T, file string) map[string]any {
 	t.Helper()
+	spec, _ := fx.renderedDoc(t, file)["spec"].(map[string]any)
+	return spec
+}
+
+// renderedDoc is a rendered object of the fixture.
+func (fx *fixture) renderedDoc(t *testing.T, file string) map[string]any {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(fx.dir, filepath.FromSlash(file)))
 	if err != nil {
 		t.Fatal(err)
@@ -109,8 +117,7 @@ func (fx *fixture) renderedSpec(t *testing.T, file string) map[string]any {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	spec, _ := doc["spec"].(map[string]any)
-	return spec
+	return doc
 }
 
 // status is what a test sets of an Application's status.
@@ -183,3 +190,6 @@ func create(t *testing.T, dyn dynamic.Interface, ns string, objs ...*unstructure
 		}
 	}
 }
+
+// fsys is the fixture's fleet repository.
+func (fx *fixture) fsys() fs.FS { return os.DirFS(fx.dir) }

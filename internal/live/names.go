@@ -28,12 +28,8 @@ func (e *nameEnv) resolve(name string) string {
 		return name
 	}
 	if e.vals == nil {
-		cl := map[string]any{"name": e.c.Name, "revision": e.f.ClusterRevision(e.c)}
-		for i, d := range e.f.Config.Dimensions {
-			cl[d.Singular] = e.c.Target.Path()[i]
-		}
 		e.vals = common.Values{
-			"Values":       map[string]any{"cluster": cl},
+			"Values":       clusterValues(e.f, e.c),
 			"Capabilities": common.DefaultCapabilities,
 			"Release":      map[string]any{"Name": e.c.Name + "-root", "Namespace": DefaultNamespace, "IsInstall": true, "Revision": 1, "Service": "Helm"},
 			"Chart":        map[string]any{"Name": e.c.Name, "Version": "0.1.0"},
@@ -48,4 +44,15 @@ func (e *nameEnv) resolve(name string) string {
 		return name
 	}
 	return strings.TrimSpace(out["name/templates/name"])
+}
+
+// clusterValues are the Helm values strata's bootstrap hands the root
+// Application of cluster c (helm.valuesObject): cluster.name, one key per
+// dimension, and the revision.
+func clusterValues(f *fleet.Fleet, c *fleet.Cluster) map[string]any {
+	cl := map[string]any{"name": c.Name, "revision": f.ClusterRevision(c)}
+	for i, d := range f.Config.Dimensions {
+		cl[d.Singular] = c.Target.Path()[i]
+	}
+	return map[string]any{"cluster": cl}
 }

@@ -89,11 +89,26 @@ type App struct {
 	// Resources are the resources Argo CD reports not synced or not
 	// healthy (status.resources).
 	Resources []Resource `json:"resources,omitempty"`
-	// Spec is the Application's spec, and Labels and Annotations its own,
-	// for diff --live.
-	Spec        map[string]any    `json:"-"`
-	Labels      map[string]string `json:"-"`
-	Annotations map[string]string `json:"-"`
+	// Spec is the Application's spec and Meta its metadata that strata
+	// renders, for diff --live.
+	Spec map[string]any `json:"-"`
+	Meta Meta           `json:"-"`
+}
+
+// Meta is the metadata of an object that strata renders (the rest is
+// Argo CD's or the API server's).
+type Meta struct {
+	Labels      map[string]string
+	Annotations map[string]string
+	Finalizers  []string
+}
+
+func parseMeta(u map[string]any) Meta {
+	var m Meta
+	m.Labels, _, _ = unstructured.NestedStringMap(u, "metadata", "labels")
+	m.Annotations, _, _ = unstructured.NestedStringMap(u, "metadata", "annotations")
+	m.Finalizers, _, _ = unstructured.NestedStringSlice(u, "metadata", "finalizers")
+	return m
 }
 
 // Resource is one resource of an Application as its status reports it.
@@ -115,6 +130,7 @@ type AppSet struct {
 	// Error is the message of its ErrorOccurred condition, when true.
 	Error string         `json:"error,omitempty"`
 	Spec  map[string]any `json:"-"`
+	Meta  Meta           `json:"-"`
 }
 
 // Read lists the Applications and ApplicationSets of every Argo CD of the
@@ -199,8 +215,7 @@ func parseApp(u map[string]any) App {
 		Message:       str(u, "status", "operationState", "message"),
 		OpRevision:    str(u, "status", "operationState", "syncResult", "revision"),
 	}
-	a.Labels, _, _ = unstructured.NestedStringMap(u, "metadata", "labels")
-	a.Annotations, _, _ = unstructured.NestedStringMap(u, "metadata", "annotations")
+	a.Meta = parseMeta(u)
 	a.Owner = owner(u)
 	a.Spec, _, _ = unstructured.NestedMap(u, "spec")
 	src, _, _ := unstructured.NestedMap(u, "spec", "source")
@@ -280,6 +295,7 @@ func owner(u map[string]any) string {
 func parseAppSet(u map[string]any) AppSet {
 	s := AppSet{Name: str(u, "metadata", "name")}
 	s.Spec, _, _ = unstructured.NestedMap(u, "spec")
+	s.Meta = parseMeta(u)
 	conds, _, _ := unstructured.NestedSlice(u, "status", "conditions")
 	for _, c := range conds {
 		m, ok := c.(map[string]any)
