@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -56,7 +55,7 @@ func TestApply(t *testing.T) {
 	})
 
 	getter := bootstrap.KubeGetter(s.Kubeconfig, testenv.ContextName, "argocd")
-	install := bootstrap.InstallOptions{Chart: fakeArgoCDChart(t), Getter: getter, Timeout: 2 * time.Minute}
+	install := bootstrap.InstallOptions{Chart: testenv.FakeArgoCDChart(t), Getter: getter, Timeout: 2 * time.Minute}
 	t.Run("installs Argo CD from a local chart, once", func(t *testing.T) {
 		res, err := bootstrap.InstallArgoCD(ctx, install)
 		if err != nil {
@@ -219,38 +218,4 @@ func get(t *testing.T, ctx context.Context, cfg *rest.Config, o *unstructured.Un
 		t.Fatalf("reading back %s %s: %v", o.GetKind(), o.GetName(), err)
 	}
 	return got
-}
-
-// fakeArgoCDChart writes a chart named argo-cd that installs Argo CD's real
-// CRDs (from the argo-cd module) and a ConfigMap, standing in for the
-// argo-helm chart, which needs the network.
-func fakeArgoCDChart(t *testing.T) string {
-	t.Helper()
-	crds, err := testenv.ArgoCDCRDDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(t.TempDir(), "argo-cd")
-	files := map[string]string{
-		"Chart.yaml":               "apiVersion: v2\nname: argo-cd\nversion: 9.1.0\nappVersion: " + testenv.ArgoCDVersion + "\n",
-		"values.yaml":              "configs: {cm: {url: https://argocd.example.com}}\n",
-		"templates/argocd-cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  labels:\n    app.kubernetes.io/part-of: argocd\ndata:\n  url: {{ .Values.configs.cm.url }}\n",
-	}
-	for _, name := range testenv.ArgoCDCRDFiles {
-		data, err := os.ReadFile(filepath.Join(crds, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files["crds/"+name] = string(data)
-	}
-	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
 }

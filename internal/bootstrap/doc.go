@@ -39,6 +39,14 @@
 // and a commit of config/ and rendered/ to the branch move the clusters;
 // bootstrap is needed again only when the root objects themselves change.
 //
+// Where a bundle is applied is named, never assumed: [ReadKubeconfig] reads
+// the user's kubeconfig (no fallback to in-cluster or localhost), and
+// [Kubeconfig.Target] chooses the context of the cluster the objects go to
+// (--context, else the inventory's context:, else a context named as the
+// cluster; the current context only when so named) and refuses one that
+// reaches another cluster's server: of the inventory. [NewPlan] says what
+// goes where, for the CLI to show before it writes.
+//
 // [Manifest] writes a bundle as YAML for kubectl apply -f -. [Applier]
 // applies it server-side through client-go and reports, per object, created,
 // configured or unchanged; [InstallArgoCD] installs Argo CD with the Helm

@@ -17,6 +17,7 @@ type bootstrapOptions struct {
 	// Where --apply goes.
 	apply               bool
 	kubeconfig, context string
+	yes                 bool
 	// Argo CD's installation.
 	installArgoCD string
 	argoRepo      string
@@ -61,6 +62,15 @@ now, from a kubeconfig context (--credentials-context) or a token file
 (--token-file), which are never written to Git; or, when its inventory file has
 externalSecret, an ExternalSecret makes the Secret from a secret store.
 
+--apply writes only through a kubeconfig context named for the cluster the
+objects go to (the cluster itself, or its hub): --context, else context: in its
+inventory file, else a context named as the cluster; never merely the current
+context. A context that reaches the server: of another cluster of the
+inventory, or another server than the inventory's context:, is refused. It
+prints its plan (each object, the context and its server) before writing; on a
+terminal it then asks, unless --yes; without a terminal (CI) it proceeds, the
+target being named. Without a kubeconfig it says so, and nothing else.
+
 --install-argocd installs Argo CD with the Helm library before applying, from a
 local chart directory or archive, an oci:// reference, or a chart of
 --argocd-repo; an existing release is left alone, as Argo CD manages itself.`,
@@ -70,6 +80,9 @@ local chart directory or archive, an oci:// reference, or a chart of
   # Install Argo CD from a local chart and apply, through a kubeconfig context
   strata bootstrap mc-use1-1 --apply --context mc-use1-1 --install-argocd ./charts/argo-cd
 
+  # The same in a script on a terminal, without the question
+  strata bootstrap mc-use1-1 --apply --context mc-use1-1 --yes
+
   # Register a spoke on its hub with the credentials of its kubeconfig context
   strata bootstrap spoke-1 --apply --context hub-use1 --credentials-context spoke-1
 
@@ -78,7 +91,7 @@ local chart directory or archive, an oci:// reference, or a chart of
 
   # After a change of the root objects (not of a pin): what every affected
   # cluster needs, then apply it, each through its context (the inventory's
-  # context:, else the cluster's name)
+  # context:, else the context named as the cluster)
   strata bootstrap --all --changed-since origin/main~1
   strata bootstrap --all --changed-since origin/main~1 --apply
 
@@ -102,7 +115,8 @@ local chart directory or archive, an oci:// reference, or a chart of
 	f := cmd.Flags()
 	f.BoolVar(&o.apply, "apply", false, "apply the objects server-side instead of printing them")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig of --apply (default: $KUBECONFIG, else ~/.kube/config)")
-	f.StringVar(&o.context, "context", "", "the kubeconfig context of --apply (default: the current context)")
+	f.StringVar(&o.context, "context", "", "the kubeconfig context of --apply (default: the cluster's context: in the inventory, else the context named as the cluster; never merely the current one)")
+	f.BoolVarP(&o.yes, "yes", "y", false, "apply without asking on a terminal (without a terminal, --apply proceeds after printing its plan)")
 	f.StringVar(&o.installArgoCD, "install-argocd", "", "install Argo CD from this Helm chart (directory, archive, oci:// reference or chart of --argocd-repo) before applying")
 	f.StringVar(&o.argoRepo, "argocd-repo", "", "the chart repository of --install-argocd")
 	f.StringVar(&o.argoVersion, "argocd-version", "", "the chart version of --install-argocd (repositories and registries)")
@@ -131,6 +145,8 @@ func (o *bootstrapOptions) validate() error {
 		return fmt.Errorf("--install-argocd installs into a cluster: use it with --apply")
 	case (o.kubeconfig != "" || o.context != "") && !o.apply:
 		return fmt.Errorf("--kubeconfig and --context say where --apply goes: add --apply")
+	case o.yes && !o.apply:
+		return fmt.Errorf("--yes confirms --apply: add --apply")
 	case o.credContext != "" && o.tokenFile != "":
 		return fmt.Errorf("--credentials-context and --token-file both give credentials: choose one")
 	case o.caFile != "" && o.tokenFile == "":
@@ -188,7 +204,7 @@ func (o *bootstrapOptions) run(ctx context.Context, name string) error {
 	if o.installArgoCD != "" && b.Model == bootstrap.Central {
 		return fmt.Errorf("cluster %s is managed by the Argo CD of its hub %s: install Argo CD when bootstrapping %s", name, b.ApplyTo, b.ApplyTo)
 	}
-	return o.applyBundle(ctx, b)
+	return o.applyAll(ctx, f, []*bootstrap.Bundle{b})
 }
 
 func (o *bootstrapOptions) print(b *bootstrap.Bundle) error {
@@ -208,59 +224,6 @@ func (o *bootstrapOptions) print(b *bootstrap.Bundle) error {
 	}
 	_, err = o.stdout.Write(data)
 	return err
-}
-
-type applyReport struct {
-	Cluster string             `json:"cluster"`
-	Model   bootstrap.Model    `json:"model"`
-	ApplyTo string             `json:"applyTo"`
-	Results []bootstrap.Result `json:"results"`
-}
-
-func (o *bootstrapOptions) applyBundle(ctx context.Context, b *bootstrap.Bundle) error {
-	ctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
-	getter := bootstrap.KubeGetter(o.kubeconfig, o.context, o.opts.Namespace)
-	cfg, err := getter.ToRESTConfig()
-	if err != nil {
-		return fmt.Errorf("reaching %s: %w", b.ApplyTo, err)
-	}
-	rep := applyReport{Cluster: b.Cluster, Model: b.Model, ApplyTo: b.ApplyTo, Results: []bootstrap.Result{}}
-	if !o.jsonOutput() {
-		fmt.Fprintf(o.stdout, "applying the bootstrap of %s (%s model) to %s at %s\n", b.Cluster, b.Model, b.ApplyTo, cfg.Host)
-	}
-	report := func(r bootstrap.Result) {
-		rep.Results = append(rep.Results, r)
-		if !o.jsonOutput() {
-			fmt.Fprintln(o.stdout, r)
-		}
-	}
-	ap, err := bootstrap.NewApplier(cfg)
-	if err != nil {
-		return err
-	}
-	if o.installArgoCD != "" {
-		res, err := bootstrap.InstallArgoCD(ctx, bootstrap.InstallOptions{
-			Chart: o.installArgoCD, RepoURL: o.argoRepo, Version: o.argoVersion, ValuesFiles: o.argoValues,
-			Namespace: o.opts.Namespace, Getter: getter, Timeout: o.timeout,
-		})
-		if err != nil {
-			return err
-		}
-		report(res)
-		ap.WaitForKinds = time.Minute
-	}
-	results, err := ap.Apply(ctx, b.Objects)
-	for _, r := range results {
-		report(r)
-	}
-	if err != nil {
-		return err
-	}
-	if o.jsonOutput() {
-		return writeJSON(o.stdout, rep)
-	}
-	return nil
 }
 
 func (o *bootstrapOptions) jsonOutput() bool { return o.output == "json" }

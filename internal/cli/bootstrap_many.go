@@ -86,13 +86,7 @@ func (o *bootstrapOptions) runMany(ctx context.Context) error {
 	if !o.apply {
 		return o.printMany(m)
 	}
-	for _, b := range m.Bundles {
-		o.context = contextOf(rr.Fleet, b.ApplyTo)
-		if err := o.applyBundle(ctx, b); err != nil {
-			return fmt.Errorf("bootstrapping %s through context %s: %w", b.Cluster, o.context, err)
-		}
-	}
-	return nil
+	return o.applyAll(ctx, rr.Fleet, m.Bundles)
 }
 
 func (o *bootstrapOptions) buildMany(rr *render.Renderer) (*bootstrap.Many, error) {
@@ -142,13 +136,4 @@ func (o *bootstrapOptions) printMany(m *bootstrap.Many) error {
 		}
 	}
 	return nil
-}
-
-// contextOf is the kubeconfig context through which the cluster called name
-// is reached: its inventory's context:, else its name.
-func contextOf(f *fleet.Fleet, name string) string {
-	if c := f.Cluster(name); c != nil && c.Context != "" {
-		return c.Context
-	}
-	return name
 }

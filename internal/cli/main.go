@@ -22,7 +22,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 // (rollout) when it is done, as an interrupt does.
 func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	tuneGC()
-	g := &globals{stdin: os.Stdin, stdout: stdout, stderr: stderr, args: args}
+	quietKlog()
+	g := &globals{stdin: os.Stdin, interactive: isTerminal(os.Stdin), stdout: stdout, stderr: stderr, args: args}
 	cmd := newRoot(g)
 	cmd.SetArgs(args)
 	cmd.SetOut(stdout)
@@ -88,7 +89,9 @@ func escapeControls(s string) string {
 
 // globals are the flags and streams every command shares.
 type globals struct {
-	stdin          io.Reader
+	stdin       io.Reader
+	interactive bool // stdin is a terminal: a command may ask
+
 	stdout, stderr io.Writer
 	root           string
 	args           []string      // the command line, shown to whoever waits for the lock

@@ -105,7 +105,7 @@ func deploy(t *testing.T, e *Env) string {
 	}
 	for _, s := range e.Spokes {
 		r := e.Bootstrap(s.Name)
-		if !strings.Contains(r.Stdout, "(central model) to "+HubName) {
+		if !strings.Contains(r.Stdout, "(central model) goes to "+HubName) {
 			t.Errorf("strata bootstrap %s: want the central model, applied to %s, got\n%s", s.Name, HubName, r.Stdout)
 		}
 	}
