@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/promote"
 )
 
@@ -20,6 +22,10 @@ type promoteOptions struct {
 	resume   bool
 	abandon  bool
 	output   outputFormat
+	// commit and branch: --commit, --branch (newBranch: it was created).
+	commit    bool
+	branch    string
+	newBranch bool
 }
 
 func newPromoteCmd(g *globals) *cobra.Command {
@@ -56,6 +62,10 @@ it without completing it.`,
   # Approve on someone's behalf
   strata promote management-cluster cert-manager patch-001 --approve --approver "Jane Doe <jane@example.com>"
 
+  # Commit the step (config/ and rendered/, its message saying what moved
+  # where and how many targets change) on a new branch, for a pull request
+  strata promote management-cluster cert-manager patch-001 --branch promote/cert-manager-patch-001-stage
+
   # Complete a promotion that was interrupted (its re-render included)
   strata promote --resume
 
@@ -75,6 +85,15 @@ it without completing it.`,
 			if len(args) == 3 {
 				o.opts.ClusterType, o.opts.Component, o.opts.Patch = args[0], args[1], args[2]
 			}
+			o.commit = o.commit || o.branch != ""
+			switch {
+			case o.commit && o.dryRun:
+				return fmt.Errorf("--commit and --branch make a commit; --dry-run changes nothing: give one or the other")
+			case o.commit && o.noRender:
+				return fmt.Errorf("--commit and --branch commit rendered/ with config/; --no-render would commit config/ out of step with it")
+			case o.commit && o.abandon:
+				return fmt.Errorf("--abandon commits nothing: drop --commit and --branch")
+			}
 			return o.run()
 		},
 	}
@@ -86,6 +105,8 @@ it without completing it.`,
 	f.BoolVar(&o.noRender, "no-render", false, "do not re-render rendered/ afterwards")
 	f.BoolVar(&o.resume, "resume", false, "complete an interrupted promotion, re-rendering included (with --dry-run: show it)")
 	f.BoolVar(&o.abandon, "abandon", false, "drop the record of an unfinished promotion without completing it (compare config/ with git afterwards)")
+	f.BoolVar(&o.commit, "commit", false, "commit the step: the component's files and rendered/, nothing else, with a message saying what moved where, how many targets change, the patch's metadata and approvals")
+	f.StringVar(&o.branch, "branch", "", "commit the step on branch `NAME` (created at HEAD when it does not exist), for a pull request per step; implies --commit")
 	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
 	return cmd
 }
@@ -97,6 +118,7 @@ type promoteReport struct {
 	Plan     *promote.Plan    `json:"plan,omitempty"`
 	DryRun   bool             `json:"dryRun"`
 	Rendered *renderReport    `json:"rendered,omitempty"`
+	Commit   *promoteCommit   `json:"commit,omitempty"`
 }
 
 func (o *promoteOptions) run() error {
@@ -119,6 +141,16 @@ func (o *promoteOptions) run() error {
 	}
 	if o.abandon {
 		return o.abandonJournal(ops)
+	}
+	var gr git.Repo
+	if o.commit {
+		pending, err := promote.Pending(ops)
+		if err != nil {
+			return err
+		}
+		if gr, err = o.startCommit(context.Background(), r, pending); err != nil {
+			return err
+		}
 	}
 	rep := promoteReport{DryRun: o.dryRun}
 	if done, err := o.unfinished(ops, &rep); err != nil || done {
@@ -164,6 +196,15 @@ func (o *promoteOptions) run() error {
 		if err := promote.Finish(ops); err != nil {
 			return err
 		}
+		if o.commit {
+			p := rep.Plan
+			if p == nil {
+				p = rep.Resumed
+			}
+			if rep.Commit, err = o.commitStep(context.Background(), gr, r, p, rep.Rendered); err != nil {
+				return err
+			}
+		}
 	}
 	if o.output.json() {
 		return writeJSON(o.stdout, rep)
@@ -174,7 +215,9 @@ func (o *promoteOptions) run() error {
 	if rep.Rendered != nil {
 		fmt.Fprintf(o.stdout, "rendered/: %d files created, %d updated, %d removed\n", rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
 	}
-	if rep.Plan != nil && !o.dryRun {
+	if rep.Commit != nil {
+		o.printCommit(rep.Commit)
+	} else if rep.Plan != nil && !o.dryRun {
 		fmt.Fprintf(o.stdout, "next steps:\n  git add config/ rendered/\n  git commit -m %q", commitMessage(rep.Plan))
 		for _, g := range rep.Plan.Gates {
 			fmt.Fprintf(o.stdout, " --trailer %q", "Approved-by: "+o.opts.Approver+" for "+g)

@@ -27,14 +27,28 @@ func (r Repo) Branch(ctx context.Context) (string, error) {
 
 // Dirty lists the uncommitted changes under paths (all of the work tree
 // when none is given), as git status --porcelain lines ("XY path"),
-// untracked files included one by one.
+// untracked files included one by one. Paths are relative to the
+// directory git runs in (Exec.Dir, which may be below the top of the work
+// tree) when they are under it.
 func (r Repo) Dirty(ctx context.Context, paths ...string) ([]string, error) {
+	prefix, err := r.Out(ctx, "rev-parse", "--show-prefix")
+	if err != nil {
+		return nil, err
+	}
 	out, err := r.Git.Run(ctx, append([]string{"status", "--porcelain", "--untracked-files=all", "--"}, paths...)...)
 	out = strings.TrimRight(out, "\n") // not TrimSpace: a line starts with its status, " M"
 	if err != nil || out == "" {
 		return nil, err
 	}
-	return strings.Split(out, "\n"), nil
+	lines := strings.Split(out, "\n")
+	if prefix != "" {
+		for i, l := range lines {
+			if len(l) > 3 {
+				lines[i] = l[:3] + strings.ReplaceAll(strings.TrimPrefix(l[3:], prefix), " -> "+prefix, " -> ")
+			}
+		}
+	}
+	return lines, nil
 }
 
 // DirtyPath is the path of a Dirty line (for a rename, where it went).
@@ -73,7 +87,7 @@ func (r Repo) Commit(ctx context.Context, message string, paths ...string) (stri
 	if _, err := r.Out(ctx, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
 		return "", err
 	}
-	staged, err := r.Out(ctx, append([]string{"diff", "--cached", "--no-renames", "--name-only", "-z", "--"}, paths...)...)
+	staged, err := r.Out(ctx, append([]string{"diff", "--cached", "--no-renames", "--relative", "--name-only", "-z", "--"}, paths...)...)
 	if err != nil {
 		return "", err
 	}

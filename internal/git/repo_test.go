@@ -136,3 +136,22 @@ func TestError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestBelowTheTop: run in a directory below the top of the work tree,
+// Dirty gives paths relative to it and Commit commits its paths.
+func TestBelowTheTop(t *testing.T) {
+	ctx := context.Background()
+	_, top := newRepo(t, map[string]string{"fleet/config/a.yaml": "a\n", "other/b": "b\n"})
+	r := git.Repo{Git: git.Exec{Dir: filepath.Join(top, "fleet"), Env: testEnv}}
+	write(t, top, map[string]string{"fleet/config/a.yaml": "a2\n", "fleet/config/new.yaml": "n\n", "other/b": "b2\n"})
+	dirty, err := r.Dirty(ctx, "config")
+	if want := []string{" M config/a.yaml", "?? config/new.yaml"}; err != nil || !slices.Equal(dirty, want) {
+		t.Fatalf("Dirty = %q, %v; want %q", dirty, err, want)
+	}
+	if _, err := r.Commit(ctx, "step", "config"); err != nil {
+		t.Fatal(err)
+	}
+	if files, _ := r.Out(ctx, "show", "--name-only", "--format=", "HEAD"); files != "fleet/config/a.yaml\nfleet/config/new.yaml" {
+		t.Errorf("committed %q", files)
+	}
+}

@@ -1,5 +1,12 @@
 package output
 
+import (
+	"slices"
+	"strings"
+
+	"github.com/strata-fleet/strata/internal/render"
+)
+
 // Op is what a change does to a file.
 type Op string
 
@@ -39,4 +46,31 @@ func (p *Plan) Count(op Op) int {
 		}
 	}
 	return n
+}
+
+// TargetOf returns the target (<cluster type>/<node>) of a slash path under
+// rendered/ in a fleet of depth dimensions, or "" for a path that is not
+// inside a target's directory.
+func TargetOf(depth int, p string) string {
+	rest, ok := strings.CutPrefix(p, render.OutputDir+"/")
+	if !ok {
+		return ""
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) < depth+2 {
+		return ""
+	}
+	return strings.Join(parts[:depth+1], "/")
+}
+
+// Targets are the targets whose files the plan changes, in order.
+func (p *Plan) Targets(depth int) []string {
+	var out []string
+	for _, c := range p.Changes {
+		if id := TargetOf(depth, c.Path); id != "" && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

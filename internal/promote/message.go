@@ -2,6 +2,7 @@ package promote
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -48,7 +49,7 @@ func Subject(p *Plan) string {
 //
 //	Owner: <owner>
 //	Ticket: <ticket>
-//	Recorded approvals: <gate> by <who> at <when>   (a fold: every gate)
+//	Recorded approval: <gate> by <who> at <when>   (a fold: earlier gates)
 //
 //	Rendered output changed at:
 //	  <target>
@@ -76,6 +77,9 @@ func CommitMessage(subject string, p *Plan, r Rendered, trailers ...string) stri
 		}
 		if p.Integrated != "" {
 			for _, a := range m.Approvals {
+				if slices.ContainsFunc(p.Approvals, func(b Approval) bool { return sameApproval(a, b) }) {
+					continue // this step's: a trailer below
+				}
 				lines = append(lines, fmt.Sprintf("Recorded approval: %s by %s at %s", a.Node, a.By, a.At.UTC().Format(time.RFC3339)))
 			}
 		}

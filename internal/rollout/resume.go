@@ -3,7 +3,6 @@ package rollout
 import (
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -57,22 +56,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 // notOwnFiles are the lines of git status --porcelain that are not the
 // patch's own files or rendered/.
 func (r *runner) notOwnFiles(lines []string) []string {
-	name := strings.TrimSuffix(r.opts.Patch, ".yaml") + ".yaml"
-	dir := "config/" + r.opts.ClusterType + "/" + r.opts.Component + "/"
-	var out []string
-	for _, l := range lines {
-		p := strings.TrimSpace(l[min(3, len(l)):])
-		if i := strings.Index(p, " -> "); i >= 0 {
-			out = append(out, l) // a rename is not a patch written by hand
-			continue
-		}
-		p = strings.Trim(p, `"`)
-		if strings.HasPrefix(p, render.OutputDir+"/") || strings.HasPrefix(p, dir) && path.Base(p) == name {
-			continue
-		}
-		out = append(out, l)
-	}
-	return out
+	return promote.Unrelated(r.opts.ClusterType, r.opts.Component, r.opts.Patch, nil, lines)
 }
 
 // settle waits for where the patch already is: the targets under its

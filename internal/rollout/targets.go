@@ -1,13 +1,10 @@
 package rollout
 
 import (
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/output"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 // target is a target whose rendered output a step changed.
@@ -17,29 +14,10 @@ type target struct {
 	Clusters []string
 }
 
-// targetOf returns the target ID (<type>/<node>) of a path under rendered/,
-// or "".
-func targetOf(f *fleet.Fleet, p string) string {
-	rest, ok := strings.CutPrefix(p, render.OutputDir+"/")
-	if !ok {
-		return ""
-	}
-	parts := strings.Split(rest, "/")
-	depth := len(f.Config.Dimensions)
-	if len(parts) < depth+2 {
-		return ""
-	}
-	return strings.Join(parts[:depth+1], "/")
-}
-
 // changedTargets are the targets under which plan changes files.
 func changedTargets(f *fleet.Fleet, plan *output.Plan) []*target {
 	var out []*target
-	for _, c := range plan.Changes {
-		id := targetOf(f, c.Path)
-		if id == "" || slices.ContainsFunc(out, func(t *target) bool { return t.ID == id }) {
-			continue
-		}
+	for _, id := range plan.Targets(len(f.Config.Dimensions)) {
 		t := &target{ID: id}
 		ct, node, _ := strings.Cut(id, "/")
 		for _, c := range f.Clusters {
@@ -49,7 +27,6 @@ func changedTargets(f *fleet.Fleet, plan *output.Plan) []*target {
 		}
 		out = append(out, t)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
 
