@@ -3,7 +3,12 @@
 // version of the component's Applications and ApplicationSets (their
 // sources' targetRevision after the merge) and the patches in effect there;
 // and, per patch, where it stands in the sequence, the next location a
-// promotion takes it to, the manual gates ahead and how many targets have it.
+// promotion takes it to, the manual gates ahead and how many targets have it,
+// and what it deletes (deletes.go: the Applications and ApplicationSets it
+// switches off, where it has and where its next promotion would, with their
+// workloads when the resources finalizer cascades): status shows the working
+// tree, not a change against a revision, so a destructive change is, in its
+// model, a patch that switches resources off.
 // A patch is in effect at a target by its file; a field of it that a file of
 // a more specific level sets again never reaches the target, and the cell
 // marks it shadowed (Cell.Shadowed, "+001!" in the table, a struck badge in

@@ -127,6 +127,10 @@ type Patch struct {
 	// Problem says why the patch cannot be promoted as it stands (a gap, a
 	// conflict), when it cannot.
 	Problem string `json:"problem,omitempty"`
+	// Deletes are the Applications and ApplicationSets the patch switches
+	// off where they run: the destructive part of the change.
+	Deletes []Deletion `json:"deletes,omitempty"`
+	latest  *fleet.File
 }
 
 // Compute returns the status of fleet f.
@@ -228,7 +232,7 @@ func patches(f *fleet.Fleet, ct *fleet.ClusterType, c *fleet.Component, m *Clust
 			}
 			p.Locations = append(p.Locations, n.ID())
 			p.Files = append(p.Files, file.Path)
-			p.Latest = n.ID()
+			p.Latest, p.latest = n.ID(), file
 		}
 	}
 	slices.Sort(names)
@@ -255,6 +259,9 @@ func patches(f *fleet.Fleet, ct *fleet.ClusterType, c *fleet.Component, m *Clust
 			p.Next = plan.Target
 			p.NextGates = plan.Gates
 			p.Integrates = plan.Target == "" && plan.Integrated != ""
+		}
+		if p.Deletes, err = deletions(f, ct, c, p.latest, p, m); err != nil {
+			return nil, err
 		}
 		out = append(out, *p)
 	}

@@ -232,8 +232,11 @@ func (tw *tableWriter) patches(ct *ClusterType) {
 	}
 	cols := []column{{header: "PATCH"}, {header: "AT", left: true}, {header: "TARGETS"}, {header: "NEXT", left: true}, {header: "GATES AHEAD"}}
 	var rows [][]cell
-	var problems []string
+	var problems, destructive []string
 	for _, p := range ct.Patches {
+		for _, l := range p.DeletionLines() {
+			destructive = append(destructive, p.Component+"/"+p.Name+": "+l)
+		}
 		next := cell{text: p.Next}
 		switch {
 		case p.Problem != "":
@@ -266,6 +269,9 @@ func (tw *tableWriter) patches(ct *ClusterType) {
 	}
 	for _, p := range problems {
 		tw.line(tw.style(truncate("blocked: "+p, tw.opts.Width, false), styleBad))
+	}
+	for _, d := range destructive {
+		tw.line(tw.style(truncate("destructive: "+d, tw.opts.Width, false), styleBad))
 	}
 }
 
