@@ -218,8 +218,8 @@ applications:
 			name: "a Helm chart whose dependencies are not vendored is not rendered",
 			edit: map[string]string{"charts/hello/Chart.yaml": "apiVersion: v2\nname: hello\nversion: 0.1.0\ndependencies:\n  - name: redis\n    version: 1.0.0\n    repository: https://charts.example.com\n"},
 			want: []Finding{
-				{Severity: Warning, Check: CheckSource, File: devHello, Line: 12, Path: "spec.source.path", Message: "the Helm chart in charts/hello was not rendered: its dependencies redis are not vendored in charts/hello/charts (Argo CD fetches them; strata validate works offline)", Source: "config/workload/hello/values.yaml:5:13"},
-				{Severity: Warning, Check: CheckSource, File: prodHello, Line: 12, Path: "spec.source.path", Message: "the Helm chart in charts/hello was not rendered: its dependencies redis are not vendored in charts/hello/charts (Argo CD fetches them; strata validate works offline)", Source: "config/workload/hello/values.yaml:5:13"},
+				{Severity: Warning, Check: CheckSource, File: devHello, Line: 12, Path: "spec.source.path", Message: "the Helm chart in charts/hello was not rendered: its dependencies redis are not vendored in charts/hello/charts (Argo CD fetches them; strata works offline)", Source: "config/workload/hello/values.yaml:5:13"},
+				{Severity: Warning, Check: CheckSource, File: prodHello, Line: 12, Path: "spec.source.path", Message: "the Helm chart in charts/hello was not rendered: its dependencies redis are not vendored in charts/hello/charts (Argo CD fetches them; strata works offline)", Source: "config/workload/hello/values.yaml:5:13"},
 			},
 		},
 		{

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/strata-fleet/strata/internal/hydrate"
 )
 
 // appSource is one source of an Application (or of an ApplicationSet's
@@ -60,27 +62,8 @@ func sourcesOf(obj map[string]any) []appSource {
 	return out
 }
 
-// repoKey reduces a Git repository URL to host/path, so that the spellings
-// of one repository compare equal: https://github.com/org/repo,
-// https://github.com/org/repo.git, git@github.com:org/repo.git,
-// ssh://git@github.com/org/repo.
-func repoKey(u string) string {
-	u = strings.TrimSpace(u)
-	if i := strings.Index(u, "://"); i >= 0 {
-		u = u[i+3:]
-	} else if at := strings.Index(u, "@"); at >= 0 && strings.Contains(u[at:], ":") {
-		u = strings.Replace(u[at+1:], ":", "/", 1) // scp-like git@host:org/repo
-	}
-	if at := strings.Index(u, "@"); at >= 0 && at < strings.Index(u+"/", "/") {
-		u = u[at+1:] // user info
-	}
-	u = strings.TrimSuffix(strings.TrimSuffix(u, "/"), ".git")
-	host, rest, _ := strings.Cut(u, "/")
-	if h, port, ok := strings.Cut(host, ":"); ok && (port == "22" || port == "443") {
-		host = h
-	}
-	return strings.ToLower(host) + "/" + rest
-}
+// repoKey is hydrate.RepoKey: a repository URL reduced to host/path.
+func repoKey(u string) string { return hydrate.RepoKey(u) }
 
 // sourceResult is the outcome of checking one local source.
 type sourceResult struct {
@@ -115,11 +98,8 @@ func (c *sourceChecker) check(s appSource, name, ns string) sourceResult {
 	if p == "" || s.str("chart") != "" {
 		return sourceResult{}
 	}
-	release := helmRelease{name: name, namespace: ns}
-	if h, ok := s.m["helm"].(map[string]any); ok {
-		release = helmSpec(h, name, ns)
-	}
-	key, _ := json.Marshal([]any{p, s.m["helm"], s.m["kustomize"], s.m["directory"], s.m["plugin"], release.name, release.namespace})
+	release := hydrate.ReleaseOf(s.m, name, ns)
+	key, _ := json.Marshal([]any{p, s.m["helm"], s.m["kustomize"], s.m["directory"], s.m["plugin"], release.Name(), release.Namespace()})
 	c.mu.Lock()
 	o := c.done[string(key)]
 	if o == nil {
@@ -131,7 +111,7 @@ func (c *sourceChecker) check(s appSource, name, ns string) sourceResult {
 	return o.res
 }
 
-func (c *sourceChecker) checkPath(s appSource, p string, release helmRelease) sourceResult {
+func (c *sourceChecker) checkPath(s appSource, p string, release hydrate.Release) sourceResult {
 	if templateRE.MatchString(p) {
 		pattern := templateRE.ReplaceAllString(path.Clean(strings.TrimPrefix(p, "/")), "*")
 		if matches, err := fs.Glob(c.fsys, pattern); err == nil && len(matches) == 0 {
@@ -160,22 +140,22 @@ func (c *sourceChecker) checkPath(s appSource, p string, release helmRelease) so
 	switch {
 	case plugin:
 		return sourceResult{}
-	case explicitHelm || (!explicitKustomize && isFile(c.fsys, dir+"/Chart.yaml")):
-		if !isFile(c.fsys, dir+"/Chart.yaml") {
+	case explicitHelm || (!explicitKustomize && hydrate.IsFile(c.fsys, dir+"/Chart.yaml")):
+		if !hydrate.IsFile(c.fsys, dir+"/Chart.yaml") {
 			return sourceResult{Error, fmt.Sprintf("path %s holds no Chart.yaml, but the source sets helm", p)}
 		}
-		skip, err := renderHelmChart(c.fsys, dir, release)
+		_, skip, err := hydrate.HelmChart(c.fsys, dir, release)
 		if err != nil {
 			return sourceResult{Error, fmt.Sprintf("the Helm chart in %s does not render: %s", dir, oneLine(err))}
 		}
 		if skip != "" {
 			return sourceResult{Warning, fmt.Sprintf("the Helm chart in %s was not rendered: %s", dir, skip)}
 		}
-	case explicitKustomize || kustomizationFile(c.fsys, dir) != "":
-		if kustomizationFile(c.fsys, dir) == "" {
+	case explicitKustomize || hydrate.KustomizationFile(c.fsys, dir) != "":
+		if hydrate.KustomizationFile(c.fsys, dir) == "" {
 			return sourceResult{Error, fmt.Sprintf("path %s holds no kustomization.yaml, but the source sets kustomize", p)}
 		}
-		skip, err := buildKustomize(c.fsys, dir)
+		_, skip, err := hydrate.Kustomize(c.fsys, dir)
 		if err != nil {
 			return sourceResult{Error, fmt.Sprintf("kustomize build %s fails: %s", dir, oneLine(err))}
 		}
@@ -194,7 +174,7 @@ func (c *sourceChecker) nearest(dir string) string {
 	if parent == "" {
 		parent = "."
 	}
-	if !isDir(c.fsys, parent) {
+	if !hydrate.IsDir(c.fsys, parent) {
 		if parent == "." {
 			return ""
 		}
@@ -214,39 +194,6 @@ func (c *sourceChecker) nearest(dir string) string {
 		return path.Join(parent, s)
 	}
 	return ""
-}
-
-// helmSpec reads the helm block of a source.
-func helmSpec(h map[string]any, name, ns string) helmRelease {
-	r := helmRelease{name: name, namespace: ns}
-	if n, _ := h["releaseName"].(string); n != "" {
-		r.name = n
-	}
-	if n, _ := h["namespace"].(string); n != "" {
-		r.namespace = n
-	}
-	if list, ok := h["valueFiles"].([]any); ok {
-		for _, f := range list {
-			if s, ok := f.(string); ok {
-				r.valueFiles = append(r.valueFiles, s)
-			}
-		}
-	}
-	r.values, _ = h["values"].(string)
-	r.valuesObject, _ = h["valuesObject"].(map[string]any)
-	r.ignoreMissingValueFiles, _ = h["ignoreMissingValueFiles"].(bool)
-	if list, ok := h["parameters"].([]any); ok {
-		for _, it := range list {
-			m, _ := it.(map[string]any)
-			n, _ := m["name"].(string)
-			v, _ := m["value"].(string)
-			f, _ := m["forceString"].(bool)
-			if n != "" {
-				r.parameters = append(r.parameters, helmParameter{name: n, value: v, forceString: f})
-			}
-		}
-	}
-	return r
 }
 
 // oneLine joins the lines of an error message.

@@ -1,4 +1,4 @@
-package validate
+package hydrate
 
 import (
 	"bytes"
@@ -18,30 +18,44 @@ import (
 // kustomizationNames are the file names kustomize recognises, in its order.
 var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
-// kustomizationFile returns the kustomization file of dir, or "".
-func kustomizationFile(fsys fs.FS, dir string) string {
+// KustomizationFile returns the kustomization file of dir, or "".
+func KustomizationFile(fsys fs.FS, dir string) string {
 	for _, n := range kustomizationNames {
-		if isFile(fsys, path.Join(dir, n)) {
+		if IsFile(fsys, path.Join(dir, n)) {
 			return path.Join(dir, n)
 		}
 	}
 	return ""
 }
 
-// buildKustomize builds the kustomization in dir with the kustomize library,
+// Kustomize builds the kustomization in dir with the kustomize library,
 // with the options Argo CD uses by default (load restrictions to the
-// kustomization root, no plugins). It returns skip, not an error, when the
-// kustomization needs what an offline check cannot have: remote bases or
-// resources, or Helm charts.
-func buildKustomize(fsys fs.FS, dir string) (skip string, err error) {
+// kustomization root, no plugins), and returns its objects. It returns
+// skip, not an error, when the kustomization needs what an offline build
+// cannot have: remote bases or resources, or Helm charts.
+func Kustomize(fsys fs.FS, dir string) (objs []Object, skip string, err error) {
 	if reason := offlineBlocker(fsys, dir, map[string]bool{}); reason != "" {
-		return reason, nil
+		return nil, reason, nil
 	}
 	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
-	if _, err := k.Run(kfs{fsys}, "/"+dir); err != nil {
-		return "", errors.New(strings.ReplaceAll(err.Error(), "'/", "'"))
+	m, err := k.Run(kfs{fsys}, "/"+dir)
+	if err != nil {
+		return nil, "", errors.New(strings.ReplaceAll(err.Error(), "'/", "'"))
 	}
-	return "", nil
+	for _, r := range m.Resources() {
+		data, err := r.AsYAML()
+		if err != nil {
+			return nil, "", err
+		}
+		o, err := decodeObject(dir, data)
+		if err != nil {
+			return nil, "", err
+		}
+		if o != nil {
+			objs = append(objs, *o)
+		}
+	}
+	return objs, "", nil
 }
 
 // kustomization is the part of a kustomization file that leads to other
@@ -60,7 +74,7 @@ func offlineBlocker(fsys fs.FS, dir string, seen map[string]bool) string {
 		return ""
 	}
 	seen[dir] = true
-	file := kustomizationFile(fsys, dir)
+	file := KustomizationFile(fsys, dir)
 	if file == "" {
 		return ""
 	}
@@ -81,7 +95,7 @@ func offlineBlocker(fsys fs.FS, dir string, seen map[string]bool) string {
 				return fmt.Sprintf("%s refers to the remote %s", file, r)
 			}
 			p := path.Join(dir, r)
-			if !path.IsAbs(r) && isDir(fsys, p) {
+			if !path.IsAbs(r) && IsDir(fsys, p) {
 				if reason := offlineBlocker(fsys, p, seen); reason != "" {
 					return reason
 				}
@@ -98,12 +112,14 @@ func isRemote(r string) bool {
 		strings.Contains(r, "?ref=") || strings.Contains(r, ".git/") || strings.HasSuffix(r, ".git")
 }
 
-func isDir(fsys fs.FS, p string) bool {
+// IsDir reports whether p is a directory of fsys.
+func IsDir(fsys fs.FS, p string) bool {
 	info, err := fs.Stat(fsys, p)
 	return err == nil && info.IsDir()
 }
 
-func isFile(fsys fs.FS, p string) bool {
+// IsFile reports whether p is a file of fsys.
+func IsFile(fsys fs.FS, p string) bool {
 	info, err := fs.Stat(fsys, p)
 	return err == nil && !info.IsDir()
 }
@@ -112,7 +128,7 @@ func isFile(fsys fs.FS, p string) bool {
 // filesys.FileSystem whose root "/" is the repository's root.
 type kfs struct{ fsys fs.FS }
 
-var errReadOnly = errors.New("the repository is read-only to strata validate")
+var errReadOnly = errors.New("the repository is read-only to strata")
 
 // rel turns kustomize's absolute path into an fs.FS name.
 func (k kfs) rel(p string) string {
@@ -146,7 +162,7 @@ func (k kfs) Open(p string) (filesys.File, error) {
 	return &kfile{Reader: bytes.NewReader(data), info: info}, nil
 }
 
-func (k kfs) IsDir(p string) bool  { return isDir(k.fsys, k.rel(p)) }
+func (k kfs) IsDir(p string) bool  { return IsDir(k.fsys, k.rel(p)) }
 func (k kfs) Exists(p string) bool { _, err := fs.Stat(k.fsys, k.rel(p)); return err == nil }
 
 func (k kfs) ReadDir(p string) ([]string, error) {

@@ -1,4 +1,4 @@
-package validate
+package hydrate
 
 import (
 	"fmt"
@@ -16,13 +16,12 @@ import (
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"helm.sh/helm/v4/pkg/strvals"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/yaml"
 
 	"github.com/strata-fleet/strata/internal/render"
 )
 
-// helmRelease is what Argo CD hands `helm template` for a Helm source.
-type helmRelease struct {
+// Release is what Argo CD hands `helm template` for a Helm source.
+type Release struct {
 	name, namespace string
 	// valueFiles are relative to the chart; values is a YAML document;
 	// valuesObject a mapping; parameters name=value pairs.
@@ -38,52 +37,62 @@ type helmParameter struct {
 	forceString bool
 }
 
-// renderHelmChart renders the chart in dir of fsys with Helm's engine as
-// `helm template` does for Argo CD, and checks that every manifest it renders
-// is valid YAML. It returns skip, not an error, when the chart cannot be
+// HelmChart renders the chart in dir of fsys with Helm's engine as `helm
+// template` does for Argo CD, and returns its manifests (the objects, in
+// file order). It returns skip, not an error, when the chart cannot be
 // rendered offline (dependencies that are not vendored in charts/).
-func renderHelmChart(fsys fs.FS, dir string, rel helmRelease) (skip string, err error) {
+func HelmChart(fsys fs.FS, dir string, rel Release) (objs []Object, skip string, err error) {
 	c, err := loadChartDir(fsys, dir)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	if missing := missingDependencies(c); len(missing) > 0 {
-		return fmt.Sprintf("its dependencies %s are not vendored in %s/charts (Argo CD fetches them; strata validate works offline)",
+		return nil, fmt.Sprintf("its dependencies %s are not vendored in %s/charts (Argo CD fetches them; strata works offline)",
 			strings.Join(missing, ", "), dir), nil
 	}
 	vals, err := rel.mergedValues(fsys, dir)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
+	objs, err = renderChart(c, vals, rel)
+	return objs, "", err
+}
+
+// renderChart renders the loaded chart c with vals as release rel.
+func renderChart(c *chart.Chart, vals map[string]any, rel Release) ([]Object, error) {
 	if err := chartutil.ProcessDependencies(c, vals); err != nil {
-		return "", err
+		return nil, err
 	}
 	opts := common.ReleaseOptions{Name: rel.name, Namespace: rel.namespace, Revision: 1, IsInstall: true}
 	rv, err := util.ToRenderValuesWithSchemaValidation(c, vals, opts, common.DefaultCapabilities, false)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	out, err := engine.Engine{}.Render(c, rv)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	names := make([]string, 0, len(out))
 	for name := range out {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	var objs []Object
 	for _, name := range names {
 		if !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") && !strings.HasSuffix(name, ".json") {
 			continue
 		}
 		for _, doc := range releaseutil.SplitManifests(out[name]) {
-			var m map[string]any
-			if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
-				return "", fmt.Errorf("%s renders invalid YAML: %v", name, err)
+			o, err := decodeObject(name, []byte(doc))
+			if err != nil {
+				return nil, fmt.Errorf("%s renders invalid YAML: %v", name, err)
+			}
+			if o != nil {
+				objs = append(objs, *o)
 			}
 		}
 	}
-	return "", nil
+	return objs, nil
 }
 
 // loadChartDir loads the chart in dir of fsys.
@@ -112,15 +121,21 @@ func missingDependencies(c *chart.Chart) []string {
 }
 
 // mergedValues layers the release's values as Argo CD passes them to Helm:
-// value files, then values (or valuesObject), then parameters.
-func (rel helmRelease) mergedValues(fsys fs.FS, dir string) (map[string]any, error) {
+// value files (of the chart in dir of fsys), then values (or
+// valuesObject), then parameters.
+func (rel Release) mergedValues(fsys fs.FS, dir string) (map[string]any, error) {
+	return rel.merge(func(f string) ([]byte, error) { return fs.ReadFile(fsys, path.Clean(path.Join(dir, f))) })
+}
+
+// merge is mergedValues with the value files read by read (a name
+// relative to the chart).
+func (rel Release) merge(read func(string) ([]byte, error)) (map[string]any, error) {
 	vals := map[string]any{}
 	for _, f := range rel.valueFiles {
 		if strings.HasPrefix(f, "$") || strings.Contains(f, "://") {
 			continue // from another source or a URL: not checked
 		}
-		p := path.Clean(path.Join(dir, f))
-		data, err := fs.ReadFile(fsys, p)
+		data, err := read(f)
 		if err != nil {
 			if rel.ignoreMissingValueFiles {
 				continue
