@@ -9,7 +9,8 @@ import "github.com/strata-fleet/strata/internal/values"
 type RenderConfig struct {
 	// MissingKeys is MissingKeysIgnore or MissingKeysError: what a value's
 	// reference to a key the values do not have ({{ .Values.cluster.regoin }})
-	// renders to: an empty string, or an error naming the value.
+	// renders to: an empty string, or an error naming the value (in pass 2,
+	// and in pass 1 where a chart runs tpl on it: render/stricttpl.go).
 	MissingKeys string
 	Pos         values.Pos
 }

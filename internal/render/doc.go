@@ -8,6 +8,12 @@
 // expressions written in values ("{{ .Values.cluster.region }}") resolve now
 // while escaped ones ("{{`{{ .name }}`}}") survive for Argo CD.
 //
+// A value's reference to a key the values do not have renders empty, as in
+// the reference, unless config.yaml says render.missingKeys: error (or
+// Renderer.StrictKeys, for validate): then it is an error at the value's
+// file and line, found in pass 2 (missing.go) and in the texts a chart runs
+// tpl on in pass 1 (stricttpl.go).
+//
 // The output of a target is Chart.yaml, values.yaml (the merged values,
 // verbatim) and templates/<metadata.name>.yaml per resource, as bytes. It
 // goes to package output, which decides what to write; nothing here touches

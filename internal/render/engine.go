@@ -1,6 +1,7 @@
 package render
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -54,10 +55,26 @@ func goValues(vals *values.Value, shared bool) map[string]any {
 // passOne renders the templates chart and joins its manifests into one
 // stream, as `helm template` prints them. With shortcuts, it renders on
 // shared values (and item by item, for the built-in chart) unless a
-// template modifies them.
-func (c *Chart) passOne(vals *values.Value, release string, shortcuts bool) (string, error) {
+// template modifies them. When strict, tpl is strict (stricttpl.go), and
+// the references to missing keys it finds are the errors, at their values.
+func (c *Chart) passOne(vals *values.Value, release string, shortcuts, strict bool) (string, error) {
+	var st *strictTpl
+	if strict {
+		st = &strictTpl{c: c}
+	}
+	manifest, err := c.passOneWith(vals, release, shortcuts, st)
+	if err != nil {
+		return "", err
+	}
+	if st != nil && len(st.missing) > 0 {
+		return "", errors.Join(st.errors(vals)...)
+	}
+	return manifest, nil
+}
+
+func (c *Chart) passOneWith(vals *values.Value, release string, shortcuts bool, st *strictTpl) (string, error) {
 	if shortcuts && c.shared && !c.fresh.Load() {
-		g := &guard{memo: &c.memo}
+		g := &guard{memo: &c.memo, tpl: st}
 		v := goValues(vals, true)
 		if c.items != nil {
 			if manifest, ok := c.passOneItems(v, release, g); ok {
@@ -75,7 +92,7 @@ func (c *Chart) passOne(vals *values.Value, release string, shortcuts bool) (str
 		}
 		c.fresh.Store(true)
 	}
-	out, err := c.render(goValues(vals, false), release, nil)
+	out, err := c.render(goValues(vals, false), release, st.withFuncs(nil))
 	if err != nil {
 		return "", err
 	}

@@ -32,6 +32,8 @@ type guard struct {
 	memo *yamlMemo
 	// mutated is set when a template tried to modify a value.
 	mutated bool
+	// tpl, when set, is the strict tpl of a strict render (stricttpl.go).
+	tpl *strictTpl
 }
 
 // funcs returns the template functions that replace Helm's for a render on
@@ -48,5 +50,5 @@ func (g *guard) funcs() template.FuncMap {
 	if g.memo != nil {
 		m["toYaml"] = g.memo.toYAML
 	}
-	return m
+	return g.tpl.withFuncs(m)
 }

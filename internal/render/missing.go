@@ -18,6 +18,31 @@ var missingKeyRE = regexp.MustCompile(`at <([^>]*)>: map has no entry for key "(
 // the values do not have, at the value's file and line.
 func missingKeyErrors(vals *values.Value, release string) []error {
 	var errs []error
+	walkStrings(vals, func(path []string, v *values.Value) {
+		if !strings.Contains(v.Text, "{{") {
+			return
+		}
+		_, err := passTwo(v.Text, vals, release, true, true)
+		if err == nil {
+			return
+		}
+		if m := missingKeyRE.FindStringSubmatch(templateMessage(err)); m != nil {
+			errs = append(errs, missingKeyError(v.Pos, path, m[1], m[2]))
+		}
+	})
+	return errs
+}
+
+// missingKeyError is the error of a value at pos whose expression expr
+// refers to key, which the values do not have.
+func missingKeyError(pos values.Pos, path []string, expr, key string) error {
+	return &values.Error{Pos: pos, Path: path,
+		Msg:  fmt.Sprintf("%s refers to a key the values do not have: %q", expr, key),
+		Hint: "check the spelling against the target's values (strata explain); config.yaml's render.missingKeys: ignore renders it as '' instead"}
+}
+
+// walkStrings calls f with every string of v and its key path.
+func walkStrings(v *values.Value, f func(path []string, v *values.Value)) {
 	var walk func(path []string, v *values.Value)
 	walk = func(path []string, v *values.Value) {
 		switch v.Kind {
@@ -30,22 +55,10 @@ func missingKeyErrors(vals *values.Value, release string) []error {
 				walk(append(path[:len(path):len(path)], strconv.Itoa(i)), it)
 			}
 		case values.String:
-			if !strings.Contains(v.Text, "{{") {
-				return
-			}
-			_, err := passTwo(v.Text, vals, release, true, true)
-			if err == nil {
-				return
-			}
-			if m := missingKeyRE.FindStringSubmatch(templateMessage(err)); m != nil {
-				errs = append(errs, &values.Error{Pos: v.Pos, Path: path,
-					Msg:  fmt.Sprintf("%s refers to a key the values do not have: %q", m[1], m[2]),
-					Hint: "check the spelling against the target's values (strata explain); config.yaml's render.missingKeys: ignore renders it as '' instead"})
-			}
+			f(path, v)
 		}
 	}
-	walk(nil, vals)
-	return errs
+	walk(nil, v)
 }
 
 // maxErrorLen bounds the text of a template error: Helm's error for an

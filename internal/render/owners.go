@@ -96,7 +96,7 @@ func (r *Renderer) builtinOwners(t Target) (map[string]Owner, error) {
 // each resource by name.
 func (r *Renderer) kinds(t Target, vals *values.Value) (map[string]string, error) {
 	release := t.ClusterType.Name + "-apps"
-	manifest, err := r.Chart.passOne(vals, release, !r.NoShortcuts)
+	manifest, err := r.Chart.passOne(vals, release, !r.NoShortcuts, r.strict())
 	if err != nil {
 		return nil, err
 	}

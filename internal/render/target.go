@@ -118,8 +118,12 @@ func (r *Renderer) render(t Target) (*Output, error) {
 		return nil, err
 	}
 	release := t.ClusterType.Name + "-apps"
-	manifest, err := r.Chart.passOne(vals, release, !r.NoShortcuts)
-	if err != nil {
+	manifest, err := r.Chart.passOne(vals, release, !r.NoShortcuts, r.strict())
+	var ve *values.Error
+	switch {
+	case errors.As(err, &ve): // a value's template, at its file and line
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("templates chart %s: %s", r.Chart.Source, trimError(err.Error()))
 	}
 	dir := t.Dir() + "/templates"
