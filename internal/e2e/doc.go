@@ -5,14 +5,18 @@
 // The harness ([Start]) runs a fleet on loopback, every piece a local process
 // stopped by PID when the test ends:
 //
-//   - a hub and spoke kube-apiservers with their etcd (package testenv); the
-//     hub has Argo CD's CRDs and a kube-controller-manager (garbage collector
-//     and namespace controllers), so that deletions complete;
+//   - a hub and spoke kube-apiservers with their etcd (package testenv),
+//     each with a kube-controller-manager (garbage collector and namespace
+//     controllers), so that deletions complete: Argo CD prunes in the
+//     foreground, with a finalizer only the garbage collector removes; the
+//     hub, and a spoke that runs its own Argo CD (distributed model), have
+//     Argo CD's CRDs;
 //   - a Git server (git http-backend behind net/http/cgi) serving the fleet
 //     repository: a copy of testdata/fleet, seed 003's layout with local
 //     Helm charts, so that nothing is fetched from a chart repository;
 //   - redis and Argo CD's repo-server, application-controller and
-//     applicationset-controller (the multi-call argocd binary), configured as
+//     applicationset-controller (the multi-call argocd binary), on the hub
+//     and on each spoke that runs its own, configured as
 //     Argo CD's installation manifests would configure them, with the
 //     data paths a container image has given by environment and the
 //     in-cluster destination faked to be the hub.

@@ -34,13 +34,18 @@ func tierOf(target string) string {
 	return "standard"
 }
 
-// expectApps are the Applications the fleet makes on the hub: the hub's root
-// Application and its demo; per spoke, the root Application the hub's root
-// ApplicationSet makes, its demo (from the spoke's rendered/ directory) and
-// its info (from the hub's spoke-info ApplicationSet).
+// expectApps are the Applications the fleet makes (by appKey): on the hub,
+// the hub's root Application and its demo; per spoke, the root Application
+// the hub's root ApplicationSet makes, its demo (from the spoke's rendered/
+// directory) and its info (from the hub's spoke-info ApplicationSet); on a
+// spoke that runs its own Argo CD, its root Application and its demo.
 func expectApps(e *Env) []string {
 	apps := []string{"root", appName(e.Hub.Target, "hub-demo")}
 	for _, s := range e.Spokes {
+		if s.OwnArgoCD {
+			apps = append(apps, appKey(s.Name, "root"), appKey(s.Name, appName(s.Target, "demo")))
+			continue
+		}
 		apps = append(apps, s.Name+"-root", s.Name+"-info", appName(s.Target, "demo"))
 	}
 	slices.Sort(apps)
@@ -71,6 +76,9 @@ func expectState(e *Env, versions map[string]string) State {
 		st[s.Name+"/demo/demo"] = map[string]string{
 			"cluster": s.Name, "environment": env(s.Target), "region": region(s.Target),
 			"version": v, "tier": tierOf(s.Target),
+		}
+		if s.OwnArgoCD {
+			continue // the hub's spoke-info is for its own spokes
 		}
 		st[s.Name+"/strata-info/info"] = map[string]string{
 			"cluster": s.Name, "environment": env(s.Target), "region": region(s.Target),
@@ -105,6 +113,12 @@ func deploy(t *testing.T, e *Env) string {
 	}
 	for _, s := range e.Spokes {
 		r := e.Bootstrap(s.Name)
+		if s.OwnArgoCD {
+			if !strings.Contains(r.Stdout, "(distributed model)") {
+				t.Errorf("strata bootstrap %s: want the distributed model, got\n%s", s.Name, r.Stdout)
+			}
+			continue
+		}
 		if !strings.Contains(r.Stdout, "(central model) goes to "+HubName) {
 			t.Errorf("strata bootstrap %s: want the central model, applied to %s, got\n%s", s.Name, HubName, r.Stdout)
 		}

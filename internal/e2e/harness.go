@@ -43,6 +43,10 @@ type Spoke struct {
 	// Target is a full-depth node of the sequence,
 	// environment/sector/region.
 	Target string
+	// OwnArgoCD runs Argo CD on the spoke itself (distributed model: no
+	// hub in the inventory); else the hub's Argo CD manages it (central
+	// model).
+	OwnArgoCD bool
 }
 
 // Options say what Start runs.
@@ -63,6 +67,11 @@ type Cluster struct {
 	Target string
 	API    *testenv.APIServer
 	Kube   kubernetes.Interface
+	Dyn    dynamic.Interface
+	// OwnArgoCD: the cluster runs Argo CD (the hub, and a spoke started
+	// with OwnArgoCD); ArgoCD is it, once started.
+	OwnArgoCD bool
+	ArgoCD    *ArgoCD
 }
 
 // Env is a running fleet: a hub API server with Argo CD's CRDs (and a
@@ -75,7 +84,8 @@ type Env struct {
 	Git    *GitServer
 	// Repo is the fleet repository: a copy of FleetTestdata with the
 	// inventory of the clusters, nothing committed yet.
-	Repo   *Repo
+	Repo *Repo
+	// ArgoCD is the hub's Argo CD.
 	ArgoCD *ArgoCD
 	// Dyn reaches the hub.
 	Dyn dynamic.Interface
@@ -102,14 +112,23 @@ func Start(t testing.TB, opts Options) *Env {
 	mark := e.timer()
 
 	e.Hub = e.cluster(HubName, opts.HubTarget)
+	e.Hub.OwnArgoCD = true
 	e.Hub.API.StartControllerManager(t)
 	testenv.InstallArgoCDCRDs(t, e.Hub.API.Config())
-	var err error
-	if e.Dyn, err = dynamic.NewForConfig(e.Hub.API.Config()); err != nil {
-		t.Fatal(err)
-	}
+	e.Dyn = e.Hub.Dyn
+	var own []*Cluster
 	for _, s := range opts.Spokes {
-		e.Spokes = append(e.Spokes, e.cluster(s.Name, s.Target))
+		c := e.cluster(s.Name, s.Target)
+		// As on any real cluster, its garbage collector completes the
+		// deletions Argo CD's prune starts (foreground: a finalizer
+		// that only the collector removes; without it a pruned object
+		// stays, pending deletion, and its Application Progressing).
+		c.API.StartControllerManager(t)
+		e.Spokes = append(e.Spokes, c)
+		if c.OwnArgoCD = s.OwnArgoCD; c.OwnArgoCD {
+			testenv.InstallArgoCDCRDs(t, c.API.Config())
+			own = append(own, c)
+		}
 	}
 	mark(fmt.Sprintf("start the hub and %d spoke API servers", len(opts.Spokes)))
 
@@ -121,7 +140,11 @@ func Start(t testing.TB, opts Options) *Env {
 
 	if !opts.NoArgoCD {
 		e.ArgoCD = startArgoCD(t, bins, e.Hub.API.Kubeconfig, e.Hub.API.Config())
-		mark("start redis and Argo CD")
+		e.Hub.ArgoCD = e.ArgoCD
+		for _, c := range own {
+			c.ArgoCD = startArgoCD(t, bins, c.API.Kubeconfig, c.API.Config())
+		}
+		mark(fmt.Sprintf("start redis and Argo CD (%d)", 1+len(own)))
 	}
 	return e
 }
@@ -132,11 +155,38 @@ func (e *Env) cluster(name, target string) *Cluster {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	return &Cluster{Name: name, Target: target, API: api, Kube: kube}
+	dyn, err := dynamic.NewForConfig(api.Config())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return &Cluster{Name: name, Target: target, API: api, Kube: kube, Dyn: dyn}
 }
 
 // Clusters returns the hub and the spokes.
 func (e *Env) Clusters() []*Cluster { return append([]*Cluster{e.Hub}, e.Spokes...) }
+
+// ArgoCDs returns the clusters that run Argo CD: the hub, then the spokes
+// with their own.
+func (e *Env) ArgoCDs() []*Cluster {
+	var out []*Cluster
+	for _, c := range e.Clusters() {
+		if c.OwnArgoCD {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// clusterNamed returns the cluster called name.
+func (e *Env) clusterNamed(name string) *Cluster {
+	for _, c := range e.Clusters() {
+		if c.Name == name {
+			return c
+		}
+	}
+	e.t.Fatalf("no cluster %s", name)
+	return nil
+}
 
 // Spoke returns the spoke called name.
 func (e *Env) Spoke(name string) *Cluster {
@@ -188,11 +238,17 @@ func (e *Env) copyFleet() {
 }
 
 // writeInventory writes config/clusters/: the hub runs its own Argo CD
-// (no server, no hub), each spoke is reached at its API server by the hub.
+// (no server, no hub), each spoke is reached at its API server by the hub,
+// but those that run their own Argo CD.
 func (e *Env) writeInventory() {
 	e.Repo.WriteFile("config/clusters/"+HubName+".yaml", fmt.Sprintf(
 		"# The hub runs Argo CD, which manages itself and the spokes.\ntype: hub\ntarget: %s\n", e.Hub.Target))
 	for _, s := range e.Spokes {
+		if s.OwnArgoCD {
+			e.Repo.WriteFile("config/clusters/"+s.Name+".yaml", fmt.Sprintf(
+				"# It runs its own Argo CD (distributed model).\ntype: spoke\ntarget: %s\n", s.Target))
+			continue
+		}
 		e.Repo.WriteFile("config/clusters/"+s.Name+".yaml", fmt.Sprintf(
 			"type: spoke\ntarget: %s\nserver: %s\nhub: %s\n", s.Target, s.API.URL, HubName))
 	}

@@ -21,8 +21,9 @@ const rejectedPatch = `applications:
 // TestE2ERolloutFailures: a patch whose check fails, then one the API
 // server rejects at sync. Each stops at its first step, names the failure
 // with the check's output or Argo CD's message, and leaves the later
-// targets untouched; the first, with --on-failure revert, leaves the fleet
-// healthy at 1.0.0 again.
+// targets untouched; with --on-failure revert, each leaves the fleet
+// healthy at 1.0.0 again (for the rejected sync, which Argo CD keeps
+// retrying, once the rollout has terminated that operation).
 func TestE2ERolloutFailures(t *testing.T) {
 	t.Setenv("GIT_AUTHOR_NAME", "strata e2e")
 	t.Setenv("GIT_AUTHOR_EMAIL", "e2e@strata.invalid")
@@ -64,11 +65,12 @@ cluster_types:`)
 	head = e.Commit("the smoke test passes")
 	app := appName("integration/int-sector-1/us-east1", "demo")
 	e.Repo.WriteFile(firstRegion+"patch-002.yaml", rejectedPatch)
-	r = e.rollout(context.Background(), "", nil, "patch-002")
+	r = e.rollout(context.Background(), "", nil, "patch-002", "--on-failure", "revert")
 	if r.Code != 1 || !strings.Contains(r.Stderr, "Application "+app+" of spoke-a on the Argo CD of hub: sync failed") ||
-		!strings.Contains(r.Stderr, `"Demo_Rejected" is invalid`) {
-		t.Errorf("the rejected patch: want exit 1 naming %s with the API server's message, got exit %d\n%s", app, r.Code, r.Stderr)
+		!strings.Contains(r.Stderr, `"Demo_Rejected" is invalid`) || !strings.Contains(r.Stderr, "reverted by ") {
+		t.Errorf("the rejected patch: want exit 1 naming %s with the API server's message, reverted; got exit %d\n%s", app, r.Code, r.Stderr)
 	}
 	untouched("patch-002.yaml")
-	mark("rejected patch: stopped")
+	e.Converge(Expect{Head: e.Repo.Git("rev-parse", "HEAD"), Apps: expectApps(e), State: expectState(e, allAt(e, "1.0.0"))})
+	mark("rejected patch: stopped, reverted, the fleet healthy at 1.0.0")
 }

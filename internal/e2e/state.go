@@ -29,8 +29,10 @@ const refreshEvery = 15 * time.Second
 // the example fleet's charts deploy to.
 var stateNamespaces = []string{"demo", "hub-demo", "strata-info"}
 
-// App is what the tests read of an Application on the hub.
+// App is what the tests read of an Application.
 type App struct {
+	// ArgoCD is the cluster whose Argo CD holds it.
+	ArgoCD         string
 	Name           string
 	TargetRevision string
 	// Revision, Sync and Health are from its status; Phase and Message
@@ -44,7 +46,7 @@ type App struct {
 }
 
 func (a App) String() string {
-	s := fmt.Sprintf("%s: target %s, %s at %.12s, %s", a.Name, a.TargetRevision, a.Sync, a.Revision, a.Health)
+	s := fmt.Sprintf("%s: target %s, %s at %.12s, %s", appKey(a.ArgoCD, a.Name), a.TargetRevision, a.Sync, a.Revision, a.Health)
 	if a.Phase != "" {
 		s += fmt.Sprintf(", last operation %s", a.Phase)
 		if a.Phase != "Succeeded" && a.Message != "" {
@@ -57,18 +59,37 @@ func (a App) String() string {
 	return s
 }
 
-// Apps returns the Applications on the hub by name.
+// appKey is how Apps names an Application: by its name on the hub's Argo
+// CD, as <cluster>/<name> on a spoke's own.
+func appKey(argocd, name string) string {
+	if argocd == HubName {
+		return name
+	}
+	return argocd + "/" + name
+}
+
+// Apps returns the Applications of every Argo CD, by appKey.
 func (e *Env) Apps() (map[string]App, error) {
+	apps := map[string]App{}
+	for _, c := range e.ArgoCDs() {
+		if err := e.listApps(c, apps); err != nil {
+			return nil, fmt.Errorf("the Applications on %s: %w", c.Name, err)
+		}
+	}
+	return apps, nil
+}
+
+func (e *Env) listApps(c *Cluster, apps map[string]App) error {
 	ctx, cancel := e.ctx()
 	defer cancel()
-	list, err := e.Dyn.Resource(appGVR).Namespace(Namespace).List(ctx, metav1.ListOptions{})
+	list, err := c.Dyn.Resource(appGVR).Namespace(Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	apps := map[string]App{}
 	for _, u := range list.Items {
 		str := func(fields ...string) string { s, _, _ := unstructured.NestedString(u.Object, fields...); return s }
 		a := App{
+			ArgoCD:         c.Name,
 			Name:           u.GetName(),
 			TargetRevision: str("spec", "source", "targetRevision"),
 			Revision:       str("status", "sync", "revision"),
@@ -83,22 +104,22 @@ func (e *Env) Apps() (map[string]App, error) {
 				a.Conditions = append(a.Conditions, fmt.Sprintf("%v: %v", m["type"], m["message"]))
 			}
 		}
-		apps[a.Name] = a
+		apps[appKey(c.Name, a.Name)] = a
 	}
-	return apps, nil
+	return nil
 }
 
-// RefreshAll asks Argo CD for a hard refresh of every Application on the hub
-// (the argocd.argoproj.io/refresh annotation): they compare with Git again
-// at once, without their caches.
+// RefreshAll asks every Argo CD for a hard refresh of each of its
+// Applications (the argocd.argoproj.io/refresh annotation): they compare
+// with Git again at once, without their caches.
 func (e *Env) RefreshAll() {
 	apps, err := e.Apps()
 	if err != nil {
 		e.t.Logf("listing the Applications to refresh them: %v", err)
 		return
 	}
-	for name := range apps {
-		e.refresh(name)
+	for key := range apps {
+		e.refresh(key)
 	}
 	e.refreshAppSets()
 }
@@ -108,29 +129,40 @@ func (e *Env) RefreshAll() {
 // the roots' git generators read the branch again, which they otherwise do
 // every three minutes.
 func (e *Env) refreshAppSets() {
+	for _, c := range e.ArgoCDs() {
+		e.refreshAppSetsOf(c)
+	}
+}
+
+func (e *Env) refreshAppSetsOf(c *Cluster) {
 	ctx, cancel := e.ctx()
 	defer cancel()
-	list, err := e.Dyn.Resource(appSetGVR).Namespace(Namespace).List(ctx, metav1.ListOptions{})
+	list, err := c.Dyn.Resource(appSetGVR).Namespace(Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		e.t.Logf("listing the ApplicationSets to refresh them: %v", err)
+		e.t.Logf("listing the ApplicationSets of %s to refresh them: %v", c.Name, err)
 		return
 	}
 	patch := []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/application-set-refresh":"true"}}}`)
 	for _, u := range list.Items {
-		_, err := e.Dyn.Resource(appSetGVR).Namespace(Namespace).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
+		_, err := c.Dyn.Resource(appSetGVR).Namespace(Namespace).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
-			e.t.Logf("refreshing ApplicationSet %s: %v", u.GetName(), err)
+			e.t.Logf("refreshing ApplicationSet %s on %s: %v", u.GetName(), c.Name, err)
 		}
 	}
 }
 
-func (e *Env) refresh(name string) {
+// refresh asks for a hard refresh of the Application of appKey key.
+func (e *Env) refresh(key string) {
+	c, name := e.Hub, key
+	if argocd, n, ok := strings.Cut(key, "/"); ok {
+		c, name = e.clusterNamed(argocd), n
+	}
 	ctx, cancel := e.ctx()
 	defer cancel()
 	patch := []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"hard"}}}`)
-	_, err := e.Dyn.Resource(appGVR).Namespace(Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err := c.Dyn.Resource(appGVR).Namespace(Namespace).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil && !apierrors.IsNotFound(err) {
-		e.t.Logf("refreshing Application %s: %v", name, err)
+		e.t.Logf("refreshing Application %s: %v", key, err)
 	}
 }
 

@@ -38,18 +38,18 @@ func (e *Env) MustStrata(args ...string) Result {
 	return r
 }
 
-// Bootstrap runs `strata bootstrap NAME --apply` against the hub: the hub's
-// own bootstrap (distributed model: it runs Argo CD), or a spoke's
-// registration on the hub with the credentials of its kubeconfig (central
-// model).
+// Bootstrap runs `strata bootstrap NAME --apply`: against the cluster
+// itself when it runs Argo CD (distributed model: the hub, a spoke with its
+// own), else against the hub, which registers the spoke with the
+// credentials of its kubeconfig (central model).
 func (e *Env) Bootstrap(name string) Result {
 	e.t.Helper()
-	args := []string{"bootstrap", name, "--apply", "--kubeconfig", e.Hub.API.Kubeconfig, "--context", testenv.ContextName}
-	if name != HubName {
-		spoke := e.Spoke(name)
-		args = append(args, "--credentials-kubeconfig", spoke.API.Kubeconfig, "--credentials-context", testenv.ContextName)
+	c := e.clusterNamed(name)
+	if c.OwnArgoCD {
+		return e.MustStrata("bootstrap", name, "--apply", "--kubeconfig", c.API.Kubeconfig, "--context", testenv.ContextName)
 	}
-	return e.MustStrata(args...)
+	return e.MustStrata("bootstrap", name, "--apply", "--kubeconfig", e.Hub.API.Kubeconfig, "--context", testenv.ContextName,
+		"--credentials-kubeconfig", c.API.Kubeconfig, "--credentials-context", testenv.ContextName)
 }
 
 // Commit commits and pushes the fleet repository and asks Argo CD to look
