@@ -15,6 +15,7 @@ type diffOptions struct {
 	base     string
 	target   string
 	exitCode bool
+	hydrate  bool
 	output   outputFormat
 	live     liveOptions
 }
@@ -34,12 +35,24 @@ rendered/ are not touched. "A...B" compares with the merge base of A and B, as
 git diff does, which is what a pull request changes. --target limits the
 comparison to targets matching a glob, or under a node that matches it; a
 glob without a cluster type ('production/*') matches that path in every
-cluster type, and a glob that matches no target is an error.`,
+cluster type, and a glob that matches no target is an error.
+
+--hydrate also builds what every Application's sources deploy, on both sides,
+as Argo CD's repo server would: Helm charts and kustomizations inside this
+repository (config.yaml repository.url names it), directories of manifests,
+and remote Helm charts found in Helm's cache ($HELM_CACHE_HOME/repository,
+where helm pull -d puts them). It prints, per source and the targets where it
+is the same change, a diff of each Kubernetes object that changes. strata
+never uses the network: a changed source it cannot build (a chart not in the
+cache, remote kustomize bases, a plugin) is named with the reason.`,
 		Example: `  # What do my uncommitted changes do?
   strata diff
 
   # In CI on a pull request: the change against its merge base
   strata diff --base origin/main...HEAD
+
+  # What a chart edit or a chart version bump does to the Deployments
+  strata diff --hydrate
 
   # Only production, as JSON
   strata diff --base v1.4.0 --target 'production/*' -o json
@@ -57,6 +70,9 @@ cluster type, and a glob that matches no target is an error.`,
 				return err
 			}
 			if o.live.on {
+				if o.hydrate {
+					return fmt.Errorf("--hydrate compares what the sources build at a revision and now, --live compares with the clusters: use one of them")
+				}
 				if cmd.Flags().Changed("base") {
 					return fmt.Errorf("--base compares with a revision and --live with the clusters: use one of them")
 				}
@@ -69,6 +85,7 @@ cluster type, and a glob that matches no target is an error.`,
 	f.StringVar(&o.base, "base", "HEAD", "the `REV`ision to compare with (A...B: the merge base of A and B)")
 	f.StringVar(&o.target, "target", "", "compare only the targets that match `GLOB` (or whose parents do)")
 	f.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when any target changes")
+	f.BoolVar(&o.hydrate, "hydrate", false, "also diff the Kubernetes objects the Applications' sources build (local charts, overlays, directories; remote charts from Helm's cache)")
 	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text, json or markdown (a pull request comment)")
 	o.live.addFlags(f, "compare rendered/ with the Applications Argo CD has, and say what it reports out of sync")
 	return cmd
@@ -80,11 +97,15 @@ func (o *diffOptions) run() error {
 		return err
 	}
 	defer r.Close()
-	base, err := diff.ReadRevision(r.dir, o.base)
+	read := diff.ReadRevision
+	if o.hydrate {
+		read = diff.ReadRevisionAll
+	}
+	base, err := read(r.dir, o.base)
 	if err != nil {
 		return err
 	}
-	res, err := diff.Compare(diff.Options{Base: base, Head: r.fsys, Target: o.target})
+	res, err := diff.Compare(diff.Options{Base: base, Head: r.fsys, Target: o.target, Hydrate: o.hydrate, ChartCache: chartCache()})
 	if err != nil {
 		return err
 	}
@@ -98,7 +119,7 @@ func (o *diffOptions) run() error {
 	default:
 		printDiff(o.stdout, res, useColor(o.stdout))
 	}
-	if o.exitCode && res.Changed > 0 {
+	if o.exitCode && (res.Changed > 0 || len(res.Hydrated) > 0) {
 		return &exitError{code: 1}
 	}
 	return nil
@@ -128,6 +149,9 @@ func printDiff(w io.Writer, res *diff.Result, color bool) {
 		}
 	}
 	fmt.Fprintln(w, res.Summary())
+	if res.Hydrated != nil { // --hydrate
+		printHydrated(w, res.Hydrated, color)
+	}
 }
 
 func paint(s, style string, color bool) string {

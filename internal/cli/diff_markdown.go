@@ -35,6 +35,9 @@ func printDiffMarkdown(w io.Writer, res *diff.Result) {
 		}
 	}
 	if len(res.Changes) == 0 {
+		if res.Hydrated != nil {
+			writeMarkdownHydrated(&b, res.Hydrated)
+		}
 		io.WriteString(w, b.String())
 		return
 	}
@@ -63,6 +66,9 @@ func printDiffMarkdown(w io.Writer, res *diff.Result) {
 	if left > 0 {
 		fmt.Fprintf(&b, "… and the diffs of %s more, past what a comment holds: run `strata diff --base %s` to see them.\n",
 			plural(left, "target"), res.Base)
+	}
+	if res.Hydrated != nil {
+		writeMarkdownHydrated(&b, res.Hydrated)
 	}
 	io.WriteString(w, b.String())
 }

@@ -25,6 +25,11 @@ type Options struct {
 	// Context is the number of unchanged lines around each change
 	// (default 3).
 	Context int
+	// Hydrate compares what the Applications' sources build (Base.FS must
+	// then hold the whole repository: ReadRevisionAll); ChartCache is
+	// Helm's repository cache, where remote charts are looked for.
+	Hydrate    bool
+	ChartCache string
 }
 
 // Result is what the change does to the rendered output.
@@ -40,6 +45,9 @@ type Result struct {
 	// Changes are the targets that change, in rollout order (removed
 	// targets last).
 	Changes []TargetChange `json:"changes"`
+	// Hydrated, with Options.Hydrate, is what the change does to the
+	// objects the Applications' sources build.
+	Hydrated []Hydrated `json:"hydrated,omitempty"`
 }
 
 // Change statuses.
@@ -142,7 +150,11 @@ func Compare(opts Options) (*Result, error) {
 		}
 		changed = append(changed, id)
 	}
-	if err := head.render(changed); err != nil {
+	rendered := changed
+	if opts.Hydrate {
+		rendered = head.order // every target's Applications are hydrated
+	}
+	if err := head.render(rendered); err != nil {
 		return nil, err
 	}
 	if err := base.render(changed); err != nil {
@@ -162,6 +174,11 @@ func Compare(opts Options) (*Result, error) {
 		}
 	}
 	res.Changed = len(res.Changes)
+	if opts.Hydrate {
+		if res.Hydrated, err = newHydrator(opts, base, head, changed).run(order); err != nil {
+			return nil, fmt.Errorf("--hydrate: %w", err)
+		}
+	}
 	for r := range resources {
 		res.Resources = append(res.Resources, r)
 	}

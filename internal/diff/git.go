@@ -13,6 +13,7 @@ import (
 
 	gitpkg "github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/memfs"
+	"github.com/strata-fleet/strata/internal/render"
 )
 
 // Revision is the fleet repository as a Git revision holds it.
@@ -28,10 +29,20 @@ type Revision struct {
 	Empty bool
 }
 
-// ReadRevision reads the fleet repository in dir as revision rev holds it.
-// "A...B" names the merge base of A and B, as in git diff. Only Git's
-// object store is read.
+// ReadRevision reads the fleet repository in dir as revision rev holds it:
+// config/ and argocd-apps/. "A...B" names the merge base of A and B, as in
+// git diff. Only Git's object store is read.
 func ReadRevision(dir, rev string) (*Revision, error) {
+	return readRevision(dir, rev, false)
+}
+
+// ReadRevisionAll is ReadRevision with every file of the fleet repository
+// but rendered/: the sources (charts, overlays) that --hydrate builds.
+func ReadRevisionAll(dir, rev string) (*Revision, error) {
+	return readRevision(dir, rev, true)
+}
+
+func readRevision(dir, rev string, all bool) (*Revision, error) {
 	top, err := git(dir, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, fmt.Errorf("%s is not in a Git repository (strata diff compares with a Git revision): %w", dir, err)
@@ -46,7 +57,11 @@ func ReadRevision(dir, rev string) (*Revision, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, err := git(top, nil, "ls-tree", "-r", "-z", "--full-tree", commit, "--", prefix+"config", prefix+"argocd-apps")
+	paths := []string{prefix + "config", prefix + "argocd-apps"}
+	if all {
+		paths = []string{or(prefix, ".")}
+	}
+	list, err := git(top, nil, append([]string{"ls-tree", "-r", "-z", "--full-tree", commit, "--"}, paths...)...)
 	if err != nil {
 		return nil, fmt.Errorf("listing %s: %w", rev, err)
 	}
@@ -61,7 +76,11 @@ func ReadRevision(dir, rev string) (*Revision, error) {
 		if len(fields) != 3 || fields[1] != "blob" {
 			continue // submodules
 		}
-		entries = append(entries, entry{mode: fields[0], oid: fields[2], path: strings.TrimPrefix(p, prefix)})
+		p = strings.TrimPrefix(p, prefix)
+		if all && strings.HasPrefix(p, render.OutputDir+"/") {
+			continue
+		}
+		entries = append(entries, entry{mode: fields[0], oid: fields[2], path: p})
 	}
 	m := fstest.MapFS{}
 	var oids []string

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/helmpath"
 )
 
 // remoteChart builds a chart of a Helm repository from Helm's cache:
@@ -54,3 +55,8 @@ func (b *Builder) remoteChart(repo, chart, version string, rel Release) *Build {
 	out.Objects = sortObjects(objs)
 	return out
 }
+
+// DefaultChartCache is Helm's repository cache, where `helm pull` and
+// `helm dependency build` keep charts: $HELM_CACHE_HOME/repository (by
+// default ~/.cache/helm/repository).
+func DefaultChartCache() string { return helmpath.CachePath("repository") }

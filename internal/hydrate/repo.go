@@ -23,4 +23,3 @@ func RepoKey(u string) string {
 	}
 	return strings.ToLower(host) + "/" + rest
 }
-
