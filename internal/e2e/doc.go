@@ -42,10 +42,14 @@
 // a progressive rollout with strata promote; the same with strata rollout,
 // which commits, pushes and waits for Argo CD itself (killed mid-wait and
 // resumed, stopped at a manual gate, approved) and its failures (a failing
-// check, reverted with --on-failure revert; a patch the API server rejects
-// at sync); pins with strata pin; and that what strata validate rejects,
-// the API server rejects too. They are skipped
-// under -short; without the binaries they fail, naming hack/build-argocd.sh.
+// check, and a patch the API server rejects at sync, each reverted with
+// --on-failure revert); strata status --live against the hub's Argo CD
+// (central model) and a spoke's own (distributed model): healthy, an
+// unreachable Argo CD, drift made by hand, a rejected sync, each as the
+// Application objects say ([Env.StatusLive], [Env.Kubeconfig]); pins with
+// strata pin; and that what strata validate rejects, the API server
+// rejects too. They are skipped under -short; without the binaries they
+// fail, naming hack/build-argocd.sh.
 // They run one at a time: each starts its own fleet. The package supports
 // Linux only.
 package e2e
