@@ -30,6 +30,8 @@ func newValidateCmd(g *globals) *cobra.Command {
     repository.url): the path must exist; a Kustomize directory must build and
     a Helm chart must render (offline: remote bases and chart dependencies
     that are not vendored are reported, not fetched);
+  - resources that two clusters of the inventory render under the same name
+    into one Argo CD (a hub's, for its spokes): an error;
   - patches of one level directory that set the same field (a warning);
   - strata's policies (warnings): an Application with no source; a
     CreateNamespace=true sync option without a destination namespace; a source

@@ -56,3 +56,10 @@ func clusterValues(f *fleet.Fleet, c *fleet.Cluster) map[string]any {
 	}
 	return map[string]any{"cluster": cl}
 }
+
+// NameResolver returns what Argo CD names a rendered resource of cluster c
+// (name as rendered): what Helm templates remain in it resolved with the
+// cluster values of c's root Application.
+func NameResolver(f *fleet.Fleet, c *fleet.Cluster) func(name string) string {
+	return newNameEnv(f, c).resolve
+}

@@ -45,7 +45,8 @@ func Check(opts Options) (*Report, error) {
 // Validate checks rendered targets: each resource against the Argo CD
 // schemas, the sources that point into the repository (fsys, seen with
 // rendered/ as outs has it), strata's policies, the fleet's same-level
-// patch conflicts, and the patch fields a more specific file shadows.
+// patch conflicts, the patch fields a more specific file shadows, and the
+// names that two clusters of the inventory give resources in one Argo CD.
 func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error) {
 	s, err := ArgoCD()
 	if err != nil {
@@ -62,6 +63,7 @@ func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error
 	}
 	rep := &Report{ArgoCD: s.Source.Version, Targets: len(outs)}
 	results := make([][]Finding, len(outs))
+	placed := make([][]*rendered, len(outs))
 	var resources atomic.Int64
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -74,9 +76,8 @@ func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error
 				if i >= len(outs) {
 					return
 				}
-				var n int
-				results[i], n = v.target(outs[i])
-				resources.Add(int64(n))
+				results[i], placed[i] = v.target(outs[i])
+				resources.Add(int64(len(placed[i])))
 			}
 		}()
 	}
@@ -84,6 +85,7 @@ func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error
 	for _, r := range results {
 		rep.Findings = append(rep.Findings, r...)
 	}
+	rep.Findings = append(rep.Findings, collisions(f, outs, placed)...)
 	cf, err := conflicts(f)
 	if err != nil {
 		return nil, err
@@ -157,8 +159,8 @@ type rendered struct {
 	doc  *values.Value // the file with positions, decoded when needed
 }
 
-// target checks the resources of one rendered target.
-func (v *validator) target(out *render.Output) ([]Finding, int) {
+// target checks the resources of one rendered target, and returns them.
+func (v *validator) target(out *render.Output) ([]Finding, []*rendered) {
 	var findings []Finding
 	var resources []*rendered
 	for _, file := range out.Files {
@@ -181,7 +183,7 @@ func (v *validator) target(out *render.Output) ([]Finding, int) {
 		findings = append(findings, v.sourceFindings(out, r)...)
 	}
 	findings = append(findings, v.policies(out, resources)...)
-	return findings, len(resources)
+	return findings, resources
 }
 
 // schema turns the problems the schemas find in a resource into findings.

@@ -68,6 +68,18 @@
 // (fleet.Level.Conflicts). A warning per field, on the later patch, with the
 // earlier one as the source.
 //
+// # Name collisions in one Argo CD
+//
+// The inventory (config/clusters/) says which Argo CD runs each cluster's
+// rendered/ directory: a cluster with hub: is managed by its hub's Argo CD,
+// any other runs its own. Two clusters whose rendered resources land in one
+// Argo CD under the same kind, namespace (metadata.namespace, or Argo CD's
+// namespace) and name (with what Helm templates remain in it resolved as
+// Argo CD's render of the cluster's root resolves them) write the same
+// object: one cluster's resource replaces the other's. An error per
+// resource, on the first cluster's file, naming every cluster, its target
+// and file, and the Argo CD.
+//
 // # Shadowed patches
 //
 // A patch field that a file of a more specific level sets again (its

@@ -21,6 +21,9 @@ const (
 	CheckConflict = "conflict" // patches of one level that set the same field
 	CheckShadow   = "shadow"   // patch fields that a more specific file sets again
 	CheckPolicy   = "policy"   // strata's policies (see the package documentation)
+	// CheckCollision: resources that two clusters put under one name into
+	// the same Argo CD.
+	CheckCollision = "collision"
 )
 
 // Finding is one thing strata validate reports.
