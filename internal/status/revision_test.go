@@ -1,13 +1,12 @@
 package status_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/status"
 )
 
 // A chart of the fleet repository whose targetRevision is escaped once runs
@@ -46,14 +45,7 @@ cluster_types: [mc]
       targetRevision: "{{` + "`{{ .branch }}`" + `}}"
 `)},
 	}
-	f, err := fleet.Load(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := status.Compute(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := computeFS(t, fsys)
 	got := map[string][]string{}
 	for _, row := range s.ClusterTypes[0].Targets {
 		got[row.Name] = row.Cells[0].Revisions()
@@ -64,5 +56,60 @@ cluster_types: [mc]
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("revisions per target (-want +got):\n%s", d)
+	}
+}
+
+// Templated strings are evaluated many at a time (one engine run per
+// batch): each still sees its own target's and component's values, a string
+// that fails to evaluate is shown as written without failing the others, and
+// one that defines a template does not change another's.
+func TestRevisionsEvaluatedTogetherStayApart(t *testing.T) {
+	var regions []string
+	for i := range 300 {
+		regions = append(regions, fmt.Sprintf("r%03d", i))
+	}
+	fsys := fstest.MapFS{
+		"config/config.yaml": {Data: []byte(`dimensions: [environments, regions]
+repository: {url: https://git.example.com/fleet, revision: main}
+sequence:
+  environments:
+    - name: dev
+      regions: [` + strings.Join(regions, ", ") + `]
+cluster_types: [mc]
+`)},
+		"config/mc/defaults.yaml": {Data: []byte("applications:\n  default:\n    project: default\n")},
+		"config/mc/a/values.yaml": {Data: []byte(`applications:
+  a:
+    source:
+      repoURL: https://charts.example.com
+      chart: a
+      targetRevision: '{{ .Values.applications.a.source.chart }}-{{ .Values.cluster.region }}'
+  broken:
+    source:
+      repoURL: https://charts.example.com
+      chart: broken
+      targetRevision: '{{ fail "no" }}'
+  defines:
+    source:
+      repoURL: https://charts.example.com
+      chart: defines
+      targetRevision: '{{ define "x" }}d{{ end }}{{ template "x" }}'
+`)},
+		"config/mc/b/values.yaml": {Data: []byte(`applications:
+  b:
+    source:
+      repoURL: https://charts.example.com
+      chart: b
+      targetRevision: '{{ .Values.applications.b.source.chart }}-{{ .Values.cluster.region }}'
+`)},
+	}
+	s := computeFS(t, fsys)
+	for _, row := range s.ClusterTypes[0].Targets {
+		region := row.Path[len(row.Path)-1]
+		got := [][]string{row.Cells[0].Revisions(), row.Cells[1].Revisions()}
+		want := [][]string{{"a-" + region, `{{ fail "no" }}`, "d"}, {"b-" + region}}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("%s: revisions (-want +got):\n%s", row.Name, d)
+		}
 	}
 }

@@ -3,8 +3,11 @@ package status
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
@@ -155,27 +158,11 @@ func clusterType(f *fleet.Fleet, ct *fleet.ClusterType) (*ClusterType, error) {
 	for _, c := range ct.Components {
 		out.Components = append(out.Components, c.Name)
 	}
-	for _, n := range f.Targets {
-		row := Target{Name: TargetName(f, ct, n), Path: n.Path(), Cells: []Cell{}}
-		for p := n; p != nil && p.Depth > 0; p = p.Parent {
-			if p.Gate == fleet.GateManual {
-				row.Gates = append([]string{p.ID()}, row.Gates...)
-			}
-		}
-		cluster := f.ClusterBlock(ct, n)
-		for _, c := range ct.Components {
-			v, err := ct.ComponentValues(c, n)
-			if err != nil {
-				return nil, fmt.Errorf("%s at %s: %w", c.Name, row.Name, err)
-			}
-			cell, err := cellOf(c, n, v, cluster)
-			if err != nil {
-				return nil, fmt.Errorf("%s at %s: %w", c.Name, row.Name, err)
-			}
-			row.Cells = append(row.Cells, cell)
-		}
-		out.Targets = append(out.Targets, row)
+	rows, err := targetRows(f, ct)
+	if err != nil {
+		return nil, err
 	}
+	out.Targets = rows
 	for _, c := range ct.Components {
 		ps, err := patches(f, ct, c, out)
 		if err != nil {
@@ -186,9 +173,61 @@ func clusterType(f *fleet.Fleet, ct *fleet.ClusterType) (*ClusterType, error) {
 	return out, nil
 }
 
-func cellOf(c *fleet.Component, n *fleet.Node, v, cluster *values.Value) (Cell, error) {
-	cell := Cell{Component: c.Name, Versions: []Version{}}
-	versions(v, cluster, &cell)
+// targetRows returns the matrix's rows, computed in parallel (each worker
+// with its own resolver), in target order.
+func targetRows(f *fleet.Fleet, ct *fleet.ClusterType) ([]Target, error) {
+	rows := make([]Target, len(f.Targets))
+	errs := make([]error, len(f.Targets))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(f.Targets)) {
+		wg.Go(func() {
+			r := &resolver{}
+			for i := int(next.Add(1) - 1); i < len(rows); i = int(next.Add(1) - 1) {
+				rows[i], errs[i] = targetRow(f, ct, f.Targets[i], r)
+				r.flushIfFull()
+			}
+			r.flush()
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// targetRow returns the row of target n; its templated strings are filled
+// in when r resolves them.
+func targetRow(f *fleet.Fleet, ct *fleet.ClusterType, n *fleet.Node, r *resolver) (Target, error) {
+	row := Target{Name: TargetName(f, ct, n), Path: n.Path(), Cells: []Cell{}}
+	for p := n; p != nil && p.Depth > 0; p = p.Parent {
+		if p.Gate == fleet.GateManual {
+			row.Gates = append([]string{p.ID()}, row.Gates...)
+		}
+	}
+	cluster := f.ClusterBlock(ct, n)
+	for _, c := range ct.Components {
+		v, err := ct.ComponentValues(c, n)
+		if err != nil {
+			return row, fmt.Errorf("%s at %s: %w", c.Name, row.Name, err)
+		}
+		cell, err := cellOf(c, n, v, cluster, r)
+		if err != nil {
+			return row, fmt.Errorf("%s at %s: %w", c.Name, row.Name, err)
+		}
+		row.Cells = append(row.Cells, cell)
+	}
+	return row, nil
+}
+
+// cellOf returns the cell of component c at n; its templated strings are
+// filled in when r resolves them.
+func cellOf(c *fleet.Component, n *fleet.Node, v, cluster *values.Value, r *resolver) (Cell, error) {
+	cell := &Cell{Component: c.Name, Versions: []Version{}}
+	versions(v, cluster, cell, r)
 	for _, l := range c.Layers(n) {
 		for _, p := range l.Patches {
 			if name := patchName(p.Path); !slices.Contains(cell.Patches, name) {
@@ -198,12 +237,12 @@ func cellOf(c *fleet.Component, n *fleet.Node, v, cluster *values.Value) (Cell, 
 	}
 	shadows, err := c.Shadows(n)
 	if err != nil {
-		return cell, err
+		return *cell, err
 	}
 	for _, sh := range shadows {
 		cell.Shadowed = append(cell.Shadowed, Shadowed{Patch: sh.PatchName(), Field: values.PathString(sh.Field), By: sh.At.String()})
 	}
-	return cell, nil
+	return *cell, nil
 }
 
 // patchName is a patch file's name without directory and extension.

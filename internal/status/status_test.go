@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"github.com/strata-fleet/strata/internal/goldenfile"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,7 +19,13 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 func compute(t *testing.T) *status.Status {
 	t.Helper()
-	f, err := fleet.Load(testfleet.FS())
+	return computeFS(t, testfleet.FS())
+}
+
+// computeFS returns the status of the fleet in fsys.
+func computeFS(t *testing.T, fsys fs.FS) *status.Status {
+	t.Helper()
+	f, err := fleet.Load(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,6 @@ package status
 import (
 	"strings"
 
-	"helm.sh/helm/v4/pkg/chart/common"
-	chart "helm.sh/helm/v4/pkg/chart/v2"
-	"helm.sh/helm/v4/pkg/engine"
-
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -21,8 +17,10 @@ var sections = []struct {
 }
 
 // versions adds the sources of the enabled resources of a component's
-// merged values v to cell, and the names of disabled ones.
-func versions(v, cluster *values.Value, cell *Cell) {
+// merged values v to cell, and the names of disabled ones. Their templated
+// strings are handed to r, which fills them in when it resolves its batch;
+// until then the cell must not grow.
+func versions(v, cluster *values.Value, cell *Cell, r *resolver) {
 	env := &templateEnv{cluster: cluster, component: v}
 	for _, sec := range sections {
 		items := v.Get(sec.name)
@@ -47,75 +45,74 @@ func versions(v, cluster *values.Value, cell *Cell) {
 				srcs = append(srcs, s.Items...)
 			}
 			for _, src := range srcs {
-				if src.Kind != values.Map {
-					continue
+				if src.Kind == values.Map {
+					cell.Versions = append(cell.Versions, Version{Resource: name, Kind: sec.kind})
+					version(cell, len(cell.Versions)-1, src, env, r)
 				}
-				cell.Versions = append(cell.Versions, version(sec.kind, name, src, env))
 			}
 		}
 	}
 }
 
-func version(kind, name string, src *values.Value, env *templateEnv) Version {
-	ver := Version{Resource: name, Kind: kind, RepoURL: text(src.Get("repoURL"), env),
-		Chart: text(src.Get("chart"), env), Path: text(src.Get("path"), env)}
-	if rev := src.Get("targetRevision"); rev != nil && rev.Kind != values.Null {
-		ver.Revision = text(rev, env)
-		ver.SetAt = rev.Pos.String()
-	} else if ver.Chart == "" {
-		ver.Revision = "HEAD"
+// version fills in the version k of cell from the source src, through r
+// for templated strings (which set it by index: the slice may still grow).
+func version(cell *Cell, k int, src *values.Value, env *templateEnv, r *resolver) {
+	rev := src.Get("targetRevision")
+	hasRev := rev != nil && rev.Kind != values.Null
+	text(src.Get("repoURL"), env, r, func(s string) { cell.Versions[k].RepoURL = s })
+	text(src.Get("path"), env, r, func(s string) { cell.Versions[k].Path = s })
+	text(src.Get("chart"), env, r, func(s string) {
+		cell.Versions[k].Chart = s
+		if !hasRev && s == "" {
+			cell.Versions[k].Revision = "HEAD"
+		}
+	})
+	if hasRev {
+		text(rev, env, r, func(s string) { cell.Versions[k].Revision = s })
+		cell.Versions[k].SetAt = rev.Pos.String()
 	}
-	return ver
 }
 
-// text is a scalar's text, with template expressions
+// text sets a scalar's text, with template expressions
 // ({{ .Values.cluster.region }}) resolved as rendering resolves them, then,
 // for an expression escaped once ("{{`{{ .Values.cluster.revision }}`}}"),
 // as Argo CD resolves it: the rendered directory is a Helm chart that the
 // cluster's root object renders with the cluster block as values (its
 // revision the one the root follows, the pin; see package bootstrap). That is
 // how a chart of the fleet repository runs at exactly the revision of the
-// rendered tree that deploys it, and what status must show.
-func text(v *values.Value, env *templateEnv) string {
-	if v == nil || v.Kind == values.Null || v.Kind == values.Map || v.Kind == values.List {
-		return ""
+// rendered tree that deploys it, and what status must show. A templated text
+// is set when r resolves its batch.
+func text(v *values.Value, env *templateEnv, r *resolver, set func(string)) {
+	switch {
+	case v == nil || v.Kind == values.Null || v.Kind == values.Map || v.Kind == values.List:
+		set("")
+	case !strings.Contains(v.Text, "{{"):
+		set(v.Text)
+	default:
+		r.add(env, v.Text, func(s string) {
+			if strings.Contains(s, "{{") && strings.Contains(s, ".Values.") {
+				r.add(env, s, set)
+				return
+			}
+			set(s)
+		})
 	}
-	if !strings.Contains(v.Text, "{{") {
-		return v.Text
-	}
-	s := env.resolve(v.Text)
-	if strings.Contains(s, "{{") && strings.Contains(s, ".Values.") {
-		s = env.resolve(s)
-	}
-	return s
 }
 
-// templateEnv evaluates strings of one target's values with Helm's engine,
-// as the second pass of rendering does.
+// templateEnv holds the values that one cell's strings are evaluated
+// with, as the second pass of rendering evaluates them.
 type templateEnv struct {
 	cluster, component *values.Value
-	vals               common.Values
+	vals               map[string]any
 }
 
-func (e *templateEnv) resolve(s string) string {
+// values returns the cell's values as Helm's engine takes them (.Values),
+// converted once.
+func (e *templateEnv) values() map[string]any {
 	if e.vals == nil {
-		v, _ := values.Merge(values.Merge(values.NewMap(values.Pos{}), e.component), wrapCluster(e.cluster)).Interface().(map[string]any)
-		e.vals = common.Values{
-			"Values":       v,
-			"Capabilities": common.DefaultCapabilities,
-			"Release":      map[string]any{"Name": "status", "Namespace": "default", "IsInstall": true, "Revision": 1, "Service": "Helm"},
-			"Chart":        map[string]any{"Name": "status", "Version": "0.1.0"},
-		}
+		e.vals, _ = values.Merge(values.Merge(values.NewMap(values.Pos{}), e.component), wrapCluster(e.cluster)).Interface().(map[string]any)
 	}
-	c := &chart.Chart{
-		Metadata:  &chart.Metadata{APIVersion: "v2", Name: "status", Version: "0.1.0"},
-		Templates: []*common.File{{Name: "templates/value", Data: []byte(s)}},
-	}
-	out, err := engine.Engine{}.Render(c, e.vals)
-	if err != nil {
-		return s
-	}
-	return out["status/templates/value"]
+	return e.vals
 }
 
 func wrapCluster(cluster *values.Value) *values.Value {
