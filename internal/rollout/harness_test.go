@@ -126,8 +126,10 @@ func newHarness(t *testing.T, api *testenv.APIServer) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The clock starts on a whole second: Argo CD records times in seconds,
+	// so a soak measured from a recorded time is exact only then.
 	h := &harness{t: t, dir: filepath.Join(t.TempDir(), "fleet"), dyn: dyn,
-		ns: regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(t.Name()), "-"), clock: clocktesting.NewFakeClock(time.Now())}
+		ns: regexp.MustCompile(`[^a-z0-9]+`).ReplaceAllString(strings.ToLower(t.Name()), "-"), clock: clocktesting.NewFakeClock(time.Now().Truncate(time.Second))}
 	if len(h.ns) > 40 {
 		h.ns = h.ns[len(h.ns)-40:]
 	}

@@ -187,7 +187,7 @@ func testSoakDegraded(t *testing.T, h *harness) {
 	if !errors.As(err, &se) {
 		t.Fatalf("want a *StepError, got %v", err)
 	}
-	if len(se.Failures) != 1 || se.Failures[0].App != "demo" || se.Failures[0].Reason != "degraded during the soak: unhealthy: Deployment demo" {
+	if len(se.Failures) != 1 || se.Failures[0].App != "demo" || se.Failures[0].Reason != `degraded during the soak: unhealthy: Deployment demo (Deployment "demo" exceeded its progress deadline)` {
 		t.Errorf("failures: %+v", se.Failures)
 	}
 }
