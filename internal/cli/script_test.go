@@ -41,6 +41,7 @@ func TestScripts(t *testing.T) {
 			"mtime":      cmdMtime,
 			"waitfor":    cmdWaitfor,
 			"localstate": cmdLocalstate,
+			"helmchart":  cmdHelmchart,
 		},
 	})
 }
