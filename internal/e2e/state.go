@@ -207,54 +207,59 @@ type Expect struct {
 
 // Converge waits until every Application named in x exists, no other does,
 // each is Synced and Healthy at the commit its targetRevision resolves to,
-// and the clusters hold exactly x.State. It fails the test after
-// ConvergeTimeout, showing the Applications and the difference.
+// and the clusters hold exactly x.State: it looks again each time an
+// Application or a ConfigMap changes, and asks the Applications that have
+// not settled for a hard refresh every refreshEvery. It fails the test
+// after ConvergeTimeout, showing the Applications and the difference.
 func (e *Env) Converge(x Expect) time.Duration {
 	e.t.Helper()
 	began := time.Now()
-	lastRefresh := began
-	var (
-		problems []string
-		apps     map[string]App
-		st       State
-		err      error
-	)
+	changed, stop := e.watchChanges()
+	defer stop()
+	deadline := time.NewTimer(ConvergeTimeout)
+	defer deadline.Stop()
+	refresh := time.NewTicker(refreshEvery)
+	defer refresh.Stop()
 	for {
-		problems = problems[:0]
-		apps, err = e.Apps()
-		if err != nil {
-			problems = append(problems, err.Error())
-		} else {
-			problems = append(problems, e.appProblems(x, apps)...)
-		}
-		if len(problems) == 0 {
-			if st, err = e.ReadState(); err != nil {
-				problems = append(problems, err.Error())
-			} else if d := cmp.Diff(x.State, st); d != "" {
-				problems = append(problems, "the clusters' ConfigMaps differ (-want +got):\n"+d)
-			}
-		}
+		problems, apps, st := e.converged(x)
 		if len(problems) == 0 {
 			d := time.Since(began)
 			e.t.Logf("converged at %.12s in %s: %d Applications synced and healthy, %d ConfigMaps as expected",
 				x.Head, d.Round(100*time.Millisecond), len(apps), len(st))
 			return d
 		}
-		if time.Since(began) > ConvergeTimeout {
-			e.t.Fatalf("the fleet did not converge at %.12s within %s:\n  %s\nApplications:\n%s",
-				x.Head, ConvergeTimeout, strings.Join(problems, "\n  "), describeApps(apps))
-		}
-		if time.Since(lastRefresh) > refreshEvery {
-			for name, a := range apps {
+		select {
+		case <-changed:
+		case <-refresh.C:
+			for key, a := range apps {
 				if e.unsettled(x, a) {
-					e.refresh(name)
+					e.refresh(key)
 				}
 			}
 			e.refreshAppSets()
-			lastRefresh = time.Now()
+		case <-deadline.C:
+			e.t.Fatalf("the fleet did not converge at %.12s within %s:\n  %s\nApplications:\n%s",
+				x.Head, ConvergeTimeout, strings.Join(problems, "\n  "), describeApps(apps))
 		}
-		time.Sleep(time.Second)
 	}
+}
+
+// converged says how the fleet differs from x, now.
+func (e *Env) converged(x Expect) (problems []string, apps map[string]App, st State) {
+	apps, err := e.Apps()
+	if err != nil {
+		return []string{err.Error()}, apps, nil
+	}
+	if problems = e.appProblems(x, apps); len(problems) > 0 {
+		return problems, apps, nil
+	}
+	if st, err = e.ReadState(); err != nil {
+		return []string{err.Error()}, apps, st
+	}
+	if d := cmp.Diff(x.State, st); d != "" {
+		return []string{"the clusters' ConfigMaps differ (-want +got):\n" + d}, apps, st
+	}
+	return nil, apps, st
 }
 
 // appProblems says how apps differ from what x expects.
@@ -292,26 +297,33 @@ func resolve(x Expect, rev string) string {
 	return rev
 }
 
-// WaitApp waits until the Application name satisfies ok, or fails the test
-// after ConvergeTimeout with what it is.
-func (e *Env) WaitApp(name, what string, ok func(App) bool) App {
+// WaitApp waits until the Application of appKey key satisfies ok, looking
+// again each time an Application changes and asking it for a hard refresh
+// every refreshEvery, or fails the test after ConvergeTimeout with what it
+// is.
+func (e *Env) WaitApp(key, what string, ok func(App) bool) App {
 	e.t.Helper()
-	began := time.Now()
-	lastRefresh := began
+	changed, stop := e.watchChanges()
+	defer stop()
+	deadline := time.NewTimer(ConvergeTimeout)
+	defer deadline.Stop()
+	refresh := time.NewTicker(refreshEvery)
+	defer refresh.Stop()
 	for {
 		apps, err := e.Apps()
-		a, found := apps[name]
+		a, found := apps[key]
 		if err == nil && found && ok(a) {
 			return a
 		}
-		if time.Since(began) > ConvergeTimeout {
-			e.t.Fatalf("Application %s: not %s within %s (%v)\nApplications:\n%s", name, what, ConvergeTimeout, err, describeApps(apps))
+		select {
+		case <-changed:
+		case <-refresh.C:
+			if found {
+				e.refresh(key)
+			}
+		case <-deadline.C:
+			e.t.Fatalf("Application %s: not %s within %s (%v)\nApplications:\n%s", key, what, ConvergeTimeout, err, describeApps(apps))
 		}
-		if found && time.Since(lastRefresh) > refreshEvery {
-			e.refresh(name)
-			lastRefresh = time.Now()
-		}
-		time.Sleep(time.Second)
 	}
 }
 
