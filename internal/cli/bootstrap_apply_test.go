@@ -29,7 +29,7 @@ func TestBootstrapApply(t *testing.T) {
 	run := func(args ...string) string {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
-		args = append([]string{"--root", root, "bootstrap"}, args...)
+		args = append(append([]string{"--root", root, "bootstrap"}, args...), "--yes") // never ask, whatever stdin is
 		if code := cli.Main(args, &stdout, &stderr); code != 0 {
 			t.Fatalf("strata %s: exit %d\n%s", strings.Join(args, " "), code, stderr.String())
 		}

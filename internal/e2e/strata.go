@@ -46,9 +46,9 @@ func (e *Env) Bootstrap(name string) Result {
 	e.t.Helper()
 	c := e.clusterNamed(name)
 	if c.OwnArgoCD {
-		return e.MustStrata("bootstrap", name, "--apply", "--kubeconfig", c.API.Kubeconfig, "--context", testenv.ContextName)
+		return e.MustStrata("bootstrap", name, "--apply", "--yes", "--kubeconfig", c.API.Kubeconfig, "--context", testenv.ContextName)
 	}
-	return e.MustStrata("bootstrap", name, "--apply", "--kubeconfig", e.Hub.API.Kubeconfig, "--context", testenv.ContextName,
+	return e.MustStrata("bootstrap", name, "--apply", "--yes", "--kubeconfig", e.Hub.API.Kubeconfig, "--context", testenv.ContextName,
 		"--credentials-kubeconfig", c.API.Kubeconfig, "--credentials-context", testenv.ContextName)
 }
 
