@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -324,11 +323,11 @@ func gitIdentity(dir string) string {
 		if v := strings.TrimSpace(os.Getenv(env)); v != "" {
 			return v
 		}
-		out, err := exec.Command("git", "-C", dir, "config", "--get", key).Output()
+		out, err := git.Output(dir, nil, "config", "--get", key)
 		if err != nil {
 			return ""
 		}
-		return strings.TrimSpace(string(out))
+		return strings.TrimSpace(out)
 	}
 	name, email := get("GIT_AUTHOR_NAME", "user.name"), get("GIT_AUTHOR_EMAIL", "user.email")
 	if name == "" || email == "" {
