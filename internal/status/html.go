@@ -70,6 +70,17 @@ type CellView struct {
 
 // NewView arranges s for the HTML templates; l may be nil.
 func NewView(s *Status, l Linker) *View {
+	n := 0
+	for _, ct := range s.ClusterTypes {
+		n = max(n, len(ct.Targets))
+	}
+	return NewPageView(s, l, 0, n)
+}
+
+// NewPageView arranges s for the HTML templates with the rows from to
+// to-1 of each matrix only (a page of a large fleet's): the rest (the
+// patches, the live state) is whole.
+func NewPageView(s *Status, l Linker, from, to int) *View {
 	if l == nil {
 		l = noLinks{}
 	}
@@ -80,14 +91,15 @@ func NewView(s *Status, l Linker) *View {
 		for _, d := range s.Dimensions {
 			cv.Dimensions = append(cv.Dimensions, singular(d))
 		}
-		for r, t := range ct.Targets {
-			row := RowView{Target: t, First: r == 0 || ct.Targets[r-1].Path[0] != t.Path[0]}
+		targets := ct.Targets[min(from, len(ct.Targets)):min(to, len(ct.Targets))]
+		for r, t := range targets {
+			row := RowView{Target: t, First: r == 0 || targets[r-1].Path[0] != t.Path[0]}
 			for d := range t.Path {
-				if r > 0 && samePrefix(ct.Targets[r-1].Path, t.Path, d+1) {
+				if r > 0 && samePrefix(targets[r-1].Path, t.Path, d+1) {
 					continue
 				}
 				span := 1
-				for _, next := range ct.Targets[r+1:] {
+				for _, next := range targets[r+1:] {
 					if !samePrefix(next.Path, t.Path, d+1) {
 						break
 					}

@@ -109,6 +109,35 @@ func copyTree(src, dst string) error {
 	})
 }
 
+// startChromium starts headless Chromium (exe) for the test and returns the
+// context its actions run on; it stops with the test.
+func startChromium(t *testing.T, exe string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1400, 1000),
+	)
+	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	browser, cancel := chromedp.NewContext(alloc)
+	t.Cleanup(cancel)
+	// The first action starts the browser: it runs on the context that
+	// lives as long as the browser, the others with a time limit each.
+	if err := chromedp.Do(browser, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting %s: %v", exe, err)
+	}
+	return browser
+}
+
 // TestBrowser drives the UI in headless Chromium: the matrix loads and
 // shows every patch of the fleet, a click on a target opens its detail with
 // provenance, a click on a patch opens its rollout, the page reloads by
@@ -139,28 +168,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("%s has no patches: the test needs some", name)
 	}
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1400, 1000),
-	)
-	alloc, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	browser, cancel := chromedp.NewContext(alloc)
-	defer cancel()
-	// The first action starts the browser: it runs on the context that
-	// lives as long as the browser, the others with a time limit each.
-	if err := chromedp.Do(browser, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("starting %s: %v", exe, err)
-	}
+	browser := startChromium(t, exe)
 	var mu sync.Mutex
 	var requests []string
 	if err := chromedp.Listen(browser, func(ev any) {
@@ -310,4 +318,56 @@ func firstApplication(t *testing.T, st *status.Status) (component, item string) 
 	}
 	t.Fatal("no Application in the fleet")
 	return "", ""
+}
+
+// TestBrowserPagesTheMatrix follows the matrix of a fleet larger than a
+// page from its first page to the next and back, in headless Chromium.
+func TestBrowserPagesTheMatrix(t *testing.T) {
+	exe := chromium(t)
+	shots := artifacts(t)
+	_, ts, _ := serveDir(t, largeFleet(t))
+	browser := startChromium(t, exe)
+	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(browser, 30*time.Second)
+		defer cancel()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	rows := func() int {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(browser, 30*time.Second)
+		defer cancel()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("table.matrix tr.target").length`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	run("loading the first page",
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`nav.pager a[rel="next"]`)))
+	if n := rows(); n != 200 {
+		t.Errorf("the first page shows %d targets, want 200", n)
+	}
+	run("following next",
+		chromedp.Click(chromedp.CSS(`nav.pager a[rel="next"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`nav.pager a[rel="prev"]`)),
+		chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			buf, err := chromedp.FullScreenshot(100)(ctx, tg)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(shots, "pager-2.png"), buf, 0o644)
+		}))
+	if n := rows(); n != 40 {
+		t.Errorf("the second page shows %d targets, want 40", n)
+	}
+	run("going back to the first page",
+		chromedp.Click(chromedp.CSS(`nav.pager a[rel="prev"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`nav.pager a[rel="next"]`)))
+	if n := rows(); n != 200 {
+		t.Errorf("back on the first page, %d targets, want 200", n)
+	}
 }

@@ -154,15 +154,6 @@ type errString string
 
 func (e errString) Error() string { return string(e) }
 
-func (s *Server) matrix(w http.ResponseWriter, r *http.Request) {
-	snap := s.current()
-	if s.failed(w, snap, "matrix") {
-		return
-	}
-	st, liveErr := s.statusOf(snap)
-	s.render(w, http.StatusOK, "matrix.html", &page{Title: "Rollout matrix", Nav: "matrix", View: status.NewView(st, links{}), LiveErr: liveErr})
-}
-
 func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request) {
 	snap := s.current()
 	w.Header().Set("Content-Type", "application/json")
