@@ -9,6 +9,8 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
+
+	"github.com/strata-fleet/strata/internal/suggest"
 )
 
 // Names strata gives the objects it bootstraps, and the conventions of Argo
@@ -73,9 +75,9 @@ func Build(f *fleet.Fleet, chart *render.Chart, name string, opts Options) (*Bun
 	c := f.Cluster(name)
 	if c == nil {
 		if len(f.Clusters) == 0 {
-			return nil, fmt.Errorf("unknown cluster %q: the inventory is empty (add %s/%s.yaml: type, target, and optionally server, hub, labels)", name, fleet.ClustersDir, name)
+			return nil, suggest.Unknownf("unknown cluster %q: the inventory is empty (add %s/%s.yaml: type, target, and optionally server, hub, labels)", name, fleet.ClustersDir, name)
 		}
-		return nil, fmt.Errorf("unknown cluster %q (one of: %s)", name, strings.Join(f.ClusterNames(), ", "))
+		return nil, suggest.Unknownf("unknown cluster %q (%s)", name, suggest.NearestList(name, f.ClusterNames(), 5))
 	}
 	if f.Config.Repository == nil {
 		return nil, fmt.Errorf("bootstrapping %s: %s declares no repository; add repository: {url: <where Argo CD pulls this repository>, revision: main}", name, fleet.ConfigPath)

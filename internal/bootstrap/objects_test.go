@@ -235,7 +235,7 @@ func TestBuildErrors(t *testing.T) {
 		opts          bootstrap.Options
 		want          string
 	}{
-		{"an unknown cluster", "spoke-3", bootstrap.Options{}, `unknown cluster "spoke-3" (one of: hub-1, spoke-1, spoke-2)`},
+		{"an unknown cluster", "spoke-3", bootstrap.Options{}, `unknown cluster "spoke-3" (one of: spoke-1, spoke-2, hub-1)`},
 		{"a spoke without credentials", "spoke-1", bootstrap.Options{},
 			"registering spoke-1 on its hub hub-1 needs its credentials: --credentials-context CONTEXT (of a kubeconfig) or --token-file FILE, or externalSecret in config/clusters/spoke-1.yaml"},
 		{"credentials of another cluster", "spoke-1", bootstrap.Options{Credentials: cr},

@@ -26,7 +26,7 @@ type bootstrapOptions struct {
 	// A spoke's credentials.
 	credContext, credKubeconfig string
 	tokenFile, caFile           string
-	output                      string
+	output                      outputFormat
 	timeout                     time.Duration
 	matrix                      bool // accepted from before the matrix was the only root
 	// Several clusters at once.
@@ -133,14 +133,14 @@ local chart directory or archive, an oci:// reference, or a chart of
 	f.StringVar(&o.opts.Namespace, "namespace", bootstrap.DefaultNamespace, "Argo CD's namespace")
 	f.StringVar(&o.opts.SelfApp, "self-app", bootstrap.DefaultSelfApp, "the Application of the cluster's target through which Argo CD manages itself")
 	f.DurationVar(&o.timeout, "timeout", 5*time.Minute, "how long --apply and --install-argocd may take")
-	f.StringVarP(&o.output, "output", "o", "", "output format: yaml (default) or json; with --apply, text or json")
+	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: the objects as yaml (default) or json; with --apply, the report as text, json or yaml")
 	return cmd
 }
 
 func (o *bootstrapOptions) validate() error {
 	switch {
-	case o.output != "" && o.output != "yaml" && o.output != "json" && o.output != "text":
-		return fmt.Errorf("-o %s: unknown output format (yaml, json; text with --apply)", o.output)
+	case o.output.validate() != nil:
+		return usageErrorf("-o %s: unknown output format (yaml, json; text with --apply)", o.output)
 	case o.installArgoCD != "" && !o.apply:
 		return fmt.Errorf("--install-argocd installs into a cluster: use it with --apply")
 	case (o.kubeconfig != "" || o.context != "") && !o.apply:
@@ -216,7 +216,7 @@ func (o *bootstrapOptions) print(b *bootstrap.Bundle) error {
 		for i, obj := range b.Objects {
 			items[i] = obj.Object
 		}
-		return writeJSON(o.stdout, map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
+		return o.output.write(o.stdout, map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
 	}
 	data, err := bootstrap.Manifest(b)
 	if err != nil {
@@ -225,8 +225,6 @@ func (o *bootstrapOptions) print(b *bootstrap.Bundle) error {
 	_, err = o.stdout.Write(data)
 	return err
 }
-
-func (o *bootstrapOptions) jsonOutput() bool { return o.output == "json" }
 
 // complete offers the inventory's clusters.
 func (o *bootstrapOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {

@@ -39,7 +39,7 @@ func (o *bootstrapOptions) applyAll(ctx context.Context, f *fleet.Fleet, bundles
 		return err
 	}
 	w := o.stdout
-	if o.jsonOutput() {
+	if o.output.data() {
 		w = o.stderr
 	}
 	n := 0
@@ -116,12 +116,12 @@ func (o *bootstrapOptions) applyBundle(ctx context.Context, b *bootstrap.Bundle,
 	}
 	rep := applyReport{Cluster: b.Cluster, Model: b.Model, ApplyTo: b.ApplyTo, Context: p.Target.Context, Server: p.Target.Server,
 		Results: []bootstrap.Result{}}
-	if headed && !o.jsonOutput() {
+	if headed && !o.output.data() {
 		fmt.Fprintf(o.stdout, "%s:\n", b.Cluster)
 	}
 	report := func(r bootstrap.Result) {
 		rep.Results = append(rep.Results, r)
-		if !o.jsonOutput() {
+		if !o.output.data() {
 			fmt.Fprintln(o.stdout, r)
 		}
 	}
@@ -147,8 +147,8 @@ func (o *bootstrapOptions) applyBundle(ctx context.Context, b *bootstrap.Bundle,
 	if err != nil {
 		return err
 	}
-	if o.jsonOutput() {
-		return writeJSON(o.stdout, rep)
+	if o.output.data() {
+		return o.output.write(o.stdout, rep)
 	}
 	return nil
 }

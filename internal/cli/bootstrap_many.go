@@ -73,8 +73,8 @@ func (o *bootstrapOptions) runMany(ctx context.Context) error {
 		} else {
 			fmt.Fprintln(o.stderr, "strata: no cluster matches: nothing to apply")
 		}
-		if o.jsonOutput() {
-			return writeJSON(o.stdout, m)
+		if o.output == "json" || (o.apply && o.output.data()) {
+			return o.output.write(o.stdout, m)
 		}
 		return nil
 	}
@@ -123,8 +123,8 @@ func (o *bootstrapOptions) baseMany(dir string) (*bootstrap.Many, error) {
 
 // printMany prints every bundle, each headed by where it goes.
 func (o *bootstrapOptions) printMany(m *bootstrap.Many) error {
-	if o.jsonOutput() {
-		return writeJSON(o.stdout, m)
+	if o.output == "json" {
+		return o.output.write(o.stdout, m)
 	}
 	for _, b := range m.Bundles {
 		data, err := bootstrap.Manifest(b)

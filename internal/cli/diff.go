@@ -86,7 +86,7 @@ cache, remote kustomize bases, a plugin) is named with the reason.`,
 	f.StringVar(&o.target, "target", "", "compare only the targets that match `GLOB` (or whose parents do)")
 	f.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when any target changes")
 	f.BoolVar(&o.hydrate, "hydrate", false, "also diff the Kubernetes objects the Applications' sources build (local charts, overlays, directories; remote charts from Helm's cache)")
-	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text, json or markdown (a pull request comment)")
+	addOutputFlag(f, &o.output, "or markdown: a pull request comment")
 	o.live.addFlags(f, "compare rendered/ with the Applications Argo CD has, and say what it reports out of sync")
 	return cmd
 }
@@ -110,8 +110,8 @@ func (o *diffOptions) run() error {
 		return err
 	}
 	switch {
-	case o.output.json():
-		if err := writeJSON(o.stdout, res); err != nil {
+	case o.output.data():
+		if err := o.output.write(o.stdout, res); err != nil {
 			return err
 		}
 	case o.output == "markdown":
@@ -120,7 +120,7 @@ func (o *diffOptions) run() error {
 		printDiff(o.stdout, res, useColor(o.stdout))
 	}
 	if o.exitCode && (res.Changed > 0 || len(res.Hydrated) > 0) {
-		return &exitError{code: 1}
+		return &exitError{code: exitFindings}
 	}
 	return nil
 }

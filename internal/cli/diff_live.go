@@ -39,8 +39,8 @@ func (o *diffOptions) runLive(ctx context.Context) error {
 	}
 	d := live.Compare(r.fsys, rr.Fleet, rep, match)
 	switch {
-	case o.output.json():
-		if err := writeJSON(o.stdout, d); err != nil {
+	case o.output.data():
+		if err := o.output.write(o.stdout, d); err != nil {
 			return err
 		}
 	case o.output == "markdown":
@@ -49,7 +49,7 @@ func (o *diffOptions) runLive(ctx context.Context) error {
 		printDrift(o.stdout, d, useColor(o.stdout))
 	}
 	if o.exitCode && d.Differs() {
-		return &exitError{code: 1}
+		return &exitError{code: exitFindings}
 	}
 	return nil
 }

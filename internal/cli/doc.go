@@ -1,6 +1,8 @@
 // Package cli is strata's command line: one cobra command per file, each an
 // options struct with Complete/Validate/Run over the library packages. It
 // parses flags, finds the repository, calls the library and prints the data
-// it returns (text on a terminal, JSON with -o json). Errors are printed in
-// one place, Main.
+// it returns: text, or the same report as data with -o json or -o yaml,
+// through one writer (output.go). Errors are printed in one place, Main,
+// which turns them into the documented exit codes (exit.go,
+// docs/exit-codes.md).
 package cli

@@ -46,7 +46,7 @@ the file and line that set it.`,
 			return o.run(args[0], args[1], args[2])
 		},
 	}
-	cmd.Flags().StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	addOutputFlag(cmd.Flags(), &o.output, "")
 	return cmd
 }
 
@@ -68,8 +68,8 @@ func (o *explainOptions) run(target, component, field string) error {
 	if err != nil {
 		return err
 	}
-	if o.output.json() {
-		return writeJSON(o.stdout, res)
+	if o.output.data() {
+		return o.output.write(o.stdout, res)
 	}
 	printExplain(o.stdout, res)
 	return nil

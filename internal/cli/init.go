@@ -55,7 +55,7 @@ commit (unless DIR is inside one already, or --no-git).`,
 	f := cmd.Flags()
 	f.StringVar(&o.opts.RepoURL, "repo-url", "", "the URL Argo CD pulls the repository from (default: a placeholder to replace)")
 	f.BoolVar(&o.noGit, "no-git", false, "do not make DIR a Git repository")
-	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	addOutputFlag(f, &o.output, "")
 	return cmd
 }
 
@@ -79,8 +79,8 @@ func (o *initOptions) run(dir string) error {
 			return fmt.Errorf("the repository is written and rendered, but %w", err)
 		}
 	}
-	if o.output.json() {
-		return writeJSON(o.stdout, rep)
+	if o.output.data() {
+		return o.output.write(o.stdout, rep)
 	}
 	w := o.stdout
 	fmt.Fprintf(w, "wrote %d files and rendered %d targets into %s\n", len(written), res.Targets, dir)

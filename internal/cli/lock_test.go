@@ -47,8 +47,8 @@ func TestWritingCommandsNameTheLockHolder(t *testing.T) {
 	} {
 		var out, errOut bytes.Buffer
 		code := cli.Main(append([]string{"--root", dir}, args...), &out, &errOut)
-		if code != 1 || !strings.Contains(errOut.String(), `the repository is locked by "strata promote a b c" (pid `) {
-			t.Errorf("strata %s: exit %d, stderr %q; want exit 1 naming the holder", strings.Join(args, " "), code, errOut.String())
+		if code != 5 || !strings.Contains(errOut.String(), `the repository is locked by "strata promote a b c" (pid `) {
+			t.Errorf("strata %s: exit %d, stderr %q; want exit 5 (a failure, not a finding) naming the holder", strings.Join(args, " "), code, errOut.String())
 		}
 	}
 	for _, args := range [][]string{{"status"}} {
@@ -114,8 +114,8 @@ func TestRolloutNeedsTheLock(t *testing.T) {
 	defer held.Release()
 	var out, errOut bytes.Buffer
 	code := cli.Main([]string{"--root", dir, "rollout", "a", "b", "patch-002"}, &out, &errOut)
-	if code != 1 || !strings.Contains(errOut.String(), `the repository is locked by "strata rollout a b patch-001" (pid `) {
-		t.Errorf("strata rollout: exit %d, stderr %q; want exit 1 naming the holder", code, errOut.String())
+	if code != 5 || !strings.Contains(errOut.String(), `the repository is locked by "strata rollout a b patch-001" (pid `) {
+		t.Errorf("strata rollout: exit %d, stderr %q; want exit 5 (a failure, not a finding) naming the holder", code, errOut.String())
 	}
 	// A dry run changes nothing: it runs beside the holder (and goes on
 	// to say what is wrong with its arguments).

@@ -40,7 +40,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return ex.code
 	}
 	printError(stderr, err)
-	return 1
+	return exitCode(err)
 }
 
 // exitError ends a command with a code and a one-line message, for checks
@@ -143,6 +143,7 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 		newChartCmd(g),
 	)
 	addBuiltinExamples(cmd)
+	markUsageErrors(cmd)
 	return cmd
 }
 
@@ -176,7 +177,7 @@ func addBuiltinExamples(root *cobra.Command) {
 func (g *globals) findRoot() (string, error) {
 	if g.root != "" {
 		if _, err := os.Stat(g.root + "/config/config.yaml"); err != nil {
-			return "", fmt.Errorf("--root %s: no config/config.yaml there", g.root)
+			return "", &configError{fmt.Errorf("--root %s: no config/config.yaml there", g.root)}
 		}
 		return g.root, nil
 	}
@@ -190,7 +191,7 @@ func (g *globals) findRoot() (string, error) {
 		}
 		parent := parentDir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("no fleet repository here: no config/config.yaml in %s or any parent (use --root DIR, or strata init)", wd)
+			return "", &configError{fmt.Errorf("no fleet repository here: no config/config.yaml in %s or any parent (use --root DIR, or strata init)", wd)}
 		}
 		dir = parent
 	}

@@ -6,26 +6,73 @@ import (
 	"io"
 	"os"
 
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
+	"sigs.k8s.io/yaml"
 )
 
-// outputFormat is the -o flag of reporting commands.
+// outputFormat is the -o flag of every command that reports: text for
+// people (the default), or the same report as data, json or yaml, for
+// scripts. It is the one output writer (as Helm's output.Writer): a command
+// builds its report as a value, hands it to write when the format is data
+// and prints its text otherwise; no command encodes JSON or YAML itself.
 type outputFormat string
+
+// addOutputFlag registers -o on flags; text says what the text form is
+// when it is not plain "text" (markdown, one event per line...).
+func addOutputFlag(flags *pflag.FlagSet, o *outputFormat, text string) {
+	usage := "output format: text, json or yaml"
+	if text != "" {
+		usage += " (" + text + ")"
+	}
+	flags.StringVarP((*string)(o), "output", "o", "", usage)
+}
 
 func (o *outputFormat) validate() error {
 	switch *o {
-	case "", "text", "json":
+	case "", "text", "json", "yaml":
 		return nil
 	}
-	return fmt.Errorf("-o %s: unknown output format (text or json)", string(*o))
+	return usageErrorf("-o %s: unknown output format (text, json or yaml)", string(*o))
 }
 
-func (o outputFormat) json() bool { return o == "json" }
+// data reports whether the report is printed as data (json or yaml) rather
+// than as text.
+func (o outputFormat) data() bool { return o == "json" || o == "yaml" }
 
-func writeJSON(w io.Writer, v any) error {
+// write prints v as the format says, JSON (indented) or YAML (the JSON
+// field names, so that both hold the same keys).
+func (o outputFormat) write(w io.Writer, v any) error {
+	if o == "yaml" {
+		data, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(data)
+		return err
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// writeEvent prints one event of a stream: a JSON object on one line, or
+// a YAML document.
+func (o outputFormat) writeEvent(w io.Writer, v any) error {
+	if o == "yaml" {
+		data, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "---\n%s", data)
+		return err
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", data)
+	return err
 }
 
 // isTerminal reports whether w is a terminal.

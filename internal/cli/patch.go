@@ -67,7 +67,7 @@ holds a change. Then promote moves it through the sequence.`,
 	f.StringVar(&o.opts.Meta.Ticket, "ticket", "", "the ticket or issue of the change")
 	f.StringVarP(&o.file, "file", "f", "", "a YAML file with the change (- for standard input)")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print the file and write nothing")
-	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	addOutputFlag(f, &o.output, "")
 	_ = cmd.MarkFlagRequired("at")
 	_ = cmd.MarkFlagRequired("description")
 	return cmd
@@ -117,8 +117,8 @@ func (o *patchNewOptions) run() error {
 			return fmt.Errorf("writing %s: %w", p.Path, err)
 		}
 	}
-	if o.output.json() {
-		return writeJSON(o.stdout, struct {
+	if o.output.data() {
+		return o.output.write(o.stdout, struct {
 			*promote.NewPatch
 			DryRun  bool   `json:"dryRun"`
 			Content string `json:"content"`

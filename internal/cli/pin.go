@@ -81,7 +81,7 @@ moves a pin behind a manual gate records the approval in an Approved-by trailer
 	f.BoolVar(&o.force, "force", false, "pin a revision that the repository's Git clone cannot resolve")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what changes and change nothing")
 	f.BoolVar(&o.noRender, "no-render", false, "do not re-render rendered/ afterwards")
-	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	addOutputFlag(f, &o.output, "")
 	return cmd
 }
 
@@ -139,8 +139,8 @@ func (o *pinOptions) run() error {
 			}
 		}
 	}
-	if o.output.json() {
-		return writeJSON(o.stdout, rep)
+	if o.output.data() {
+		return o.output.write(o.stdout, rep)
 	}
 	o.print(rep)
 	return nil

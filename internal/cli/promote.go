@@ -106,7 +106,7 @@ it without completing it.`,
 	f.BoolVar(&o.abandon, "abandon", false, "drop the record of an unfinished promotion without completing it (compare config/ with git afterwards)")
 	f.BoolVar(&o.commit, "commit", false, "commit the step: the component's files and rendered/, nothing else, with a message saying what moved where, how many targets change, the patch's metadata and approvals")
 	f.StringVar(&o.branch, "branch", "", "commit the step on branch `NAME` (created at HEAD when it does not exist), for a pull request per step; implies --commit")
-	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	addOutputFlag(f, &o.output, "")
 	return cmd
 }
 
@@ -178,8 +178,8 @@ func (o *promoteOptions) run() error {
 		}
 	}
 	if rep.Plan == nil && rep.Resumed == nil {
-		if o.output.json() {
-			return writeJSON(o.stdout, rep)
+		if o.output.data() {
+			return o.output.write(o.stdout, rep)
 		}
 		fmt.Fprintln(o.stdout, "no interrupted promotion to resume")
 		return nil
@@ -205,8 +205,8 @@ func (o *promoteOptions) run() error {
 			}
 		}
 	}
-	if o.output.json() {
-		return writeJSON(o.stdout, rep)
+	if o.output.data() {
+		return o.output.write(o.stdout, rep)
 	}
 	if rep.Plan != nil {
 		o.print(rep.Plan)

@@ -24,8 +24,8 @@ func (o *promoteOptions) unfinished(ops promote.FileOps, rep *promoteReport) (do
 	}
 	if o.dryRun {
 		rep.Pending = pending
-		if o.output.json() {
-			return true, writeJSON(o.stdout, rep)
+		if o.output.data() {
+			return true, o.output.write(o.stdout, rep)
 		}
 		fmt.Fprintf(o.stdout, "unfinished: %s\nstrata promote --resume finishes it:\n", pending.Describe())
 		o.print(pending.Plan)
@@ -36,7 +36,7 @@ func (o *promoteOptions) unfinished(ops promote.FileOps, rep *promoteReport) (do
 		return false, err
 	}
 	rep.Resumed = j.Plan
-	if !o.output.json() {
+	if !o.output.data() {
 		fmt.Fprintf(o.stdout, "completed the interrupted promotion of %s (%s)\n", j.Plan.Patch, j.Plan.Component)
 		if asked.ClusterType != "" {
 			fmt.Fprintln(o.stdout, "nothing more was promoted: run the command again to promote further")
@@ -53,8 +53,8 @@ func (o *promoteOptions) abandonJournal(ops promote.FileOps) error {
 		return err
 	}
 	switch {
-	case o.output.json():
-		return writeJSON(o.stdout, struct {
+	case o.output.data():
+		return o.output.write(o.stdout, struct {
 			Abandoned *promote.Journal `json:"abandoned"`
 		}{j})
 	case j == nil:

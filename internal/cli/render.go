@@ -52,7 +52,7 @@ A run with nothing changed renders nothing and writes nothing.`,
 	}
 	cmd.Flags().BoolVar(&o.check, "check", false, "write nothing; exit 1 and list the files that are out of date")
 	cmd.Flags().BoolVar(&o.noCache, "no-cache", false, "render every target, even those known to be current")
-	cmd.Flags().StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	addOutputFlag(cmd.Flags(), &o.output, "")
 	return cmd
 }
 
@@ -80,7 +80,7 @@ func (o *renderOptions) run() error {
 		opts.StatePath = ""
 	}
 	var stopProgress func()
-	if !o.output.json() && isTerminal(o.stderr) {
+	if !o.output.data() && isTerminal(o.stderr) {
 		opts.Progress, stopProgress = o.progress()
 	}
 	res, err := output.Run(opts)
@@ -166,8 +166,8 @@ func rerender(r *repo) (*renderReport, error) {
 func (o *renderOptions) report(res *output.Result) error {
 	p := res.Plan
 	rep := newRenderReport(res, o.check)
-	if o.output.json() {
-		if err := writeJSON(o.stdout, rep); err != nil {
+	if o.output.data() {
+		if err := o.output.write(o.stdout, rep); err != nil {
 			return err
 		}
 	} else if o.check {
@@ -188,9 +188,9 @@ func (o *renderOptions) report(res *output.Result) error {
 		if len(p.Dirs) > 0 {
 			differ = count(len(p.Changes), "file", "files") + " and " + count(len(p.Dirs), "directory", "directories") + " differ"
 		}
-		return &exitError{code: 1, msg: "rendered/ is out of date: " + differ + "; run strata render"}
+		return &exitError{code: exitFindings, msg: "rendered/ is out of date: " + differ + "; run strata render"}
 	}
-	if o.check && !o.output.json() {
+	if o.check && !o.output.data() {
 		fmt.Fprintf(o.stdout, "rendered/ is up to date (%d targets)\n", res.Targets)
 	}
 	return nil

@@ -17,11 +17,6 @@ import (
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
-// exitGate is rollout's exit code when it stopped at a manual gate that
-// the run did not approve: nothing failed, but the patch is not rolled out
-// (a CI job can tell it from success, 0, and from a failure, 1).
-const exitGate = 4
-
 type rolloutOptions struct {
 	*globals
 	opts                rollout.Options
@@ -95,7 +90,7 @@ commits not pushed), never from a state file.`,
 	f.StringVar(&o.context, "context", "", "the kubeconfig context of a fleet with one Argo CD (default: the current context)")
 	f.StringSliceVar(&o.clusterContexts, "cluster-context", nil, "the kubeconfig context of a cluster running Argo CD, NAME=CONTEXT (repeatable; default: the inventory's context:, else a context named like the cluster)")
 	f.StringVar(&o.namespace, "argocd-namespace", live.DefaultNamespace, "the namespace of Argo CD's Applications")
-	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json (one event per line)")
+	addOutputFlag(f, &o.output, "json: one event per line; yaml: one document per event")
 	return cmd
 }
 
@@ -160,19 +155,19 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p := newRolloutPrinter(o.stdout, o.output.json())
+	p := newRolloutPrinter(o.stdout, o.output)
 	defer p.close()
 	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir}, Connect: kc.Connect(f),
 		Live: live.Options{Namespace: o.namespace}, Events: p.event}
 	res, err := rollout.Run(ctx, env, o.opts)
 	if err != nil {
 		var se *rollout.StepError
-		if errors.As(err, &se) && o.output.json() {
-			return &exitError{code: 1}
+		if errors.As(err, &se) && o.output.data() {
+			return &exitError{code: exitFindings}
 		}
 		return err
 	}
-	if res.Stopped == rollout.StoppedGate && !o.output.json() {
+	if res.Stopped == rollout.StoppedGate && !o.output.data() {
 		fmt.Fprintf(o.stdout, "continue with:\n  %s\n", res.Command)
 	}
 	if res.Stopped == rollout.StoppedGate && !o.opts.DryRun {

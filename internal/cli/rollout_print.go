@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -11,13 +10,13 @@ import (
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
-// rolloutPrinter shows a rollout's events: one JSON object per line, one
-// line per event, or on a terminal a status line redrawn every second
+// rolloutPrinter shows a rollout's events: as data (one JSON object per
+// line, or one YAML document, per event), or on a terminal a status line redrawn every second
 // (the step, the Applications waited on, synced/healthy counts, elapsed
 // and soak time left) between the lines of the events that stay.
 type rolloutPrinter struct {
 	w    io.Writer
-	json bool
+	data outputFormat // json or yaml: events as data; else text
 	tty  bool
 
 	mu     sync.Mutex
@@ -29,8 +28,11 @@ type rolloutPrinter struct {
 	now      func() time.Time
 }
 
-func newRolloutPrinter(w io.Writer, asJSON bool) *rolloutPrinter {
-	p := &rolloutPrinter{w: w, json: asJSON, tty: !asJSON && isTerminal(w), stop: make(chan struct{}), now: time.Now}
+func newRolloutPrinter(w io.Writer, format outputFormat) *rolloutPrinter {
+	p := &rolloutPrinter{w: w, tty: !format.data() && isTerminal(w), stop: make(chan struct{}), now: time.Now}
+	if format.data() {
+		p.data = format
+	}
 	if p.tty {
 		go p.tick()
 	}
@@ -62,11 +64,8 @@ func (p *rolloutPrinter) close() {
 func (p *rolloutPrinter) event(e rollout.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.json {
-		data, err := json.Marshal(e)
-		if err == nil {
-			fmt.Fprintf(p.w, "%s\n", data)
-		}
+	if p.data != "" {
+		_ = p.data.writeEvent(p.w, e)
 		return
 	}
 	if p.tty && (e.Kind == rollout.KindWaiting || e.Kind == rollout.KindSoaking) {

@@ -70,7 +70,7 @@ self-contained page.`,
 		},
 	}
 	o.live.addFlags(cmd.Flags(), "add what Argo CD says of every cell: synced at the last change, healthy, drifted or failed")
-	cmd.Flags().StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	addOutputFlag(cmd.Flags(), &o.output, "")
 	cmd.Flags().StringVar(&o.html, "html", "", "write the status as a self-contained HTML page to `FILE` (- for standard output)")
 	return cmd
 }
@@ -103,13 +103,13 @@ func (o *statusOptions) run(ctx context.Context) error {
 		if err := writeHTMLFile(o.html, s); err != nil {
 			return err
 		}
-		if !o.output.json() {
+		if !o.output.data() {
 			fmt.Fprintf(o.stdout, "wrote %s\n", o.html)
 			return nil
 		}
 	}
-	if o.output.json() {
-		return writeJSON(o.stdout, s)
+	if o.output.data() {
+		return o.output.write(o.stdout, s)
 	}
 	return status.WriteTable(o.stdout, s, status.TableOptions{Width: o.width(), Color: useColor(o.stdout)})
 }

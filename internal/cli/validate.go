@@ -55,7 +55,7 @@ command exit 1; warnings do not.`,
 			return o.run()
 		},
 	}
-	cmd.Flags().StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	addOutputFlag(cmd.Flags(), &o.output, "")
 	return cmd
 }
 
@@ -67,7 +67,7 @@ func (o *validateOptions) run() error {
 	defer r.Close()
 	opts := validate.Options{FS: r.fsys}
 	var stop func()
-	if !o.output.json() && isTerminal(o.stderr) {
+	if !o.output.data() && isTerminal(o.stderr) {
 		opts.Progress, stop = (&renderOptions{globals: o.globals}).progress()
 	}
 	rep, err := validate.Check(opts)
@@ -77,8 +77,8 @@ func (o *validateOptions) run() error {
 	if err != nil {
 		return err
 	}
-	if o.output.json() {
-		if err := writeJSON(o.stdout, rep); err != nil {
+	if o.output.data() {
+		if err := o.output.write(o.stdout, rep); err != nil {
 			return err
 		}
 	} else {
@@ -87,7 +87,7 @@ func (o *validateOptions) run() error {
 			plural(rep.Resources, "resource"), plural(rep.Targets, "target"), rep.ArgoCD, countSummary(rep))
 	}
 	if n := rep.Count(validate.Error); n > 0 {
-		return &exitError{code: 1, msg: "validate: " + countSummary(rep)}
+		return &exitError{code: exitFindings, msg: "validate: " + countSummary(rep)}
 	}
 	return nil
 }

@@ -11,10 +11,6 @@ import (
 	"github.com/strata-fleet/strata/internal/verify"
 )
 
-// exitFindings is verify's exit code when the change breaks a rule;
-// errors, usage errors included, exit 1.
-const exitFindings = 3
-
 type verifyOptions struct {
 	*globals
 	base   string
@@ -28,7 +24,7 @@ func newVerifyCmd(g *globals) *cobra.Command {
 		Short: "Check that a change respects the sequence and its gates (for CI)",
 		Long: `Verify is the check CI requires on every change. It renders the fleet as it is
 at the merge base of REV and HEAD and as it is in the working tree, and fails
-(exit 3) when the change:
+(exit 1) when the change:
 
   gap              puts a patch somewhere while a target before it in rollout
                    order does not have it (a patch created straight in
@@ -64,7 +60,7 @@ that does not load).`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.base, "base", "", "the `REV`ision the change starts from (its merge base with HEAD is used; A...B names the merge base of A and B)")
-	f.StringVarP((*string)(&o.output), "output", "o", "", "output format: text or json")
+	addOutputFlag(f, &o.output, "")
 	_ = cmd.MarkFlagRequired("base")
 	return cmd
 }
@@ -96,8 +92,8 @@ func (o *verifyOptions) run() error {
 	if err != nil {
 		return err
 	}
-	if o.output.json() {
-		if err := writeJSON(o.stdout, res); err != nil {
+	if o.output.data() {
+		if err := o.output.write(o.stdout, res); err != nil {
 			return err
 		}
 	} else {

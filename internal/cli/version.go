@@ -46,14 +46,14 @@ func newVersionCmd(g *globals) *cobra.Command {
 				return err
 			}
 			v := readVersion()
-			if out.json() {
-				return writeJSON(g.stdout, v)
+			if out.data() {
+				return out.write(g.stdout, v)
 			}
 			printVersion(g.stdout, v)
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP((*string)(&out), "output", "o", "", "output format: text or json")
+	addOutputFlag(cmd.Flags(), &out, "")
 	return cmd
 }
 

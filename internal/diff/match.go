@@ -1,7 +1,6 @@
 package diff
 
 import (
-	"fmt"
 	"path"
 	"strings"
 
@@ -39,9 +38,9 @@ func noMatch(pattern string, r *render.Renderer) error {
 		}
 	}
 	if len(names) == 0 {
-		return fmt.Errorf("--target %s: the fleet has no targets", pattern)
+		return suggest.Unknownf("--target %s: the fleet has no targets", pattern)
 	}
 	near, _ := suggest.Nearest(pattern, names, 5)
-	return fmt.Errorf("--target %s matches no target (a glob on a target's path, with or without its cluster type, or on a parent node's; nearest: %s)",
+	return suggest.Unknownf("--target %s matches no target (a glob on a target's path, with or without its cluster type, or on a parent node's; nearest: %s)",
 		pattern, strings.Join(near, ", "))
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/values"
+
+	"github.com/strata-fleet/strata/internal/suggest"
 )
 
 // Result is the explanation of one field.
@@ -66,7 +68,7 @@ func Explain(ct *fleet.ClusterType, n *fleet.Node, target, component, field stri
 		for _, c := range ct.Components {
 			names = append(names, c.Name)
 		}
-		return nil, fmt.Errorf("unknown component %q of cluster type %s (one of: %s)", component, ct.Name, strings.Join(names, ", "))
+		return nil, suggest.Unknownf("unknown component %q of cluster type %s (%s)", component, ct.Name, suggest.NearestList(component, names, 5))
 	}
 	path, err := ParsePath(field)
 	if err != nil {

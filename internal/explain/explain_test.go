@@ -176,7 +176,7 @@ func TestExplainRemoved(t *testing.T) {
 func TestExplainErrors(t *testing.T) {
 	f := load(t, nil)
 	for _, tc := range []struct{ component, field, want string }{
-		{"cert-manger", "source", `unknown component "cert-manger" of cluster type management-cluster (one of: cert-manager, hypershift, prometheus)`},
+		{"cert-manger", "source", `unknown component "cert-manger" of cluster type management-cluster (one of: cert-manager, prometheus, hypershift)`},
 		{"cert-manager", "source.targetRevison", `cert-manager has no field applications.cert-manager.source.targetRevison at integration/int-sector-1/us-central1 (applications.cert-manager.source has: repoURL, targetRevision, chart, helm)`},
 		{"hypershift", "sources.5", `is a list of 2 items: use an index, 0 to 1`},
 		{"cert-manager", "source..chart", `empty key`},

@@ -8,6 +8,8 @@ import (
 
 	"github.com/strata-fleet/strata/internal/atomicfile"
 	"github.com/strata-fleet/strata/internal/fleet"
+
+	"github.com/strata-fleet/strata/internal/suggest"
 )
 
 // Options says which pin to move where.
@@ -83,7 +85,7 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 			for _, d := range types {
 				names = append(names, d.Name)
 			}
-			return nil, fmt.Errorf("--cluster-type %s: unknown cluster type (one of: %s)", opts.ClusterType, strings.Join(names, ", "))
+			return nil, suggest.Unknownf("--cluster-type %s: unknown cluster type (%s)", opts.ClusterType, suggest.NearestList(opts.ClusterType, names, 5))
 		}
 	}
 	want := newRevision(n.Revision, opts, f)
@@ -138,7 +140,7 @@ func orHEAD(s string) string {
 func unknownNode(f *fleet.Fleet, node string) error {
 	var ids []string
 	f.Config.Root.Walk(func(n *fleet.Node) { ids = append(ids, n.ID()) })
-	return fmt.Errorf("%s: no such node of the sequence (one of: %s)", node, strings.Join(ids, ", "))
+	return suggest.Unknownf("%s: no such node of the sequence (%s)", node, suggest.NearestList(node, ids, 5))
 }
 
 // newRevision is the node's pin after the change.

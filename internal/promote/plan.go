@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+
+	"github.com/strata-fleet/strata/internal/suggest"
 )
 
 // Options selects the patch to promote and how.
@@ -273,7 +275,7 @@ func newPlanner(f *fleet.Fleet, opts Options) (*planner, error) {
 		for _, c := range f.ClusterTypes {
 			names = append(names, c.Name)
 		}
-		return nil, fmt.Errorf("unknown cluster type %q (one of: %s)", opts.ClusterType, strings.Join(names, ", "))
+		return nil, suggest.Unknownf("unknown cluster type %q (%s)", opts.ClusterType, suggest.NearestList(opts.ClusterType, names, 5))
 	}
 	comp := ct.Component(opts.Component)
 	if comp == nil {
@@ -281,7 +283,7 @@ func newPlanner(f *fleet.Fleet, opts Options) (*planner, error) {
 		for _, c := range ct.Components {
 			names = append(names, c.Name)
 		}
-		return nil, fmt.Errorf("unknown component %q of cluster type %s (one of: %s)", opts.Component, ct.Name, strings.Join(names, ", "))
+		return nil, suggest.Unknownf("unknown component %q of cluster type %s (%s)", opts.Component, ct.Name, suggest.NearestList(opts.Component, names, 5))
 	}
 	name := opts.Patch
 	if !strings.HasSuffix(name, ".yaml") {
@@ -299,7 +301,7 @@ func newPlanner(f *fleet.Fleet, opts Options) (*planner, error) {
 			for _, d := range f.Config.Dimensions {
 				names = append(names, d.Name)
 			}
-			return nil, fmt.Errorf("--level %s: unknown dimension (one of: %s)", opts.Level, strings.Join(names, ", "))
+			return nil, suggest.Unknownf("--level %s: unknown dimension (%s)", opts.Level, suggest.NearestList(opts.Level, names, 5))
 		}
 		level = i + 1
 	case f.Config.PromotionLevel != "":

@@ -158,14 +158,14 @@ func TestRefusals(t *testing.T) {
 			config: seedConfig,
 			files:  patchesAt("integration"),
 			opts:   Options{ClusterType: "mgmt-cluster"},
-			want:   `unknown cluster type "mgmt-cluster" (one of: management-cluster, infra-cluster)`,
+			want:   `unknown cluster type "mgmt-cluster" (one of: infra-cluster, management-cluster)`,
 		},
 		{
 			name:   "unknown component",
 			config: realConfig,
 			files:  with(patchesAt("integration"), map[string]string{"config/management-cluster/other-app/values.yaml": "applications:\n  other-app:\n    project: x\n"}),
 			opts:   Options{Component: "hypershift-operator"},
-			want:   `unknown component "hypershift-operator" of cluster type management-cluster (one of: other-app, test-app)`,
+			want:   `unknown component "hypershift-operator" of cluster type management-cluster (one of: test-app, other-app)`,
 		},
 		{
 			name:   "not a patch name",
@@ -193,7 +193,7 @@ func TestRefusals(t *testing.T) {
 			config: realConfig,
 			files:  patchesAt("integration"),
 			opts:   Options{Level: "zones"},
-			want:   "--level zones: unknown dimension (one of: environments, sectors, regions)",
+			want:   "--level zones: unknown dimension (one of: regions, sectors, environments)",
 		},
 	}
 	for _, tt := range tests {

@@ -17,6 +17,7 @@ import (
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/suggest"
 )
 
 // Options say what to roll out, and how.
@@ -208,13 +209,15 @@ func (r *runner) run(ctx context.Context) error {
 }
 
 func (r *runner) checkOptions(f *fleet.Fleet) error {
+	var ids []string
+	f.Config.Root.Walk(func(n *fleet.Node) { ids = append(ids, n.ID()) })
 	if u := r.opts.Until; u != "" && f.Config.Find(strings.Split(u, "/")) == nil {
-		return fmt.Errorf("--until %s: no such node of the sequence", u)
+		return suggest.Unknownf("--until %s: no such node of the sequence (%s)", u, suggest.NearestList(u, ids, 5))
 	}
 	for _, a := range r.opts.Approve {
 		n := f.Config.Find(strings.Split(a, "/"))
 		if n == nil {
-			return fmt.Errorf("--approve %s: no such node of the sequence", a)
+			return suggest.Unknownf("--approve %s: no such node of the sequence (%s)", a, suggest.NearestList(a, ids, 5))
 		}
 		if n.Gate != fleet.GateManual {
 			return fmt.Errorf("--approve %s: the node is not a manual gate (promotion: manual)", a)

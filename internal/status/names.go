@@ -61,12 +61,7 @@ func unknownTarget(f *fleet.Fleet, name string) error {
 		}
 	}
 	if len(all) == 0 {
-		return fmt.Errorf("unknown target %q: the fleet has no targets", name)
+		return suggest.Unknownf("unknown target %q: the fleet has no targets", name)
 	}
-	all, more := suggest.Nearest(name, all, 5)
-	hint := "one of"
-	if more {
-		hint = "nearest"
-	}
-	return fmt.Errorf("unknown target %q: a target is a full-depth path of the sequence (%s: %s)", name, hint, strings.Join(all, ", "))
+	return suggest.Unknownf("unknown target %q: a target is a full-depth path of the sequence (%s)", name, suggest.NearestList(name, all, 5))
 }

@@ -49,3 +49,19 @@ func TestNearestListsTheClosestFirst(t *testing.T) {
 		t.Errorf("Nearest(ab, 5) = %q, %v; want the tie in the given order %q, false", got, more, want)
 	}
 }
+
+func TestNearestListNamesAllWhenFewElseTheNearest(t *testing.T) {
+	for _, tc := range []struct {
+		s          string
+		candidates []string
+		want       string
+	}{
+		{"x", nil, "(none)"},
+		{"stagin", []string{"integration", "staging", "production"}, "one of: staging, integration, production"},
+		{"stagin", []string{"integration", "staging", "production", "staging/eu", "prod/eu"}, "nearest: staging, staging/eu, integration"},
+	} {
+		if got := NearestList(tc.s, tc.candidates, 3); got != tc.want {
+			t.Errorf("NearestList(%q, %q, 3) = %q, want %q", tc.s, tc.candidates, got, tc.want)
+		}
+	}
+}
