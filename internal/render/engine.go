@@ -57,12 +57,14 @@ func goValues(vals *values.Value, shared bool) map[string]any {
 // shared values (and item by item, for the built-in chart) unless a
 // template modifies them. When strict, tpl is strict (stricttpl.go), and
 // the references to missing keys it finds are the errors, at their values.
-func (c *Chart) passOne(vals *values.Value, release string, shortcuts, strict bool) (string, error) {
+// prefix is config.yaml's render.namePrefix (the built-in chart's
+// strataNamePrefix).
+func (c *Chart) passOne(vals *values.Value, release, prefix string, shortcuts, strict bool) (string, error) {
 	var st *strictTpl
 	if strict {
 		st = &strictTpl{c: c}
 	}
-	manifest, err := c.passOneWith(vals, release, shortcuts, st)
+	manifest, err := c.passOneWith(vals, release, prefix, shortcuts, st)
 	if err != nil {
 		return "", err
 	}
@@ -72,17 +74,17 @@ func (c *Chart) passOne(vals *values.Value, release string, shortcuts, strict bo
 	return manifest, nil
 }
 
-func (c *Chart) passOneWith(vals *values.Value, release string, shortcuts bool, st *strictTpl) (string, error) {
+func (c *Chart) passOneWith(vals *values.Value, release, prefix string, shortcuts bool, st *strictTpl) (string, error) {
 	if shortcuts && c.shared && !c.fresh.Load() {
 		g := &guard{memo: &c.memo, tpl: st}
 		v := goValues(vals, true)
 		if c.items != nil {
-			if manifest, ok := c.passOneItems(v, release, g); ok {
+			if manifest, ok := c.passOneItems(v, release, prefix, g); ok {
 				return manifest, nil
 			}
 		}
 		if !g.mutated {
-			out, err := c.render(v, release, g.funcs())
+			out, err := c.render(v, release, prefix, g.funcs())
 			if !g.mutated {
 				if err != nil {
 					return "", err
@@ -92,7 +94,7 @@ func (c *Chart) passOneWith(vals *values.Value, release string, shortcuts bool, 
 		}
 		c.fresh.Store(true)
 	}
-	out, err := c.render(goValues(vals, false), release, st.withFuncs(nil))
+	out, err := c.render(goValues(vals, false), release, prefix, st.withFuncs(nil))
 	if err != nil {
 		return "", err
 	}
@@ -100,12 +102,16 @@ func (c *Chart) passOneWith(vals *values.Value, release string, shortcuts bool, 
 }
 
 // render runs Helm's engine on the chart, with funcs replacing Helm's
-// template functions.
-func (c *Chart) render(v map[string]any, release string, funcs template.FuncMap) (map[string]string, error) {
+// template functions, and strataNamePrefix returning prefix.
+func (c *Chart) render(v map[string]any, release, prefix string, funcs template.FuncMap) (map[string]string, error) {
 	rv, err := renderValues(c.chart, c.meta, c.plain, v, release)
 	if err != nil {
 		return nil, err
 	}
+	if funcs == nil {
+		funcs = template.FuncMap{}
+	}
+	funcs["strataNamePrefix"] = func() string { return prefix }
 	return engine.Engine{CustomTemplateFuncs: funcs}.Render(c.chart, rv)
 }
 

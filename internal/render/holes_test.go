@@ -140,7 +140,7 @@ func TestHolesOnBenchFleet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		manifest, err := chart.passOne(vals, "r", true, false)
+		manifest, err := chart.passOne(vals, "r", "", true, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -47,7 +47,7 @@ type itemMemo struct {
 
 // newItemMemo prepares item-by-item rendering for the built-in chart.
 func newItemMemo(c *Chart) (*itemMemo, error) {
-	out, err := c.render(map[string]any{}, "items", nil)
+	out, err := c.render(map[string]any{}, "items", "", nil)
 	if err != nil {
 		return nil, err
 	}
@@ -59,8 +59,8 @@ func newItemMemo(c *Chart) (*itemMemo, error) {
 }
 
 type itemKey struct {
-	section, name string
-	ptr           uintptr
+	section, name, prefix string
+	ptr                   uintptr
 }
 
 type itemText struct {
@@ -71,8 +71,8 @@ type itemText struct {
 // passOneItems renders pass 1 of the built-in chart item by item, reusing
 // the items rendered before. It returns false when the chart must render
 // the usual way (values of an unexpected shape, any error), which also
-// reports errors. g guards the shared values v.
-func (c *Chart) passOneItems(v map[string]any, release string, g *guard) (string, bool) {
+// reports errors. g guards the shared values v; prefix is the name prefix.
+func (c *Chart) passOneItems(v map[string]any, release, prefix string, g *guard) (string, bool) {
 	texts := make([]map[string]string, len(itemSections)) // name -> text
 	todo := make([]map[string]any, len(itemSections))     // name -> item to render
 	needed := false
@@ -95,7 +95,7 @@ func (c *Chart) passOneItems(v map[string]any, release string, g *guard) (string
 				todo[i][name], needed = m, true
 				continue
 			}
-			if t, ok := c.items.m.Get(itemKey{sec.key, name, reflect.ValueOf(m).Pointer()}); ok {
+			if t, ok := c.items.m.Get(itemKey{sec.key, name, prefix, reflect.ValueOf(m).Pointer()}); ok {
 				texts[i][name] = t.text
 				continue
 			}
@@ -107,7 +107,7 @@ func (c *Chart) passOneItems(v map[string]any, release string, g *guard) (string
 		for i, sec := range itemSections {
 			reduced[sec.key] = todo[i]
 		}
-		out, err := c.render(reduced, release, g.funcs())
+		out, err := c.render(reduced, release, prefix, g.funcs())
 		if err != nil {
 			return "", false
 		}
@@ -116,7 +116,7 @@ func (c *Chart) passOneItems(v map[string]any, release string, g *guard) (string
 			if !ok {
 				return "", false
 			}
-			got, ok := splitItems(body, sec.kind, todo[i])
+			got, ok := splitItems(body, sec.kind, prefix, todo[i])
 			if !ok {
 				return "", false
 			}
@@ -124,7 +124,7 @@ func (c *Chart) passOneItems(v map[string]any, release string, g *guard) (string
 				texts[i][name] = text
 				if m := todo[i][name].(map[string]any); sec.own(m) {
 					// A copy: text is cut from the target's whole render.
-					c.items.m.Put(itemKey{sec.key, name, reflect.ValueOf(m).Pointer()}, itemText{obj: m, text: strings.Clone(text)})
+					c.items.m.Put(itemKey{sec.key, name, prefix, reflect.ValueOf(m).Pointer()}, itemText{obj: m, text: strings.Clone(text)})
 				}
 			}
 		}
@@ -142,15 +142,19 @@ func (c *Chart) passOneItems(v map[string]any, release string, g *guard) (string
 }
 
 // splitItems cuts a template's output into the text of each item, by the
-// name each document starts with. Items that render no document get an
-// empty text. It returns false when the output is not a sequence of such
-// documents in name order.
-func splitItems(body, kind string, items map[string]any) (map[string]string, bool) {
+// name each document starts with (passOneName). Items that render no
+// document get an empty text. It returns false when the output is not a
+// sequence of such documents in item order.
+func splitItems(body, kind, prefix string, items map[string]any) (map[string]string, bool) {
 	sep := "\n---\napiVersion: argoproj.io/v1alpha1\nkind: " + kind + "\nmetadata:\n  name: "
 	names := slices.Sorted(maps.Keys(items))
 	texts := make(map[string]string, len(names))
 	for _, name := range names {
-		start := sep + strconv.Quote(name) + "\n"
+		first, ok := passOneName(prefix, name, items[name])
+		if !ok {
+			return nil, false
+		}
+		start := sep + strconv.Quote(first) + "\n"
 		if !strings.HasPrefix(body, start) {
 			texts[name] = ""
 			continue
@@ -164,4 +168,17 @@ func splitItems(body, kind string, items map[string]any) (map[string]string, boo
 		texts[name], body = body[:end], body[end:]
 	}
 	return texts, body == ""
+}
+
+// passOneName is the name pass 1 of the built-in chart gives the item
+// called key (strata.name): its name: or, without one, the name prefix and
+// the key. ok is false when item's name: is not a string.
+func passOneName(prefix, key string, item any) (string, bool) {
+	if m, isMap := item.(map[string]any); isMap {
+		if n, has := m["name"]; has {
+			s, ok := n.(string)
+			return s, ok
+		}
+	}
+	return prefix + key, true
 }

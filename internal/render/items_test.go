@@ -16,26 +16,29 @@ func TestItemsEqualWholeChart(t *testing.T) {
 		t.Fatal("the built-in chart does not render item by item")
 	}
 	r := &Renderer{Fleet: f, Chart: c}
-	for _, tg := range r.Targets() {
-		vals, err := f.TargetValues(tg.ClusterType, tg.Node)
-		if err != nil {
-			t.Fatal(err)
-		}
-		v := goValues(vals, c.shared)
-		got, ok := c.passOneItems(v, "r", &guard{memo: &c.memo})
-		if !ok {
-			t.Fatalf("%s: not rendered item by item", tg.ID())
-		}
-		out, err := c.render(v, "r", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := joinManifests(out); got != want {
-			t.Fatalf("%s: item by item:\n%s\nwhole chart:\n%s", tg.ID(), got, want)
+	// Without and with a name prefix (config.yaml's render.namePrefix).
+	for _, prefix := range []string{"", "{{ .Values.cluster.region }}-"} {
+		for _, tg := range r.Targets() {
+			vals, err := f.TargetValues(tg.ClusterType, tg.Node)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := goValues(vals, c.shared)
+			got, ok := c.passOneItems(v, "r", prefix, &guard{memo: &c.memo})
+			if !ok {
+				t.Fatalf("%s: not rendered item by item", tg.ID())
+			}
+			out, err := c.render(v, "r", prefix, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := joinManifests(out); got != want {
+				t.Fatalf("%s: item by item:\n%s\nwhole chart:\n%s", tg.ID(), got, want)
+			}
 		}
 	}
 	n := c.items.m.Len()
-	if items := len(r.Targets()) * benchfleet.DefaultSpec().Components; n >= items {
+	if items := 2 * len(r.Targets()) * benchfleet.DefaultSpec().Components; n >= items {
 		t.Errorf("%d item texts remembered for %d items rendered: none reused", n, items)
 	}
 }

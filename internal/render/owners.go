@@ -68,8 +68,20 @@ func (r *Renderer) Owners(t Target) (map[string]Owner, error) {
 }
 
 // builtinOwners reads the owners of the built-in chart's resources from the
-// values: one resource per enabled item, named after it.
+// values: one resource per enabled item, named after it (ItemsByName).
 func (r *Renderer) builtinOwners(t Target) (map[string]Owner, error) {
+	vals, err := r.Fleet.TargetValues(t.ClusterType, t.Node)
+	if err != nil {
+		return nil, err
+	}
+	byName, err := r.ItemsByName(t, vals)
+	if err != nil {
+		return nil, &TargetError{Target: t.ID(), Err: err}
+	}
+	renamed := map[Item]string{}
+	for name, it := range byName {
+		renamed[it] = name
+	}
 	out := map[string]Owner{}
 	for _, c := range t.ClusterType.Components {
 		cv, err := t.ClusterType.ComponentValues(c, t.Node)
@@ -85,6 +97,9 @@ func (r *Renderer) builtinOwners(t Target) (map[string]Owner, error) {
 				if e := items.Vals[i].Get("enabled"); e != nil && e.Text == "false" {
 					continue
 				}
+				if n, ok := renamed[Item{sec.key, name}]; ok {
+					name = n
+				}
 				out[name] = Owner{Component: c.Name, Kind: sec.kind}
 			}
 		}
@@ -96,7 +111,7 @@ func (r *Renderer) builtinOwners(t Target) (map[string]Owner, error) {
 // each resource by name.
 func (r *Renderer) kinds(t Target, vals *values.Value) (map[string]string, error) {
 	release := t.ClusterType.Name + "-apps"
-	manifest, err := r.Chart.passOne(vals, release, !r.NoShortcuts, r.strict())
+	manifest, err := r.Chart.passOne(vals, release, r.namePrefix(), !r.NoShortcuts, r.strict())
 	if err != nil {
 		return nil, err
 	}

@@ -118,7 +118,7 @@ func (r *Renderer) render(t Target) (*Output, error) {
 		return nil, err
 	}
 	release := t.ClusterType.Name + "-apps"
-	manifest, err := r.Chart.passOne(vals, release, !r.NoShortcuts, r.strict())
+	manifest, err := r.Chart.passOne(vals, release, r.namePrefix(), !r.NoShortcuts, r.strict())
 	var ve *values.Error
 	switch {
 	case errors.As(err, &ve): // a value's template, at its file and line
@@ -163,6 +163,9 @@ func (r *Renderer) passTwoGeneral(dir, manifest string, vals *values.Value, rele
 		if e := expressionError(vals, release); e != nil {
 			return nil, e
 		}
+		if e := r.namePrefixError(vals, release); e != nil {
+			return nil, e
+		}
 		return nil, fmt.Errorf("second template pass (the output of the templates chart, rendered again with the values): %s", templateMessage(err))
 	}
 	cache := &r.docs
@@ -180,6 +183,35 @@ func (r *Renderer) passTwoGeneral(dir, manifest string, vals *values.Value, rele
 		return nil, r.docError(vals, final, docs, i)
 	}
 	return docs, nil
+}
+
+// namePrefix is config.yaml's render.namePrefix: what the built-in chart
+// puts before the name of every resource an item without name: makes.
+func (r *Renderer) namePrefix() string {
+	if r.Fleet == nil {
+		return ""
+	}
+	return r.Fleet.Config.Render.NamePrefix
+}
+
+// namePrefixError is the error of config.yaml's render.namePrefix when its
+// template fails on its own with vals, at its file and line; else nil.
+func (r *Renderer) namePrefixError(vals *values.Value, release string) error {
+	prefix := r.namePrefix()
+	if !strings.Contains(prefix, "{{") {
+		return nil
+	}
+	_, err := passTwo(prefix, vals, release, true, r.strict())
+	if err == nil {
+		return nil
+	}
+	pos := r.Fleet.Config.Render.NamePrefixPos
+	path := []string{"render", "namePrefix"}
+	if m := missingKeyRE.FindStringSubmatch(templateMessage(err)); m != nil {
+		return missingKeyError(pos, path, m[1], m[2])
+	}
+	return &values.Error{Pos: pos, Path: path, Msg: "template error in the name prefix: " + templateMessage(err),
+		Hint: "the name prefix is rendered with the target's values, such as {{ .Values.cluster.cluster }}-"}
 }
 
 // strict reports whether references to missing keys are errors.

@@ -156,6 +156,9 @@ type rendered struct {
 	obj  map[string]any // read-only
 	kind string
 	name string
+	// item is the key of the values item that renders it (the name,
+	// unless names are not the keys: render.Renderer.ItemsByName).
+	item string
 	doc  *values.Value // the file with positions, decoded when needed
 }
 
@@ -163,6 +166,8 @@ type rendered struct {
 func (v *validator) target(out *render.Output) ([]Finding, []*rendered) {
 	var findings []Finding
 	var resources []*rendered
+	// Without an error here: the target has just rendered.
+	byName, _ := (&render.Renderer{Fleet: v.fleet}).ItemsByName(out.Target, out.Values)
 	for _, file := range out.Files {
 		if !strings.Contains(file.Path, "/templates/") {
 			continue
@@ -177,6 +182,10 @@ func (v *validator) target(out *render.Output) ([]Finding, []*rendered) {
 		r.kind, _ = d.obj["kind"].(string)
 		if md, ok := d.obj["metadata"].(map[string]any); ok {
 			r.name, _ = md["name"].(string)
+		}
+		r.item = r.name
+		if it, ok := byName[r.name]; ok {
+			r.item = it.Key
 		}
 		resources = append(resources, r)
 		findings = append(findings, v.schema(out, r, d.problems)...)
@@ -215,7 +224,7 @@ func (v *validator) locate(fd *Finding, out *render.Output, r *rendered) {
 			fd.Line = n.Pos.Line
 		}
 	}
-	if pos, ok := sourcePos(out.Values, r.kind, r.name, segs); ok {
+	if pos, ok := sourcePos(out.Values, r.kind, r.item, segs); ok {
 		fd.Source = pos.String()
 	}
 }

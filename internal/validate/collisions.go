@@ -83,7 +83,7 @@ func collision(l landing, ps []placed) Finding {
 	}
 	fd := Finding{Severity: Error, Check: CheckCollision, File: ps[0].file, Path: "metadata.name",
 		Message: fmt.Sprintf("%s %q lands in namespace %s of %s's Argo CD from %d clusters: %s%s; each overwrites the others there: "+
-			"name them apart, for example after their cluster",
+			"name them apart (with the built-in chart: render.namePrefix in config/config.yaml, such as {{ .Values.cluster.cluster }}-)",
 			l.kind, l.name, l.namespace, l.argocd, len(ps), strings.Join(shown, ", "), more)}
 	if doc, err := values.Decode(ps[0].file, ps[0].data); err == nil {
 		if n := doc.Lookup("metadata", "name"); n != nil {

@@ -68,7 +68,7 @@ func TestValidateCollisions(t *testing.T) {
 					"dev-01 (target platform/dev/dev-01, rendered/platform/dev/dev-01/templates/podinfo.yaml), " +
 					"hub (target platform/prod/hub, rendered/platform/prod/hub/templates/podinfo.yaml), " +
 					"prod-01 (target platform/prod/prod-01, rendered/platform/prod/prod-01/templates/podinfo.yaml); " +
-					`each overwrites the others there: name them apart, for example after their cluster`}},
+					`each overwrites the others there: name them apart (with the built-in chart: render.namePrefix in config/config.yaml, such as {{ .Values.cluster.cluster }}-)`}},
 		},
 		{
 			name: "clusters that run their own Argo CD do not collide",
@@ -94,7 +94,7 @@ func TestValidateCollisions(t *testing.T) {
 				Message: `Application "podinfo" lands in namespace argocd of hub's Argo CD from 2 clusters: ` +
 					"dev-01 (target platform/dev/dev-01, rendered/platform/dev/dev-01/templates/podinfo.yaml), " +
 					"hub (target platform/prod/hub, rendered/platform/prod/hub/templates/podinfo.yaml); " +
-					`each overwrites the others there: name them apart, for example after their cluster`}},
+					`each overwrites the others there: name them apart (with the built-in chart: render.namePrefix in config/config.yaml, such as {{ .Values.cluster.cluster }}-)`}},
 		},
 	}
 	for _, tt := range tests {

@@ -31,6 +31,17 @@ finalizers:
 {{- end }}
 {{- end -}}
 
+{{- /*
+strata.name is the name of the resource an item makes; the argument is
+(list key item): the item's name: or, without one, config.yaml's
+render.namePrefix and the key. A template in the prefix (or in name:) stays
+in the text and pass 2 renders it with the target's values.
+*/ -}}
+{{- define "strata.name" -}}
+{{- $item := index . 1 -}}
+{{- if hasKey $item "name" }}{{ toString $item.name }}{{ else }}{{ strataNamePrefix }}{{ index . 0 }}{{ end -}}
+{{- end -}}
+
 {{- /* strata.enabled is "false" when the item has enabled: false, else "true". */ -}}
 {{- define "strata.enabled" -}}
 {{- if and (kindIs "map" .) (hasKey . "enabled") (eq (toString .enabled) "false") }}false{{ else }}true{{ end -}}
