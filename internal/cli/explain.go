@@ -29,7 +29,8 @@ patch-*.yaml of each level from the first dimension down to the target. Files
 whose setting was overridden are marked so.
 
 TARGET is a full-depth path of the sequence (production/prod-sector-1/us-east1),
-prefixed with the cluster type when the fleet has several. FIELD is a dotted
+prefixed with the cluster type when the fleet has several and more than one
+of them has COMPONENT. FIELD is a dotted
 path in the component's item (source.targetRevision), or from the top of its
 values (applications.cert-manager.source); quote keys with dots ("a.b") and
 index lists with [N]. When FIELD is a mapping, every leaf below it is shown with
@@ -60,7 +61,7 @@ func (o *explainOptions) run(target, component, field string) error {
 	if err != nil {
 		return err
 	}
-	ct, n, err := status.FindTarget(f, target)
+	ct, n, err := status.FindComponentTarget(f, target, component)
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,31 @@ func FindTarget(f *fleet.Fleet, name string) (*fleet.ClusterType, *fleet.Node, e
 	return nil, nil, unknownTarget(f, name)
 }
 
+// FindComponentTarget resolves a target name as FindTarget does, for a
+// command about one component: a name without its cluster type, in a fleet
+// with several, is the target of the only cluster type that has the
+// component.
+func FindComponentTarget(f *fleet.Fleet, name, component string) (*fleet.ClusterType, *fleet.Node, error) {
+	ct, n, err := FindTarget(f, name)
+	if err == nil || len(f.ClusterTypes) < 2 {
+		return ct, n, err
+	}
+	n = findLeaf(f, strings.Trim(name, "/"))
+	if n == nil {
+		return nil, nil, err
+	}
+	var with []*fleet.ClusterType
+	for _, c := range f.ClusterTypes {
+		if c.Component(component) != nil {
+			with = append(with, c)
+		}
+	}
+	if len(with) != 1 {
+		return nil, nil, err
+	}
+	return with[0], n, nil
+}
+
 func findLeaf(f *fleet.Fleet, id string) *fleet.Node {
 	for _, n := range f.Targets {
 		if n.ID() == id {
