@@ -214,34 +214,29 @@ type Expect struct {
 func (e *Env) Converge(x Expect) time.Duration {
 	e.t.Helper()
 	began := time.Now()
-	changed, stop := e.watchChanges()
-	defer stop()
-	deadline := time.NewTimer(ConvergeTimeout)
-	defer deadline.Stop()
-	refresh := time.NewTicker(refreshEvery)
-	defer refresh.Stop()
-	for {
-		problems, apps, st := e.converged(x)
-		if len(problems) == 0 {
-			d := time.Since(began)
-			e.t.Logf("converged at %.12s in %s: %d Applications synced and healthy, %d ConfigMaps as expected",
-				x.Head, d.Round(100*time.Millisecond), len(apps), len(st))
-			return d
-		}
-		select {
-		case <-changed:
-		case <-refresh.C:
-			for key, a := range apps {
-				if e.unsettled(x, a) {
-					e.refresh(key)
-				}
+	var (
+		problems []string
+		apps     map[string]App
+		st       State
+	)
+	e.waitFor(func() bool {
+		problems, apps, st = e.converged(x)
+		return len(problems) == 0
+	}, func() {
+		for key, a := range apps {
+			if e.unsettled(x, a) {
+				e.refresh(key)
 			}
-			e.refreshAppSets()
-		case <-deadline.C:
-			e.t.Fatalf("the fleet did not converge at %.12s within %s:\n  %s\nApplications:\n%s",
-				x.Head, ConvergeTimeout, strings.Join(problems, "\n  "), describeApps(apps))
 		}
-	}
+		e.refreshAppSets()
+	}, func() {
+		e.t.Fatalf("the fleet did not converge at %.12s within %s:\n  %s\nApplications:\n%s",
+			x.Head, ConvergeTimeout, strings.Join(problems, "\n  "), describeApps(apps))
+	})
+	d := time.Since(began)
+	e.t.Logf("converged at %.12s in %s: %d Applications synced and healthy, %d ConfigMaps as expected",
+		x.Head, d.Round(100*time.Millisecond), len(apps), len(st))
+	return d
 }
 
 // converged says how the fleet differs from x, now.
@@ -303,28 +298,24 @@ func resolve(x Expect, rev string) string {
 // is.
 func (e *Env) WaitApp(key, what string, ok func(App) bool) App {
 	e.t.Helper()
-	changed, stop := e.watchChanges()
-	defer stop()
-	deadline := time.NewTimer(ConvergeTimeout)
-	defer deadline.Stop()
-	refresh := time.NewTicker(refreshEvery)
-	defer refresh.Stop()
-	for {
-		apps, err := e.Apps()
-		a, found := apps[key]
-		if err == nil && found && ok(a) {
-			return a
+	var (
+		apps  map[string]App
+		found bool
+		err   error
+	)
+	e.waitFor(func() bool {
+		apps, err = e.Apps()
+		a, f := apps[key]
+		found = f
+		return err == nil && found && ok(a)
+	}, func() {
+		if found {
+			e.refresh(key)
 		}
-		select {
-		case <-changed:
-		case <-refresh.C:
-			if found {
-				e.refresh(key)
-			}
-		case <-deadline.C:
-			e.t.Fatalf("Application %s: not %s within %s (%v)\nApplications:\n%s", key, what, ConvergeTimeout, err, describeApps(apps))
-		}
-	}
+	}, func() {
+		e.t.Fatalf("Application %s: not %s within %s (%v)\nApplications:\n%s", key, what, ConvergeTimeout, err, describeApps(apps))
+	})
+	return apps[key]
 }
 
 func describeApps(apps map[string]App) string {

@@ -10,6 +10,29 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 )
 
+// waitFor calls done at once and after each change of an Application or a
+// ConfigMap (watchChanges) until it returns true; refresh every
+// refreshEvery; timeout, which fails the test, after ConvergeTimeout.
+func (e *Env) waitFor(done func() bool, refresh, timeout func()) {
+	e.t.Helper()
+	changed, stop := e.watchChanges()
+	defer stop()
+	deadline := time.NewTimer(ConvergeTimeout)
+	defer deadline.Stop()
+	tick := time.NewTicker(refreshEvery)
+	defer tick.Stop()
+	for !done() {
+		select {
+		case <-changed:
+		case <-tick.C:
+			refresh()
+		case <-deadline.C:
+			timeout()
+			return
+		}
+	}
+}
+
 // watchChanges watches the Applications of every Argo CD and the
 // ConfigMaps of every cluster, and signals on the channel it returns
 // (coalesced) each time one changes, until stop is called: what the
