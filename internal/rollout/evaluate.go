@@ -87,7 +87,11 @@ func (r *runner) observe(ws *waitSet) *observation {
 			if cell.ClusterType != r.opts.ClusterType || cell.Component != r.opts.Component || !ws.pick(st) {
 				continue
 			}
-			if t := healthySince(st); t.IsZero() {
+			t := healthySince(st)
+			if root := o.roots[st.Cluster].App; !t.IsZero() && root != nil && root.FinishedAt.After(t) {
+				t = root.FinishedAt // the root deployed the change later
+			}
+			if t.IsZero() {
 				known = false
 			} else if t.After(o.healthySince) {
 				o.healthySince = t
@@ -111,7 +115,9 @@ func (r *runner) observe(ws *waitSet) *observation {
 // Argo CD says: the later of the end of its last operation (the sync that
 // brought its change) and its health's last transition; for an
 // ApplicationSet, the latest over the Applications it made. Zero when
-// Argo CD says neither.
+// Argo CD says neither. (observe takes the end of the root's last sync
+// too, when later: the object's own sync may predate the commit, when the
+// commit did not change what it deploys.)
 func healthySince(st live.AppState) time.Time {
 	apps := []*live.App{st.Live}
 	for _, g := range st.Generated {

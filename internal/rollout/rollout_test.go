@@ -12,7 +12,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
@@ -28,7 +31,8 @@ func TestRollout(t *testing.T) {
 	t.Run("degraded during the soak", func(t *testing.T) { testSoakDegraded(t, newHarness(t, api)) })
 	t.Run("timeout names what each Application does", func(t *testing.T) { testTimeout(t, newHarness(t, api)) })
 	t.Run("a killed rollout resumes", func(t *testing.T) { testResume(t, newHarness(t, api)) })
-	t.Run("a resumed rollout soaks what remains since Argo CD synced", func(t *testing.T) { testResumeSoak(t, newHarness(t, api)) })
+	t.Run("a resumed rollout soaks what remains since Argo CD synced", func(t *testing.T) { testResumeSoak(t, newHarness(t, api), false) })
+	t.Run("a resumed rollout soaks what remains since the root synced", func(t *testing.T) { testResumeSoak(t, newHarness(t, api), true) })
 	t.Run("dry run", func(t *testing.T) { testDryRun(t, newHarness(t, api)) })
 }
 
@@ -250,8 +254,9 @@ func testResume(t *testing.T, h *harness) {
 // testResumeSoak kills the rollout before Argo CD syncs its first step;
 // Argo CD syncs it 5 minutes after the commit; the rollout, run again 4
 // minutes later, soaks the 6 minutes that remain of 10 since the sync, not
-// the 1 that remains since the commit.
-func testResumeSoak(t *testing.T, h *harness) {
+// the 1 that remains since the commit. With rootLater, the root's last
+// sync ended 3 minutes after the Application's: 9 minutes remain.
+func testResumeSoak(t *testing.T, h *harness, rootLater bool) {
 	soak := 10 * time.Minute
 	h.write(firstPatch, patch)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -268,7 +273,18 @@ func testResumeSoak(t *testing.T, h *harness) {
 	h.clock.Step(5 * time.Minute)
 	h.onEvent, h.frozen = nil, false
 	h.syncAll()
-	h.clock.Step(4 * time.Minute)
+	want := 6 * time.Minute
+	if rootLater {
+		h.clock.Step(3 * time.Minute)
+		patch := fmt.Sprintf(`{"status":{"operationState":{"finishedAt":%q}}}`, h.clock.Now().UTC().Format(time.RFC3339))
+		if _, err := h.dyn.Resource(live.ApplicationGVR).Namespace(h.ns+"-w1").Patch(context.Background(), "root", types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		h.clock.Step(time.Minute)
+		want = 9 * time.Minute
+	} else {
+		h.clock.Step(4 * time.Minute)
+	}
 
 	var soakFor []time.Duration
 	h.events = nil
@@ -283,7 +299,7 @@ func testResumeSoak(t *testing.T, h *harness) {
 	if _, err := h.rollout(rollout.Options{Soak: &soak, Until: "integration/us-east1"}); err != nil {
 		t.Fatal(err)
 	}
-	if d := cmp.Diff([]time.Duration{6 * time.Minute}, soakFor); d != "" {
+	if d := cmp.Diff([]time.Duration{want}, soakFor); d != "" {
 		t.Errorf("the resumed soak (-want +got):\n%s", d)
 	}
 }
