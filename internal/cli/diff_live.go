@@ -24,7 +24,7 @@ func (o *diffOptions) runLive(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rep, err := o.live.load(ctx, r.dir, rr)
+	rep, err := o.live.load(ctx, r.dir, rr, true)
 	if err != nil {
 		return err
 	}

@@ -39,8 +39,9 @@ func (l *liveOptions) validate() error {
 	return nil
 }
 
-// load reads the live state of the fleet of repository dir.
-func (l *liveOptions) load(ctx context.Context, dir string, r *render.Renderer) (*live.Report, error) {
+// load reads the live state of the fleet of repository dir; with specs,
+// every object's whole spec (diff --live).
+func (l *liveOptions) load(ctx context.Context, dir string, r *render.Renderer, specs bool) (*live.Report, error) {
 	if len(r.Fleet.Clusters) == 0 {
 		return nil, fmt.Errorf("--live reads Argo CD on the clusters of the inventory, and config/clusters/ has none: add one file per cluster (name, type, target; server and hub for a cluster managed by a hub)")
 	}
@@ -55,5 +56,5 @@ func (l *liveOptions) load(ctx context.Context, dir string, r *render.Renderer) 
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
 	connect := live.Kubeconfig{Path: l.kubeconfig, Context: l.context, Contexts: l.contexts}.Connect(r.Fleet)
-	return live.Load(ctx, dir, r, connect, live.Options{Namespace: l.namespace})
+	return live.Load(ctx, dir, r, connect, live.Options{Namespace: l.namespace, Specs: specs})
 }

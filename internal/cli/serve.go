@@ -101,7 +101,7 @@ func (o *serveOptions) run(ctx context.Context) error {
 			return fmt.Errorf("--live-interval %s: must be positive", o.liveEvery)
 		}
 		opts.Live = func(ctx context.Context, rr *render.Renderer) (*live.Report, error) {
-			return o.live.load(ctx, r.dir, rr)
+			return o.live.load(ctx, r.dir, rr, false)
 		}
 		opts.LiveInterval = o.liveEvery
 	}

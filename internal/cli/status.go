@@ -90,7 +90,7 @@ func (o *statusOptions) run(ctx context.Context) error {
 		return err
 	}
 	if o.live.on {
-		rep, err := o.live.load(ctx, r.dir, rr)
+		rep, err := o.live.load(ctx, r.dir, rr, false)
 		if err != nil {
 			return err
 		}

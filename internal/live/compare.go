@@ -97,7 +97,7 @@ func (d *Drift) Differs() bool {
 // The rendered objects are read from fsys (the fleet repository) and their
 // templates rendered as Argo CD renders the cluster's root Application:
 // with the root's helm.valuesObject when it is live, else with the values
-// strata's bootstrap gives it.
+// strata's bootstrap gives it. rep must have been read with Options.Specs.
 func Compare(fsys fs.FS, f *fleet.Fleet, rep *Report, match func(Cell) bool) *Drift {
 	d := &Drift{ArgoCDs: rep.ArgoCDs, Cells: []CellDrift{}, Unmapped: rep.Unmapped}
 	r := &renderedObjects{fsys: fsys, f: f, roots: map[string]*Root{}, byCluster: map[string]renderedSet{}}

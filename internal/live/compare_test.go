@@ -78,7 +78,7 @@ func TestCompare(t *testing.T) {
 	create(t, a.dyn, ns, root, cm, prom, hyp, application("stray", spec("hypershift"), status{sync: "Synced", health: "Healthy"}))
 
 	r := fx.renderer(t)
-	rep, err := live.Load(context.Background(), fx.dir, r, a.connect("mc-int"), live.Options{Namespace: ns})
+	rep, err := live.Load(context.Background(), fx.dir, r, a.connect("mc-int"), live.Options{Namespace: ns, Specs: true})
 	if err != nil {
 		t.Fatal(err)
 	}

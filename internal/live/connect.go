@@ -87,7 +87,7 @@ func (k Kubeconfig) Connect(f *fleet.Fleet) Connect {
 			return nil, fmt.Errorf("context %s: %w", name, err)
 		}
 		cfg.QPS, cfg.Burst = 50, 100
-		return dynamic.NewForConfig(cfg)
+		return ClientFor(cfg)
 	}
 }
 

@@ -1,7 +1,9 @@
 package live
 
 import (
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
@@ -36,11 +38,10 @@ type Owners func(render.Target) (map[string]render.Owner, error)
 // inventory, in inventory order, then by name. Resources the templates
 // chart makes from no single component get Component "".
 func Expect(f *fleet.Fleet, owners Owners) ([]Expected, error) {
-	type key struct {
-		ct *fleet.ClusterType
-		n  *fleet.Node
+	own, err := ownersOf(f, owners)
+	if err != nil {
+		return nil, err
 	}
-	cache := map[key]map[string]render.Owner{}
 	var out []Expected
 	for _, c := range f.Clusters {
 		ct := f.ClusterType(c.Type)
@@ -48,30 +49,64 @@ func Expect(f *fleet.Fleet, owners Owners) ([]Expected, error) {
 			continue
 		}
 		t := render.Target{ClusterType: ct, Node: c.Target}
-		own, ok := cache[key{ct, c.Target}]
-		if !ok {
-			var err error
-			if own, err = owners(t); err != nil {
-				return nil, err
-			}
-			cache[key{ct, c.Target}] = own
-		}
+		o := own[t.ID()]
 		target := targetName(f, ct, c.Target)
 		var names []string
-		for name, o := range own {
-			if o.Kind == "Application" || o.Kind == "ApplicationSet" {
+		for name, ow := range o {
+			if ow.Kind == "Application" || ow.Kind == "ApplicationSet" {
 				names = append(names, name)
 			}
 		}
 		slices.Sort(names)
 		env := newNameEnv(f, c)
 		for _, name := range names {
-			o := own[name]
+			ow := o[name]
 			out = append(out, Expected{
-				ArgoCD: ArgoCDOf(c), Cluster: c.Name, ClusterType: ct.Name, Target: target, Component: o.Component,
-				Kind: o.Kind, Name: env.resolve(name), File: t.Dir() + "/templates/" + name + ".yaml",
+				ArgoCD: ArgoCDOf(c), Cluster: c.Name, ClusterType: ct.Name, Target: target, Component: ow.Component,
+				Kind: ow.Kind, Name: env.resolve(name), File: t.Dir() + "/templates/" + name + ".yaml",
 			})
 		}
+	}
+	return out, nil
+}
+
+// ownersOf asks owners about the target of every cluster of the inventory,
+// once per target, in parallel (with a repository's own chart each answer
+// renders the chart once per component).
+func ownersOf(f *fleet.Fleet, owners Owners) (map[string]map[string]render.Owner, error) {
+	var targets []render.Target
+	seen := map[string]bool{}
+	for _, c := range f.Clusters {
+		if ct := f.ClusterType(c.Type); ct != nil {
+			t := render.Target{ClusterType: ct, Node: c.Target}
+			if !seen[t.ID()] {
+				seen[t.ID()] = true
+				targets = append(targets, t)
+			}
+		}
+	}
+	results := make([]map[string]render.Owner, len(targets))
+	errs := make([]error, len(targets))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(targets)) {
+		wg.Go(func() {
+			for i := range next {
+				results[i], errs[i] = owners(targets[i])
+			}
+		})
+	}
+	for i := range targets {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	out := make(map[string]map[string]render.Owner, len(targets))
+	for i, t := range targets {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out[t.ID()] = results[i]
 	}
 	return out, nil
 }

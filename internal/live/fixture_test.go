@@ -78,7 +78,7 @@ func (fx *fixture) renderer(t *testing.T) *render.Renderer {
 	return r
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
 	out, err := cmd.CombinedOutput()
@@ -88,7 +88,7 @@ func git(t *testing.T, dir string, args ...string) string {
 	return string(out)
 }
 
-func write(t *testing.T, dir, file, data string) {
+func write(t testing.TB, dir, file, data string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(file))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -7,13 +7,16 @@ import (
 )
 
 // Load is the whole of it: what the rendered output of r's fleet expects
-// (Expect), what its Argo CDs hold (Read, through connect), the history of
-// the fleet repository in dir (ReadHistory), joined (Join).
+// (Expect, with the owners of its objects remembered in the local state of
+// the repository in dir, ownerCache), what its Argo CDs hold (Read, through
+// connect), the history of the repository (ReadHistory), joined (Join).
 func Load(ctx context.Context, dir string, r *render.Renderer, connect Connect, opts Options) (*Report, error) {
-	expected, err := Expect(r.Fleet, r.Owners)
+	cache := loadOwnerCache(dir)
+	expected, err := Expect(r.Fleet, cache.wrap(r.Fingerprint, r.Owners))
 	if err != nil {
 		return nil, err
 	}
+	cache.save()
 	h, err := ReadHistory(dir)
 	if err != nil {
 		return nil, err

@@ -58,7 +58,7 @@ func (a *argoCDs) connect(up ...string) live.Connect {
 	return func(c *fleet.Cluster) (dynamic.Interface, error) {
 		for _, u := range up {
 			if u == c.Name {
-				return a.dyn, nil
+				return live.ClientFor(a.cfg)
 			}
 		}
 		cfg := rest.CopyConfig(a.cfg)
@@ -137,6 +137,15 @@ func TestLoadDistributed(t *testing.T) {
 		}
 	}
 	sort.Slice(instances, func(i, j int) bool { return instances[i].Cluster < instances[j].Cluster })
+	// A client that is not a live.Client reads the same through the
+	// dynamic client's maps.
+	for _, ns := range []string{intNS, stageNS} {
+		fast := live.Read(ctx, r.Fleet, a.connect("mc-int"), live.Options{Namespace: ns, Specs: true})
+		slow := live.Read(ctx, r.Fleet, func(*fleet.Cluster) (dynamic.Interface, error) { return a.dyn, nil }, live.Options{Namespace: ns, Specs: true})
+		if diff := cmp.Diff(fast[1], slow[1]); diff != "" {
+			t.Errorf("%s: the list's JSON and the dynamic client's maps read differently (-JSON +maps):\n%s", ns, diff)
+		}
+	}
 	rep := live.Join(r.Fleet, expected, instances, h)
 
 	want := []string{

@@ -2,12 +2,12 @@ package live
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
@@ -21,6 +21,9 @@ type Options struct {
 	Namespace string
 	// PageSize is how many objects one page of a list holds (default 500).
 	PageSize int64
+	// Specs keeps each object's whole spec (App.Spec, AppSet.Spec), which
+	// diff --live compares; status does without.
+	Specs bool
 }
 
 func (o Options) namespace() string {
@@ -103,14 +106,6 @@ type Meta struct {
 	Finalizers  []string
 }
 
-func parseMeta(u map[string]any) Meta {
-	var m Meta
-	m.Labels, _, _ = unstructured.NestedStringMap(u, "metadata", "labels")
-	m.Annotations, _, _ = unstructured.NestedStringMap(u, "metadata", "annotations")
-	m.Finalizers, _, _ = unstructured.NestedStringSlice(u, "metadata", "finalizers")
-	return m
-}
-
 // Resource is one resource of an Application as its status reports it.
 type Resource struct {
 	Group     string `json:"group,omitempty"`
@@ -160,17 +155,30 @@ func readInstance(ctx context.Context, c *fleet.Cluster, connect Connect, opts O
 		in.Error = err.Error()
 		return in
 	}
-	rv, err := list(ctx, dyn, ApplicationGVR, in.Namespace, opts.PageSize, func(u map[string]any) {
-		in.Applications = append(in.Applications, parseApp(u))
-	})
+	var rv string
+	if c, ok := dyn.(*Client); ok {
+		rv, err = c.listRaw(ctx, ApplicationGVR, in.Namespace, opts.PageSize, func(body []byte) (listMeta, error) {
+			return decodeApps(body, opts.Specs, func(a App) { in.Applications = append(in.Applications, a) })
+		})
+	} else {
+		rv, err = list(ctx, dyn, ApplicationGVR, in.Namespace, opts.PageSize, func(u map[string]any) {
+			in.Applications = append(in.Applications, parseApp(u))
+		})
+	}
 	if err != nil {
 		in.Error = fmt.Sprintf("listing Applications in %s: %v", in.Namespace, err)
 		return in
 	}
 	in.ResourceVersion = rv
-	_, err = list(ctx, dyn, ApplicationSetGVR, in.Namespace, opts.PageSize, func(u map[string]any) {
-		in.ApplicationSets = append(in.ApplicationSets, parseAppSet(u))
-	})
+	if c, ok := dyn.(*Client); ok {
+		_, err = c.listRaw(ctx, ApplicationSetGVR, in.Namespace, opts.PageSize, func(body []byte) (listMeta, error) {
+			return decodeAppSets(body, opts.Specs, func(s AppSet) { in.ApplicationSets = append(in.ApplicationSets, s) })
+		})
+	} else {
+		_, err = list(ctx, dyn, ApplicationSetGVR, in.Namespace, opts.PageSize, func(u map[string]any) {
+			in.ApplicationSets = append(in.ApplicationSets, parseAppSet(u))
+		})
+	}
 	if err != nil {
 		in.Error = fmt.Sprintf("listing ApplicationSets in %s: %v", in.Namespace, err)
 	}
@@ -199,131 +207,27 @@ func list(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionRes
 	}
 }
 
-func str(u map[string]any, fields ...string) string {
-	s, _, _ := unstructured.NestedString(u, fields...)
-	return s
-}
-
+// parseApp is what strata reads of an Application decoded as a map (from a
+// watch, or a client that is not a [Client]): the same as from a list's
+// JSON, through the same decoding.
 func parseApp(u map[string]any) App {
-	a := App{
-		Name:          str(u, "metadata", "name"),
-		Sync:          str(u, "status", "sync", "status"),
-		Health:        str(u, "status", "health", "status"),
-		HealthMessage: str(u, "status", "health", "message"),
-		Revision:      str(u, "status", "sync", "revision"),
-		Phase:         str(u, "status", "operationState", "phase"),
-		Message:       str(u, "status", "operationState", "message"),
-		OpRevision:    str(u, "status", "operationState", "syncResult", "revision"),
+	var j appJSON
+	if data, err := json.Marshal(u); err == nil {
+		_ = json.Unmarshal(data, &j)
 	}
-	a.Meta = parseMeta(u)
-	a.Owner = owner(u)
-	a.Spec, _, _ = unstructured.NestedMap(u, "spec")
-	src, _, _ := unstructured.NestedMap(u, "spec", "source")
-	if src == nil {
-		if srcs, _, _ := unstructured.NestedSlice(u, "spec", "sources"); len(srcs) > 0 {
-			src, _ = srcs[0].(map[string]any)
-		}
-	}
-	if src != nil {
-		a.RepoURL, a.Path, a.TargetRevision = str(src, "repoURL"), str(src, "path"), str(src, "targetRevision")
-		a.ClusterValue = str(src, "helm", "valuesObject", "cluster", "name")
-	}
-	if a.Revision == "" {
-		if revs, _, _ := unstructured.NestedStringSlice(u, "status", "sync", "revisions"); len(revs) > 0 {
-			a.Revision = revs[0]
-		}
-	}
-	if a.OpRevision == "" {
-		a.OpRevision = str(u, "status", "operationState", "operation", "sync", "revision")
-	}
-	if hist, _, _ := unstructured.NestedSlice(u, "status", "history"); len(hist) > 0 {
-		if m, ok := hist[len(hist)-1].(map[string]any); ok {
-			a.Deployed = str(m, "revision")
-			if a.Deployed == "" {
-				if revs, _, _ := unstructured.NestedStringSlice(m, "revisions"); len(revs) > 0 {
-					a.Deployed = revs[0]
-				}
-			}
-		}
-	}
-	a.Retries, _, _ = unstructured.NestedInt64(u, "status", "operationState", "retryCount")
-	a.FinishedAt = timeAt(u, "status", "operationState", "finishedAt")
-	a.HealthSince = timeAt(u, "status", "health", "lastTransitionTime")
-	a.Fresh = fresh(u)
-	conds, _, _ := unstructured.NestedSlice(u, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok {
-			a.Conditions = append(a.Conditions, fmt.Sprintf("%v: %v", m["type"], m["message"]))
-		}
-	}
-	res, _, _ := unstructured.NestedSlice(u, "status", "resources")
-	for _, r := range res {
-		m, ok := r.(map[string]any)
-		if !ok {
-			continue
-		}
-		rs := Resource{Group: str(m, "group"), Kind: str(m, "kind"), Namespace: str(m, "namespace"), Name: str(m, "name"),
-			Status: str(m, "status"), Health: str(m, "health", "status"), Message: str(m, "health", "message")}
-		if (rs.Status != "" && rs.Status != "Synced") || (rs.Health != "" && rs.Health != "Healthy") {
-			a.Resources = append(a.Resources, rs)
-		}
-	}
+	a := j.app()
+	a.Spec, _ = u["spec"].(map[string]any)
 	return a
 }
 
-// timeAt is the RFC 3339 time at fields, zero when absent or malformed.
-func timeAt(u map[string]any, fields ...string) time.Time {
-	t, err := time.Parse(time.RFC3339, str(u, fields...))
-	if err != nil {
-		return time.Time{}
-	}
-	return t
-}
-
-// owner is the ApplicationSet among an object's owners.
-func owner(u map[string]any) string {
-	refs, _, _ := unstructured.NestedSlice(u, "metadata", "ownerReferences")
-	for _, r := range refs {
-		if m, ok := r.(map[string]any); ok && m["kind"] == "ApplicationSet" {
-			name, _ := m["name"].(string)
-			return name
-		}
-	}
-	return ""
-}
-
 func parseAppSet(u map[string]any) AppSet {
-	s := AppSet{Name: str(u, "metadata", "name")}
-	s.Spec, _, _ = unstructured.NestedMap(u, "spec")
-	s.Meta = parseMeta(u)
-	conds, _, _ := unstructured.NestedSlice(u, "status", "conditions")
-	for _, c := range conds {
-		m, ok := c.(map[string]any)
-		if !ok || m["status"] != "True" {
-			continue
-		}
-		s.Conditions = append(s.Conditions, fmt.Sprintf("%v: %v", m["type"], m["message"]))
-		if m["type"] == "ErrorOccurred" {
-			s.Error, _ = m["message"].(string)
-		}
+	var j appSetJSON
+	if data, err := json.Marshal(u); err == nil {
+		_ = json.Unmarshal(data, &j)
 	}
+	s := j.appSet()
+	s.Spec, _ = u["spec"].(map[string]any)
 	return s
-}
-
-// fresh reports whether Argo CD's last comparison was of the Application's
-// current source(s) and destination.
-func fresh(u map[string]any) bool {
-	cmp, ok, _ := unstructured.NestedMap(u, "status", "sync", "comparedTo")
-	if !ok {
-		return false
-	}
-	spec, _, _ := unstructured.NestedMap(u, "spec")
-	for _, k := range []string{"source", "sources", "destination"} {
-		if !equalJSON(spec[k], cmp[k]) {
-			return false
-		}
-	}
-	return true
 }
 
 // equalJSON compares two decoded JSON values; absent and empty are equal.

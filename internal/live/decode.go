@@ -1,0 +1,357 @@
+package live
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"fmt"
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"strconv"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+)
+
+// Client is the client of one Argo CD's API server that [Kubeconfig.Connect]
+// returns: a dynamic client (for Watch and whoever wants objects), and the
+// REST client under it, through which Read lists Applications as JSON
+// decoded straight into what strata reads of them (decodeApps), not into
+// maps of every field: on a hub of 20,000 Applications that decoding is most
+// of a status --live (BENCHMARKS.md).
+type Client struct {
+	dynamic.Interface
+	rest rest.Interface
+}
+
+// ClientFor returns the Client of the API server cfg reaches.
+func ClientFor(cfg *rest.Config) (*Client, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := rest.CopyConfig(cfg)
+	c.GroupVersion = &schema.GroupVersion{Group: ApplicationGVR.Group, Version: ApplicationGVR.Version}
+	c.APIPath = "/apis"
+	c.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
+	c.AcceptContentTypes, c.ContentType = "application/json", "application/json"
+	rc, err := rest.RESTClientFor(c)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{Interface: dyn, rest: rc}, nil
+}
+
+// listRaw lists a resource page by page as JSON, each page handed to fn;
+// it returns the list's resource version.
+func (c *Client) listRaw(ctx context.Context, gvr schema.GroupVersionResource, ns string, page int64, fn func([]byte) (listMeta, error)) (string, error) {
+	if page <= 0 {
+		page = 500
+	}
+	cont := ""
+	for {
+		req := c.rest.Get().Namespace(ns).Resource(gvr.Resource).Param("limit", strconv.FormatInt(page, 10))
+		if cont != "" {
+			req = req.Param("continue", cont)
+		}
+		body, err := req.DoRaw(ctx)
+		if err != nil {
+			return "", err
+		}
+		meta, err := fn(body)
+		if err != nil {
+			return "", fmt.Errorf("decoding the list of %s: %w", gvr.Resource, err)
+		}
+		if meta.Continue == "" {
+			return meta.ResourceVersion, nil
+		}
+		cont = meta.Continue
+	}
+}
+
+type listMeta struct {
+	Continue        string `json:"continue"`
+	ResourceVersion string `json:"resourceVersion"`
+}
+
+// objectMeta is what strata reads of an object's metadata.
+type objectMeta struct {
+	Name            string            `json:"name"`
+	Labels          map[string]string `json:"labels"`
+	Annotations     map[string]string `json:"annotations"`
+	Finalizers      []string          `json:"finalizers"`
+	OwnerReferences []struct {
+		Kind string `json:"kind"`
+		Name string `json:"name"`
+	} `json:"ownerReferences"`
+}
+
+// appJSON is what strata reads of an Application; the sources and the
+// destination stay JSON, compared as bytes with what Argo CD compared
+// (status.sync.comparedTo) before anything is decoded.
+type appJSON struct {
+	Metadata objectMeta `json:"metadata"`
+	Spec     struct {
+		Source      jsontext.Value `json:"source"`
+		Sources     jsontext.Value `json:"sources"`
+		Destination jsontext.Value `json:"destination"`
+	} `json:"spec"`
+	Status struct {
+		Sync struct {
+			Status     string         `json:"status"`
+			Revision   string         `json:"revision"`
+			Revisions  []string       `json:"revisions"`
+			ComparedTo jsontext.Value `json:"comparedTo"`
+		} `json:"sync"`
+		Health struct {
+			Status             string `json:"status"`
+			Message            string `json:"message"`
+			LastTransitionTime string `json:"lastTransitionTime"`
+		} `json:"health"`
+		OperationState struct {
+			Phase      string `json:"phase"`
+			Message    string `json:"message"`
+			RetryCount int64  `json:"retryCount"`
+			FinishedAt string `json:"finishedAt"`
+			SyncResult struct {
+				Revision string `json:"revision"`
+			} `json:"syncResult"`
+			Operation struct {
+				Sync struct {
+					Revision string `json:"revision"`
+				} `json:"sync"`
+			} `json:"operation"`
+		} `json:"operationState"`
+		History []struct {
+			Revision  string   `json:"revision"`
+			Revisions []string `json:"revisions"`
+		} `json:"history"`
+		Conditions []struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"conditions"`
+		Resources []struct {
+			Group     string `json:"group"`
+			Kind      string `json:"kind"`
+			Namespace string `json:"namespace"`
+			Name      string `json:"name"`
+			Status    string `json:"status"`
+			Health    struct {
+				Status  string `json:"status"`
+				Message string `json:"message"`
+			} `json:"health"`
+		} `json:"resources"`
+	} `json:"status"`
+}
+
+// source is what strata reads of an Application's source.
+type source struct {
+	RepoURL        string `json:"repoURL"`
+	Path           string `json:"path"`
+	TargetRevision string `json:"targetRevision"`
+	Helm           struct {
+		ValuesObject struct {
+			Cluster struct {
+				Name string `json:"name"`
+			} `json:"cluster"`
+		} `json:"valuesObject"`
+	} `json:"helm"`
+}
+
+// appSetJSON is what strata reads of an ApplicationSet.
+type appSetJSON struct {
+	Metadata objectMeta `json:"metadata"`
+	Status   struct {
+		Conditions []struct {
+			Type    string `json:"type"`
+			Status  string `json:"status"`
+			Message string `json:"message"`
+		} `json:"conditions"`
+	} `json:"status"`
+}
+
+// specJSON is an object's whole spec, for diff --live (Options.Specs).
+type specJSON struct {
+	Spec map[string]any `json:"spec"`
+}
+
+// decodeApps decodes a page of Applications (a list's JSON) and hands each
+// to fn; with specs, each keeps its whole spec.
+func decodeApps(body []byte, specs bool, fn func(App)) (listMeta, error) {
+	return decodeList(body, specs, func(j *appJSON, spec map[string]any) {
+		a := j.app()
+		a.Spec = spec
+		fn(a)
+	})
+}
+
+// decodeAppSets is decodeApps for ApplicationSets.
+func decodeAppSets(body []byte, specs bool, fn func(AppSet)) (listMeta, error) {
+	return decodeList(body, specs, func(j *appSetJSON, spec map[string]any) {
+		s := j.appSet()
+		s.Spec = spec
+		fn(s)
+	})
+}
+
+// decodeList decodes a list's JSON into its items of type J, and with
+// specs (a second pass) their whole specs, and hands each to fn.
+func decodeList[J any](body []byte, specs bool, fn func(*J, map[string]any)) (listMeta, error) {
+	var l struct {
+		Metadata listMeta `json:"metadata"`
+		Items    []J      `json:"items"`
+	}
+	if err := jsonv2.Unmarshal(body, &l); err != nil {
+		return listMeta{}, err
+	}
+	var full []specJSON
+	if specs {
+		var s struct {
+			Items []specJSON `json:"items"`
+		}
+		if err := utiljson.Unmarshal(body, &s); err != nil { // integers as int64, as the dynamic client's
+			return listMeta{}, err
+		}
+		full = s.Items
+	}
+	for i := range l.Items {
+		var spec map[string]any
+		if full != nil {
+			spec = full[i].Spec
+		}
+		fn(&l.Items[i], spec)
+	}
+	return l.Metadata, nil
+}
+
+func (m *objectMeta) meta() Meta {
+	return Meta{Labels: m.Labels, Annotations: m.Annotations, Finalizers: m.Finalizers}
+}
+
+// owner is the ApplicationSet among the object's owners.
+func (m *objectMeta) owner() string {
+	for _, r := range m.OwnerReferences {
+		if r.Kind == "ApplicationSet" {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+// app is what strata reads of the Application.
+func (j *appJSON) app() App {
+	st := &j.Status
+	a := App{
+		Name: j.Metadata.Name, Owner: j.Metadata.owner(), Meta: j.Metadata.meta(),
+		Sync: st.Sync.Status, Health: st.Health.Status, HealthMessage: st.Health.Message, Revision: st.Sync.Revision,
+		Phase: st.OperationState.Phase, Message: st.OperationState.Message, OpRevision: st.OperationState.SyncResult.Revision,
+	}
+	if src := j.firstSource(); src != nil {
+		a.RepoURL, a.Path, a.TargetRevision = src.RepoURL, src.Path, src.TargetRevision
+		a.ClusterValue = src.Helm.ValuesObject.Cluster.Name
+	}
+	if a.Revision == "" && len(st.Sync.Revisions) > 0 {
+		a.Revision = st.Sync.Revisions[0]
+	}
+	if a.OpRevision == "" {
+		a.OpRevision = st.OperationState.Operation.Sync.Revision
+	}
+	if n := len(st.History); n > 0 {
+		a.Deployed = st.History[n-1].Revision
+		if a.Deployed == "" && len(st.History[n-1].Revisions) > 0 {
+			a.Deployed = st.History[n-1].Revisions[0]
+		}
+	}
+	a.Retries = st.OperationState.RetryCount
+	a.FinishedAt = timeAt(st.OperationState.FinishedAt)
+	a.HealthSince = timeAt(st.Health.LastTransitionTime)
+	a.Fresh = j.fresh()
+	for _, c := range st.Conditions {
+		a.Conditions = append(a.Conditions, c.Type+": "+c.Message)
+	}
+	for _, r := range st.Resources {
+		rs := Resource{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Status: r.Status, Health: r.Health.Status, Message: r.Health.Message}
+		if (rs.Status != "" && rs.Status != "Synced") || (rs.Health != "" && rs.Health != "Healthy") {
+			a.Resources = append(a.Resources, rs)
+		}
+	}
+	return a
+}
+
+// firstSource is the Application's source, or the first of its sources.
+func (j *appJSON) firstSource() *source {
+	raw := j.Spec.Source
+	if isNull(raw) {
+		var srcs []jsontext.Value
+		if jsonv2.Unmarshal(j.Spec.Sources, &srcs) != nil || len(srcs) == 0 {
+			return nil
+		}
+		raw = srcs[0]
+	}
+	var s source
+	if jsonv2.Unmarshal(raw, &s) != nil {
+		return nil
+	}
+	return &s
+}
+
+// fresh reports whether Argo CD's last comparison was of the Application's
+// current source(s) and destination: the same JSON, or, when the bytes
+// differ, the same values (absent and empty alike).
+func (j *appJSON) fresh() bool {
+	if isNull(j.Status.Sync.ComparedTo) {
+		return false
+	}
+	var cmp struct {
+		Source      jsontext.Value `json:"source"`
+		Sources     jsontext.Value `json:"sources"`
+		Destination jsontext.Value `json:"destination"`
+	}
+	if jsonv2.Unmarshal(j.Status.Sync.ComparedTo, &cmp) != nil {
+		return false
+	}
+	return sameJSON(j.Spec.Source, cmp.Source) && sameJSON(j.Spec.Sources, cmp.Sources) && sameJSON(j.Spec.Destination, cmp.Destination)
+}
+
+func sameJSON(a, b jsontext.Value) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var av, bv any
+	if !isNull(a) && json.Unmarshal(a, &av) != nil || !isNull(b) && json.Unmarshal(b, &bv) != nil {
+		return false
+	}
+	return equalJSON(av, bv)
+}
+
+func isNull(raw jsontext.Value) bool { return len(raw) == 0 || string(raw) == "null" }
+
+// appSet is what strata reads of the ApplicationSet.
+func (j *appSetJSON) appSet() AppSet {
+	s := AppSet{Name: j.Metadata.Name, Meta: j.Metadata.meta()}
+	for _, c := range j.Status.Conditions {
+		if c.Status != "True" {
+			continue
+		}
+		s.Conditions = append(s.Conditions, c.Type+": "+c.Message)
+		if c.Type == "ErrorOccurred" {
+			s.Error = c.Message
+		}
+	}
+	return s
+}
+
+// timeAt is an RFC 3339 time, zero when absent or malformed.
+func timeAt(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
