@@ -48,9 +48,10 @@ continues it (--approve NODE, recorded in the patch and the commit). A failure
 with Argo CD's messages and a non-zero exit; --on-failure revert reverts the
 failed step and waits for its targets to be healthy again.
 
-Exit status: 0 when the patch is rolled out (or --until is reached), 4 when the
-rollout stopped at a manual gate it may not enter (the "gate" event, with the
-command that continues), 1 on a failure or an error. A dry run exits 0.
+Exit status: 0 when the patch is rolled out (or --until is reached), 1 when a
+step failed, 4 when the rollout stopped at a manual gate it may not enter (the
+"gate" event, with the command that continues; a dry run exits 0), and the
+other codes of docs/exit-codes.md for errors (5: a cluster or Git failed).
 
 Run it again to continue: it starts from what the repository and the clusters
 say (an interrupted promotion, the patch's first copy not committed yet,
