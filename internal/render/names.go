@@ -29,6 +29,9 @@ func (r *Renderer) ItemsByName(t Target, vals *values.Value) (map[string]Item, e
 			continue
 		}
 		for i, key := range m.Keys {
+			if e := m.Vals[i].Get("enabled"); e != nil && e.Text == "false" {
+				continue // renders nothing
+			}
 			name := prefix + key
 			if n := m.Vals[i].Get("name"); n != nil {
 				name = n.Text

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 )
@@ -232,6 +234,25 @@ spec:
 				"    destination: {namespace: app}\n",
 		},
 	},
+	{
+		// render.namePrefix (a strata extension) goes before the name of
+		// every resource of the built-in chart, but an item's name: wins.
+		name:  "name-prefix",
+		files: namePrefixFleet,
+	},
+}
+
+// namePrefixFleet names its resources <region>-<item> (config.yaml's
+// render.namePrefix), but for the item that sets name:.
+var namePrefixFleet = map[string]string{
+	"config/config.yaml": twoLevels + "render:\n  namePrefix: '{{ .Values.cluster.region }}-'\n" +
+		"sequence:\n  environments:\n  - name: prod\n    regions: [{name: us-east1}, {name: eu-west1}]\n",
+	"config/hub/defaults.yaml": hubDefaults,
+	"config/hub/app/values.yaml": "applications:\n  app:\n    source: {repoURL: https://example.com/app, chart: app, targetRevision: 1.0.0}\n" +
+		"    destination: {namespace: app}\n  off:\n    enabled: false\n    name: app\n" +
+		"  own:\n    name: own-{{ .Values.cluster.environment }}\n" +
+		"    source: {repoURL: https://example.com/own, chart: own, targetRevision: 1.0.0}\n    destination: {namespace: own}\n",
+	"config/hub/set/values.yaml": "applicationsets:\n  set:\n    generators: [{clusters: {}}]\n",
 }
 
 func TestRenderGolden(t *testing.T) {
@@ -272,4 +293,29 @@ func renderFleet(t *testing.T, files map[string]string) string {
 		}
 	}
 	return b.String()
+}
+
+// TestOwnersFollowNamePrefix: the owners of the built-in chart's resources
+// are by their rendered names, the name prefix and name: applied.
+func TestOwnersFollowNamePrefix(t *testing.T) {
+	fsys := fstest.MapFS{}
+	for name, data := range namePrefixFleet {
+		fsys[name] = &fstest.MapFile{Data: []byte(data)}
+	}
+	r, err := render.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := r.Owners(r.Targets()[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]render.Owner{
+		"eu-west1-app": {Component: "app", Kind: "Application"},
+		"own-prod":     {Component: "app", Kind: "Application"},
+		"eu-west1-set": {Component: "set", Kind: "ApplicationSet"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("owners (-want +got):\n%s", diff)
+	}
 }
