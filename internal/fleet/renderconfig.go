@@ -12,6 +12,7 @@ import (
 //	render:
 //	  missingKeys: error   # or ignore (the reference generator's behaviour, the default)
 //	  namePrefix: "{{ .Values.cluster.cluster }}-"
+//	  limits: {timePerTarget: 30s, outputPerTarget: 64MiB}   # RenderLimits
 type RenderConfig struct {
 	// MissingKeys is MissingKeysIgnore or MissingKeysError: what a value's
 	// reference to a key the values do not have ({{ .Values.cluster.regoin }})
@@ -24,6 +25,7 @@ type RenderConfig struct {
 	// own). It may hold templates of the values, rendered in pass 2.
 	NamePrefix    string
 	NamePrefixPos values.Pos
+	Limits        RenderLimits
 	Pos           values.Pos
 }
 
@@ -34,7 +36,7 @@ const (
 )
 
 func parseRender(r *values.Value) (RenderConfig, error) {
-	rc := RenderConfig{MissingKeys: MissingKeysIgnore}
+	rc := RenderConfig{MissingKeys: MissingKeysIgnore, Limits: DefaultRenderLimits()}
 	if r == nil || r.Kind == values.Null {
 		return rc, nil
 	}
@@ -42,7 +44,7 @@ func parseRender(r *values.Value) (RenderConfig, error) {
 	if r.Kind != values.Map {
 		return rc, values.TypeError(r, path, values.Map)
 	}
-	if err := knownKeys(r, path, "missingKeys", "namePrefix"); err != nil {
+	if err := knownKeys(r, path, "missingKeys", "namePrefix", "limits"); err != nil {
 		return rc, err
 	}
 	rc.Pos = r.Pos
@@ -65,5 +67,7 @@ func parseRender(r *values.Value) (RenderConfig, error) {
 		}
 		rc.NamePrefix, rc.NamePrefixPos = p.Text, p.Pos
 	}
-	return rc, nil
+	var err error
+	rc.Limits, err = parseRenderLimits(r.Get("limits"), append(path[:1:1], "limits"))
+	return rc, err
 }
