@@ -17,6 +17,9 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 )
 
+// builtinSource is the Source of the built-in chart.
+const builtinSource = "(built in)"
+
 // ChartDir is where a repository may keep its own templates chart.
 const ChartDir = "argocd-apps"
 
@@ -26,7 +29,7 @@ var builtin embed.FS
 // Chart is the templates chart of pass 1.
 type Chart struct {
 	chart *chart.Chart
-	// Source is the chart's directory in the repository, or "(built in)".
+	// Source is the chart's directory in the repository, or builtinSource.
 	Source string
 	// Digest identifies the chart's files, for fingerprints.
 	Digest [32]byte
@@ -52,7 +55,7 @@ func LoadChart(fsys fs.FS) (*Chart, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reading %s: %w", ChartDir, err)
 	}
-	return loadChart(builtin, "chart", "(built in)")
+	return loadChart(builtin, "chart", builtinSource)
 }
 
 // ReadChartFiles reads the files of the chart in dir of fsys, named

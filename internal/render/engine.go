@@ -59,12 +59,12 @@ func goValues(vals *values.Value, shared bool) map[string]any {
 // the references to missing keys it finds are the errors, at their values.
 // prefix is config.yaml's render.namePrefix (the built-in chart's
 // strataNamePrefix).
-func (c *Chart) passOne(vals *values.Value, release, prefix string, shortcuts, strict bool) (string, error) {
+func (c *Chart) passOne(vals *values.Value, release, prefix string, shortcuts, strict bool, b *budget) (string, error) {
 	var st *strictTpl
 	if strict {
 		st = &strictTpl{c: c}
 	}
-	manifest, err := c.passOneWith(vals, release, prefix, shortcuts, st)
+	manifest, err := c.passOneWith(vals, release, prefix, shortcuts, st, b)
 	if err != nil {
 		return "", err
 	}
@@ -74,17 +74,17 @@ func (c *Chart) passOne(vals *values.Value, release, prefix string, shortcuts, s
 	return manifest, nil
 }
 
-func (c *Chart) passOneWith(vals *values.Value, release, prefix string, shortcuts bool, st *strictTpl) (string, error) {
+func (c *Chart) passOneWith(vals *values.Value, release, prefix string, shortcuts bool, st *strictTpl, b *budget) (string, error) {
 	if shortcuts && c.shared && !c.fresh.Load() {
 		g := &guard{memo: &c.memo, tpl: st}
 		v := goValues(vals, true)
 		if c.items != nil {
-			if manifest, ok := c.passOneItems(v, release, prefix, g); ok {
+			if manifest, ok := c.passOneItems(v, release, prefix, g, b); ok {
 				return manifest, nil
 			}
 		}
 		if !g.mutated {
-			out, err := c.render(v, release, prefix, g.funcs())
+			out, err := c.render(v, release, prefix, g.funcs(b), b)
 			if !g.mutated {
 				if err != nil {
 					return "", err
@@ -94,7 +94,7 @@ func (c *Chart) passOneWith(vals *values.Value, release, prefix string, shortcut
 		}
 		c.fresh.Store(true)
 	}
-	out, err := c.render(goValues(vals, false), release, prefix, st.withFuncs(nil))
+	out, err := c.render(goValues(vals, false), release, prefix, st.withFuncs(b.funcs(nil)), b)
 	if err != nil {
 		return "", err
 	}
@@ -102,8 +102,9 @@ func (c *Chart) passOneWith(vals *values.Value, release, prefix string, shortcut
 }
 
 // render runs Helm's engine on the chart, with funcs replacing Helm's
-// template functions, and strataNamePrefix returning prefix.
-func (c *Chart) render(v map[string]any, release, prefix string, funcs template.FuncMap) (map[string]string, error) {
+// template functions, and strataNamePrefix returning prefix, under b when
+// it is not nil.
+func (c *Chart) render(v map[string]any, release, prefix string, funcs template.FuncMap, b *budget) (map[string]string, error) {
 	rv, err := renderValues(c.chart, c.meta, c.plain, v, release)
 	if err != nil {
 		return nil, err
@@ -112,7 +113,9 @@ func (c *Chart) render(v map[string]any, release, prefix string, funcs template.
 		funcs = template.FuncMap{}
 	}
 	funcs["strataNamePrefix"] = func() string { return prefix }
-	return engine.Engine{CustomTemplateFuncs: funcs}.Render(c.chart, rv)
+	out, err := engine.Engine{CustomTemplateFuncs: funcs}.Render(c.chart, rv)
+	b.caused(err)
+	return out, err
 }
 
 // joinManifests joins the rendered templates of a chart into one stream,
@@ -141,7 +144,7 @@ func joinManifests(out map[string]string) string {
 // Documents without template actions render to themselves, so only the
 // others go through the engine (together, as one template, as in the
 // reference); the result holds the same documents.
-func passTwo(manifest string, vals *values.Value, release string, shared, strict bool) (string, error) {
+func passTwo(manifest string, vals *values.Value, release string, shared, strict bool, b *budget) (string, error) {
 	var static, dynamic strings.Builder
 	for _, doc := range splitDocuments(manifest) {
 		if strings.Contains(doc, "{{") {
@@ -155,7 +158,7 @@ func passTwo(manifest string, vals *values.Value, release string, shared, strict
 	if dynamic.Len() == 0 {
 		return static.String(), nil
 	}
-	out, err := renderText(dynamic.String(), vals, release, shared, strict)
+	out, err := renderText(dynamic.String(), vals, release, shared, strict, b)
 	if err != nil {
 		return "", err
 	}
@@ -166,18 +169,18 @@ func passTwo(manifest string, vals *values.Value, release string, shared, strict
 // values, through Helm's engine: on shared values when shared, unless the
 // template modifies them (guard.go). When strict, a reference to a key the
 // values do not have is an error (missingKeyErrors says where).
-func renderText(text string, vals *values.Value, release string, shared, strict bool) (string, error) {
+func renderText(text string, vals *values.Value, release string, shared, strict bool, b *budget) (string, error) {
 	if shared {
 		g := &guard{}
-		out, err := renderTextOn(text, goValues(vals, true), release, g.funcs(), strict)
+		out, err := renderTextOn(text, goValues(vals, true), release, g.funcs(b), strict, b)
 		if !g.mutated {
 			return out, err
 		}
 	}
-	return renderTextOn(text, goValues(vals, false), release, nil, strict)
+	return renderTextOn(text, goValues(vals, false), release, b.funcs(nil), strict, b)
 }
 
-func renderTextOn(text string, v map[string]any, release string, funcs template.FuncMap, strict bool) (string, error) {
+func renderTextOn(text string, v map[string]any, release string, funcs template.FuncMap, strict bool, b *budget) (string, error) {
 	c := passTwoChart(text)
 	rv, err := renderValues(c, metadataMap(c.Metadata), true, v, release)
 	if err != nil {
@@ -185,6 +188,7 @@ func renderTextOn(text string, v map[string]any, release string, funcs template.
 	}
 	out, err := engine.Engine{CustomTemplateFuncs: funcs, Strict: strict}.Render(c, rv)
 	if err != nil {
+		b.caused(err)
 		return "", err
 	}
 	// Helm drops "<no value>" (a null) only when not strict: do as it does
@@ -195,7 +199,7 @@ func renderTextOn(text string, v map[string]any, release string, funcs template.
 // expressionError finds the string in vals whose template expression fails
 // on its own, so that a pass 2 error can name the file and line that holds
 // it. It returns nil when no single value fails.
-func expressionError(vals *values.Value, release string) error {
+func expressionError(vals *values.Value, release string, b *budget) error {
 	var found error
 	var walk func(path []string, v *values.Value) bool
 	walk = func(path []string, v *values.Value) bool {
@@ -216,7 +220,7 @@ func expressionError(vals *values.Value, release string) error {
 			if !strings.Contains(v.Text, "{{") {
 				return false
 			}
-			if _, err := passTwo(v.Text, vals, release, true, false); err != nil {
+			if _, err := passTwo(v.Text, vals, release, true, false, b); err != nil {
 				found = &values.Error{Pos: v.Pos, Path: path, Msg: "template error in value: " + templateMessage(err),
 					Hint: "values are rendered as templates against .Values; escape what Argo CD should see as {{`{{ ... }}`}}"}
 				return true

@@ -48,8 +48,9 @@ type yamlEntry struct {
 }
 
 // toYAML is Helm's toYaml (sigs.k8s.io/yaml, trailing newline removed),
-// computed once per shared object.
-func (y *yamlMemo) toYAML(v any) string {
+// computed once per shared object; check, when not nil, runs before it is
+// computed (limits.go).
+func (y *yamlMemo) toYAML(v any, check func() error) (string, error) {
 	rv := reflect.ValueOf(v)
 	var key yamlKey
 	switch rv.Kind() {
@@ -57,18 +58,24 @@ func (y *yamlMemo) toYAML(v any) string {
 		key = yamlKey{rv.Pointer(), -1}
 	case reflect.Slice:
 		if rv.Len() == 0 {
-			return helmToYAML(v)
+			return helmToYAML(v), nil
 		}
 		key = yamlKey{rv.Pointer(), rv.Len()}
 	default:
-		return helmToYAML(v)
+		if err := check(); err != nil {
+			return "", err
+		}
+		return helmToYAML(v), nil
 	}
 	if e, ok := y.m.Get(key); ok {
-		return e.text
+		return e.text, nil
+	}
+	if err := check(); err != nil {
+		return "", err
 	}
 	text := helmToYAML(v)
 	y.m.Put(key, yamlEntry{obj: v, text: text})
-	return text
+	return text, nil
 }
 
 // helmToYAML does what Helm's toYaml does.

@@ -37,18 +37,15 @@ type guard struct {
 }
 
 // funcs returns the template functions that replace Helm's for a render on
-// shared values.
-func (g *guard) funcs() template.FuncMap {
-	m := template.FuncMap{}
+// shared values under b.
+func (g *guard) funcs(b *budget) template.FuncMap {
+	m := b.funcs(g.memo)
 	fail := func(...any) (any, error) {
 		g.mutated = true
 		return nil, errShared
 	}
 	for _, name := range mutatingFuncs {
 		m[name] = fail
-	}
-	if g.memo != nil {
-		m["toYaml"] = g.memo.toYAML
 	}
 	return g.tpl.withFuncs(m)
 }

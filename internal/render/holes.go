@@ -296,7 +296,7 @@ func straightLine(text string, spans [][2]int) bool {
 
 // passTwoHoles renders pass 2 of a target the way described above. It
 // returns false when the target must go the general way.
-func (r *Renderer) passTwoHoles(file, manifest string, vals *values.Value, release string) ([]renderedDoc, bool) {
+func (r *Renderer) passTwoHoles(file, manifest string, vals *values.Value, release string, b *budget) ([]renderedDoc, bool) {
 	parts := splitDocuments(manifest)
 	plans := make([]*docPlan, len(parts))
 	var actions []string
@@ -313,7 +313,7 @@ func (r *Renderer) passTwoHoles(file, manifest string, vals *values.Value, relea
 	}
 	var results []string
 	if len(actions) > 0 {
-		out, err := renderText(strings.Join(actions, actionSep), vals, release, true, r.strict())
+		out, err := renderText(strings.Join(actions, actionSep), vals, release, true, r.strict(), b)
 		if err != nil {
 			return nil, false
 		}

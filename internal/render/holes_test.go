@@ -76,8 +76,8 @@ func checkHoles(t *testing.T, doc, x string) bool {
 	r := &Renderer{Chart: &Chart{Source: "test"}}
 	manifest := "---\n# Source: t/templates/a.yaml\n" + doc
 	vals := holeVals(x)
-	fast, ok := r.passTwoHoles("t", manifest, vals, "r")
-	general, err := r.passTwoGeneral("t", manifest, vals, "r")
+	fast, ok := r.passTwoHoles("t", manifest, vals, "r", testBudget())
+	general, err := r.passTwoGeneral("t", manifest, vals, "r", testBudget())
 	if !ok {
 		return false
 	}
@@ -140,15 +140,15 @@ func TestHolesOnBenchFleet(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		manifest, err := chart.passOne(vals, "r", "", true, false)
+		manifest, err := chart.passOne(vals, "r", "", true, false, testBudget())
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := fast.passTwoHoles("t", manifest, vals, "r-final")
+		got, ok := fast.passTwoHoles("t", manifest, vals, "r-final", testBudget())
 		if !ok {
 			t.Fatalf("%s: the hole path does not serve this target", tg.ID())
 		}
-		want, err := general.passTwoGeneral("t", manifest, vals, "r-final")
+		want, err := general.passTwoGeneral("t", manifest, vals, "r-final", testBudget())
 		if err != nil {
 			t.Fatal(err)
 		}

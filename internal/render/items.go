@@ -47,7 +47,7 @@ type itemMemo struct {
 
 // newItemMemo prepares item-by-item rendering for the built-in chart.
 func newItemMemo(c *Chart) (*itemMemo, error) {
-	out, err := c.render(map[string]any{}, "items", "", nil)
+	out, err := c.render(map[string]any{}, "items", "", nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ type itemText struct {
 // the items rendered before. It returns false when the chart must render
 // the usual way (values of an unexpected shape, any error), which also
 // reports errors. g guards the shared values v; prefix is the name prefix.
-func (c *Chart) passOneItems(v map[string]any, release, prefix string, g *guard) (string, bool) {
+func (c *Chart) passOneItems(v map[string]any, release, prefix string, g *guard, b *budget) (string, bool) {
 	texts := make([]map[string]string, len(itemSections)) // name -> text
 	todo := make([]map[string]any, len(itemSections))     // name -> item to render
 	needed := false
@@ -107,7 +107,7 @@ func (c *Chart) passOneItems(v map[string]any, release, prefix string, g *guard)
 		for i, sec := range itemSections {
 			reduced[sec.key] = todo[i]
 		}
-		out, err := c.render(reduced, release, prefix, g.funcs())
+		out, err := c.render(reduced, release, prefix, g.funcs(b), b)
 		if err != nil {
 			return "", false
 		}

@@ -24,11 +24,11 @@ func TestItemsEqualWholeChart(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := goValues(vals, c.shared)
-			got, ok := c.passOneItems(v, "r", prefix, &guard{memo: &c.memo})
+			got, ok := c.passOneItems(v, "r", prefix, &guard{memo: &c.memo}, testBudget())
 			if !ok {
 				t.Fatalf("%s: not rendered item by item", tg.ID())
 			}
-			out, err := c.render(v, "r", prefix, nil)
+			out, err := c.render(v, "r", prefix, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

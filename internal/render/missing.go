@@ -16,13 +16,13 @@ var missingKeyRE = regexp.MustCompile(`at <([^>]*)>: map has no entry for key "(
 // missingKeyErrors renders each string of vals that holds a template on its
 // own, strictly, and returns an error for every one that refers to a key
 // the values do not have, at the value's file and line.
-func missingKeyErrors(vals *values.Value, release string) []error {
+func missingKeyErrors(vals *values.Value, release string, b *budget) []error {
 	var errs []error
 	walkStrings(vals, func(path []string, v *values.Value) {
 		if !strings.Contains(v.Text, "{{") {
 			return
 		}
-		_, err := passTwo(v.Text, vals, release, true, true)
+		_, err := passTwo(v.Text, vals, release, true, true, b)
 		if err == nil {
 			return
 		}

@@ -111,11 +111,16 @@ func (r *Renderer) builtinOwners(t Target) (map[string]Owner, error) {
 // each resource by name.
 func (r *Renderer) kinds(t Target, vals *values.Value) (map[string]string, error) {
 	release := t.ClusterType.Name + "-apps"
-	manifest, err := r.Chart.passOne(vals, release, r.namePrefix(), !r.NoShortcuts, r.strict())
+	b := newBudget(r.limits())
+	return bounded(b, func() (map[string]string, error) { return r.kindsUnder(t, vals, release, b) })
+}
+
+func (r *Renderer) kindsUnder(t Target, vals *values.Value, release string, b *budget) (map[string]string, error) {
+	manifest, err := r.passOne(vals, release, b)
 	if err != nil {
 		return nil, err
 	}
-	docs, err := r.passTwoGeneral(t.Dir()+"/templates", manifest, vals, release+"-final")
+	docs, err := r.passTwoGeneral(t.Dir()+"/templates", manifest, vals, release+"-final", b)
 	if err != nil {
 		return nil, err
 	}

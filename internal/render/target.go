@@ -105,35 +105,32 @@ func (e *TargetError) Unwrap() error { return e.Err }
 
 // Render renders one target.
 func (r *Renderer) Render(t Target) (*Output, error) {
-	out, err := r.render(t)
+	b := newBudget(r.limits())
+	out, err := bounded(b, func() (*Output, error) { return r.render(t, b) })
 	if err != nil {
 		return nil, &TargetError{Target: t.ID(), Err: err}
 	}
 	return out, nil
 }
 
-func (r *Renderer) render(t Target) (*Output, error) {
+func (r *Renderer) render(t Target, b *budget) (*Output, error) {
 	vals, err := r.Fleet.TargetValues(t.ClusterType, t.Node)
 	if err != nil {
 		return nil, err
 	}
 	release := t.ClusterType.Name + "-apps"
-	manifest, err := r.Chart.passOne(vals, release, r.namePrefix(), !r.NoShortcuts, r.strict())
-	var ve *values.Error
-	switch {
-	case errors.As(err, &ve): // a value's template, at its file and line
+	manifest, err := r.passOne(vals, release, b)
+	if err != nil {
 		return nil, err
-	case err != nil:
-		return nil, fmt.Errorf("templates chart %s: %s", r.Chart.Source, trimError(err.Error()))
 	}
 	dir := t.Dir() + "/templates"
 	var docs []renderedDoc
 	ok := false
 	if !r.NoShortcuts {
-		docs, ok = r.passTwoHoles(dir, manifest, vals, release+"-final")
+		docs, ok = r.passTwoHoles(dir, manifest, vals, release+"-final", b)
 	}
 	if !ok || badDoc(docs) >= 0 {
-		if docs, err = r.passTwoGeneral(dir, manifest, vals, release+"-final"); err != nil {
+		if docs, err = r.passTwoGeneral(dir, manifest, vals, release+"-final", b); err != nil {
 			return nil, err
 		}
 	}
@@ -152,18 +149,27 @@ func (r *Renderer) render(t Target) (*Output, error) {
 // passTwoGeneral renders pass 2 of a target the general way: the whole output of
 // pass 1 as a template, then a decode of the whole result. Its errors are
 // the ones users see.
-func (r *Renderer) passTwoGeneral(dir, manifest string, vals *values.Value, release string) ([]renderedDoc, error) {
-	final, err := passTwo(manifest, vals, release, !r.NoShortcuts, r.strict())
+func (r *Renderer) passTwoGeneral(dir, manifest string, vals *values.Value, release string, b *budget) ([]renderedDoc, error) {
+	final, err := passTwo(manifest, vals, release, !r.NoShortcuts, r.strict(), b)
+	if err == nil {
+		err = b.output(len(final), "the second template pass rendered")
+	}
 	if err != nil {
+		if e, cause := b.hit(); e != nil {
+			return nil, e.located(cause, "", vals)
+		}
+		if e, ok := err.(*LimitError); ok {
+			return nil, e
+		}
 		if r.strict() {
-			if errs := missingKeyErrors(vals, release); len(errs) > 0 {
+			if errs := missingKeyErrors(vals, release, b); len(errs) > 0 {
 				return nil, errors.Join(errs...)
 			}
 		}
-		if e := expressionError(vals, release); e != nil {
+		if e := expressionError(vals, release, b); e != nil {
 			return nil, e
 		}
-		if e := r.namePrefixError(vals, release); e != nil {
+		if e := r.namePrefixError(vals, release, b); e != nil {
 			return nil, e
 		}
 		return nil, fmt.Errorf("second template pass (the output of the templates chart, rendered again with the values): %s", templateMessage(err))
@@ -196,12 +202,12 @@ func (r *Renderer) namePrefix() string {
 
 // namePrefixError is the error of config.yaml's render.namePrefix when its
 // template fails on its own with vals, at its file and line; else nil.
-func (r *Renderer) namePrefixError(vals *values.Value, release string) error {
+func (r *Renderer) namePrefixError(vals *values.Value, release string, b *budget) error {
 	prefix := r.namePrefix()
 	if !strings.Contains(prefix, "{{") {
 		return nil
 	}
-	_, err := passTwo(prefix, vals, release, true, r.strict())
+	_, err := passTwo(prefix, vals, release, true, r.strict(), b)
 	if err == nil {
 		return nil
 	}
@@ -212,6 +218,34 @@ func (r *Renderer) namePrefixError(vals *values.Value, release string) error {
 	}
 	return &values.Error{Pos: pos, Path: path, Msg: "template error in the name prefix: " + templateMessage(err),
 		Hint: "the name prefix is rendered with the target's values, such as {{ .Values.cluster.cluster }}-"}
+}
+
+// passOne renders pass 1 of a target under b.
+func (r *Renderer) passOne(vals *values.Value, release string, b *budget) (string, error) {
+	manifest, err := r.Chart.passOne(vals, release, r.namePrefix(), !r.NoShortcuts, r.strict(), b)
+	var ve *values.Error
+	e, cause := b.hit()
+	switch {
+	case err == nil:
+	case e != nil:
+		return "", e.located(cause, r.Chart.Source, vals)
+	case errors.As(err, &ve): // a value's template, at its file and line
+		return "", err
+	default:
+		return "", fmt.Errorf("templates chart %s: %s", r.Chart.Source, trimError(err.Error()))
+	}
+	if err := b.output(len(manifest), "the templates chart "+r.Chart.Source+" rendered"); err != nil {
+		return "", err
+	}
+	return manifest, nil
+}
+
+// limits are the render limits of the fleet.
+func (r *Renderer) limits() fleet.RenderLimits {
+	if r.Fleet == nil {
+		return fleet.DefaultRenderLimits()
+	}
+	return r.Fleet.Config.Render.Limits
 }
 
 // strict reports whether references to missing keys are errors.

@@ -1,0 +1,209 @@
+package render
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"helm.sh/helm/v4/pkg/chart/common"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/engine"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+)
+
+// Templates are programs, and a repository's templates (its chart, the
+// templates in its values, a local Helm chart validate builds) can run for
+// ever or fill the memory: `{{ range until 300000000 }}`, a deeply nested
+// value through toYaml and nindent, includes that double at every level.
+// Each target renders under a budget (config.yaml's render.limits,
+// fleet.RenderLimits):
+//
+//   - time: the render runs in its own goroutine and the caller waits at
+//     most timePerTarget. When the time is up, every bounded function
+//     (boundedFuncs) fails from then on, which stops any loop that calls
+//     one, with an error naming the template and line; a loop that calls
+//     no function cannot be interrupted inside text/template, so after a
+//     grace period the caller abandons it and fails the target: the
+//     goroutine runs on until it ends or calls a bounded function, and the
+//     command, which fails, exits without waiting for it.
+//   - size: the functions that make large strings or lists (until, repeat,
+//     indent, toYaml...) check the size of what they would make before
+//     making it, against outputPerTarget, and each pass's output is
+//     checked against it too. That bounds what one render allocates,
+//     except for text written by a loop that calls no function, which
+//     the time limit bounds.
+//
+// Within the limits the bounded functions give Helm's bytes: they call the
+// same code.
+
+// budget is what one target's render may still use.
+type budget struct {
+	limits fleet.RenderLimits
+	// stop is set when the time is up: bounded functions fail from then on.
+	stop atomic.Bool
+
+	mu  sync.Mutex
+	err *LimitError // the first limit a function hit
+	// cause is the template error of the render that hit it first: later
+	// attempts (shortcuts fall back to the general way) fail at their
+	// first bounded function, wherever that is.
+	cause error
+}
+
+func newBudget(l fleet.RenderLimits) *budget {
+	if l.TimePerTarget <= 0 {
+		l.TimePerTarget = fleet.DefaultTimePerTarget
+	}
+	if l.OutputPerTarget <= 0 {
+		l.OutputPerTarget = fleet.DefaultOutputPerTarget
+	}
+	return &budget{limits: l}
+}
+
+// limitErr returns the error of going over a limit.
+func (b *budget) limitErr(limit, msg string) *LimitError {
+	e := &LimitError{Limit: limit, Msg: msg, Set: b.limits.Pos[limit]}
+	if limit == "timePerTarget" {
+		e.Value = b.limits.TimePerTarget.String()
+	} else {
+		e.Value = fleet.FormatSize(b.limits.OutputPerTarget)
+	}
+	return e
+}
+
+// fail records the first limit a function hit and returns it.
+func (b *budget) fail(e *LimitError) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err == nil {
+		b.err = e
+	}
+	return e
+}
+
+// hit returns the first limit a function hit, or nil, and the template
+// error it caused.
+func (b *budget) hit() (*LimitError, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.err, b.cause
+}
+
+// caused records the template error of a render under b.
+func (b *budget) caused(err error) {
+	if b == nil || err == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil && b.cause == nil {
+		b.cause = err
+	}
+}
+
+// check fails once the time is up.
+func (b *budget) check() error {
+	if b.stop.Load() {
+		return b.fail(b.limitErr("timePerTarget", "the templates ran out of time"))
+	}
+	return nil
+}
+
+// size fails when what a function would make, n bytes, is over the size
+// limit, or when the time is up.
+func (b *budget) size(n int64, what func() string) error {
+	if n > b.limits.OutputPerTarget || n < 0 {
+		return b.fail(b.limitErr("outputPerTarget", what()))
+	}
+	return b.check()
+}
+
+// output fails when a pass's output, n bytes, is over the size limit.
+func (b *budget) output(n int, what string) error {
+	if int64(n) > b.limits.OutputPerTarget {
+		return b.limitErr("outputPerTarget", fmt.Sprintf("%s %s", what, byteCount(int64(n))))
+	}
+	return nil
+}
+
+// graceMax bounds how long a render whose time is up may take to reach a
+// bounded function before it is abandoned.
+const graceMax = time.Second
+
+// bounded runs fn under b's time limit: fn's result, or a LimitError when
+// it is over. See the top of this file for what happens to a render that
+// does not stop.
+func bounded[T any](b *budget, fn func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := fn()
+		done <- result{v, err}
+	}()
+	timer := time.NewTimer(b.limits.TimePerTarget)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-timer.C:
+	}
+	b.stop.Store(true)
+	timer.Reset(min(graceMax, b.limits.TimePerTarget))
+	select {
+	case r := <-done:
+		if r.err == nil {
+			// Done just in time: the render is whole.
+			return r.v, nil
+		}
+		return r.v, r.err
+	case <-timer.C:
+		var zero T
+		e := b.limitErr("timePerTarget", "the templates ran out of time in a loop that calls no template function")
+		e.Abandoned = true
+		return zero, e
+	}
+}
+
+// byteCount prints n bytes for a message.
+func byteCount(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// RenderChart renders a chart with Helm's engine, as `helm template` does,
+// under limits as a target's render is: what validate does with a Helm
+// chart of the repository (in its directory dir), which is as much a
+// repository's template as the templates chart.
+func RenderChart(c *chart.Chart, vals common.Values, limits fleet.RenderLimits, dir string) (map[string]string, error) {
+	b := newBudget(limits)
+	return bounded(b, func() (map[string]string, error) {
+		out, err := engine.Engine{CustomTemplateFuncs: b.funcs(nil)}.Render(c, vals)
+		b.caused(err)
+		if e, cause := b.hit(); e != nil {
+			return nil, e.located(cause, dir, nil)
+		}
+		if err != nil {
+			return nil, err
+		}
+		n := 0
+		for _, text := range out {
+			n += len(text)
+		}
+		if err := b.output(n, "the chart rendered"); err != nil {
+			return nil, err
+		}
+		return out, nil
+	})
+}
