@@ -9,7 +9,6 @@ import (
 	"helm.sh/helm/v4/pkg/chart/common/util"
 	"helm.sh/helm/v4/pkg/chart/loader/archive"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
-	"helm.sh/helm/v4/pkg/engine"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
@@ -76,7 +75,7 @@ func ArgoRender(out *render.Output, vals map[string]any, names ...string) (map[s
 	if err != nil {
 		return nil, fmt.Errorf("values of %s: %w", out.Target.Dir(), err)
 	}
-	rendered, err := engine.Engine{}.Render(ch, rv)
+	rendered, err := render.RenderChart(ch, rv, fleet.DefaultRenderLimits(), out.Target.Dir())
 	if err != nil {
 		return nil, fmt.Errorf("rendering %s as Argo CD does: %w", out.Target.Dir(), err)
 	}

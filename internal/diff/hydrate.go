@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/bootstrap"
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/hydrate"
 	"github.com/strata-fleet/strata/internal/render"
 )
@@ -60,8 +61,14 @@ func newHydrator(opts Options, base, head *side, changed []string) *hydrator {
 		}
 		return hydrate.RepoKey(s.r.Fleet.Config.Repository.URL)
 	}
-	h.baseB = &hydrate.Builder{FS: opts.Base.FS, Repo: repo(base), ChartCache: opts.ChartCache}
-	h.headB = &hydrate.Builder{FS: opts.Head, Repo: repo(head), ChartCache: opts.ChartCache}
+	limits := func(s *side) fleet.RenderLimits {
+		if s.r == nil {
+			return fleet.RenderLimits{} // the defaults
+		}
+		return s.r.Fleet.Config.Render.Limits
+	}
+	h.baseB = &hydrate.Builder{FS: opts.Base.FS, Repo: repo(base), ChartCache: opts.ChartCache, Limits: limits(base)}
+	h.headB = &hydrate.Builder{FS: opts.Head, Repo: repo(head), ChartCache: opts.ChartCache, Limits: limits(head)}
 	for _, id := range changed {
 		h.changed[id] = true
 	}

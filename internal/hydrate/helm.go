@@ -12,11 +12,11 @@ import (
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
-	"helm.sh/helm/v4/pkg/engine"
 	releaseutil "helm.sh/helm/v4/pkg/release/v1/util"
 	"helm.sh/helm/v4/pkg/strvals"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -30,6 +30,9 @@ type Release struct {
 	valuesObject            map[string]any
 	parameters              []helmParameter
 	ignoreMissingValueFiles bool
+	// Limits bound the chart's render as a target's (render.RenderChart);
+	// zero for the defaults.
+	Limits fleet.RenderLimits
 }
 
 type helmParameter struct {
@@ -54,12 +57,13 @@ func HelmChart(fsys fs.FS, dir string, rel Release) (objs []Object, skip string,
 	if err != nil {
 		return nil, "", err
 	}
-	objs, err = renderChart(c, vals, rel)
+	objs, err = renderChart(c, vals, rel, dir)
 	return objs, "", err
 }
 
-// renderChart renders the loaded chart c with vals as release rel.
-func renderChart(c *chart.Chart, vals map[string]any, rel Release) ([]Object, error) {
+// renderChart renders the loaded chart c (from where) with vals as release
+// rel, under rel's limits.
+func renderChart(c *chart.Chart, vals map[string]any, rel Release, where string) ([]Object, error) {
 	if err := chartutil.ProcessDependencies(c, vals); err != nil {
 		return nil, err
 	}
@@ -68,7 +72,7 @@ func renderChart(c *chart.Chart, vals map[string]any, rel Release) ([]Object, er
 	if err != nil {
 		return nil, err
 	}
-	out, err := engine.Engine{}.Render(c, rv)
+	out, err := render.RenderChart(c, rv, rel.Limits, where)
 	if err != nil {
 		return nil, err
 	}

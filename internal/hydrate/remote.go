@@ -48,7 +48,7 @@ func (b *Builder) remoteChart(repo, chart, version string, rel Release) *Build {
 		return out
 	}
 	out.Tool = "helm"
-	objs, err := renderChart(c, vals, rel)
+	objs, err := renderChart(c, vals, rel, repo+" "+chart)
 	if err != nil {
 		out.Err = err.Error()
 	}

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/strata-fleet/strata/internal/fleet"
 )
 
 // Build is what one source of an Application builds to.
@@ -38,6 +40,9 @@ type Builder struct {
 	// ChartCache is the directory of Helm's repository cache, where a
 	// remote chart is looked for as <chart>-<version>.tgz; "" for none.
 	ChartCache string
+	// Limits bound the render of a chart, as a target's (config.yaml's
+	// render.limits).
+	Limits fleet.RenderLimits
 
 	mu   sync.Mutex
 	done map[string]*buildOnce
@@ -74,6 +79,7 @@ func (b *Builder) build(src map[string]any, name, ns string) *Build {
 	str := func(k string) string { s, _ := src[k].(string); return s }
 	repo, p, chart := str("repoURL"), str("path"), str("chart")
 	rel := ReleaseOf(src, name, ns)
+	rel.Limits = b.Limits
 	switch {
 	case chart != "":
 		return b.remoteChart(repo, chart, str("targetRevision"), rel)

@@ -5,9 +5,9 @@ import (
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
-	"helm.sh/helm/v4/pkg/engine"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/render"
 )
 
 // nameEnv resolves what Helm templates remain in a rendered name
@@ -39,7 +39,7 @@ func (e *nameEnv) resolve(name string) string {
 		Metadata:  &chart.Metadata{APIVersion: "v2", Name: "name", Version: "0.1.0"},
 		Templates: []*common.File{{Name: "templates/name", Data: []byte(name)}},
 	}
-	out, err := engine.Engine{}.Render(c, e.vals)
+	out, err := render.RenderChart(c, e.vals, e.f.Config.Render.Limits, "")
 	if err != nil {
 		return name
 	}

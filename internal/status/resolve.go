@@ -7,7 +7,9 @@ import (
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
-	"helm.sh/helm/v4/pkg/engine"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/render"
 )
 
 // batchSize is how many strings one run of Helm's engine evaluates: a run
@@ -22,6 +24,8 @@ const batchSize = 256
 // so every string sees its own cell's values as it would alone.
 type resolver struct {
 	jobs []job
+	// limits bound each evaluation, as a target's render (render.RenderChart).
+	limits fleet.RenderLimits
 }
 
 type job struct {
@@ -50,7 +54,7 @@ func (r *resolver) flush() {
 		r.jobs = nil
 		for start := 0; start < len(jobs); start += batchSize {
 			batch := jobs[start:min(start+batchSize, len(jobs))]
-			for i, s := range evaluate(batch) {
+			for i, s := range evaluate(batch, r.limits) {
 				batch[i].set(s)
 			}
 		}
@@ -61,12 +65,12 @@ func (r *resolver) flush() {
 // evaluate is kept as it is. Strings that define templates (which would be
 // seen by the others) and every string of a batch that fails are evaluated
 // alone.
-func evaluate(jobs []job) []string {
+func evaluate(jobs []job, limits fleet.RenderLimits) []string {
 	out := make([]string, len(jobs))
 	var batch []int
 	for i, j := range jobs {
 		if strings.Contains(j.text, "define") || strings.Contains(j.text, "block") {
-			out[i] = evaluateAlone(j)
+			out[i] = evaluateAlone(j, limits)
 		} else {
 			batch = append(batch, i)
 		}
@@ -91,10 +95,10 @@ func evaluate(jobs []job) []string {
 		c.Templates = append(c.Templates, &common.File{Name: name, Data: []byte(j.text)})
 		names[i] = path.Join("status/charts", c.Metadata.Name, name)
 	}
-	rendered, err := engine.Engine{}.Render(parent, renderValues(vals))
+	rendered, err := render.RenderChart(parent, renderValues(vals), limits, "")
 	for _, i := range batch {
 		if err != nil {
-			out[i] = evaluateAlone(jobs[i])
+			out[i] = evaluateAlone(jobs[i], limits)
 		} else {
 			out[i] = rendered[names[i]]
 		}
@@ -103,10 +107,10 @@ func evaluate(jobs []job) []string {
 }
 
 // evaluateAlone evaluates one job's string as the one template of a chart.
-func evaluateAlone(j job) string {
+func evaluateAlone(j job, limits fleet.RenderLimits) string {
 	c := newChart("status")
 	c.Templates = []*common.File{{Name: "templates/value", Data: []byte(j.text)}}
-	out, err := engine.Engine{}.Render(c, renderValues(j.env.values()))
+	out, err := render.RenderChart(c, renderValues(j.env.values()), limits, "")
 	if err != nil {
 		return j.text
 	}

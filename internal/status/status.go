@@ -182,7 +182,7 @@ func targetRows(f *fleet.Fleet, ct *fleet.ClusterType) ([]Target, error) {
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(f.Targets)) {
 		wg.Go(func() {
-			r := &resolver{}
+			r := &resolver{limits: f.Config.Render.Limits}
 			for i := int(next.Add(1) - 1); i < len(rows); i = int(next.Add(1) - 1) {
 				rows[i], errs[i] = targetRow(f, ct, f.Targets[i], r)
 				r.flushIfFull()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/hydrate"
 )
 
@@ -76,8 +77,10 @@ type sourceResult struct {
 type sourceChecker struct {
 	fsys fs.FS  // the repository, with rendered/ as rendered in memory
 	repo string // repoKey of the repository's URL; "" when not declared
-	mu   sync.Mutex
-	done map[string]*sourceOnce
+	// limits bound the render of a local Helm chart (render.RenderChart).
+	limits fleet.RenderLimits
+	mu     sync.Mutex
+	done   map[string]*sourceOnce
 }
 
 type sourceOnce struct {
@@ -99,6 +102,7 @@ func (c *sourceChecker) check(s appSource, name, ns string) sourceResult {
 		return sourceResult{}
 	}
 	release := hydrate.ReleaseOf(s.m, name, ns)
+	release.Limits = c.limits
 	key, _ := json.Marshal([]any{p, s.m["helm"], s.m["kustomize"], s.m["directory"], s.m["plugin"], release.Name(), release.Namespace()})
 	c.mu.Lock()
 	o := c.done[string(key)]
