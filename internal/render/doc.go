@@ -18,5 +18,6 @@
 // verbatim) and templates/<metadata.name>.yaml per resource, as bytes. It
 // goes to package output, which decides what to write; nothing here touches
 // the disk. Targets render in parallel; the result does not depend on the
-// order or the number of workers.
+// order or the number of workers. Each target renders under config.yaml's
+// render.limits (limits.go).
 package render

@@ -128,9 +128,9 @@ func (b *budget) output(n int, what string) error {
 	return nil
 }
 
-// graceMax bounds how long a render whose time is up may take to reach a
-// bounded function before it is abandoned.
-const graceMax = time.Second
+// grace is how long a render whose time is up may take to reach a bounded
+// function (and fail there, naming it) before it is abandoned.
+var grace = time.Second
 
 // bounded runs fn under b's time limit: fn's result, or a LimitError when
 // it is over. See the top of this file for what happens to a render that
@@ -153,7 +153,7 @@ func bounded[T any](b *budget, fn func() (T, error)) (T, error) {
 	case <-timer.C:
 	}
 	b.stop.Store(true)
-	timer.Reset(min(graceMax, b.limits.TimePerTarget))
+	timer.Reset(grace)
 	select {
 	case r := <-done:
 		if r.err == nil {
