@@ -151,8 +151,11 @@ func Compare(opts Options) (*Result, error) {
 		changed = append(changed, id)
 	}
 	rendered := changed
+	var hy *hydrator
 	if opts.Hydrate {
-		rendered = head.order // every target's Applications are hydrated
+		if hy = newHydrator(opts, base, head, changed); hy.sources {
+			rendered = head.order // every target's Applications are hydrated
+		}
 	}
 	if err := head.render(rendered); err != nil {
 		return nil, err
@@ -175,7 +178,7 @@ func Compare(opts Options) (*Result, error) {
 	}
 	res.Changed = len(res.Changes)
 	if opts.Hydrate {
-		if res.Hydrated, err = newHydrator(opts, base, head, changed).run(order); err != nil {
+		if res.Hydrated, err = hy.run(order); err != nil {
 			return nil, fmt.Errorf("--hydrate: %w", err)
 		}
 	}

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -50,6 +53,10 @@ type hydrator struct {
 	context        int
 	groups         map[string]*Hydrated
 	order          []string
+	// sources says that files outside config/ and rendered/ (where
+	// sources live) differ: then every target's Applications are
+	// hydrated, else only those of the targets that change.
+	sources bool
 }
 
 func newHydrator(opts Options, base, head *side, changed []string) *hydrator {
@@ -72,19 +79,27 @@ func newHydrator(opts Options, base, head *side, changed []string) *hydrator {
 	for _, id := range changed {
 		h.changed[id] = true
 	}
+	h.sources = !sameTree(opts.Base.FS, opts.Head, ".", "config", render.OutputDir, ".git")
 	return h
 }
 
 // run hydrates the Applications of every target of order.
 func (h *hydrator) run(order []string) ([]Hydrated, error) {
 	for _, id := range order {
-		before, err := h.apps(h.base, id, h.changed[id])
+		if !h.sources && !h.changed[id] {
+			continue // the same Applications, the same files: nothing changes
+		}
+		after, err := h.apps(h.head, id)
 		if err != nil {
 			return nil, err
 		}
-		after, err := h.apps(h.head, id, true)
-		if err != nil {
-			return nil, err
+		before := after // an unchanged target: the same Applications
+		if _, ok := h.base.targets[id]; !ok {
+			before = nil
+		} else if h.changed[id] {
+			if before, err = h.apps(h.base, id); err != nil {
+				return nil, err
+			}
 		}
 		name := h.head.names[id]
 		if name == "" {
@@ -105,25 +120,46 @@ func (h *hydrator) run(order []string) ([]Hydrated, error) {
 }
 
 // apps are the Applications of target id on side s, as Argo CD renders the
-// target's chart; an unchanged target's base is its head.
-func (h *hydrator) apps(s *side, id string, own bool) (map[string]map[string]any, error) {
-	if !own {
-		s = h.head
-	}
+// target's chart: a template without an expression is the object as it
+// is; the others are rendered with Helm's engine (bootstrap.ArgoRender).
+func (h *hydrator) apps(s *side, id string) (map[string]map[string]any, error) {
 	t, ok := s.targets[id]
 	files := s.files[id]
 	if !ok || files == nil {
 		return nil, nil
 	}
+	apps := map[string]map[string]any{}
+	var templated []string
+	for _, name := range sortedKeys(files) {
+		res, isTemplate := strings.CutPrefix(name, "templates/")
+		if !isTemplate || path.Ext(name) != ".yaml" {
+			continue
+		}
+		if bytes.Contains(files[name], []byte("{{")) {
+			templated = append(templated, strings.TrimSuffix(res, ".yaml"))
+			continue
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(files[name], &m); err != nil {
+			return nil, fmt.Errorf("%s/%s: %w", t.Dir(), name, err)
+		}
+		if m["kind"] == "Application" {
+			md, _ := m["metadata"].(map[string]any)
+			n, _ := md["name"].(string)
+			apps[n] = m
+		}
+	}
+	if len(templated) == 0 {
+		return apps, nil
+	}
 	out := &render.Output{Target: t}
 	for _, name := range sortedKeys(files) {
 		out.Files = append(out.Files, render.File{Path: t.Dir() + "/" + name, Data: files[name]})
 	}
-	objs, err := bootstrap.ArgoRender(out, nil)
+	objs, err := bootstrap.ArgoRender(out, nil, templated...)
 	if err != nil {
 		return nil, err
 	}
-	apps := map[string]map[string]any{}
 	for name, o := range objs {
 		if o.GetKind() == "Application" {
 			apps[name] = o.Object
@@ -253,12 +289,17 @@ func sameJSON(a, b any) bool {
 	return bytes.Equal(x, y)
 }
 
-// sameTree reports whether dir holds the same files in a and b.
-func sameTree(a, b fs.FS, dir string) bool {
+// sameTree reports whether dir holds the same files in a and b, but for
+// the directories skip directly under dir.
+func sameTree(a, b fs.FS, dir string, skip ...string) bool {
 	files := func(fsys fs.FS) map[string][]byte {
 		m := map[string][]byte{}
 		_ = fs.WalkDir(fsys, dir, func(p string, e fs.DirEntry, err error) error {
-			if err == nil && !e.IsDir() {
+			switch {
+			case err != nil:
+			case e.IsDir() && path.Dir(p) == dir && slices.Contains(skip, e.Name()):
+				return fs.SkipDir
+			case !e.IsDir():
 				m[p], _ = fs.ReadFile(fsys, p)
 			}
 			return nil
