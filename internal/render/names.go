@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -56,8 +57,11 @@ func (r *Renderer) ItemsByName(t Target, vals *values.Value) (map[string]Item, e
 		}
 	}
 	list, err := values.Decode(t.Dir()+"/templates", []byte(final))
-	if err != nil || list.Kind != values.List || len(list.Items) != len(items) {
+	if err != nil {
 		return nil, err
+	}
+	if list.Kind != values.List || len(list.Items) != len(items) {
+		return nil, fmt.Errorf("the names of the built-in chart's resources (render.namePrefix, name:) do not render to one name each:\n%s", indent([]byte(final)))
 	}
 	out := make(map[string]Item, len(items))
 	for i, it := range list.Items {
