@@ -45,7 +45,8 @@
 // check, and a patch the API server rejects at sync, each reverted with
 // --on-failure revert); strata status --live against the hub's Argo CD
 // (central model) and a spoke's own (distributed model): healthy, an
-// unreachable Argo CD, drift made by hand, a rejected sync, each as the
+// unreachable Argo CD, drift made by hand, a volume claim lost (degraded),
+// a rejected sync, each as the
 // Application objects say ([Env.StatusLive], [Env.Kubeconfig]); pins with
 // strata pin; and that what strata validate rejects, the API server
 // rejects too. They are skipped under -short; without the binaries they

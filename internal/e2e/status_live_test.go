@@ -21,13 +21,26 @@ var liveSpokes = []Spoke{
 	{Name: "spoke-d", Target: "stage/stage-sector-1/ap-south1", OwnArgoCD: true},
 }
 
+// ownRegion is where liveSpokes' spoke-d's patches go.
+const ownRegion = "config/spoke/demo/stage/stage-sector-1/ap-south1/"
+
+// claimPatch makes the demo chart claim a volume, which none binds.
+const claimPatch = `applications:
+  demo:
+    source:
+      helm:
+        valuesObject:
+          claim: true
+`
+
 // TestE2EStatusLive: strata status --live -o json shows every Application
 // of both Argo CDs as the objects say, and each in the state they make:
 // all healthy; an Argo CD that cannot be reached (the spoke's, then the
 // hub's) shown unreachable with the reason, the other still shown; a
 // ConfigMap edited by hand on each cluster shown as drift (synced at the
-// right revision, out of sync); a patch the API server rejects at sync
-// shown as failed with Argo CD's message. The fleet's Applications do not
+// right revision, out of sync); a volume claim lost on each spoke shown as
+// degraded; a patch the API server rejects at sync shown as failed with
+// Argo CD's message. The fleet's Applications do not
 // self-heal here, so that a hand edit stays.
 func TestE2EStatusLive(t *testing.T) {
 	e := Start(t, Options{Spokes: liveSpokes})
@@ -88,10 +101,13 @@ func TestE2EStatusLive(t *testing.T) {
 	e.Converge(Expect{Head: head, Apps: expectApps(e), State: expectState(e, allAt(e, "1.0.0"))})
 	mark("status --live: drift on each cluster, then undone")
 
+	checkDegraded(t, e, kubeconfig, map[string]string{spokeDemo: "spoke-a", ownDemo: "spoke-d"})
+	mark("status --live: degraded, in both models")
+
 	e.Repo.WriteFile(firstRegion+"patch-002.yaml", rejectedPatch)
-	e.Repo.WriteFile("config/spoke/demo/stage/stage-sector-1/ap-south1/patch-003.yaml", rejectedPatch)
+	e.Repo.WriteFile(ownRegion+"patch-003.yaml", rejectedPatch)
 	e.MustStrata("render")
-	head = e.Commit("a ConfigMap name the API server rejects, at spoke-a and spoke-d")
+	e.Commit("a ConfigMap name the API server rejects, at spoke-a and spoke-d")
 	rejected := map[string]bool{spokeDemo: true, ownDemo: true}
 	for app := range rejected {
 		e.WaitApp(app, "failed at the new commit", func(a App) bool {
@@ -108,6 +124,31 @@ func TestE2EStatusLive(t *testing.T) {
 		return live.Healthy, ""
 	})
 	mark("status --live: a sync the API server rejects, in both models")
+}
+
+// checkDegraded gives the demo of each cluster of apps (by appKey) a
+// volume claim that never binds, then loses it: status --live shows those
+// Applications degraded, the others healthy.
+func checkDegraded(t *testing.T, e *Env, kubeconfig string, degraded map[string]string) {
+	t.Helper()
+	e.Repo.WriteFile(firstRegion+"patch-004.yaml", claimPatch)
+	e.Repo.WriteFile(ownRegion+"patch-004.yaml", claimPatch)
+	e.MustStrata("render")
+	head := e.Commit("a claim at spoke-a and spoke-d")
+	for app, cluster := range degraded {
+		// Synced with the claim, which no volume binds: Progressing.
+		e.WaitApp(app, "synced with its claim", func(a App) bool {
+			return a.Sync == "Synced" && a.Revision == head && a.Health == "Progressing"
+		})
+		e.loseClaim(cluster)
+		e.WaitApp(app, "degraded", func(a App) bool { return a.Health == "Degraded" })
+	}
+	checkLive(t, e.StatusLive(kubeconfig), func(a live.AppState, _ App) (live.State, string) {
+		if a.Live != nil && degraded[appKey(a.ArgoCD, a.Live.Name)] != "" {
+			return live.Degraded, ""
+		}
+		return live.Healthy, ""
+	})
 }
 
 // checkLive checks that s shows the objects as they are, and each rendered
@@ -187,4 +228,17 @@ func (e *Env) setVersion(cluster, version string) string {
 	}
 	e.t.Logf("set the version of ConfigMap %s/demo on %s by hand: %q (was %q)", namespaceOf(cluster), cluster, version, was)
 	return was
+}
+
+// loseClaim sets the phase of the demo claim on a cluster to Lost, as a
+// volume controller would when its volume went away.
+func (e *Env) loseClaim(cluster string) {
+	e.t.Helper()
+	ctx, cancel := e.ctx()
+	defer cancel()
+	patch := []byte(`{"status":{"phase":"Lost"}}`)
+	_, err := e.clusterNamed(cluster).Kube.CoreV1().PersistentVolumeClaims(namespaceOf(cluster)).Patch(ctx, "demo", types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+	if err != nil {
+		e.t.Fatalf("losing the claim demo on %s: %v", cluster, err)
+	}
 }
