@@ -22,10 +22,13 @@
 // before anything is written.
 //
 // State remembers, per target, the fingerprint of its inputs and the
-// size, time and inode of its files, in the checkout's local state outside
-// the repository (package localstate), so that a run with nothing changed
-// renders nothing. It vouches only for files it recorded after writing:
-// a link, or a file replaced by another, makes the target render again.
+// size, time and inode of its files and directories, in the checkout's
+// local state outside the repository (package localstate), so that a run
+// with nothing changed renders nothing. It vouches only for files it
+// recorded after writing: a link, or a file replaced by another, makes the
+// target render again. On Linux an unchanged target is checked with one
+// fstatat per file and directory and no directory listing: a directory
+// whose stamp is unchanged has the same entries (stamps_linux.go says why).
 //
 // Callers hold the repository lock (package lock) around Run. Staged files
 // are not synced one by one (that would cost more than the render): the

@@ -7,7 +7,7 @@ import (
 )
 
 // stateVersion changes when State's encoding does.
-const stateVersion = 3
+const stateVersion = 4
 
 // State is what the last render knew about each target's files.
 type State struct {
@@ -15,10 +15,15 @@ type State struct {
 	Targets map[string]TargetState // by target directory, slash path
 }
 
-// TargetState is a target's input fingerprint and its files as written.
+// TargetState is a target's input fingerprint and its files and
+// directories as written.
 type TargetState struct {
 	Fingerprint [32]byte
 	Files       []Stamp // sorted by Name
+	// Dirs are the target's directory (".") and those under it, sorted by
+	// Name: while a directory's stamp is unchanged, so are its entries
+	// (see stampsCurrent).
+	Dirs []Stamp
 }
 
 // Stamp identifies the version of a file on disk, as Git's index does: a
@@ -65,6 +70,9 @@ func (s *State) current(t *tree, dir string, fp [32]byte) bool {
 	if exists, err := t.dir(dir); !exists || err != nil {
 		return false
 	}
+	if stampsCurrent(t, dir, ts) {
+		return true
+	}
 	files, err := t.files(dir)
 	if err != nil || len(files) != len(ts.Files) {
 		return false
@@ -79,13 +87,16 @@ func (s *State) current(t *tree, dir string, fp [32]byte) bool {
 
 // record stamps the files of the target directory dir as they are now.
 func (s *State) record(t *tree, dir string, fp [32]byte) error {
-	files, err := t.files(dir)
+	files, dirs, err := t.list(dir)
 	if err != nil {
 		return err
 	}
-	ts := TargetState{Fingerprint: fp, Files: make([]Stamp, len(files))}
+	ts := TargetState{Fingerprint: fp, Files: make([]Stamp, len(files)), Dirs: make([]Stamp, len(dirs))}
 	for i, f := range files {
 		ts.Files[i] = stamp(f)
+	}
+	for i, d := range dirs {
+		ts.Dirs[i] = stamp(d)
 	}
 	s.Targets[dir] = ts
 	return nil

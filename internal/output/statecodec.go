@@ -10,8 +10,8 @@ import (
 // The state's encoding is compact and quick to read, because a no-op run of
 // a large fleet reads all of it (10,000 targets x 22 files): a header, the
 // distinct file names once, then per target (in directory order) its
-// directory, fingerprint and files as name index, size, modification
-// time, inode and change time, in varints.
+// directory, fingerprint, files and directories, each as name index, size,
+// modification time, inode and change time, in varints.
 const stateMagic = "strata render state\n"
 
 var errBadState = errors.New("malformed render state")
@@ -21,7 +21,7 @@ func (s *State) encode() []byte {
 	index := map[string]uint64{}
 	var names []string
 	for _, ts := range s.Targets {
-		for _, st := range ts.Files {
+		for _, st := range slices.Concat(ts.Files, ts.Dirs) {
 			if _, ok := index[st.Name]; !ok {
 				index[st.Name] = uint64(len(names))
 				names = append(names, st.Name)
@@ -39,14 +39,20 @@ func (s *State) encode() []byte {
 		ts := s.Targets[dir]
 		b = appendString(b, dir)
 		b = append(b, ts.Fingerprint[:]...)
-		b = binary.AppendUvarint(b, uint64(len(ts.Files)))
-		for _, st := range ts.Files {
-			b = binary.AppendUvarint(b, index[st.Name])
-			b = binary.AppendVarint(b, st.Size)
-			b = binary.AppendVarint(b, st.MTime)
-			b = binary.AppendUvarint(b, st.Ino)
-			b = binary.AppendVarint(b, st.CTime)
-		}
+		b = appendStamps(b, ts.Files, index)
+		b = appendStamps(b, ts.Dirs, index)
+	}
+	return b
+}
+
+func appendStamps(b []byte, stamps []Stamp, index map[string]uint64) []byte {
+	b = binary.AppendUvarint(b, uint64(len(stamps)))
+	for _, st := range stamps {
+		b = binary.AppendUvarint(b, index[st.Name])
+		b = binary.AppendVarint(b, st.Size)
+		b = binary.AppendVarint(b, st.MTime)
+		b = binary.AppendUvarint(b, st.Ino)
+		b = binary.AppendVarint(b, st.CTime)
 	}
 	return b
 }
@@ -73,14 +79,8 @@ func decodeState(data []byte) (*State, error) {
 		dir := d.string()
 		var ts TargetState
 		copy(ts.Fingerprint[:], d.bytes(len(ts.Fingerprint)))
-		ts.Files = make([]Stamp, d.count())
-		for i := range ts.Files {
-			k := d.uvarint()
-			if k >= uint64(len(names)) {
-				return nil, errBadState
-			}
-			ts.Files[i] = Stamp{Name: names[k], Size: d.varint(), MTime: d.varint(), Ino: d.uvarint(), CTime: d.varint()}
-		}
+		ts.Files = d.stamps(names)
+		ts.Dirs = d.stamps(names)
 		if d.err != nil {
 			return nil, d.err
 		}
@@ -90,6 +90,20 @@ func decodeState(data []byte) (*State, error) {
 		return nil, errBadState
 	}
 	return s, nil
+}
+
+// stamps reads what appendStamps wrote.
+func (d *stateDecoder) stamps(names []string) []Stamp {
+	out := make([]Stamp, d.count())
+	for i := range out {
+		k := d.uvarint()
+		if k >= uint64(len(names)) {
+			d.fail()
+			return nil
+		}
+		out[i] = Stamp{Name: names[k], Size: d.varint(), MTime: d.varint(), Ino: d.uvarint(), CTime: d.varint()}
+	}
+	return out
 }
 
 // stateDecoder reads varints and strings, remembering the first error.

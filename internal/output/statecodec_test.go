@@ -11,11 +11,11 @@ func testState() *State {
 		"rendered/mc/int/s1/r1": {Fingerprint: [32]byte{1, 2, 3}, Files: []Stamp{
 			{Name: "Chart.yaml", Size: 120, MTime: 1763900000123456789, Ino: 1 << 40, CTime: 1763900000987654321},
 			{Name: "templates/app.yaml", Size: 4096, MTime: -5},
-		}},
+		}, Dirs: []Stamp{{Name: ".", Size: 80, MTime: 17639, Ino: 12, CTime: 17640}, {Name: "templates", Ino: 13}}},
 		"rendered/mc/int/s1/r2": {Fingerprint: [32]byte{31: 9}, Files: []Stamp{
 			{Name: "Chart.yaml", Size: 0, MTime: 0},
-		}},
-		"rendered/mc/int/s1/r3": {Files: []Stamp{}},
+		}, Dirs: []Stamp{}},
+		"rendered/mc/int/s1/r3": {Files: []Stamp{}, Dirs: []Stamp{}},
 	}}
 }
 

@@ -137,12 +137,24 @@ type entry struct {
 // reported to exist, sorted by name. Links and other special files are
 // errors.
 func (t *tree) files(dir string) ([]entry, error) {
+	files, _, err := t.list(dir)
+	return files, err
+}
+
+// list lists the regular files under the directory dir, which dir
+// reported to exist, and the directories (dir itself as "."), each sorted
+// by name. Links and other special files are errors.
+func (t *tree) list(dir string) (files, dirs []entry, err error) {
 	sub, err := t.open(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer sub.Close()
-	var out []entry
+	self, err := sub.Lstat(".")
+	if err != nil {
+		return nil, nil, err
+	}
+	dirs = []entry{{Name: ".", Info: self}}
 	var walk func(rel string) error
 	walk = func(rel string) error {
 		des, err := readDir(sub, rel)
@@ -154,27 +166,31 @@ func (t *tree) files(dir string) ([]entry, error) {
 			switch {
 			case de.Type()&fs.ModeSymlink != 0:
 				return &atomicfile.SymlinkError{Path: path.Join(dir, name)}
-			case de.IsDir():
-				if err := walk(name); err != nil {
-					return err
-				}
-				continue
-			case !de.Type().IsRegular():
+			case !de.IsDir() && !de.Type().IsRegular():
 				return fmt.Errorf("%s is not a regular file: remove it", path.Join(dir, name))
 			}
 			info, err := de.Info()
 			if err != nil {
 				return err
 			}
-			out = append(out, entry{Name: name, Info: info})
+			if de.IsDir() {
+				dirs = append(dirs, entry{Name: name, Info: info})
+				if err := walk(name); err != nil {
+					return err
+				}
+				continue
+			}
+			files = append(files, entry{Name: name, Info: info})
 		}
 		return nil
 	}
 	if err := walk("."); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	slices.SortFunc(out, func(a, b entry) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+	byName := func(a, b entry) int { return strings.Compare(a.Name, b.Name) }
+	slices.SortFunc(files, byName)
+	slices.SortFunc(dirs, byName)
+	return files, dirs, nil
 }
 
 // readDir lists the directory dir of r (entries of links are links).
