@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -71,6 +72,8 @@ type Node struct {
 	// and the nodes under it; see Config.RolloutAt.
 	Rollout *RolloutSettings
 	Pos     values.Pos
+
+	id atomic.Pointer[string] // ID, once asked for
 }
 
 // Revision is a pin: one revision for every cluster type, or one per type.
@@ -99,8 +102,16 @@ func (n *Node) Path() []string {
 	return append(n.Parent.Path(), n.Name)
 }
 
-// ID is the node's path joined with slashes, "" for the root.
-func (n *Node) ID() string { return strings.Join(n.Path(), "/") }
+// ID is the node's path joined with slashes, "" for the root. It is
+// computed once (a render asks for it per target, component and level).
+func (n *Node) ID() string {
+	if id := n.id.Load(); id != nil {
+		return *id
+	}
+	id := strings.Join(n.Path(), "/")
+	n.id.Store(&id)
+	return id
+}
 
 // Child returns the child called name, or nil.
 func (n *Node) Child(name string) *Node {
