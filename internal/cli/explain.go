@@ -139,7 +139,7 @@ func (o *explainOptions) complete(_ *cobra.Command, args []string, _ string) ([]
 	switch len(args) {
 	case 0:
 		for _, ct := range f.ClusterTypes {
-			for _, n := range f.Targets {
+			for _, n := range ct.Targets {
 				out = append(out, status.TargetName(f, ct, n))
 			}
 		}

@@ -57,7 +57,8 @@ func (c *Config) parseCluster(f *File) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !slices.ContainsFunc(c.ClusterTypes, func(d ClusterTypeDecl) bool { return d.Name == tv }) {
+	decl := slices.IndexFunc(c.ClusterTypes, func(d ClusterTypeDecl) bool { return d.Name == tv })
+	if decl < 0 {
 		return nil, c.unknown(tvv, "type", "cluster type", tv, c.clusterTypeNames())
 	}
 	cl.Type = tv
@@ -67,6 +68,11 @@ func (c *Config) parseCluster(f *File) (*Cluster, error) {
 	}
 	if cl.Target = c.Find(strings.Split(strings.Trim(target, "/"), "/")); cl.Target == nil || len(cl.Target.Children) > 0 || cl.Target.Depth == 0 {
 		return nil, c.unknown(targetV, "target", "target", target, c.targetIDs())
+	}
+	if d := c.ClusterTypes[decl]; targetsOf([]*Node{cl.Target}, d.At) == nil {
+		return nil, &values.Error{Pos: targetV.Pos, Path: []string{"target"}, Also: []values.Pos{d.AtPos},
+			Msg:  fmt.Sprintf("cluster type %q does not exist at %q", tv, target),
+			Hint: fmt.Sprintf("%q exists only under %s (config.yaml's at:)", tv, choices(nodeIDs(d.At)))}
 	}
 	if err := c.checkDimensionLabels(cl.Target, targetV); err != nil {
 		return nil, err

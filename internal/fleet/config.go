@@ -42,7 +42,11 @@ type Dimension struct {
 // ClusterTypeDecl is a cluster type as config.yaml declares it.
 type ClusterTypeDecl struct {
 	Name string
-	Pos  values.Pos
+	// At lists the nodes under which the cluster type exists (its at:
+	// key); nil when it exists at every target.
+	At    []*Node
+	AtPos values.Pos
+	Pos   values.Pos
 }
 
 // Repository names the Git repository Argo CD pulls, and the revision that

@@ -24,8 +24,14 @@ type Fleet struct {
 
 // ClusterType is config/<name>/: its defaults and components.
 type ClusterType struct {
-	Name       string
-	Dir        string
+	Name string
+	Dir  string
+	// At lists the nodes under which the cluster type exists (config.yaml's
+	// at:), nil when it exists at every target; see ExistsAt.
+	At []*Node
+	// Targets are the full-depth nodes where the cluster type exists, in
+	// rollout order: Fleet.Targets, or those under At.
+	Targets    []*Node
 	Defaults   *File
 	Components []*Component // sorted by name
 }
@@ -132,7 +138,7 @@ func load(fsys fs.FS, onlyType, onlyComponent string) (*Fleet, error) {
 		if onlyType != "" && decl.Name != onlyType {
 			continue
 		}
-		if ct := l.clusterType(decl); ct != nil {
+		if ct := l.clusterType(decl, f.Targets); ct != nil {
 			f.ClusterTypes = append(f.ClusterTypes, ct)
 		}
 	}
@@ -174,7 +180,7 @@ func (l *loader) fail(err error) {
 	}
 }
 
-func (l *loader) clusterType(decl ClusterTypeDecl) *ClusterType {
+func (l *loader) clusterType(decl ClusterTypeDecl, targets []*Node) *ClusterType {
 	dir := "config/" + decl.Name
 	entries, err := l.readDir(dir)
 	if err != nil {
@@ -187,7 +193,7 @@ func (l *loader) clusterType(decl ClusterTypeDecl) *ClusterType {
 		}
 		return nil
 	}
-	ct := &ClusterType{Name: decl.Name, Dir: dir}
+	ct := &ClusterType{Name: decl.Name, Dir: dir, At: decl.At, Targets: targetsOf(targets, decl.At)}
 	for _, e := range entries {
 		p := dir + "/" + e.Name()
 		switch {
@@ -195,7 +201,7 @@ func (l *loader) clusterType(decl ClusterTypeDecl) *ClusterType {
 			ct.Defaults = l.readFile(p)
 		case e.IsDir() && l.onlyComponent != "" && e.Name() != l.onlyComponent:
 		case e.IsDir():
-			if c := l.component(p, e.Name()); c != nil {
+			if c := l.component(ct, p, e.Name()); c != nil {
 				ct.Components = append(ct.Components, c)
 			}
 		}
@@ -209,7 +215,7 @@ func (l *loader) clusterType(decl ClusterTypeDecl) *ClusterType {
 	return ct
 }
 
-func (l *loader) component(dir, name string) *Component {
+func (l *loader) component(ct *ClusterType, dir, name string) *Component {
 	if err := checkName(name); err != nil {
 		l.fail(&values.Error{Pos: values.Pos{File: dir + "/"}, Msg: "component directory: " + err.Error(),
 			Hint: "rename the directory: a component's name is a plain path segment (" + nameHint + ")"})
@@ -228,7 +234,7 @@ func (l *loader) component(dir, name string) *Component {
 		p := dir + "/" + e.Name()
 		switch {
 		case e.IsDir():
-			l.level(c, l.cfg.Root, p, e.Name())
+			l.level(ct, c, l.cfg.Root, p, e.Name())
 		case e.Name() == "values.yaml":
 			c.Values = l.readFile(p)
 		case e.Name() == "metadata.yaml":
@@ -263,7 +269,7 @@ func isPatch(name string) bool {
 }
 
 // level reads the level directory dir, which must name a child of parent.
-func (l *loader) level(c *Component, parent *Node, dir, name string) {
+func (l *loader) level(ct *ClusterType, c *Component, parent *Node, dir, name string) {
 	node := parent.Child(name)
 	if node == nil {
 		var names []string
@@ -295,7 +301,9 @@ func (l *loader) level(c *Component, parent *Node, dir, name string) {
 		p := dir + "/" + e.Name()
 		switch {
 		case e.IsDir():
-			l.level(c, node, p, e.Name())
+			l.level(ct, c, node, p, e.Name())
+		case (e.Name() == "override.yaml" || isPatch(e.Name())) && !ct.ExistsAt(node):
+			l.fail(l.notThere(ct, node, p))
 		case e.Name() == "override.yaml":
 			lv.Override = l.readFile(p)
 		case isPatch(e.Name()):

@@ -36,7 +36,7 @@ func parseConfig(f *File) (*Config, error) {
 			return nil, err
 		}
 	}
-	if c.ClusterTypes, err = parseClusterTypes(v, f); err != nil {
+	if c.ClusterTypes, err = c.parseClusterTypes(v, f); err != nil {
 		return nil, err
 	}
 	if err := c.parsePromotion(v.Get("promotion")); err != nil {
@@ -262,7 +262,7 @@ func (c *Config) parseRevision(r *values.Value, path []string) (*Revision, error
 	return rev, nil
 }
 
-func parseClusterTypes(v *values.Value, f *File) ([]ClusterTypeDecl, error) {
+func (c *Config) parseClusterTypes(v *values.Value, f *File) ([]ClusterTypeDecl, error) {
 	ctv := v.Get("cluster_types")
 	if ctv == nil {
 		return nil, &values.Error{Pos: values.Pos{File: f.Path, Line: 1, Col: 1}, Msg: "missing key cluster_types",
@@ -275,14 +275,23 @@ func parseClusterTypes(v *values.Value, f *File) ([]ClusterTypeDecl, error) {
 	for i, it := range ctv.Items {
 		path := []string{"cluster_types", fmt.Sprint(i)}
 		name := ""
+		var at []*Node
+		var atPos values.Pos
 		switch it.Kind {
 		case values.String:
 			name = it.Text
 		case values.Map:
-			if err := knownKeys(it, path, "name"); err != nil {
+			if err := knownKeys(it, path, "name", "at"); err != nil {
 				return nil, err
 			}
 			name = stringAt(it, "name")
+			if av := it.Get("at"); av != nil {
+				var err error
+				atPos = av.Pos
+				if at, err = c.parseAt(av, path); err != nil {
+					return nil, err
+				}
+			}
 		default:
 			return nil, values.TypeError(it, path, values.Map)
 		}
@@ -295,7 +304,7 @@ func parseClusterTypes(v *values.Value, f *File) ([]ClusterTypeDecl, error) {
 		if slices.ContainsFunc(out, func(d ClusterTypeDecl) bool { return strings.EqualFold(d.Name, name) }) {
 			return nil, values.Errorf(it.Pos, path, "cluster type %q is declared twice (names that differ only in case are one directory on macOS and Windows)", name)
 		}
-		out = append(out, ClusterTypeDecl{Name: name, Pos: it.Pos})
+		out = append(out, ClusterTypeDecl{Name: name, Pos: it.Pos, At: at, AtPos: atPos})
 	}
 	return out, nil
 }

@@ -159,7 +159,7 @@ func Join(f *fleet.Fleet, expected []Expected, instances []*Instance, h *History
 func cellOrder(f *fleet.Fleet) [][3]string {
 	var out [][3]string
 	for _, ct := range f.ClusterTypes {
-		for _, n := range f.Targets {
+		for _, n := range ct.Targets {
 			t := targetName(f, ct, n)
 			for _, c := range ct.Components {
 				out = append(out, [3]string{ct.Name, t, c.Name})

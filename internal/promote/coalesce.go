@@ -21,7 +21,7 @@ func (pl *planner) coalesce(s state) ([]Coalesce, []error, error) {
 	var conflicted []string // nodes with a conflict: the ones below repeat it
 	for depth := 1; depth < len(pl.f.Config.Dimensions); depth++ {
 		for _, n := range pl.walk {
-			if n.Depth != depth || s.covers(n) || !allCovered(s, n) {
+			if n.Depth != depth || s.covers(n) || !pl.allCovered(s, n) {
 				continue
 			}
 			if slices.ContainsFunc(conflicted, func(id string) bool { return strings.HasPrefix(n.ID(), id+"/") }) {
@@ -82,9 +82,9 @@ func foldConflicts(patch string, conflicts []error) error {
 	return errors.New(b.String())
 }
 
-func allCovered(s state, n *fleet.Node) bool {
+func (pl *planner) allCovered(s state, n *fleet.Node) bool {
 	for _, l := range n.Leaves() {
-		if !s.covers(l) {
+		if !s.covers(l) && pl.ct.ExistsAt(l) {
 			return false
 		}
 	}
@@ -237,7 +237,7 @@ func (pl *planner) checkUnchanged(promoted, after state, newValues []byte) ([]er
 	type key struct{ field, value, winner string }
 	var order []key
 	targets := map[key][]string{}
-	for _, t := range pl.f.Targets {
+	for _, t := range pl.ct.Targets {
 		if newValues == nil && !changed.covers(t) {
 			continue
 		}

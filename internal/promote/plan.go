@@ -309,7 +309,11 @@ func newPlanner(f *fleet.Fleet, opts Options) (*planner, error) {
 	}
 	level = min(level, len(f.Config.Dimensions))
 	pl := &planner{f: f, ct: ct, comp: comp, name: name, level: level}
-	f.Config.Root.Walk(func(n *fleet.Node) { pl.walk = append(pl.walk, n) })
+	f.Config.Root.Walk(func(n *fleet.Node) {
+		if ct.ExistsAt(n) { // the nodes where ct has targets (config.yaml's at:)
+			pl.walk = append(pl.walk, n)
+		}
+	})
 	return pl, nil
 }
 
@@ -415,7 +419,7 @@ func (pl *planner) file(n *fleet.Node) string {
 
 func (pl *planner) everyRootHasIt(s state) bool {
 	for _, n := range pl.f.Config.Root.Children {
-		if _, ok := s[n.ID()]; !ok {
+		if _, ok := s[n.ID()]; !ok && pl.ct.ExistsAt(n) {
 			return false
 		}
 	}

@@ -73,11 +73,12 @@ func Load(fsys fs.FS) (*Renderer, error) {
 }
 
 // Targets lists every target of the fleet: cluster types in declaration
-// order, nodes in rollout order.
+// order, nodes in rollout order, each cluster type at the nodes where it
+// exists (config.yaml's at:).
 func (r *Renderer) Targets() []Target {
 	var out []Target
 	for _, ct := range r.Fleet.ClusterTypes {
-		for _, n := range r.Fleet.Targets {
+		for _, n := range ct.Targets {
 			out = append(out, Target{ClusterType: ct, Node: n})
 		}
 	}

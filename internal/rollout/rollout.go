@@ -277,7 +277,11 @@ func (r *runner) reachedUntil(f *fleet.Fleet) bool {
 	if len(locs) == 0 {
 		return false
 	}
+	ct := f.ClusterType(r.opts.ClusterType)
 	for _, l := range n.Leaves() {
+		if ct != nil && !ct.ExistsAt(l) {
+			continue // no target of ct here (config.yaml's at:)
+		}
 		covered := false
 		for _, loc := range locs {
 			if loc == l.ID() || strings.HasPrefix(l.ID(), loc+"/") {

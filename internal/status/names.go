@@ -25,19 +25,24 @@ func FindTarget(f *fleet.Fleet, name string) (*fleet.ClusterType, *fleet.Node, e
 	name = strings.Trim(name, "/")
 	first, rest, _ := strings.Cut(name, "/")
 	if ct := f.ClusterType(first); ct != nil {
-		if n := findLeaf(f, rest); n != nil {
+		if n := findLeaf(ct.Targets, rest); n != nil {
 			return ct, n, nil
 		}
 		return nil, nil, unknownTarget(f, name)
 	}
-	if n := findLeaf(f, name); n != nil {
-		if len(f.ClusterTypes) == 1 {
-			return f.ClusterTypes[0], n, nil
-		}
-		var types []string
-		for _, ct := range f.ClusterTypes {
+	var types []string
+	var found *fleet.ClusterType
+	var node *fleet.Node
+	for _, ct := range f.ClusterTypes {
+		if n := findLeaf(ct.Targets, name); n != nil {
 			types = append(types, ct.Name+"/"+name)
+			found, node = ct, n
 		}
+	}
+	switch {
+	case len(types) == 1: // the one cluster type that exists there
+		return found, node, nil
+	case len(types) > 1:
 		return nil, nil, fmt.Errorf("target %q exists for several cluster types: name one of %s", name, strings.Join(types, ", "))
 	}
 	return nil, nil, unknownTarget(f, name)
@@ -52,10 +57,6 @@ func FindComponentTarget(f *fleet.Fleet, name, component string) (*fleet.Cluster
 	if err == nil || len(f.ClusterTypes) < 2 {
 		return ct, n, err
 	}
-	n = findLeaf(f, strings.Trim(name, "/"))
-	if n == nil {
-		return nil, nil, err
-	}
 	var with []*fleet.ClusterType
 	for _, c := range f.ClusterTypes {
 		if c.Component(component) != nil {
@@ -65,11 +66,14 @@ func FindComponentTarget(f *fleet.Fleet, name, component string) (*fleet.Cluster
 	if len(with) != 1 {
 		return nil, nil, err
 	}
+	if n = findLeaf(with[0].Targets, strings.Trim(name, "/")); n == nil {
+		return nil, nil, err
+	}
 	return with[0], n, nil
 }
 
-func findLeaf(f *fleet.Fleet, id string) *fleet.Node {
-	for _, n := range f.Targets {
+func findLeaf(targets []*fleet.Node, id string) *fleet.Node {
+	for _, n := range targets {
 		if n.ID() == id {
 			return n
 		}
@@ -81,7 +85,7 @@ func findLeaf(f *fleet.Fleet, id string) *fleet.Node {
 func unknownTarget(f *fleet.Fleet, name string) error {
 	var all []string
 	for _, ct := range f.ClusterTypes {
-		for _, n := range f.Targets {
+		for _, n := range ct.Targets {
 			all = append(all, TargetName(f, ct, n))
 		}
 	}

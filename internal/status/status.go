@@ -176,15 +176,15 @@ func clusterType(f *fleet.Fleet, ct *fleet.ClusterType) (*ClusterType, error) {
 // targetRows returns the matrix's rows, computed in parallel (each worker
 // with its own resolver), in target order.
 func targetRows(f *fleet.Fleet, ct *fleet.ClusterType) ([]Target, error) {
-	rows := make([]Target, len(f.Targets))
-	errs := make([]error, len(f.Targets))
+	rows := make([]Target, len(ct.Targets))
+	errs := make([]error, len(ct.Targets))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(f.Targets)) {
+	for range min(runtime.GOMAXPROCS(0), len(ct.Targets)) {
 		wg.Go(func() {
 			r := &resolver{limits: f.Config.Render.Limits}
 			for i := int(next.Add(1) - 1); i < len(rows); i = int(next.Add(1) - 1) {
-				rows[i], errs[i] = targetRow(f, ct, f.Targets[i], r)
+				rows[i], errs[i] = targetRow(f, ct, ct.Targets[i], r)
 				r.flushIfFull()
 			}
 			r.flush()

@@ -20,7 +20,7 @@ func shadows(f *fleet.Fleet) ([]Finding, error) {
 	lines := map[key]int{}
 	for _, ct := range f.ClusterTypes {
 		for _, c := range ct.Components {
-			for _, n := range f.Targets {
+			for _, n := range ct.Targets {
 				ss, err := c.Shadows(n)
 				if err != nil {
 					return nil, err

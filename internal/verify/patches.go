@@ -109,9 +109,10 @@ func (c *checker) foldedInto(k patchKey, was copies) bool {
 // copies are gone, so only a commit trailer can approve them.
 func (c *checker) fold(k patchKey, was copies) {
 	var entered []string
+	ct := c.head.ClusterType(k.ct)
 	c.head.Config.Root.Walk(func(n *fleet.Node) {
-		if n.Gate != fleet.GateManual {
-			return
+		if n.Gate != fleet.GateManual || ct != nil && !ct.ExistsAt(n) {
+			return // no gate, or no target of the cluster type under it
 		}
 		for id := range was {
 			if id == n.ID() || strings.HasPrefix(id, n.ID()+"/") || strings.HasPrefix(n.ID(), id+"/") {

@@ -184,10 +184,13 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request) {
 	f := snap.fleet
 	ct := f.ClusterType(ctName)
 	f.Config.Root.Walk(func(n *fleet.Node) {
+		if ct != nil && !ct.ExistsAt(n) {
+			return // no target of ct here (config.yaml's at:)
+		}
 		row := nodeRow{ID: n.ID(), Name: n.Name, Depth: n.Depth, Gate: n.Gate == fleet.GateManual,
 			Here: slices.Contains(patch.Locations, n.ID()), Next: patch.Next == n.ID()}
 		for _, l := range n.Leaves() {
-			if l.Depth == len(f.Config.Dimensions) {
+			if l.Depth == len(f.Config.Dimensions) && (ct == nil || ct.ExistsAt(l)) {
 				row.Of++
 				if has[l.ID()] {
 					row.Has++
