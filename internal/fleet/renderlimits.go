@@ -16,6 +16,7 @@ import (
 //	  limits:
 //	    timePerTarget: 30s      # wall time of a target's two template passes
 //	    outputPerTarget: 64MiB  # its rendered text; also the largest string or list a template function may make
+//	    memory: 4GiB            # strata's heap while targets render (all of them: it is one process)
 //
 // The defaults are far above what real fleets need (a target renders in
 // milliseconds to a few hundred KB); they stop runaway templates, not big
@@ -23,6 +24,7 @@ import (
 type RenderLimits struct {
 	TimePerTarget   time.Duration
 	OutputPerTarget int64
+	Memory          int64
 	// Pos is where each limit is set, for the hint of an error that names
 	// it (zero for a default).
 	Pos map[string]values.Pos
@@ -32,11 +34,12 @@ type RenderLimits struct {
 const (
 	DefaultTimePerTarget   = 30 * time.Second
 	DefaultOutputPerTarget = 64 << 20
+	DefaultMemory          = 4 << 30
 )
 
 // DefaultRenderLimits are the limits of a fleet that sets none.
 func DefaultRenderLimits() RenderLimits {
-	return RenderLimits{TimePerTarget: DefaultTimePerTarget, OutputPerTarget: DefaultOutputPerTarget}
+	return RenderLimits{TimePerTarget: DefaultTimePerTarget, OutputPerTarget: DefaultOutputPerTarget, Memory: DefaultMemory}
 }
 
 func parseRenderLimits(v *values.Value, path []string) (RenderLimits, error) {
@@ -47,7 +50,7 @@ func parseRenderLimits(v *values.Value, path []string) (RenderLimits, error) {
 	if v.Kind != values.Map {
 		return l, values.TypeError(v, path, values.Map)
 	}
-	if err := knownKeys(v, path, "timePerTarget", "outputPerTarget"); err != nil {
+	if err := knownKeys(v, path, "timePerTarget", "outputPerTarget", "memory"); err != nil {
 		return l, err
 	}
 	l.Pos = map[string]values.Pos{}
@@ -67,6 +70,13 @@ func parseRenderLimits(v *values.Value, path []string) (RenderLimits, error) {
 			return l, err
 		}
 		l.OutputPerTarget, l.Pos["outputPerTarget"] = n, o.Pos
+	}
+	if m := v.Get("memory"); m != nil {
+		n, err := parseSize(m, append(path, "memory"))
+		if err != nil {
+			return l, err
+		}
+		l.Memory, l.Pos["memory"] = n, m.Pos
 	}
 	return l, nil
 }

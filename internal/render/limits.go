@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,7 +35,11 @@ import (
 //     making it, against outputPerTarget, and each pass's output is
 //     checked against it too. That bounds what one render allocates,
 //     except for text written by a loop that calls no function, which
-//     the time limit bounds.
+//     the time limit bounds, and the memory limit:
+//   - memory: while a target renders, the caller looks at strata's heap
+//     every memoryCheck; over render.limits.memory (after a collection)
+//     the target fails at once and its render is abandoned as above. The
+//     heap is the process's: every target rendering then fails.
 //
 // Within the limits the bounded functions give Helm's bytes: they call the
 // same code.
@@ -59,15 +65,21 @@ func newBudget(l fleet.RenderLimits) *budget {
 	if l.OutputPerTarget <= 0 {
 		l.OutputPerTarget = fleet.DefaultOutputPerTarget
 	}
+	if l.Memory <= 0 {
+		l.Memory = fleet.DefaultMemory
+	}
 	return &budget{limits: l}
 }
 
 // limitErr returns the error of going over a limit.
 func (b *budget) limitErr(limit, msg string) *LimitError {
 	e := &LimitError{Limit: limit, Msg: msg, Set: b.limits.Pos[limit]}
-	if limit == "timePerTarget" {
+	switch limit {
+	case "timePerTarget":
 		e.Value = b.limits.TimePerTarget.String()
-	} else {
+	case "memory":
+		e.Value = fleet.FormatSize(b.limits.Memory)
+	default:
 		e.Value = fleet.FormatSize(b.limits.OutputPerTarget)
 	}
 	return e
@@ -132,9 +144,12 @@ func (b *budget) output(n int, what string) error {
 // function (and fail there, naming it) before it is abandoned.
 var grace = time.Second
 
-// bounded runs fn under b's time limit: fn's result, or a LimitError when
-// it is over. See the top of this file for what happens to a render that
-// does not stop.
+// memoryCheck is how often a render in progress looks at the heap.
+const memoryCheck = 10 * time.Millisecond
+
+// bounded runs fn under b's limits of time and memory: fn's result, or a
+// LimitError when it is over. See the top of this file for what happens
+// to a render that does not stop.
 func bounded[T any](b *budget, fn func() (T, error)) (T, error) {
 	type result struct {
 		v   T
@@ -147,10 +162,23 @@ func bounded[T any](b *budget, fn func() (T, error)) (T, error) {
 	}()
 	timer := time.NewTimer(b.limits.TimePerTarget)
 	defer timer.Stop()
-	select {
-	case r := <-done:
-		return r.v, r.err
-	case <-timer.C:
+	tick := time.NewTicker(memoryCheck)
+	defer tick.Stop()
+	var zero T
+	for waiting := true; waiting; {
+		select {
+		case r := <-done:
+			return r.v, r.err
+		case <-timer.C:
+			waiting = false
+		case <-tick.C:
+			if heap, over := heapOver(b.limits.Memory); over {
+				b.stop.Store(true)
+				e := b.limitErr("memory", fmt.Sprintf("strata's heap reached %s while this target rendered", byteCount(heap)))
+				e.Abandoned = true
+				return zero, e
+			}
+		}
 	}
 	b.stop.Store(true)
 	timer.Reset(grace)
@@ -162,11 +190,29 @@ func bounded[T any](b *budget, fn func() (T, error)) (T, error) {
 		}
 		return r.v, r.err
 	case <-timer.C:
-		var zero T
 		e := b.limitErr("timePerTarget", "the templates ran out of time in a loop that calls no template function")
 		e.Abandoned = true
 		return zero, e
 	}
+}
+
+// heapOver reports whether the heap holds more than limit bytes, even
+// after a collection (garbage does not count), and its size.
+func heapOver(limit int64) (int64, bool) {
+	read := func() int64 {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}} // live or not yet collected
+		metrics.Read(s)
+		if s[0].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return int64(s[0].Value.Uint64())
+	}
+	if n := read(); n <= limit {
+		return n, false
+	}
+	runtime.GC()
+	n := read()
+	return n, n > limit
 }
 
 // byteCount prints n bytes for a message.

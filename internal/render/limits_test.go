@@ -65,6 +65,15 @@ func TestRunawayTemplatesFailOverALimit(t *testing.T) {
 		limit: "timePerTarget",
 		want:  []string{"the templates ran out of time, over render.limits.timePerTarget (50ms)", "at argocd-apps/templates/apps.yaml:1:33: until 1000"},
 	}, {
+		name: "a loop that writes text and calls no function, over the memory limit",
+		files: map[string]string{
+			"config/config.yaml":              config + "render: {limits: {timePerTarget: 10m, outputPerTarget: 1GiB, memory: 128MiB}}\n",
+			"argocd-apps/Chart.yaml":          "apiVersion: v2\nname: apps\nversion: 1.0.0\n",
+			"argocd-apps/templates/apps.yaml": "{{ $l := until 600 }}{{ range $l }}{{ range $l }}" + strings.Repeat("x", 1000) + "{{ end }}{{ end }}\n",
+		},
+		limit: "memory",
+		want:  []string{"strata's heap reached", "over render.limits.memory (128MiB)"},
+	}, {
 		name:  "a loop that calls no function, abandoned",
 		files: chart("{{ $l := until 300 }}{{ range $l }}{{ range $l }}{{ range $l }}{{ end }}{{ end }}{{ end }}\n"),
 		limit: "timePerTarget",
