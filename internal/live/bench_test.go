@@ -57,7 +57,7 @@ func BenchmarkStatusLive(b *testing.B) {
 		b.Fatal(err)
 	}
 	clusters := hubInventory(b, repo)
-	hubChart(b, repo)
+	prefixNames(b, repo)
 	run(b, repo, strata, "render")
 	git(b, repo, "init", "-q", "-b", "main")
 	git(b, repo, "add", ".")
@@ -170,19 +170,17 @@ func hubInventory(b *testing.B, repo string) []benchCluster {
 	return out
 }
 
-// hubChart gives the fleet its own templates chart: the built-in chart's,
-// with every object named <sector>-<region>-<item>, so that the objects of
-// all the clusters live side by side in the hub's Argo CD (as seed 001's
-// <cluster>-<component>).
-func hubChart(b *testing.B, repo string) {
-	files, err := render.BuiltinChartFiles()
+// prefixNames makes the built-in chart name every object
+// <sector>-<region>-<item> (config.yaml render.namePrefix), so that the
+// objects of all the clusters live side by side in the hub's Argo CD.
+func prefixNames(b *testing.B, repo string) {
+	f, err := os.OpenFile(filepath.Join(repo, "config", "config.yaml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, f := range files {
-		data := strings.ReplaceAll(string(f.Data), `name: {{ $name | quote }}`,
-			`name: {{ printf "%s-%s-%s" $.Values.cluster.sector $.Values.cluster.region $name | quote }}`)
-		write(b, repo, render.ChartDir+"/"+f.Path, data)
+	defer f.Close()
+	if _, err := f.WriteString("render:\n  namePrefix: \"{{ .Values.cluster.sector }}-{{ .Values.cluster.region }}-\"\n"); err != nil {
+		b.Fatal(err)
 	}
 }
 
