@@ -52,8 +52,8 @@ func expectApps(e *Env) []string {
 	return apps
 }
 
-// appName is the name the example fleet's templates chart gives the
-// Application of an item: <sector>-<region>-<item>.
+// appName is the name the built-in chart gives the Application of an item
+// in the example fleet (render.namePrefix): <sector>-<region>-<item>.
 func appName(target, item string) string {
 	p := strings.Split(target, "/")
 	return p[1] + "-" + p[2] + "-" + item
