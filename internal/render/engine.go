@@ -109,9 +109,7 @@ func (c *Chart) render(v map[string]any, release, prefix string, funcs template.
 	if err != nil {
 		return nil, err
 	}
-	if funcs == nil {
-		funcs = template.FuncMap{}
-	}
+	funcs = addStrataFuncs(funcs)
 	funcs["strataNamePrefix"] = func() string { return prefix }
 	out, err := engine.Engine{CustomTemplateFuncs: funcs}.Render(c.chart, rv)
 	b.caused(err)
@@ -186,7 +184,7 @@ func renderTextOn(text string, v map[string]any, release string, funcs template.
 	if err != nil {
 		return "", err
 	}
-	out, err := engine.Engine{CustomTemplateFuncs: funcs, Strict: strict}.Render(c, rv)
+	out, err := engine.Engine{CustomTemplateFuncs: addStrataFuncs(funcs), Strict: strict}.Render(c, rv)
 	if err != nil {
 		b.caused(err)
 		return "", err

@@ -36,9 +36,13 @@ func missingKeyErrors(vals *values.Value, release string, b *budget) []error {
 // missingKeyError is the error of a value at pos whose expression expr
 // refers to key, which the values do not have.
 func missingKeyError(pos values.Pos, path []string, expr, key string) error {
+	hint := "check the spelling against the target's values (strata explain); config.yaml's render.missingKeys: ignore renders it as '' instead"
+	if !strings.HasPrefix(expr, ".Values.") && !strings.HasPrefix(expr, "$") {
+		hint = fmt.Sprintf("strata renders values against .Values: an expression meant for Argo CD's own templating (an ApplicationSet's template) is written {{ argocd %q }}", expr)
+	}
 	return &values.Error{Pos: pos, Path: path,
 		Msg:  fmt.Sprintf("%s refers to a key the values do not have: %q", expr, key),
-		Hint: "check the spelling against the target's values (strata explain); config.yaml's render.missingKeys: ignore renders it as '' instead"}
+		Hint: hint}
 }
 
 // walkStrings calls f with every string of v and its key path.

@@ -263,27 +263,27 @@ applicationsets:
             - path: apps/*
     template:
       metadata:
-        name: '{{` + "`" + `{{ .path.basename }}` + "`" + `}}'
+        name: '{{ argocd ".path.basename" }}'
       spec:
         project: default
         source:
           repoURL: https://github.com/example/fleet
-          path: '{{` + "`" + `{{ .path.path }}` + "`" + `}}'
+          path: '{{ argocd ".path.path" }}'
           targetRevision: '{{ .Values.cluster.revision }}'
         destination:
-          namespace: '{{` + "`" + `{{ .path.basename }}` + "`" + `}}'
+          namespace: '{{ argocd ".path.basename" }}'
   typo:
     generators:
       - list:
           elements: []
     template:
       metadata:
-        name: x
+        name: '{{ argocd ".name" }}'
       spec:
         project: default
         source:
           repoURL: https://github.com/example/fleet
-          path: 'ap/{{` + "`" + `{{ .name }}` + "`" + `}}'
+          path: 'ap/{{ argocd ".name" }}'
           targetRevision: '{{ .Values.cluster.revision }}'
         destination:
           namespace: x

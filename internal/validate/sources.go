@@ -116,6 +116,7 @@ func (c *sourceChecker) check(s appSource, name, ns string) sourceResult {
 }
 
 func (c *sourceChecker) checkPath(s appSource, p string, release hydrate.Release) sourceResult {
+	p = helmUnescape(p)
 	if templateRE.MatchString(p) {
 		pattern := templateRE.ReplaceAllString(path.Clean(strings.TrimPrefix(p, "/")), "*")
 		if matches, err := fs.Glob(c.fsys, pattern); err == nil && len(matches) == 0 {
