@@ -40,7 +40,7 @@ func TestExpectRepositoryChart(t *testing.T) {
 // Argo CD ("{{ .Values.cluster.name }}-...") is expected under the name
 // Argo CD's render of the cluster's root gives it.
 func TestExpectResolvesArgoCDTemplates(t *testing.T) {
-	got := expectE2EFleet(t, map[string]string{"config/hub/hub-demo/integration/override.yaml": "applications:\n  hub-demo:\n    name: \"'{{`{{ .Values.cluster.name }}`}}-demo'\"\n"})
+	got := expectE2EFleet(t, map[string]string{"config/hub/hub-demo/integration/override.yaml": "applications:\n  hub-demo:\n    name: \"{{`{{ .Values.cluster.name }}`}}-demo\"\n"})
 	var names []string
 	for _, e := range got {
 		names = append(names, e.Component+": "+e.Name+" ("+e.File+")")
