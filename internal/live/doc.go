@@ -5,17 +5,22 @@
 // Where it reads: every cluster of the inventory without hub runs an Argo
 // CD ([ArgoCDs]): its own Applications live there (distributed model), and
 // so do those of every cluster whose hub it is (central model). Read lists,
-// per Argo CD, the Applications and the ApplicationSets of its namespace
-// with client-go's dynamic client, one paginated list each, never a GET per
-// object; unreachable Argo CDs are reported with the reason and the others
-// read all the same. How to reach a cluster is the caller's [Connect]: the
-// CLI's is [Kubeconfig.Connect], which takes a context of the user's
-// kubeconfig (--cluster-context NAME=CONTEXT, the inventory's context:, a
+// per Argo CD, the Applications and the ApplicationSets of its namespace,
+// one paginated list each, never a GET per object: through a [Client], as
+// JSON decoded straight into what strata reads of each object (the whole
+// spec only for diff --live, Options.Specs), else through any dynamic
+// client's maps, to the same result; unreachable Argo CDs are reported with
+// the reason and the others read all the same. How to reach a cluster is
+// the caller's [Connect]: the CLI's is [Kubeconfig.Connect], which takes a
+// context of the user's kubeconfig (--cluster-context NAME=CONTEXT, the inventory's context:, a
 // context named like the cluster, or for a single Argo CD --context or the
 // current one); nothing is read from credentials in Git. Tests hand in
 // clients of real API servers (package testenv).
 //
-// How a live object maps to its cell ([Expect], then [Join]):
+// How a live object maps to its cell ([Expect], then [Join]; the owners of
+// the rendered objects, which with a repository's own chart cost a render
+// per component, are remembered in the local state by the target's render
+// fingerprint):
 //
 //   - The cluster: strata's bootstrap gives every cluster a root
 //     Application on the Argo CD that holds its Applications ("root" on a
