@@ -91,6 +91,10 @@ var resourceFields = map[string]map[string]values.Kind{
 		"ignoreApplicationDifferences": values.List, "finalizers": values.List,
 		"additionalAnnotations": values.Map, "additionalLabels": values.Map,
 	},
+	"appprojects": {
+		"sourceRepos": values.List, "destinations": values.List, "finalizers": values.List,
+		"additionalAnnotations": values.Map, "additionalLabels": values.Map,
+	},
 }
 
 // checkItems checks the shape of a component's merged values: each resource
@@ -280,7 +284,7 @@ func (f *Fleet) TargetValues(ct *ClusterType, n *Node) (*values.Value, error) {
 }
 
 // resourceSections are the sections whose items become resources.
-var resourceSections = map[string]bool{"applications": true, "applicationsets": true}
+var resourceSections = map[string]bool{"applications": true, "applicationsets": true, "appprojects": true}
 
 // claim is the definition of a resource name: the component and where.
 type claim struct {

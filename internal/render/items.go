@@ -28,6 +28,8 @@ var itemSections = []itemSection{
 		own: func(item map[string]any) bool { return !strings.Contains(fmt.Sprint(item["project"]), "{{") }},
 	{key: "applicationsets", template: "templates/applicationsets.yaml", kind: "ApplicationSet",
 		own: func(map[string]any) bool { return true }},
+	{key: "appprojects", template: "templates/appprojects.yaml", kind: "AppProject",
+		own: func(map[string]any) bool { return true }},
 }
 
 type itemSection struct {

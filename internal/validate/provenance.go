@@ -39,7 +39,7 @@ func deepest(v *values.Value, segs []string) (*values.Value, int) {
 
 // sectionOf is the values section whose items the built-in templates render
 // as resources of kind.
-var sectionOf = map[string]string{"Application": "applications", "ApplicationSet": "applicationsets"}
+var sectionOf = map[string]string{"Application": "applications", "ApplicationSet": "applicationsets", "AppProject": "appprojects"}
 
 // valuesPath maps a field path of a rendered resource to the key path in the
 // target's values that the templates render it from: spec.X comes from
