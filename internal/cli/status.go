@@ -20,6 +20,7 @@ type statusOptions struct {
 	*globals
 	output outputFormat
 	html   string
+	filter status.Filter
 	live   liveOptions
 }
 
@@ -50,6 +51,12 @@ self-contained page.`,
 		Example: `  # The matrix on the terminal
   strata status
 
+  # One component, the production targets
+  strata status --component cert-manager --target 'production/*'
+
+  # Where patch-003 stands
+  strata status --patch 003
+
   # For scripts
   strata status -o json | jq '.clusterTypes[].patches[] | select(.next != null)'
 
@@ -71,6 +78,9 @@ self-contained page.`,
 	}
 	o.live.addFlags(cmd.Flags(), "add what Argo CD says of every cell: synced at the last change, healthy, drifted or failed")
 	addOutputFlag(cmd.Flags(), &o.output, "")
+	cmd.Flags().StringSliceVar(&o.filter.Components, "component", nil, "show only these `COMPONENT`s (repeatable, or comma-separated)")
+	cmd.Flags().StringVar(&o.filter.Target, "target", "", "show only the targets that match `GLOB` (or whose parents do), as diff --target")
+	cmd.Flags().StringVar(&o.filter.Patch, "patch", "", "show only the patch `NAME` (patch-001 or 001) and the components that have it")
 	cmd.Flags().StringVar(&o.html, "html", "", "write the status as a self-contained HTML page to `FILE` (- for standard output)")
 	return cmd
 }
@@ -87,6 +97,9 @@ func (o *statusOptions) run(ctx context.Context) error {
 	}
 	s, err := status.Compute(rr.Fleet)
 	if err != nil {
+		return err
+	}
+	if s, err = s.Filter(o.filter); err != nil {
 		return err
 	}
 	if o.live.on {

@@ -116,6 +116,10 @@ func (tw *tableWriter) clusterType(s *Status, ct *ClusterType) {
 		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], col)
 		used += cols[col].width + 2
 	}
+	if len(chunks) > 1 {
+		tw.line(truncate(fmt.Sprintf("components in %d tables to fit %d columns", len(chunks), tw.opts.Width), tw.opts.Width, false))
+		tw.line("")
+	}
 	for k, chunk := range chunks {
 		if k > 0 {
 			tw.line("")
@@ -185,14 +189,34 @@ func samePrefix(a, b []string, n int) bool {
 	return true
 }
 
-// CellText is a cell as the table shows it: the revisions, then "+NNN" per
+// shortRevision shortens a full commit hash to its first 12 digits, as git
+// log --oneline would; other revisions are shown whole. JSON keeps them
+// whole.
+func shortRevision(r string) string {
+	if len(r) != 40 && len(r) != 64 {
+		return r
+	}
+	for _, c := range r {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return r
+		}
+	}
+	return r[:12]
+}
+
+// CellText is a cell as the table shows it: the revisions (a commit hash
+// shortened), then "+NNN" per
 // patch in effect ("+001" for patch-001), "+NNN!" when a more specific file
 // shadows a field of it there; "off" when every resource is disabled, "-"
 // when there is none.
 func CellText(c Cell) string {
 	var b strings.Builder
 	if len(c.Versions) > 0 {
-		b.WriteString(strings.Join(c.Revisions(), ","))
+		revs := c.Revisions()
+		for i, r := range revs {
+			revs[i] = shortRevision(r)
+		}
+		b.WriteString(strings.Join(revs, ","))
 	} else if len(c.Disabled) > 0 {
 		b.WriteString("off")
 	} else {

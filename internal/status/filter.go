@@ -1,0 +1,121 @@
+package status
+
+import (
+	"strings"
+
+	"github.com/strata-fleet/strata/internal/diff"
+	"github.com/strata-fleet/strata/internal/suggest"
+)
+
+// Filter narrows a status to what its reader asked for (status
+// --component, --target, --patch); the zero Filter keeps everything.
+type Filter struct {
+	// Components keeps only these components: their columns and patches.
+	Components []string
+	// Target keeps only the rows whose target name, or a parent of it,
+	// matches this glob (as diff --target: "production", "*/us-east1").
+	Target string
+	// Patch keeps only the patches of this name ("patch-001" or "001")
+	// and the columns of the components that have one.
+	Patch string
+}
+
+// Filter returns the part of s that f keeps. A component, target pattern or
+// patch that matches nothing is an error naming the nearest names.
+func (s *Status) Filter(f Filter) (*Status, error) {
+	if len(f.Components) == 0 && f.Target == "" && f.Patch == "" {
+		return s, nil
+	}
+	patch := f.Patch
+	if patch != "" && !strings.HasPrefix(patch, "patch-") {
+		patch = "patch-" + patch
+	}
+	var comps, targets, patches []string
+	matched := map[string]bool{}
+	out := &Status{Dimensions: s.Dimensions, Live: s.Live}
+	for _, ct := range s.ClusterTypes {
+		keep := map[string]bool{}
+		for _, c := range ct.Components {
+			comps = append(comps, c)
+			keep[c] = len(f.Components) == 0 || contains(f.Components, c)
+			matched[c] = matched[c] || keep[c]
+		}
+		if patch != "" {
+			with := map[string]bool{}
+			for _, p := range ct.Patches {
+				patches = append(patches, p.Name)
+				if p.Name == patch && keep[p.Component] {
+					with[p.Component] = true
+				}
+			}
+			keep = with
+		}
+		n := ClusterType{Name: ct.Name, Targets: []Target{}, Patches: []Patch{}}
+		for _, c := range ct.Components {
+			if keep[c] {
+				n.Components = append(n.Components, c)
+			}
+		}
+		for _, t := range ct.Targets {
+			name := ct.Name + "/" + strings.Join(t.Path, "/")
+			targets = append(targets, t.Name)
+			if f.Target != "" && !diff.Match(f.Target, t.Name) && !diff.Match(f.Target, name) {
+				continue
+			}
+			matched["target:"+f.Target] = true
+			row := t
+			row.Cells = nil
+			for _, c := range t.Cells {
+				if keep[c.Component] {
+					row.Cells = append(row.Cells, c)
+				}
+			}
+			n.Targets = append(n.Targets, row)
+		}
+		for _, p := range ct.Patches {
+			if keep[p.Component] && (patch == "" || p.Name == patch) {
+				n.Patches = append(n.Patches, p)
+				matched["patch:"+patch] = true
+			}
+		}
+		if len(n.Components) > 0 && len(n.Targets) > 0 {
+			out.ClusterTypes = append(out.ClusterTypes, n)
+		}
+	}
+	for _, c := range f.Components {
+		if !matched[c] {
+			return nil, suggest.Unknownf("--component %s: no such component (%s)", c, suggest.NearestList(c, dedupe(comps), 5))
+		}
+	}
+	if f.Target != "" && !matched["target:"+f.Target] {
+		return nil, suggest.Unknownf("--target %s matches no target (a glob on a target's path, or on a parent node's; %s)", f.Target, suggest.NearestList(f.Target, targets, 5))
+	}
+	if patch != "" && !matched["patch:"+patch] {
+		return nil, suggest.Unknownf("--patch %s: no such patch rolling out (%s)", f.Patch, suggest.NearestList(patch, dedupe(patches), 5))
+	}
+	if out.ClusterTypes == nil {
+		out.ClusterTypes = []ClusterType{}
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func dedupe(list []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
