@@ -22,6 +22,13 @@ const (
 	ClusterTypeLabel = "cluster_type"
 	// HubLabel marks a spoke's cluster secret on its hub with the hub's name.
 	HubLabel = "strata.io/hub"
+	// ProjectAnnotation carries a cluster's project on its identity secret,
+	// where a hub's root ApplicationSet reads it: a cluster's own
+	// annotations cannot set it (project: does).
+	ProjectAnnotation = "strata.io/project"
+	// DefaultProject is the project of a cluster that names none: the
+	// AppProject every Argo CD creates.
+	DefaultProject = "default"
 )
 
 // Cluster is one file of the inventory, config/clusters/[...]/<name>.yaml.
@@ -41,7 +48,13 @@ type Cluster struct {
 	// cluster's API server (strata status --live reads a cluster's Argo
 	// CD there); "" for the default rules of package live. It names a
 	// context of the user's kubeconfig, never credentials.
-	Context     string
+	Context string
+	// Project is the Argo CD AppProject of the cluster's root objects: its
+	// file's project:, else its type's in config.yaml, else
+	// DefaultProject. ProjectPos is where it was set (zero for the
+	// default).
+	Project     string
+	ProjectPos  values.Pos
 	Labels      map[string]string
 	Annotations map[string]string
 	// ExternalSecret, when set, registers the cluster on its hub through

@@ -18,13 +18,13 @@ func (c *Config) parseCluster(f *File) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	hint := "a cluster file holds name, type, target and optionally server, hub, context, labels, annotations, externalSecret"
+	hint := "a cluster file holds name, type, target and optionally server, hub, context, project, labels, annotations, externalSecret"
 	if v.Kind != values.Map || len(v.Keys) == 0 {
 		e := values.TypeError(v, nil, values.Map)
 		e.Pos, e.Hint = firstLine(f.Path), hint
 		return nil, e
 	}
-	if err := knownKeys(v, nil, "name", "type", "target", "server", "hub", "context", "labels", "annotations", "externalSecret"); err != nil {
+	if err := knownKeys(v, nil, "name", "type", "target", "server", "hub", "context", "project", "labels", "annotations", "externalSecret"); err != nil {
 		return nil, err
 	}
 	cl := &Cluster{File: f, Name: strings.TrimSuffix(path.Base(f.Path), ".yaml")}
@@ -96,6 +96,9 @@ func (c *Config) parseCluster(f *File) (*Cluster, error) {
 			Hint: "a cluster without hub runs its own Argo CD, which reaches it in-cluster: remove server, or add hub: <cluster whose Argo CD manages it>"}
 	}
 	if cl.Context, _, err = str("context", false); err != nil {
+		return nil, err
+	}
+	if cl.Project, cl.ProjectPos, err = c.clusterProject(v, c.ClusterTypes[decl]); err != nil {
 		return nil, err
 	}
 	if cl.Labels, err = c.stringMap(v, "labels", true); err != nil {
@@ -194,6 +197,10 @@ func (c *Config) stringMap(v *values.Value, key string, labels bool) (map[string
 		if errs := validation.IsQualifiedName(k); len(errs) > 0 {
 			return nil, &values.Error{Pos: m.KeyPosAt(i), Path: p, Msg: fmt.Sprintf("%q is not a valid %s key: %s", k, strings.TrimSuffix(key, "s"), errs[0])}
 		}
+		if !labels && k == ProjectAnnotation {
+			return nil, &values.Error{Pos: m.KeyPosAt(i), Path: p, Msg: fmt.Sprintf("annotation %s is set by strata", k),
+				Hint: "it carries the cluster's project: write project: <AppProject> in the cluster's file instead"}
+		}
 		if labels && reserved[k] {
 			return nil, &values.Error{Pos: m.KeyPosAt(i), Path: p, Msg: fmt.Sprintf("label %s is set by strata", k),
 				Hint: "the identity secret's labels name the secret type, the cluster type and the node of each dimension: choose another key"}
@@ -210,6 +217,44 @@ func (c *Config) stringMap(v *values.Value, key string, labels bool) (map[string
 		out[k] = val.Text
 	}
 	return out, nil
+}
+
+// clusterProject is the project of the cluster whose file holds v and whose
+// type is d: its own project:, else its type's, else DefaultProject.
+func (c *Config) clusterProject(v *values.Value, d ClusterTypeDecl) (string, values.Pos, error) {
+	p, pos, err := parseProject(v.Get("project"), nil)
+	switch {
+	case err != nil:
+		return "", values.Pos{}, err
+	case p != "":
+		return p, pos, nil
+	case d.Project != "":
+		return d.Project, d.ProjectPos, nil
+	}
+	return DefaultProject, values.Pos{}, nil
+}
+
+// parseProject reads a project: key (of a cluster type at path, or of a
+// cluster when path is nil): the name of an Argo CD AppProject, so a
+// Kubernetes object name as well as a strata name.
+func parseProject(v *values.Value, path []string) (string, values.Pos, error) {
+	if v == nil {
+		return "", values.Pos{}, nil
+	}
+	path = append(path[:len(path):len(path)], "project")
+	hint := "the name of an Argo CD AppProject, such as project: tenant1 (lowercase letters, digits, '-' and '.')"
+	if v.Kind != values.String {
+		e := values.TypeError(v, path, values.String)
+		e.Hint = hint
+		return "", values.Pos{}, e
+	}
+	if err := checkName(v.Text); err != nil {
+		return "", values.Pos{}, &values.Error{Pos: v.Pos, Path: path, Msg: err.Error(), Hint: hint}
+	}
+	if errs := validation.IsDNS1123Subdomain(v.Text); len(errs) > 0 {
+		return "", values.Pos{}, &values.Error{Pos: v.Pos, Path: path, Msg: fmt.Sprintf("project %q is not a valid AppProject name: %s", v.Text, errs[0]), Hint: hint}
+	}
+	return v.Text, v.Pos, nil
 }
 
 func parseExternalSecret(v *values.Value) (*ExternalSecretRef, error) {

@@ -158,6 +158,14 @@ func TestInventoryErrors(t *testing.T) {
 			[]string{"externalSecret registers a cluster on its hub, but no hub manages a", "a.yaml:3:17"}},
 		{"an external secret without key", map[string]string{"h.yaml": hub, "a.yaml": hub + "server: https://a:6443\nhub: h\nexternalSecret: {store: s}\n"},
 			[]string{"externalSecret: missing key key", "a.yaml:5:17"}},
+		{"a project that is no AppProject name", map[string]string{"a.yaml": hub + "project: Tenant_1\n"},
+			[]string{`project: project "Tenant_1" is not a valid AppProject name`, "a.yaml:3:10", "the name of an Argo CD AppProject"}},
+		{"a project that is no string", map[string]string{"a.yaml": hub + "project: [a]\n"},
+			[]string{"project: expected a string, got a list", "a.yaml:3:10"}},
+		{"an empty project", map[string]string{"a.yaml": hub + "project: ''\n"},
+			[]string{"project: name is empty", "a.yaml:3:10"}},
+		{"the project annotation set by hand", map[string]string{"a.yaml": hub + "annotations: {strata.io/project: t1}\n"},
+			[]string{`annotations."strata.io/project": annotation strata.io/project is set by strata`, "a.yaml:3:15", "write project:"}},
 		{"a stray .yml file", map[string]string{"a.yml": hub},
 			[]string{"stray file in the cluster inventory", "config/clusters/a.yml", "rename it a.yaml"}},
 		{"a file that is not a mapping", map[string]string{"a.yaml": "- hub\n"},
@@ -181,5 +189,39 @@ func TestInventoryErrors(t *testing.T) {
 				rest = rest[i+len(w):]
 			}
 		})
+	}
+}
+
+// TestInventoryProject: a cluster's project is its file's, else its
+// type's in config.yaml, else default; each remembers where it was set.
+func TestInventoryProject(t *testing.T) {
+	config := strings.Replace(inventoryConfig, "cluster_types: [hub, workload]", "cluster_types:\n  - hub\n  - {name: workload, project: tenants}", 1)
+	f, err := fleet.Load(fleetFS(config, map[string]string{
+		"hub.yaml":     "type: hub\ntarget: production/us-east1\n",
+		"spoke-1.yaml": "type: workload\ntarget: production/eu-west1\nserver: https://10.0.0.1:6443\nhub: hub\nproject: tenant-a\n",
+		"spoke-2.yaml": "type: workload\ntarget: integration/us-east1\nserver: https://10.0.0.2:6443\nhub: hub\n",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ cluster, project, pos string }{
+		{"hub", "default", ""},
+		{"spoke-1", "tenant-a", "config/clusters/spoke-1.yaml:5:10"},
+		{"spoke-2", "tenants", "config/config.yaml:16:31"},
+	} {
+		c := f.Cluster(tt.cluster)
+		pos := ""
+		if c.ProjectPos.File != "" {
+			pos = c.ProjectPos.String()
+		}
+		if c.Project != tt.project || pos != tt.pos {
+			t.Errorf("%s: project %q set at %q, want %q at %q", tt.cluster, c.Project, pos, tt.project, tt.pos)
+		}
+	}
+
+	bad := strings.Replace(inventoryConfig, "cluster_types: [hub, workload]", "cluster_types: [{name: hub, project: -hub}, workload]", 1)
+	_, err = fleet.Load(fleetFS(bad, nil))
+	if err == nil || !strings.Contains(err.Error(), `cluster_types.0.project: name "-hub" must start with a letter or a digit`) || !strings.Contains(err.Error(), "config/config.yaml:14:38") {
+		t.Errorf("Load = %v, want the bad project at its line", err)
 	}
 }

@@ -46,7 +46,11 @@ type ClusterTypeDecl struct {
 	// key); nil when it exists at every target.
 	At    []*Node
 	AtPos values.Pos
-	Pos   values.Pos
+	// Project is the Argo CD AppProject of the root objects of the
+	// cluster type's clusters (its project: key); "" when not set.
+	Project    string
+	ProjectPos values.Pos
+	Pos        values.Pos
 }
 
 // Repository names the Git repository Argo CD pulls, and the revision that

@@ -276,17 +276,21 @@ func (c *Config) parseClusterTypes(v *values.Value, f *File) ([]ClusterTypeDecl,
 		path := []string{"cluster_types", fmt.Sprint(i)}
 		name := ""
 		var at []*Node
-		var atPos values.Pos
+		var atPos, projectPos values.Pos
+		project := ""
 		switch it.Kind {
 		case values.String:
 			name = it.Text
 		case values.Map:
-			if err := knownKeys(it, path, "name", "at"); err != nil {
+			if err := knownKeys(it, path, "name", "at", "project"); err != nil {
 				return nil, err
 			}
 			name = stringAt(it, "name")
+			var err error
+			if project, projectPos, err = parseProject(it.Get("project"), path); err != nil {
+				return nil, err
+			}
 			if av := it.Get("at"); av != nil {
-				var err error
 				atPos = av.Pos
 				if at, err = c.parseAt(av, path); err != nil {
 					return nil, err
@@ -304,7 +308,7 @@ func (c *Config) parseClusterTypes(v *values.Value, f *File) ([]ClusterTypeDecl,
 		if slices.ContainsFunc(out, func(d ClusterTypeDecl) bool { return strings.EqualFold(d.Name, name) }) {
 			return nil, values.Errorf(it.Pos, path, "cluster type %q is declared twice (names that differ only in case are one directory on macOS and Windows)", name)
 		}
-		out = append(out, ClusterTypeDecl{Name: name, Pos: it.Pos, At: at, AtPos: atPos})
+		out = append(out, ClusterTypeDecl{Name: name, Pos: it.Pos, At: at, AtPos: atPos, Project: project, ProjectPos: projectPos})
 	}
 	return out, nil
 }
