@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,6 +12,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/render"
 )
 
 type promoteOptions struct {
@@ -42,8 +44,11 @@ gate, who approved and when), where strata verify finds it in CI.
 Nothing is lost: copies that differ are not coalesced, a restructuring that would
 change any target's values is refused, and the file operations are journaled so
 that an interrupted promotion is completed by the next run of the same
-promotion (or --resume). Afterwards the fleet is re-rendered; the promotion is
-finished only when rendered/ follows. The journal is kept in this checkout's
+promotion (or --resume). Afterwards the targets the step can change are
+re-rendered: those under the nodes it wrote (a fold into values.yaml: every
+target of the cluster type); other targets are left as they are, out of date
+or not, for strata render. The promotion is finished only when rendered/
+follows. The journal is kept in this checkout's
 local state, outside the repository (a journal committed to the repository is
 ignored); until it is finished every command that reads the fleet says so,
 another promotion is refused, --resume --dry-run shows it, and --abandon drops
@@ -185,24 +190,8 @@ func (o *promoteOptions) run() error {
 		return nil
 	}
 	if !o.dryRun {
-		if !o.noRender {
-			rr, err := rerender(r)
-			if err != nil {
-				return fmt.Errorf("config/ is promoted but rendering failed; fix it, then run strata promote --resume to finish the promotion: %w", err)
-			}
-			rep.Rendered = rr
-		}
-		if err := promote.Finish(ops); err != nil {
+		if err := o.finish(r, ops, gr, &rep); err != nil {
 			return err
-		}
-		if o.commit {
-			p := rep.Plan
-			if p == nil {
-				p = rep.Resumed
-			}
-			if rep.Commit, err = o.commitStep(context.Background(), gr, r, p, rep.Rendered); err != nil {
-				return err
-			}
 		}
 	}
 	if o.output.data() {
@@ -224,6 +213,48 @@ func (o *promoteOptions) run() error {
 		fmt.Fprintln(o.stdout)
 	}
 	return nil
+}
+
+// finish re-renders what the promotion (rep's plan, or the one resumed)
+// changed, unless --no-render, ends its journal and, with --commit,
+// commits the step.
+func (o *promoteOptions) finish(r *repo, ops promote.FileOps, gr git.Repo, rep *promoteReport) error {
+	p := rep.Plan
+	if p == nil {
+		p = rep.Resumed
+	}
+	if !o.noRender {
+		rr, err := rerender(r, promotedTargets(p))
+		if err != nil {
+			return fmt.Errorf("config/ is promoted but rendering failed; fix it, then run strata promote --resume to finish the promotion: %w", err)
+		}
+		rep.Rendered = rr
+	}
+	if err := promote.Finish(ops); err != nil {
+		return err
+	}
+	if o.commit {
+		var err error
+		if rep.Commit, err = o.commitStep(context.Background(), gr, r, p, rep.Rendered); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// promotedTargets returns the directories of rendered/ whose targets the
+// promotion p can change (promote.Plan.Reach), for the re-render; nil,
+// every target, when that cannot be told.
+func promotedTargets(p *promote.Plan) []string {
+	nodes, ok := p.Reach()
+	if !ok {
+		return nil
+	}
+	dirs := make([]string, len(nodes))
+	for i, n := range nodes {
+		dirs[i] = path.Join(render.OutputDir, p.ClusterType, n)
+	}
+	return dirs
 }
 
 func (o *promoteOptions) print(p *promote.Plan) {

@@ -151,11 +151,12 @@ func newRenderReport(res *output.Result, check bool) renderReport {
 	return rep
 }
 
-// rerender brings rendered/ up to date after a command changed config/; the
-// command holds the repository lock.
-func rerender(r *repo) (*renderReport, error) {
+// rerender brings rendered/ up to date after a command changed config/:
+// every target, or with only (output.Options.Only) the targets under those
+// directories of rendered/. The command holds the repository lock.
+func rerender(r *repo, only []string) (*renderReport, error) {
 	statePath, _ := output.StatePath(r.dir)
-	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath, Rendered: renderedHook})
+	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath, Only: only, Rendered: renderedHook})
 	if err != nil {
 		return nil, err
 	}

@@ -150,21 +150,29 @@ func (o *faultyOps) SaveState(path string, data []byte) error {
 // file in rendered/; when targets are of both kinds, the journal is there.
 // The next run completes it to exactly the tree of an uninterrupted
 // render, leaves no staging area, and records a state that makes the run
-// after it a no-op. For a first render (no rendered/) and for a change.
+// after it a no-op. For a first render (no rendered/), for a change, and
+// for a change rendered by runs restricted to some targets (Options.Only, as
+// promote's re-render), the next of which completes the interrupted one.
 func TestInterruptedRenderIsAllOrNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		before map[string]string // the fleet rendered first, nil for none
+		only   []string          // Options.Only of the runs after it
 	}{
-		{"first render", nil},
-		{"change", fleetV1},
+		{"first render", nil, nil},
+		{"change", fleetV1, nil},
+		{"change, restricted", fleetV1, []string{"rendered/mc/prod"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			run := func(t *testing.T, dir, state string, ops fileOps) (*Result, error) {
+				t.Helper()
+				return Run(Options{Root: dir, FS: os.DirFS(dir), StatePath: state, Only: tc.only, ops: ops})
+			}
 			setup := func(t *testing.T) (dir, state string) {
 				dir, state = t.TempDir(), filepath.Join(t.TempDir(), "state")
 				if tc.before != nil {
 					writeFiles(t, dir, tc.before)
-					if _, err := run(t, dir, state, nil); err != nil {
+					if _, err := Run(Options{Root: dir, FS: os.DirFS(dir), StatePath: state}); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -25,6 +26,16 @@ type Options struct {
 	// Fresh renders every target, ignoring the state (which is still
 	// recorded afterwards).
 	Fresh bool
+	// Only, when not nil, restricts the run to the targets whose directory is
+	// one of these directories of rendered/ ("rendered/<type>/<node>") or
+	// under one: for a command that changed only inputs of those targets
+	// (a promotion). A restricted run renders, compares and switches only
+	// those targets, deletes nothing outside their directories (a full run
+	// removes what no target renders any more), and records the state of
+	// those it rendered only, leaving the other targets' entries as they
+	// are. When rendered/ does not exist yet the run renders every target:
+	// it never creates a partial rendered/.
+	Only []string
 	// Progress, when set, is called as targets render.
 	Progress func(done, total int)
 	// Rendered, when set, is called once every target has rendered and
@@ -37,9 +48,11 @@ type Options struct {
 // Result is what a run did (or, with Check, would do).
 type Result struct {
 	Plan *Plan
-	// Targets is the number of targets; Rendered how many were rendered
-	// (the others were known to be current).
-	Targets, Rendered int
+	// Targets is the number of targets of the fleet; Considered how many
+	// the run compared (all of them, unless Options.Only restricted it);
+	// Rendered how many of those were rendered (the others were known to
+	// be current).
+	Targets, Considered, Rendered int
 	// Warnings are problems that do not stop the render, such as two
 	// patches of one level setting the same field, one line each.
 	Warnings []string
@@ -83,23 +96,19 @@ func Run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	targets := r.Targets()
-	fps := make(map[string][32]byte, len(targets))
-	want := make(map[string]bool, len(targets))
-	var dirty []render.Target
-	kept := 0 // the files of targets known to be current
-	current := currentTargets(t, r, state, targets)
-	for i, tg := range targets {
-		fps[tg.Dir()] = current[i].fp
-		want[tg.Dir()] = true
-		if current[i].ok {
-			kept += len(state.Targets[tg.Dir()].Files)
-		} else {
-			dirty = append(dirty, tg)
-		}
+	considered, restricted := targets, opts.Only != nil && exists
+	if restricted {
+		considered = only(targets, opts.Only)
 	}
+	dirty, fps, kept := changedTargets(t, r, state, considered)
 	// Conflicts decode the same patch files the render does: a broken one
 	// is reported by the render, which names the target.
 	conflicts, cerr := r.Fleet.Conflicts()
+	all := targetDirs(targets)
+	var want map[string]bool // what rendered/ keeps; nil: look for no stale files
+	if !restricted && exists {
+		want = all
+	}
 	plan, err := renderAndWrite(opts, r, t, dirty, want, !exists)
 	if err != nil {
 		return nil, err
@@ -108,21 +117,46 @@ func Run(opts Options) (*Result, error) {
 		return nil, cerr
 	}
 	plan.Unchanged += kept
-	res.Plan, res.Targets, res.Rendered = plan, len(targets), len(dirty)
+	res.Plan, res.Targets, res.Considered, res.Rendered = plan, len(targets), len(considered), len(dirty)
 	for _, c := range conflicts {
 		res.Warnings = append(res.Warnings, c.String())
 	}
 	if !opts.Check && opts.StatePath != "" {
 		after := newTree(root)
-		saveState(opts, after, state, dirty, fps, want)
+		saveState(opts, after, state, dirty, fps, all)
 		after.close()
 	}
 	return res, nil
 }
 
+// only returns the targets whose directory is one of dirs or under one.
+func only(targets []render.Target, dirs []string) []render.Target {
+	var out []render.Target
+	for _, tg := range targets {
+		d := tg.Dir()
+		for _, o := range dirs {
+			if d == o || (strings.HasPrefix(d, o) && d[len(o)] == '/') {
+				out = append(out, tg)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// targetDirs returns the set of the targets' directories.
+func targetDirs(targets []render.Target) map[string]bool {
+	out := make(map[string]bool, len(targets))
+	for _, tg := range targets {
+		out[tg.Dir()] = true
+	}
+	return out
+}
+
 // renderAndWrite renders the dirty targets, compares each with its
-// directory, stages those that changed and finds the stale files; then,
-// unless checking, switches the staged trees into place (switch.go).
+// directory, stages those that changed and, unless want is nil, finds the
+// stale files (what rendered/ holds outside the directories in want);
+// then, unless checking, switches the staged trees into place (switch.go).
 // Nothing in rendered/ changes unless every target rendered and was staged.
 func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Target, want map[string]bool, first bool) (*Plan, error) {
 	var s *stage
@@ -134,7 +168,7 @@ func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Ta
 	}
 	w := newWriter(t, s, first)
 	var err error
-	if !first {
+	if want != nil {
 		err = w.stale(want)
 	}
 	if err == nil {
@@ -178,6 +212,23 @@ func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps m
 	if err := opts.ops.SaveState(opts.StatePath, state.encode()); err != nil {
 		slog.Warn("could not save the render state; the next run renders everything", "path", opts.StatePath, "err", err)
 	}
+}
+
+// changedTargets returns the targets that need rendering, every target's
+// fingerprint by directory, and how many files the others (known to be
+// current) hold.
+func changedTargets(t *tree, r *render.Renderer, state *State, targets []render.Target) (dirty []render.Target, fps map[string][32]byte, kept int) {
+	fps = make(map[string][32]byte, len(targets))
+	current := currentTargets(t, r, state, targets)
+	for i, tg := range targets {
+		fps[tg.Dir()] = current[i].fp
+		if current[i].ok {
+			kept += len(state.Targets[tg.Dir()].Files)
+		} else {
+			dirty = append(dirty, tg)
+		}
+	}
+	return dirty, fps, kept
 }
 
 type currentness struct {

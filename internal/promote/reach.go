@@ -1,0 +1,38 @@
+package promote
+
+import (
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Reach returns the nodes under which the plan's file operations can change
+// a target's rendered output, by ID ("" for the whole cluster type): the
+// node of the level directory of every patch copy written or removed, and
+// "" for a file directly under the component (values.yaml and history.yaml:
+// a fold). The other targets render as before: of a component's files, a
+// target's output depends only on values.yaml and those of the level
+// directories on its path (its layers, as package render's fingerprint
+// has it). ok is false when an operation touches a
+// file outside the component's directory, which a plan never does; the
+// caller then re-renders every target.
+func (p *Plan) Reach() (nodes []string, ok bool) {
+	dir := "config/" + p.ClusterType + "/" + p.Component + "/"
+	nodes = []string{}
+	for _, op := range p.Ops {
+		rel, in := strings.CutPrefix(op.Path, dir)
+		if !in || !fs.ValidPath(op.Path) {
+			return nil, false
+		}
+		node := path.Dir(rel)
+		if node == "." {
+			return []string{""}, true
+		}
+		if !slices.Contains(nodes, node) {
+			nodes = append(nodes, node)
+		}
+	}
+	slices.Sort(nodes)
+	return nodes, true
+}
