@@ -25,7 +25,7 @@ import (
 // installed with the Helm library from a local chart (its CRDs come from the
 // argo-cd module), then a cluster's bundle created, re-applied unchanged,
 // changed, and read back; then a spoke registered with the credentials of a
-// kubeconfig context.
+// kubeconfig context, and again in a project, whose AppProject comes first.
 func TestApply(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping under -short: starts etcd and kube-apiserver (built by " + testenv.BuildScript + ") and installs Argo CD's CRDs")
@@ -157,6 +157,32 @@ func TestApply(t *testing.T) {
 			t.Errorf("server = %q, want %q", server, s.URL)
 		}
 	})
+
+	t.Run("a root's AppProject is applied with it, before it", func(t *testing.T) {
+		pf, chart := projectFleet(t, "", "default")
+		cr := &bootstrap.Credentials{Config: bootstrap.ClusterConfig{BearerToken: "t0ken"}, Source: "test"}
+		pb, err := bootstrap.Build(pf, chart, "spoke-1", bootstrap.Options{Credentials: cr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		results, err := ap.Apply(ctx, pb.Objects)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range results {
+			got = append(got, r.String())
+		}
+		// spoke-1 was registered above: its secret now names its project.
+		want := []string{"secret/spoke-1 configured", "appproject/tenant-a created", "applicationset/root-workload unchanged"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("results (-want +got):\n%s", diff)
+		}
+		readBack(t, ctx, s.Config(), pb.Objects)
+		wantActions(t, ctx, ap, pb.Objects, map[string]bootstrap.Action{
+			"Secret/spoke-1": bootstrap.Unchanged, "AppProject/tenant-a": bootstrap.Unchanged, "ApplicationSet/root-workload": bootstrap.Unchanged,
+		})
+	})
 }
 
 func wantActions(t *testing.T, ctx context.Context, ap *bootstrap.Applier, objs []*unstructured.Unstructured, want map[string]bootstrap.Action) {
@@ -201,6 +227,7 @@ var resources = map[string]schema.GroupVersionResource{
 	"Secret":         {Version: "v1", Resource: "secrets"},
 	"Application":    {Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"},
 	"ApplicationSet": {Group: "argoproj.io", Version: "v1alpha1", Resource: "applicationsets"},
+	"AppProject":     {Group: "argoproj.io", Version: "v1alpha1", Resource: "appprojects"},
 }
 
 func get(t *testing.T, ctx context.Context, cfg *rest.Config, o *unstructured.Unstructured) *unstructured.Unstructured {

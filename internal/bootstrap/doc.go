@@ -35,6 +35,15 @@
 //     that renders the spoke's rendered/ directory at the revision pinned
 //     there (no Application for a spoke not rendered yet).
 //
+// Projects: each root object is in its cluster's Argo CD project
+// (fleet.Cluster.Project; default unless the inventory or the cluster type
+// names one). A hub's root ApplicationSet reads each spoke's project from
+// the spoke's cluster secret (the strata.io/project annotation), so one
+// ApplicationSet serves spokes of several projects. A project other than
+// default is defined by the fleet (an item of appprojects) for the Argo CD
+// that holds the root, and is applied with the bundle, before the root
+// objects that name it: see projects.go.
+//
 // Pins take effect through Git: no root object names a pin, so strata pin
 // and a commit of config/ and rendered/ to the branch move the clusters;
 // bootstrap is needed again only when the root objects themselves change.

@@ -61,6 +61,8 @@ func purpose(b *Bundle, o *unstructured.Unstructured) string {
 		return "the hub's root ApplicationSet: per spoke of this cluster type, reads its rendered values.yaml at the branch and makes its root Application at the revision pinned there"
 	case "Application":
 		return "Argo CD's self-management Application"
+	case "AppProject":
+		return "a project the root objects name, as the fleet renders it for this Argo CD: applied first so that they can sync; the root manages it from then on"
 	}
 	return describe(o)
 }

@@ -93,16 +93,34 @@ type builder struct {
 	f     *fleet.Fleet
 	chart *render.Chart
 	opts  Options
+	// rendered holds the targets rendered so far, by cluster.
+	rendered map[string]*render.Output
 }
 
+// distributed is the bundle of a cluster running its own Argo CD: the
+// AppProjects its root objects name (see appProjects) come before them.
 func (b *builder) distributed(c *fleet.Cluster) (*Bundle, error) {
 	bundle := &Bundle{Cluster: c.Name, Model: Distributed, ApplyTo: c.Name, Revision: b.f.ClusterRevision(c)}
 	bundle.Objects = append(bundle.Objects, b.namespace(), b.identitySecret(c, InClusterServer, inClusterConfig))
-	bundle.Objects = append(bundle.Objects, b.rootApplication(c))
 	self, err := b.selfApp(c)
 	if err != nil {
 		return nil, err
 	}
+	uses := []projectUse{rootProject(c)}
+	if self != nil {
+		uses = append(uses, selfAppProject(c, self))
+	}
+	for _, s := range b.f.Spokes(c.Name) {
+		u := rootProject(s)
+		u.by += " (made by root-" + s.Type + " in the Argo CD of " + c.Name + ")"
+		uses = append(uses, u)
+	}
+	projects, err := b.appProjects(c, uses)
+	if err != nil {
+		return nil, err
+	}
+	bundle.Objects = append(bundle.Objects, projects...)
+	bundle.Objects = append(bundle.Objects, b.rootApplication(c))
 	if self != nil {
 		bundle.Objects = append(bundle.Objects, self)
 	} else {
@@ -131,6 +149,11 @@ func (b *builder) central(c *fleet.Cluster) (*Bundle, error) {
 	default:
 		return nil, fmt.Errorf("registering %s on its hub %s needs its credentials: --credentials-context CONTEXT (of a kubeconfig) or --token-file FILE, or externalSecret in %s", c.Name, c.Hub, c.File.Path)
 	}
+	projects, err := b.appProjects(b.f.Cluster(c.Hub), []projectUse{rootProject(c)})
+	if err != nil {
+		return nil, err
+	}
+	bundle.Objects = append(bundle.Objects, projects...)
 	bundle.Objects = append(bundle.Objects, b.rootApplicationSet(c.Hub, c.Type))
 	return bundle, nil
 }
@@ -211,7 +234,7 @@ func (b *builder) rootApplication(c *fleet.Cluster) *unstructured.Unstructured {
 			"template": map[string]any{
 				"metadata": map[string]any{"name": RootName},
 				"spec": map[string]any{
-					"project": "default",
+					"project": c.Project,
 					"source": map[string]any{
 						"repoURL":        b.f.Config.Repository.URL,
 						"targetRevision": pinnedRevision,
@@ -230,14 +253,20 @@ func autoSync() map[string]any {
 	return map[string]any{"automated": map[string]any{"prune": true, "selfHeal": true}}
 }
 
+// spokeProject is, in a hub's root ApplicationSet's template, the project
+// of the spoke's root: the project its cluster secret carries (a secret
+// registered before strata wrote it has none: default).
+var spokeProject = fmt.Sprintf("{{ index .metadata.annotations %q | default %q }}", fleet.ProjectAnnotation, fleet.DefaultProject)
+
 // rootApplicationSet is the hub's root ApplicationSet for the spokes of
 // cluster type ct: seed 000's cluster x git matrix. Per spoke (a cluster
 // secret of the hub with the cluster type's label), the git files generator
 // reads the spoke's rendered values.yaml at the revision its secret names
 // (the branch), and the Application renders the spoke's rendered/
 // directory at the revision pinned there, into the hub's Argo CD, whose
-// Applications target the spoke by name. A spoke not rendered yet makes no
-// Application rather than a failing one.
+// Applications target the spoke by name, in the spoke's project (one
+// ApplicationSet serves spokes of several projects). A spoke not rendered
+// yet makes no Application rather than a failing one.
 func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured {
 	label := func(k string) string { return fmt.Sprintf("{{ index .metadata.labels %q }}", k) }
 	annotation := func(k string) string { return fmt.Sprintf("{{ index .metadata.annotations %q }}", k) }
@@ -266,7 +295,7 @@ func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured 
 					"labels": map[string]any{fleet.ClusterTypeLabel: ct, fleet.HubLabel: hub},
 				},
 				"spec": map[string]any{
-					"project": "default",
+					"project": spokeProject,
 					"source": map[string]any{
 						"repoURL":        annotation(RepoAnnotation),
 						"targetRevision": pinnedRevision,

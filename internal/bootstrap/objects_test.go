@@ -114,7 +114,8 @@ func TestBuildCentral(t *testing.T) {
 	}
 	// The secret names the branch the root follows, not the pin: a pin
 	// moved later must not need the secret applied again.
-	wantAnn := map[string]string{"git_repo": "https://git.example.com/fleet.git", "git_revision": "main", "cluster_name": "spoke-1"}
+	wantAnn := map[string]string{"git_repo": "https://git.example.com/fleet.git", "git_revision": "main", "cluster_name": "spoke-1",
+		"strata.io/project": "default"}
 	if diff := cmp.Diff(wantAnn, s.GetAnnotations()); diff != "" {
 		t.Errorf("secret annotations (-want +got):\n%s", diff)
 	}

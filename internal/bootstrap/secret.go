@@ -63,8 +63,9 @@ func (b *builder) identityLabels(c *fleet.Cluster) map[string]any {
 }
 
 // identityAnnotations name the repository, the revision the root objects
-// follow (the branch: pins reach Argo CD through the rendered tree there)
-// and the cluster, with the cluster's own annotations.
+// follow (the branch: pins reach Argo CD through the rendered tree there),
+// the cluster and its project (which a hub's root ApplicationSet gives the
+// spoke's root), with the cluster's own annotations.
 func (b *builder) identityAnnotations(c *fleet.Cluster) map[string]any {
 	ann := map[string]any{}
 	for k, v := range c.Annotations {
@@ -73,6 +74,7 @@ func (b *builder) identityAnnotations(c *fleet.Cluster) map[string]any {
 	ann[RepoAnnotation] = b.f.Config.Repository.URL
 	ann[RevisionAnnotation] = BranchRevision(b.f)
 	ann[ClusterNameAnnotation] = c.Name
+	ann[fleet.ProjectAnnotation] = c.Project
 	return ann
 }
 

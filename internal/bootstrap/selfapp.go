@@ -24,13 +24,9 @@ func (b *builder) selfApp(c *fleet.Cluster) (*unstructured.Unstructured, error) 
 	if b.chart == nil {
 		return nil, nil
 	}
-	out, err := b.renderTarget(c)
+	objs, err := b.argoObjects(c, b.opts.SelfApp)
 	if err != nil {
 		return nil, err
-	}
-	objs, err := ArgoRender(out, b.clusterValues(c, b.f.ClusterRevision(c)), b.opts.SelfApp)
-	if err != nil {
-		return nil, fmt.Errorf("bootstrapping %s: %w", c.Name, err)
 	}
 	o := objs[b.opts.SelfApp]
 	if o == nil || o.GetKind() != "Application" {
@@ -42,10 +38,14 @@ func (b *builder) selfApp(c *fleet.Cluster) (*unstructured.Unstructured, error) 
 	return o, nil
 }
 
-// renderTarget renders c's target in memory.
-func (b *builder) renderTarget(c *fleet.Cluster) (*render.Output, error) {
-	r := &render.Renderer{Fleet: b.f, Chart: b.chart}
-	return r.Render(render.Target{ClusterType: b.f.ClusterType(c.Type), Node: c.Target})
+// selfAppProject is the project use of the self-management Application
+// self of cluster c: the project its definition names.
+func selfAppProject(c *fleet.Cluster, self *unstructured.Unstructured) projectUse {
+	p, _, _ := unstructured.NestedString(self.Object, "spec", "project")
+	if p == "" {
+		p = fleet.DefaultProject
+	}
+	return projectUse{project: p, by: fmt.Sprintf("the self-management Application %s of cluster %s", self.GetName(), c.Name)}
 }
 
 // ArgoRender renders the rendered/ directory of a target as Argo CD does: a
