@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -157,8 +158,10 @@ func readInstance(ctx context.Context, c *fleet.Cluster, connect Connect, opts O
 	}
 	var rv string
 	if c, ok := dyn.(*Client); ok {
-		rv, err = c.listRaw(ctx, ApplicationGVR, in.Namespace, opts.PageSize, func(body []byte) (listMeta, error) {
-			return decodeApps(body, opts.Specs, func(a App) { in.Applications = append(in.Applications, a) })
+		rv, err = c.listRaw(ctx, ApplicationGVR, in.Namespace, opts.PageSize, func(item jsontext.Value) error {
+			a, err := decodeApp(item, opts.Specs)
+			in.Applications = append(in.Applications, a)
+			return err
 		})
 	} else {
 		rv, err = list(ctx, dyn, ApplicationGVR, in.Namespace, opts.PageSize, func(u map[string]any) {
@@ -171,8 +174,10 @@ func readInstance(ctx context.Context, c *fleet.Cluster, connect Connect, opts O
 	}
 	in.ResourceVersion = rv
 	if c, ok := dyn.(*Client); ok {
-		_, err = c.listRaw(ctx, ApplicationSetGVR, in.Namespace, opts.PageSize, func(body []byte) (listMeta, error) {
-			return decodeAppSets(body, opts.Specs, func(s AppSet) { in.ApplicationSets = append(in.ApplicationSets, s) })
+		_, err = c.listRaw(ctx, ApplicationSetGVR, in.Namespace, opts.PageSize, func(item jsontext.Value) error {
+			s, err := decodeAppSet(item, opts.Specs)
+			in.ApplicationSets = append(in.ApplicationSets, s)
+			return err
 		})
 	} else {
 		_, err = list(ctx, dyn, ApplicationSetGVR, in.Namespace, opts.PageSize, func(u map[string]any) {
