@@ -101,4 +101,3 @@ func TestDecodeListStream(t *testing.T) {
 		})
 	}
 }
-
