@@ -82,11 +82,15 @@ func (b *builder) appProjects(argo *fleet.Cluster, uses []projectUse) ([]*unstru
 // not get from the fleet.
 func (b *builder) missingProject(argo *fleet.Cluster, u projectUse) error {
 	where := renderedPath(argo) + "/templates/" + u.project + ".yaml"
+	named := ""
+	if b.f.Config.Render.NamePrefix != "" {
+		named = " (with its name: " + u.project + ", or render.namePrefix names it otherwise)"
+	}
 	return &values.Error{Pos: u.pos,
 		Msg: fmt.Sprintf("%s is in project %s, but the Argo CD of %s has no AppProject %s: %s's target %s renders none (no %s)",
 			u.by, u.project, argo.Name, u.project, argo.Name, argo.Target.ID(), where),
-		Hint: fmt.Sprintf("define it in config/%s/ as an item of appprojects (appprojects: {%s: {name: %s, sourceRepos: [...], destinations: [...]}}) so that %s's root deploys it and bootstrap can apply it first, or set project: %s",
-			argo.Type, u.project, u.project, argo.Name, fleet.DefaultProject)}
+		Hint: fmt.Sprintf("define it in config/%s/ as an item of appprojects%s (appprojects: {%s: {name: %s, sourceRepos: [...], destinations: [...]}}) so that %s's root deploys it and bootstrap can apply it first, or set project: %s",
+			argo.Type, named, u.project, u.project, argo.Name, fleet.DefaultProject)}
 }
 
 // argoObjects renders cluster c's target as its root makes Argo CD render

@@ -182,6 +182,14 @@ func TestBuildProjectErrors(t *testing.T) {
 			"the self-management Application argocd of cluster hub-1 is in project ops, but the Argo CD of hub-1 has no AppProject ops"}},
 		{"a spoke is unaffected by the hub's own projects", "", "ops", "spoke-1", bootstrap.Options{Credentials: cr}, nil},
 	}
+	t.Run("under render.namePrefix, the hint says to name the item", func(t *testing.T) {
+		f, chart := projectFleet(t, "", "default")
+		f.Config.Render.NamePrefix = "{{ .Values.cluster.cluster }}-"
+		_, err := bootstrap.Build(f, chart, "spoke-1", bootstrap.Options{Credentials: cr})
+		if err == nil || !strings.Contains(err.Error(), "as an item of appprojects (with its name: tenant-a, or render.namePrefix names it otherwise)") {
+			t.Errorf("Build = %v, want the hint about name:", err)
+		}
+	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, chart := projectFleet(t, tt.spoke2, tt.self)

@@ -39,6 +39,8 @@
 // names and the spokes hold exactly the ConfigMaps expected.
 //
 // The scenarios (TestE2E*): both models and the double-templated values;
+// roots in projects other than default (the AppProjects applied by
+// bootstrap before the roots that name them);
 // a progressive rollout with strata promote; the same with strata rollout,
 // which commits, pushes and waits for Argo CD itself (killed mid-wait and
 // resumed, stopped at a manual gate, approved) and its failures (a failing
