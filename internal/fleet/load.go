@@ -110,17 +110,24 @@ func (c *Component) Layers(n *Node) []*Level {
 }
 
 // Load reads the fleet repository in fsys.
-func Load(fsys fs.FS) (*Fleet, error) { return load(fsys, "", "") }
+func Load(fsys fs.FS) (*Fleet, error) { return load(fsys, selection{}) }
 
 // LoadComponent reads only what one component of one cluster type needs:
 // config.yaml, the inventory, the cluster type's defaults and the
 // component's directory (promote works on nothing else). The other cluster
 // types and components are absent from the result.
 func LoadComponent(fsys fs.FS, clusterType, component string) (*Fleet, error) {
-	return load(fsys, clusterType, component)
+	return load(fsys, selection{clusterType: clusterType, component: component})
 }
 
-func load(fsys fs.FS, onlyType, onlyComponent string) (*Fleet, error) {
+// selection is the part of the fleet load reads: all of it (the zero
+// value), LoadComponent's or LoadScope's.
+type selection struct {
+	clusterType, component string
+	scope                  Scope // nil: every cluster type and node
+}
+
+func load(fsys fs.FS, sel selection) (*Fleet, error) {
 	data, err := fs.ReadFile(fsys, ConfigPath)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -133,9 +140,12 @@ func load(fsys fs.FS, onlyType, onlyComponent string) (*Fleet, error) {
 		return nil, err
 	}
 	f := &Fleet{FS: fsys, Config: cfg, Targets: cfg.Root.leavesAtDepth(len(cfg.Dimensions))}
-	l := loader{fsys: fsys, cfg: cfg, onlyComponent: onlyComponent}
+	l := loader{fsys: fsys, cfg: cfg, onlyComponent: sel.component}
 	for _, decl := range cfg.ClusterTypes {
-		if onlyType != "" && decl.Name != onlyType {
+		if sel.clusterType != "" && decl.Name != sel.clusterType {
+			continue
+		}
+		if sel.scope != nil && !l.enter(sel.scope, decl.Name) {
 			continue
 		}
 		if ct := l.clusterType(decl, f.Targets); ct != nil {
@@ -172,6 +182,10 @@ type loader struct {
 	errs []error
 	// onlyComponent, when set, is the one component directory read.
 	onlyComponent string
+	// under, when set, are the nodes of the cluster type being read
+	// whose targets are wanted (LoadScope): level directories neither on
+	// the way to one nor under one are not read.
+	under []*Node
 }
 
 func (l *loader) fail(err error) {
@@ -194,6 +208,9 @@ func (l *loader) clusterType(decl ClusterTypeDecl, targets []*Node) *ClusterType
 		return nil
 	}
 	ct := &ClusterType{Name: decl.Name, Dir: dir, At: decl.At, Targets: targetsOf(targets, decl.At)}
+	if l.under != nil {
+		ct.Targets = targetsOf(ct.Targets, l.under)
+	}
 	for _, e := range entries {
 		p := dir + "/" + e.Name()
 		switch {
@@ -289,6 +306,9 @@ func (l *loader) level(ct *ClusterType, c *Component, parent *Node, dir, name st
 			e.Hint = "one of: " + choices(names)
 		}
 		l.fail(e)
+		return
+	}
+	if !l.wanted(node) {
 		return
 	}
 	entries, err := l.readDir(dir)

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -29,11 +30,12 @@ type Options struct {
 	// Only, when not nil, restricts the run to the targets whose directory is
 	// one of these directories of rendered/ ("rendered/<type>/<node>") or
 	// under one: for a command that changed only inputs of those targets
-	// (a promotion). A restricted run renders, compares and switches only
-	// those targets, deletes nothing outside their directories (a full run
-	// removes what no target renders any more), and records the state of
-	// those it rendered only, leaving the other targets' entries as they
-	// are. When rendered/ does not exist yet the run renders every target:
+	// (a promotion). A restricted run reads only the part of config/ those
+	// targets need (fleet.LoadScope: a problem elsewhere goes unreported),
+	// renders, compares and switches only those targets, deletes nothing
+	// outside their directories (a full run removes what no target renders
+	// any more), and records the state of those it rendered only, leaving
+	// the other targets' entries as they are. When rendered/ does not exist yet the run renders every target:
 	// it never creates a partial rendered/.
 	Only []string
 	// Progress, when set, is called as targets render.
@@ -81,7 +83,14 @@ func Run(opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	r, err := render.Load(opts.FS)
+	t := newTree(root)
+	defer t.close()
+	exists, err := t.dir(render.OutputDir)
+	if err != nil {
+		return nil, err
+	}
+	restricted := opts.Only != nil && exists
+	r, err := loadRenderer(opts.FS, opts.Only, restricted)
 	if err != nil {
 		return nil, err
 	}
@@ -89,25 +98,20 @@ func Run(opts Options) (*Result, error) {
 	if opts.StatePath != "" && !opts.Fresh {
 		state = LoadState(opts.StatePath)
 	}
-	t := newTree(root)
-	defer t.close()
-	exists, err := t.dir(render.OutputDir)
-	if err != nil {
-		return nil, err
-	}
 	targets := r.Targets()
-	considered, restricted := targets, opts.Only != nil && exists
+	var all map[string]bool // every target's directory; nil when restricted
 	if restricted {
-		considered = only(targets, opts.Only)
+		targets = only(targets, opts.Only)
+	} else {
+		all = targetDirs(targets)
 	}
-	dirty, fps, kept := changedTargets(t, r, state, considered)
+	dirty, fps, kept := changedTargets(t, r, state, targets)
 	// Conflicts decode the same patch files the render does: a broken one
 	// is reported by the render, which names the target.
 	conflicts, cerr := r.Fleet.Conflicts()
-	all := targetDirs(targets)
-	var want map[string]bool // what rendered/ keeps; nil: look for no stale files
-	if !restricted && exists {
-		want = all
+	want := all // what rendered/ keeps; nil: look for no stale files
+	if !exists {
+		want = nil
 	}
 	plan, err := renderAndWrite(opts, r, t, dirty, want, !exists)
 	if err != nil {
@@ -117,7 +121,7 @@ func Run(opts Options) (*Result, error) {
 		return nil, cerr
 	}
 	plan.Unchanged += kept
-	res.Plan, res.Targets, res.Considered, res.Rendered = plan, len(targets), len(considered), len(dirty)
+	res.Plan, res.Targets, res.Considered, res.Rendered = plan, r.Fleet.TargetCount(), len(targets), len(dirty)
 	for _, c := range conflicts {
 		res.Warnings = append(res.Warnings, c.String())
 	}
@@ -127,6 +131,26 @@ func Run(opts Options) (*Result, error) {
 		after.close()
 	}
 	return res, nil
+}
+
+// loadRenderer loads the fleet and its chart: all of it, or when the run
+// is restricted only what the targets under the directories only need
+// (fleet.LoadScope).
+func loadRenderer(fsys fs.FS, only []string, restricted bool) (*render.Renderer, error) {
+	if !restricted {
+		return render.Load(fsys)
+	}
+	s := fleet.Scope{}
+	for _, d := range only {
+		if d == render.OutputDir {
+			return render.Load(fsys)
+		}
+		if rest, ok := strings.CutPrefix(d, render.OutputDir+"/"); ok {
+			ct, node, _ := strings.Cut(rest, "/")
+			s[ct] = append(s[ct], node)
+		}
+	}
+	return render.LoadScope(fsys, s)
 }
 
 // only returns the targets whose directory is one of dirs or under one.
@@ -196,11 +220,15 @@ func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Ta
 	return plan, nil
 }
 
-// saveState records the dirty targets' files as they are now and saves
-// the state; a state that cannot be saved only makes the next run slower.
-func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps map[string][32]byte, want map[string]bool) {
+// saveState records the dirty targets' files as they are now, forgets
+// the targets not in keep (unless nil: a restricted run knows only some),
+// and saves the state; a state that cannot be saved only makes the next
+// run slower.
+func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps map[string][32]byte, keep map[string]bool) {
 	forgot := len(state.Targets)
-	state.Forget(want)
+	if keep != nil {
+		state.Forget(keep)
+	}
 	if len(dirty) == 0 && forgot == len(state.Targets) {
 		return // nothing changed
 	}

@@ -16,6 +16,12 @@ import (
 // bench fleet twice, the normal way and with every shortcut off
 // (NoShortcuts): each file must be the same, byte for byte.
 func TestShortcutsOffGiveTheSameBytes(t *testing.T) {
+	forEachFleet(t, func(t *testing.T, fsys fs.FS) { compareShortcuts(t, fsys) })
+}
+
+// forEachFleet runs test, in parallel subtests, on every example fleet and
+// on a small bench fleet.
+func forEachFleet(t *testing.T, test func(t *testing.T, fsys fs.FS)) {
 	dirs, err := filepath.Glob(filepath.Join("..", "..", "examples", "*", "config", "config.yaml"))
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no example fleets found (%v)", err)
@@ -24,7 +30,7 @@ func TestShortcutsOffGiveTheSameBytes(t *testing.T) {
 		dir := filepath.Dir(filepath.Dir(cfg))
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			t.Parallel()
-			compareShortcuts(t, os.DirFS(dir))
+			test(t, os.DirFS(dir))
 		})
 	}
 	t.Run("bench-fleet", func(t *testing.T) {
@@ -35,7 +41,7 @@ func TestShortcutsOffGiveTheSameBytes(t *testing.T) {
 		if err := benchfleet.Write(dir, spec); err != nil {
 			t.Fatal(err)
 		}
-		compareShortcuts(t, os.DirFS(dir))
+		test(t, os.DirFS(dir))
 	})
 }
 

@@ -65,6 +65,21 @@ func Load(fsys fs.FS) (*Renderer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return loaded(fsys, f)
+}
+
+// LoadScope is Load reading only the part of the fleet that the targets of
+// s need (fleet.LoadScope): Targets lists those only.
+func LoadScope(fsys fs.FS, s fleet.Scope) (*Renderer, error) {
+	f, err := fleet.LoadScope(fsys, s)
+	if err != nil {
+		return nil, err
+	}
+	return loaded(fsys, f)
+}
+
+// loaded loads the templates chart of fsys for the fleet f.
+func loaded(fsys fs.FS, f *fleet.Fleet) (*Renderer, error) {
 	chart, err := LoadChart(fsys)
 	if err != nil {
 		return nil, err
