@@ -206,11 +206,7 @@ func (o *promoteOptions) run() error {
 	if rep.Commit != nil {
 		o.printCommit(rep.Commit)
 	} else if rep.Plan != nil && !o.dryRun {
-		fmt.Fprintf(o.stdout, "next steps:\n  git add config/ rendered/\n  git commit -m %q", commitMessage(rep.Plan))
-		for _, g := range rep.Plan.Gates {
-			fmt.Fprintf(o.stdout, " --trailer %q", "Approved-by: "+o.opts.Approver+" for "+g)
-		}
-		fmt.Fprintln(o.stdout)
+		o.printNextSteps(rep.Plan)
 	}
 	return nil
 }
@@ -257,6 +253,20 @@ func promotedTargets(p *promote.Plan) []string {
 	return dirs
 }
 
+// printNextSteps says how to commit a step promoted without --commit: the
+// files --commit would take, its subject, an Approved-by trailer per gate
+// entered (which strata verify reads), and that --commit or --branch do it
+// (docs/review-flow.md).
+func (o *promoteOptions) printNextSteps(p *promote.Plan) {
+	w := o.stdout
+	fmt.Fprintf(w, "next steps:\n  git add config/%s/%s rendered/\n  git commit -m %q", p.ClusterType, p.Component, promote.Subject(p))
+	for _, g := range p.Gates {
+		fmt.Fprintf(w, " --trailer %q", "Approved-by: "+o.opts.Approver+" for "+g)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "  (strata promote --commit does this, with what changed where in the message; --branch NAME for a pull request per step)")
+}
+
 func (o *promoteOptions) print(p *promote.Plan) {
 	w := o.stdout
 	prefix := ""
@@ -291,16 +301,6 @@ func (o *promoteOptions) print(p *promote.Plan) {
 	case p.Integrated == "":
 		fmt.Fprintln(w, "next: the patch is everywhere; the next promotion folds it into values.yaml")
 	}
-}
-
-func commitMessage(p *promote.Plan) string {
-	switch {
-	case p.Integrated != "":
-		return fmt.Sprintf("Integrate %s of %s into values.yaml", p.Patch, p.Component)
-	case p.Target != "":
-		return fmt.Sprintf("Promote %s of %s to %s", p.Patch, p.Component, p.Target)
-	}
-	return fmt.Sprintf("Coalesce %s of %s", p.Patch, p.Component)
 }
 
 // complete offers cluster types, components and patch names.
