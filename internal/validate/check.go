@@ -45,8 +45,9 @@ func Check(opts Options) (*Report, error) {
 // Validate checks rendered targets: each resource against the Argo CD
 // schemas, the sources that point into the repository (fsys, seen with
 // rendered/ as outs has it), strata's policies, the fleet's same-level
-// patch conflicts, the patch fields a more specific file shadows, and the
-// names that two clusters of the inventory give resources in one Argo CD.
+// patch conflicts, the patch fields a more specific file shadows, the
+// names that two clusters of the inventory give resources in one Argo CD,
+// and the projects of the clusters' roots that their Argo CD lacks.
 func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error) {
 	s, err := ArgoCD()
 	if err != nil {
@@ -86,6 +87,7 @@ func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error
 		rep.Findings = append(rep.Findings, r...)
 	}
 	rep.Findings = append(rep.Findings, collisions(f, outs, placed)...)
+	rep.Findings = append(rep.Findings, projects(f, outs, placed)...)
 	cf, err := conflicts(f)
 	if err != nil {
 		return nil, err

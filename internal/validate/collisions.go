@@ -30,10 +30,7 @@ type landing struct{ argocd, namespace, kind, name string }
 // replaces the other's. An error per resource, naming both clusters, their
 // targets and files, and the Argo CD.
 func collisions(f *fleet.Fleet, outs []*render.Output, resources [][]*rendered) []Finding {
-	byTarget := map[string]int{}
-	for i, out := range outs {
-		byTarget[out.Target.ID()] = i
-	}
+	byTarget := targetIndex(outs)
 	var order []landing
 	at := map[landing][]placed{}
 	for _, c := range f.Clusters {

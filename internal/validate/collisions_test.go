@@ -48,6 +48,21 @@ applications:
 	return fsys
 }
 
+// checkHub validates hubFS(inventory) with the files of edit written over
+// it, and returns the findings.
+func checkHub(t *testing.T, inventory, edit map[string]string) []Finding {
+	t.Helper()
+	fsys := hubFS(inventory)
+	for name, data := range edit {
+		fsys[name] = file(data)
+	}
+	rep, err := Check(Options{FS: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep.Findings
+}
+
 func TestValidateCollisions(t *testing.T) {
 	const (
 		hub  = "name: hub\ntype: platform\ntarget: prod/hub\n"
@@ -99,15 +114,7 @@ func TestValidateCollisions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fsys := hubFS(tt.inventory)
-			for name, data := range tt.edit {
-				fsys[name] = file(data)
-			}
-			rep, err := Check(Options{FS: fsys})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tt.want, rep.Findings, cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(tt.want, checkHub(t, tt.inventory, tt.edit), cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})

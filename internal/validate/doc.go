@@ -80,6 +80,16 @@
 // resource, on the first cluster's file, naming every cluster, its target
 // and file, and the Argo CD.
 //
+// # Projects of the roots
+//
+// A cluster's root objects are in its project (project: in the inventory or
+// on its cluster type; default otherwise), and Argo CD syncs them only once
+// that AppProject exists in the Argo CD that holds them (the cluster's own,
+// or its hub's). A project other than default that no rendered AppProject
+// of that Argo CD's cluster names (resolved like collisions' names) is an
+// error, at the file and line that set the project: strata bootstrap
+// refuses it too.
+//
 // # Shadowed patches
 //
 // A patch field that a file of a more specific level sets again (its

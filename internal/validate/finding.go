@@ -24,6 +24,9 @@ const (
 	// CheckCollision: resources that two clusters put under one name into
 	// the same Argo CD.
 	CheckCollision = "collision"
+	// CheckProject: a root object in a project that the Argo CD holding it
+	// does not get from the fleet.
+	CheckProject = "project"
 )
 
 // Finding is one thing strata validate reports.
