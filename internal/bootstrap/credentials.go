@@ -2,11 +2,15 @@ package bootstrap
 
 import (
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/strata-fleet/strata/internal/suggest"
 )
 
 // Credentials register a spoke on its hub: what the hub's Argo CD
@@ -42,7 +46,7 @@ func CredentialsFromKubeconfig(path, context string) (*Credentials, error) {
 	}
 	ctx := raw.Contexts[context]
 	if ctx == nil {
-		return nil, fmt.Errorf("%s has no context %q", where, context)
+		return nil, suggest.Unknownf("unknown context %q of %s (%s)", context, where, suggest.NearestList(context, slices.Sorted(maps.Keys(raw.Contexts)), suggest.Shown))
 	}
 	cluster, user := raw.Clusters[ctx.Cluster], raw.AuthInfos[ctx.AuthInfo]
 	if cluster == nil {

@@ -3,12 +3,16 @@ package bootstrap
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/suggest"
 )
 
 // Many is the bootstrap of several clusters at once: after a change of the
@@ -42,6 +46,54 @@ func Selector(f *fleet.Fleet, expr string) (func(*fleet.Cluster) bool, error) {
 		}
 		return sel.Matches(set)
 	}, nil
+}
+
+// NoneSelected is the error of a selector that matches no cluster of f,
+// for its first term that no cluster meets: an unknown label key, or a
+// value that no cluster has, with the nearest keys or values that exist;
+// else it says that no cluster meets every term together.
+func NoneSelected(f *fleet.Fleet, expr string) error {
+	sel, err := labels.Parse(expr)
+	if err != nil {
+		return fmt.Errorf("--selector %s: %w", expr, err)
+	}
+	if len(f.Clusters) == 0 {
+		return suggest.Unknownf("--selector %s matches no cluster: the inventory is empty (add one file per cluster to %s/)", expr, fleet.ClustersDir)
+	}
+	b := &builder{f: f}
+	var sets []labels.Set
+	seen := map[string][]string{} // key -> its values, in inventory order
+	var keys []string
+	for _, c := range f.Clusters {
+		set := labels.Set{}
+		for k, v := range b.identityLabels(c) {
+			set[k] = fmt.Sprint(v)
+		}
+		for _, k := range slices.Sorted(maps.Keys(set)) {
+			if _, ok := seen[k]; !ok {
+				keys = append(keys, k)
+			}
+			if !slices.Contains(seen[k], set[k]) {
+				seen[k] = append(seen[k], set[k])
+			}
+		}
+		sets = append(sets, set)
+	}
+	reqs, _ := sel.Requirements()
+	for _, r := range reqs {
+		if slices.ContainsFunc(sets, func(s labels.Set) bool { return r.Matches(s) }) {
+			continue
+		}
+		if _, ok := seen[r.Key()]; !ok && r.Operator() != selection.DoesNotExist {
+			return suggest.UnknownFlag("--selector "+expr, "label", r.Key(), keys)
+		}
+		if v := r.Values().UnsortedList(); len(v) > 0 && (r.Operator() == selection.Equals || r.Operator() == selection.DoubleEquals || r.Operator() == selection.In) {
+			slices.Sort(v)
+			return suggest.UnknownFlag("--selector "+expr, r.Key(), v[0], seen[r.Key()])
+		}
+		return suggest.Unknownf("--selector %s: no cluster of the inventory has %s", expr, r.String())
+	}
+	return suggest.Unknownf("--selector %s matches no cluster of the inventory: each of its terms matches some, none matches them all", expr)
 }
 
 // BuildMany builds the bundle of every cluster of the inventory that match

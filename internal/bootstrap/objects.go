@@ -77,7 +77,7 @@ func Build(f *fleet.Fleet, chart *render.Chart, name string, opts Options) (*Bun
 		if len(f.Clusters) == 0 {
 			return nil, suggest.Unknownf("unknown cluster %q: the inventory is empty (add %s/%s.yaml: type, target, and optionally server, hub, labels)", name, fleet.ClustersDir, name)
 		}
-		return nil, suggest.Unknownf("unknown cluster %q (%s)", name, suggest.NearestList(name, f.ClusterNames(), 5))
+		return nil, suggest.Unknown("cluster", name, f.ClusterNames())
 	}
 	if f.Config.Repository == nil {
 		return nil, fmt.Errorf("bootstrapping %s: %s declares no repository; add repository: {url: <where Argo CD pulls this repository>, revision: main}", name, fleet.ConfigPath)

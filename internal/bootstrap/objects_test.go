@@ -309,7 +309,7 @@ users:
 	if string(got) != want {
 		t.Errorf("config = %s\nwant %s", got, want)
 	}
-	if _, err := bootstrap.CredentialsFromKubeconfig(kc, "nope"); err == nil || err.Error() != kc+` has no context "nope"` {
+	if _, err := bootstrap.CredentialsFromKubeconfig(kc, "nope"); err == nil || err.Error() != `unknown context "nope" of `+kc+` (one of: hub, spoke-eks)` {
 		t.Errorf("unknown context: %v", err)
 	}
 	cr, err = bootstrap.CredentialsFromTokenFile(write("token", "abc\n"), write("ca.pem", "PEM"))

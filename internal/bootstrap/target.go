@@ -16,6 +16,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/suggest"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -89,7 +90,7 @@ type Target struct {
 func (k *Kubeconfig) Target(f *fleet.Fleet, applyTo, explicit string) (*Target, error) {
 	c := f.Cluster(applyTo)
 	if c == nil {
-		return nil, fmt.Errorf("unknown cluster %q", applyTo)
+		return nil, suggest.Unknown("cluster", applyTo, f.ClusterNames())
 	}
 	t := &Target{kc: k}
 	switch {
@@ -120,15 +121,15 @@ func (k *Kubeconfig) unnamed(c *fleet.Cluster) error {
 	}
 	return fmt.Errorf("no kubeconfig context is named for cluster %s: %s\n"+
 		"    pass --context CONTEXT, add context: CONTEXT to %s, or name a kubeconfig context %s (contexts: %s)",
-		c.Name, current, c.File.Path, c.Name, k.contextNames())
+		c.Name, current, c.File.Path, c.Name, k.nearestContexts(c.Name))
 }
 
 // missing is the error of a context the kubeconfig does not have.
 func (k *Kubeconfig) missing(c *fleet.Cluster, t *Target) error {
-	hint := fmt.Sprintf("the kubeconfig has the contexts %s", k.contextNames())
 	if t.ChosenBy == "--context" {
-		return fmt.Errorf("--context %s: the kubeconfig has no such context (it has: %s)", t.Context, k.contextNames())
+		return suggest.UnknownFlag("--context", "kubeconfig context", t.Context, k.names())
 	}
+	hint := fmt.Sprintf("the kubeconfig has the contexts %s", k.nearestContexts(t.Context))
 	v, _ := c.File.Value()
 	return &values.Error{Pos: v.Get("context").Pos,
 		Msg: fmt.Sprintf("cluster %s is reached through context %q, which the kubeconfig does not have", c.Name, t.Context), Hint: hint}
@@ -168,8 +169,17 @@ func (k *Kubeconfig) server(context string) string {
 	return "no server"
 }
 
-func (k *Kubeconfig) contextNames() string {
-	return strings.Join(slices.Sorted(maps.Keys(k.raw.Contexts)), ", ")
+func (k *Kubeconfig) names() []string { return slices.Sorted(maps.Keys(k.raw.Contexts)) }
+
+// nearestContexts names the kubeconfig's contexts; when there are many,
+// the nearest to name and how many more there are.
+func (k *Kubeconfig) nearestContexts(name string) string {
+	names := k.names()
+	if len(names) <= suggest.Shown {
+		return strings.Join(names, ", ")
+	}
+	near, _ := suggest.Nearest(name, names, suggest.Shown)
+	return fmt.Sprintf("%s and %d more", strings.Join(near, ", "), len(names)-len(near))
 }
 
 func sameServer(a, b string) bool {

@@ -46,7 +46,7 @@ contexts:
 		{name: "the context named as the cluster", contexts: both, wantContext: "hub-1", wantBy: "the kubeconfig context named hub-1"},
 		{name: "the current context alone", contexts: current, wantErr: "no kubeconfig context is named for cluster hub-1: the current context, kind-dev (https://127.0.0.1:6443), is used only when named"},
 		{name: "a context of a spoke", contexts: both, explicit: "spoke-1", wantErr: "context spoke-1 (chosen by --context) reaches https://spoke-1:6443/, the API server of cluster spoke-1, but these objects go to hub-1"},
-		{name: "a context the kubeconfig lacks", contexts: current, explicit: "hub-1", wantErr: "--context hub-1: the kubeconfig has no such context (it has: kind-dev)"},
+		{name: "a context the kubeconfig lacks", contexts: current, explicit: "hub-1", wantErr: `--context: unknown kubeconfig context "hub-1" (one of: kind-dev)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := kubeconfig(t, tc.contexts).Target(f, "hub-1", tc.explicit)

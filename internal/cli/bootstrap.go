@@ -181,7 +181,7 @@ func (o *bootstrapOptions) run(ctx context.Context, name string) error {
 			kc = o.kubeconfig
 		}
 		if o.opts.Credentials, err = bootstrap.CredentialsFromKubeconfig(kc, o.credContext); err != nil {
-			return err
+			return fmt.Errorf("--credentials-context: %w", err)
 		}
 	case o.tokenFile != "":
 		if o.opts.Credentials, err = bootstrap.CredentialsFromTokenFile(o.tokenFile, o.caFile); err != nil {

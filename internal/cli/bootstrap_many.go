@@ -52,6 +52,9 @@ func (o *bootstrapOptions) runMany(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.selector != "" && len(m.Bundles)+len(m.Skipped) == 0 {
+		return bootstrap.NoneSelected(rr.Fleet, o.selector)
+	}
 	if o.changedSince != "" {
 		base, err := o.baseMany(r.dir)
 		if err != nil {

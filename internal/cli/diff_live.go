@@ -34,7 +34,7 @@ func (o *diffOptions) runLive(ctx context.Context) error {
 			return diff.Match(o.target, c.Target) || diff.Match(o.target, strings.TrimPrefix(c.Target, c.ClusterType+"/"))
 		}
 		if !anyCell(rep.Cells, match) {
-			return fmt.Errorf("--target %s matches no target that a cluster of the inventory runs (a glob on a target's path, with or without its cluster type, or on a parent node's)", o.target)
+			return diff.NoMatch(o.target, cellTargets(rep.Cells), " that a cluster of the inventory runs")
 		}
 	}
 	d := live.Compare(r.fsys, rr.Fleet, rep, match)
@@ -52,6 +52,17 @@ func (o *diffOptions) runLive(ctx context.Context) error {
 		return &exitError{code: exitFindings}
 	}
 	return nil
+}
+
+// cellTargets names the targets of cells, with their cluster type and as
+// the matrix names them.
+func cellTargets(cells []live.Cell) []string {
+	var names []string
+	for _, c := range cells {
+		path := strings.TrimPrefix(c.Target, c.ClusterType+"/")
+		names = append(names, path, c.ClusterType+"/"+path)
+	}
+	return names
 }
 
 func anyCell(cells []live.Cell, match func(live.Cell) bool) bool {

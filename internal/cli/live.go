@@ -45,16 +45,14 @@ func (l *liveOptions) load(ctx context.Context, dir string, r *render.Renderer, 
 	if len(r.Fleet.Clusters) == 0 {
 		return nil, fmt.Errorf("--live reads Argo CD on the clusters of the inventory, and config/clusters/ has none: add one file per cluster (name, type, target; server and hub for a cluster managed by a hub)")
 	}
-	for name := range l.contexts {
-		if r.Fleet.Cluster(name) == nil {
-			return nil, fmt.Errorf("--cluster-context %s: no cluster %s in the inventory", name, name)
-		}
+	kc := live.Kubeconfig{Path: l.kubeconfig, Context: l.context, Contexts: l.contexts}
+	if err := kc.Check(r.Fleet); err != nil {
+		return nil, err
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
-	connect := live.Kubeconfig{Path: l.kubeconfig, Context: l.context, Contexts: l.contexts}.Connect(r.Fleet)
-	return live.Load(ctx, dir, r, connect, live.Options{Namespace: l.namespace, Specs: specs})
+	return live.Load(ctx, dir, r, kc.Connect(r.Fleet), live.Options{Namespace: l.namespace, Specs: specs})
 }

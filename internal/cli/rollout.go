@@ -156,6 +156,9 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := kc.Check(f); err != nil {
+		return err
+	}
 	p := newRolloutPrinter(o.stdout, o.output)
 	defer p.close()
 	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir}, Connect: kc.Connect(f),

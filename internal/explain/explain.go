@@ -68,7 +68,7 @@ func Explain(ct *fleet.ClusterType, n *fleet.Node, target, component, field stri
 		for _, c := range ct.Components {
 			names = append(names, c.Name)
 		}
-		return nil, suggest.Unknownf("unknown component %q of cluster type %s (%s)", component, ct.Name, suggest.NearestList(component, names, 5))
+		return nil, suggest.Unknownf("unknown component %q of cluster type %s (%s)", component, ct.Name, suggest.NearestList(component, names, suggest.Shown))
 	}
 	path, err := ParsePath(field)
 	if err != nil {
@@ -153,7 +153,7 @@ func resolve(v *values.Value, path []string, component string) ([]string, error)
 		for _, p := range found {
 			names = append(names, values.PathString(p))
 		}
-		return nil, fmt.Errorf("%s is ambiguous in %s: it is %s; name the item (%s)",
+		return nil, suggest.Unknownf("%s is ambiguous in %s: it is %s; name the item (%s)",
 			values.PathString(path), component, strings.Join(names, " and "), values.PathString(found[0][1:]))
 	}
 	// Not set anywhere in the merged values: resolve against the item
@@ -213,11 +213,15 @@ func notFound(v *values.Value, path []string, component, target string) error {
 	switch at.Kind {
 	case values.Map:
 		if len(at.Keys) == 0 {
-			return fmt.Errorf("%s (%s is empty)", msg, where)
+			return suggest.Unknownf("%s (%s is empty)", msg, where)
 		}
-		return fmt.Errorf("%s (%s has: %s)", msg, where, strings.Join(at.Keys, ", "))
+		if len(at.Keys) <= suggest.Shown {
+			return suggest.Unknownf("%s (%s has: %s)", msg, where, strings.Join(at.Keys, ", "))
+		}
+		near, _ := suggest.Nearest(path[min(i, len(path)-1)], at.Keys, suggest.Shown)
+		return suggest.Unknownf("%s (%s has %d fields; nearest: %s)", msg, where, len(at.Keys), strings.Join(near, ", "))
 	case values.List:
-		return fmt.Errorf("%s (%s is a list of %d items: use an index, 0 to %d)", msg, where, len(at.Items), len(at.Items)-1)
+		return suggest.Unknownf("%s (%s is a list of %d items: use an index, 0 to %d)", msg, where, len(at.Items), len(at.Items)-1)
 	}
-	return fmt.Errorf("%s (%s is %s)", msg, where, values.Article(at.Kind))
+	return suggest.Unknownf("%s (%s is %s)", msg, where, values.Article(at.Kind))
 }

@@ -2,8 +2,8 @@ package live
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -11,6 +11,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/suggest"
 )
 
 // Argo CD's resources.
@@ -91,6 +92,41 @@ func (k Kubeconfig) Connect(f *fleet.Fleet) Connect {
 	}
 }
 
+// Check refuses the names k was given on the command line that are not
+// there: a cluster of --cluster-context that the inventory of f does not
+// have, a context of --context or --cluster-context that the kubeconfig
+// does not have (when it can be read; Connect says why not). The errors
+// name the nearest names (suggest.UnknownError).
+func (k Kubeconfig) Check(f *fleet.Fleet) error {
+	clusters := slices.Sorted(maps.Keys(k.Contexts))
+	for _, name := range clusters {
+		if f.Cluster(name) == nil {
+			return suggest.UnknownFlag("--cluster-context", "cluster", name, f.ClusterNames())
+		}
+	}
+	if k.Context == "" && len(k.Contexts) == 0 {
+		return nil
+	}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	if k.Path != "" {
+		rules.ExplicitPath = k.Path
+	}
+	raw, err := rules.Load()
+	if err != nil || len(raw.Contexts) == 0 {
+		return nil
+	}
+	names := slices.Sorted(maps.Keys(raw.Contexts))
+	if k.Context != "" && raw.Contexts[k.Context] == nil {
+		return suggest.UnknownFlag("--context", "kubeconfig context", k.Context, names)
+	}
+	for _, name := range clusters {
+		if ctx := k.Contexts[name]; raw.Contexts[ctx] == nil {
+			return suggest.UnknownFlag("--cluster-context "+name, "kubeconfig context", ctx, names)
+		}
+	}
+	return nil
+}
+
 func (k Kubeconfig) contextOf(c *fleet.Cluster, single bool, contexts map[string]*clientcmdapi.Context, current string) (string, error) {
 	if len(contexts) == 0 {
 		where := "$KUBECONFIG is not set and ~/.kube/config has none"
@@ -102,7 +138,7 @@ func (k Kubeconfig) contextOf(c *fleet.Cluster, single bool, contexts map[string
 	has := func(name string) bool { _, ok := contexts[name]; return ok }
 	pick := func(name, from string) (string, error) {
 		if !has(name) {
-			return "", fmt.Errorf("%s names context %q, which the kubeconfig does not have (it has: %s)", from, name, contextNames(contexts))
+			return "", fmt.Errorf("%s names context %q, which the kubeconfig does not have (%s)", from, name, suggest.NearestList(name, slices.Sorted(maps.Keys(contexts)), suggest.Shown))
 		}
 		return name, nil
 	}
@@ -120,16 +156,4 @@ func (k Kubeconfig) contextOf(c *fleet.Cluster, single bool, contexts map[string
 	}
 	return "", fmt.Errorf("no kubeconfig context for cluster %s: add context: <name> to %s, pass --cluster-context %s=<context>, or name a context %s",
 		c.Name, c.File.Path, c.Name, c.Name)
-}
-
-func contextNames(m map[string]*clientcmdapi.Context) string {
-	var names []string
-	for n := range m {
-		names = append(names, n)
-	}
-	if len(names) == 0 {
-		return "none"
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
 }

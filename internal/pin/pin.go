@@ -85,7 +85,7 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 			for _, d := range types {
 				names = append(names, d.Name)
 			}
-			return nil, suggest.Unknownf("--cluster-type %s: unknown cluster type (%s)", opts.ClusterType, suggest.NearestList(opts.ClusterType, names, 5))
+			return nil, suggest.UnknownFlag("--cluster-type", "cluster type", opts.ClusterType, names)
 		}
 	}
 	want := newRevision(n.Revision, opts, f)
@@ -140,7 +140,7 @@ func orHEAD(s string) string {
 func unknownNode(f *fleet.Fleet, node string) error {
 	var ids []string
 	f.Config.Root.Walk(func(n *fleet.Node) { ids = append(ids, n.ID()) })
-	return suggest.Unknownf("%s: no such node of the sequence (%s)", node, suggest.NearestList(node, ids, 5))
+	return suggest.Unknown("node", node, ids)
 }
 
 // newRevision is the node's pin after the change.

@@ -191,8 +191,8 @@ func TestPinErrors(t *testing.T) {
 		want string
 	}{
 		{"a malformed revision", pin.Options{Node: "staging", Revision: "826fa76d08fc2ce87c863196e52d5a4fa9259a8z"}, "not a hexadecimal digit"},
-		{"an unknown node", pin.Options{Node: "stagin", Revision: "v1"}, "stagin: no such node of the sequence (nearest: staging, integration, production"},
-		{"an unknown cluster type", pin.Options{Node: "staging", Revision: "v1", ClusterType: "mc"}, "--cluster-type mc: unknown cluster type (one of: regional-cluster, management-cluster)"},
+		{"an unknown node", pin.Options{Node: "stagin", Revision: "v1"}, `unknown node "stagin" (nearest: staging, integration, production`},
+		{"an unknown cluster type", pin.Options{Node: "staging", Revision: "v1", ClusterType: "mc"}, `--cluster-type: unknown cluster type "mc" (one of: regional-cluster, management-cluster)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -115,3 +115,24 @@ func readHistory(file *fleet.File) (folds, indent int, err error) {
 		return len(l.Content), l.Content[0].Column - 3, nil
 	}
 }
+
+// foldedAt is when history.yaml says patch was folded into values.yaml,
+// or "" (no history, no such entry, a history that does not decode).
+func foldedAt(c *fleet.Component, patch string) string {
+	if c.History == nil {
+		return ""
+	}
+	var h struct {
+		Folds []struct{ Patch, Folded string }
+	}
+	if yaml.Unmarshal(c.History.Data, &h) != nil {
+		return ""
+	}
+	at := ""
+	for _, f := range h.Folds {
+		if f.Patch == patch {
+			at = f.Folded
+		}
+	}
+	return at
+}

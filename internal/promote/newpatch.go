@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/suggest"
 )
 
 // PatchMeta is what a new patch's metadata says about it. Rendering strips
@@ -69,7 +70,7 @@ func PrepareNewPatch(f *fleet.Fleet, opts NewPatchOptions) (*NewPatch, error) {
 		for _, n := range pl.walk {
 			ids = append(ids, n.ID())
 		}
-		return nil, fmt.Errorf("--at %q: not a node of the sequence (one of: %s)", opts.At, strings.Join(ids, ", "))
+		return nil, suggest.UnknownFlag("--at", "node", opts.At, ids)
 	}
 	if strings.TrimSpace(opts.Meta.Description) == "" {
 		return nil, fmt.Errorf("a new patch needs a description (--description): it says what the change is in status, in review and in the fold")

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -275,7 +274,7 @@ func newPlanner(f *fleet.Fleet, opts Options) (*planner, error) {
 		for _, c := range f.ClusterTypes {
 			names = append(names, c.Name)
 		}
-		return nil, suggest.Unknownf("unknown cluster type %q (%s)", opts.ClusterType, suggest.NearestList(opts.ClusterType, names, 5))
+		return nil, suggest.Unknown("cluster type", opts.ClusterType, names)
 	}
 	comp := ct.Component(opts.Component)
 	if comp == nil {
@@ -283,7 +282,7 @@ func newPlanner(f *fleet.Fleet, opts Options) (*planner, error) {
 		for _, c := range ct.Components {
 			names = append(names, c.Name)
 		}
-		return nil, suggest.Unknownf("unknown component %q of cluster type %s (%s)", opts.Component, ct.Name, suggest.NearestList(opts.Component, names, 5))
+		return nil, suggest.Unknownf("unknown component %q of cluster type %s (%s)", opts.Component, ct.Name, suggest.NearestList(opts.Component, names, suggest.Shown))
 	}
 	name := opts.Patch
 	if !strings.HasSuffix(name, ".yaml") {
@@ -301,7 +300,7 @@ func newPlanner(f *fleet.Fleet, opts Options) (*planner, error) {
 			for _, d := range f.Config.Dimensions {
 				names = append(names, d.Name)
 			}
-			return nil, suggest.Unknownf("--level %s: unknown dimension (%s)", opts.Level, suggest.NearestList(opts.Level, names, 5))
+			return nil, suggest.UnknownFlag("--level", "dimension", opts.Level, names)
 		}
 		level = i + 1
 	case f.Config.PromotionLevel != "":
@@ -318,22 +317,27 @@ func newPlanner(f *fleet.Fleet, opts Options) (*planner, error) {
 }
 
 func (pl *planner) noSuchPatch() error {
-	seen := map[string]bool{}
-	for _, lv := range pl.comp.Levels {
-		for _, file := range lv.Patches {
-			seen[strings.TrimSuffix(pathBase(file.Path), ".yaml")] = true
+	var names []string
+	for _, n := range pl.walk {
+		if lv := pl.comp.Levels[n.ID()]; lv != nil {
+			for _, file := range lv.Patches {
+				names = append(names, strings.TrimSuffix(pathBase(file.Path), ".yaml"))
+			}
 		}
 	}
-	names := make([]string, 0, len(seen))
-	for n := range seen {
-		names = append(names, n)
+	patch, of := strings.TrimSuffix(pl.name, ".yaml"), pl.ct.Name+"/"+pl.comp.Name
+	if at := foldedAt(pl.comp, patch); at != "" {
+		msg := fmt.Sprintf("unknown patch %q of %s: it was folded into values.yaml at %s, as %s/%s records", patch, of, at, pl.comp.Dir, fleet.HistoryFile)
+		if len(names) > 0 {
+			msg += " (" + suggest.NearestList(patch, names, suggest.Shown) + ")"
+		}
+		return suggest.Unknownf("%s", msg)
 	}
-	sort.Strings(names)
-	msg := fmt.Sprintf("%s not found for %s in any level directory of %s", strings.TrimSuffix(pl.name, ".yaml"), pl.comp.Name, pl.comp.Dir)
 	if len(names) == 0 {
-		return errors.New(msg + " (it has no patches; create one in a level directory, e.g. " + pl.comp.Dir + "/" + pl.walk[0].ID() + "/patch-001.yaml)")
+		return suggest.Unknownf("unknown patch %q of %s: it has no patches (start one: strata patch new %s %s --at %s)",
+			patch, of, pl.ct.Name, pl.comp.Name, pl.walk[0].ID())
 	}
-	return fmt.Errorf("%s (its patches: %s)", msg, strings.Join(names, ", "))
+	return suggest.Unknownf("unknown patch %q of %s (%s)", patch, of, suggest.NearestList(patch, names, suggest.Shown))
 }
 
 // checkGaps refuses a patch whose latest location was reached by skipping

@@ -228,14 +228,14 @@ func TestPromotionCopiesThePatch(t *testing.T) {
 func TestNoPatchFound(t *testing.T) {
 	f := newFleet(t, realConfig, nil)
 	_, err := prepare(t, f, Options{})
-	want := "patch-001 not found for test-app in any level directory of config/management-cluster/test-app (it has no patches; create one in a level directory, e.g. config/management-cluster/test-app/integration/patch-001.yaml)"
+	want := `unknown patch "patch-001" of management-cluster/test-app: it has no patches (start one: strata patch new management-cluster test-app --at integration)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("Prepare error:\n  got  %v\n  want %s", err, want)
 	}
 
 	f = newFleet(t, realConfig, with(patchesAt("integration"), map[string]string{patchFile("stage", "patch-007"): testPatch}))
 	_, err = prepare(t, f, Options{Patch: "patch-002"})
-	want = "patch-002 not found for test-app in any level directory of config/management-cluster/test-app (its patches: patch-001, patch-007)"
+	want = `unknown patch "patch-002" of management-cluster/test-app (one of: patch-001, patch-007)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("Prepare error:\n  got  %v\n  want %s", err, want)
 	}
@@ -304,8 +304,8 @@ func TestRequirementsScenarios(t *testing.T) {
 		}
 	}
 	_, err := prepare(t, loadDir(t, dir), Options{})
-	if err == nil || !strings.Contains(err.Error(), "patch-001 not found") {
-		t.Fatalf("promoting an integrated patch: %v, want not found", err)
+	if err == nil || !strings.Contains(err.Error(), `unknown patch "patch-001" of management-cluster/test-app: it was folded into values.yaml at `) {
+		t.Fatalf("promoting an integrated patch: %v, want unknown: folded", err)
 	}
 	if errors.Is(err, ErrNothingToDo) {
 		t.Errorf("an integrated patch is gone, not at the end of the sequence: %v", err)

@@ -186,14 +186,14 @@ func TestRefusals(t *testing.T) {
 			config: realConfig,
 			files:  with(patchesAt("integration"), map[string]string{patchFile("stage/stage-sector-1", "patch-002"): testPatch}),
 			opts:   Options{Patch: "patch-003.yaml"},
-			want:   "patch-003 not found for test-app in any level directory of config/management-cluster/test-app (its patches: patch-001, patch-002)",
+			want:   `unknown patch "patch-003" of management-cluster/test-app (one of: patch-001, patch-002)`,
 		},
 		{
 			name:   "--level with an unknown dimension",
 			config: realConfig,
 			files:  patchesAt("integration"),
 			opts:   Options{Level: "zones"},
-			want:   "--level zones: unknown dimension (one of: regions, sectors, environments)",
+			want:   `--level: unknown dimension "zones" (one of: regions, sectors, environments)`,
 		},
 	}
 	for _, tt := range tests {

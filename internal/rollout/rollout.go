@@ -212,12 +212,12 @@ func (r *runner) checkOptions(f *fleet.Fleet) error {
 	var ids []string
 	f.Config.Root.Walk(func(n *fleet.Node) { ids = append(ids, n.ID()) })
 	if u := r.opts.Until; u != "" && f.Config.Find(strings.Split(u, "/")) == nil {
-		return suggest.Unknownf("--until %s: no such node of the sequence (%s)", u, suggest.NearestList(u, ids, 5))
+		return suggest.UnknownFlag("--until", "node", u, ids)
 	}
 	for _, a := range r.opts.Approve {
 		n := f.Config.Find(strings.Split(a, "/"))
 		if n == nil {
-			return suggest.Unknownf("--approve %s: no such node of the sequence (%s)", a, suggest.NearestList(a, ids, 5))
+			return suggest.UnknownFlag("--approve", "node", a, ids)
 		}
 		if n.Gate != fleet.GateManual {
 			return fmt.Errorf("--approve %s: the node is not a manual gate (promotion: manual)", a)

@@ -58,7 +58,7 @@ func (s *Status) Filter(f Filter) (*Status, error) {
 		}
 		for _, t := range ct.Targets {
 			name := ct.Name + "/" + strings.Join(t.Path, "/")
-			targets = append(targets, t.Name)
+			targets = append(targets, strings.Join(t.Path, "/"), name)
 			if f.Target != "" && !diff.Match(f.Target, t.Name) && !diff.Match(f.Target, name) {
 				continue
 			}
@@ -84,14 +84,14 @@ func (s *Status) Filter(f Filter) (*Status, error) {
 	}
 	for _, c := range f.Components {
 		if !matched[c] {
-			return nil, suggest.Unknownf("--component %s: no such component (%s)", c, suggest.NearestList(c, dedupe(comps), 5))
+			return nil, suggest.UnknownFlag("--component", "component", c, comps)
 		}
 	}
 	if f.Target != "" && !matched["target:"+f.Target] {
-		return nil, suggest.Unknownf("--target %s matches no target (a glob on a target's path, or on a parent node's; %s)", f.Target, suggest.NearestList(f.Target, targets, 5))
+		return nil, diff.NoMatch(f.Target, targets, "")
 	}
 	if patch != "" && !matched["patch:"+patch] {
-		return nil, suggest.Unknownf("--patch %s: no such patch rolling out (%s)", f.Patch, suggest.NearestList(patch, dedupe(patches), 5))
+		return nil, suggest.UnknownFlag("--patch", "patch", patch, patches)
 	}
 	if out.ClusterTypes == nil {
 		out.ClusterTypes = []ClusterType{}
@@ -106,16 +106,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-func dedupe(list []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range list {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
 }

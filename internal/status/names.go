@@ -1,7 +1,6 @@
 package status
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -43,7 +42,7 @@ func FindTarget(f *fleet.Fleet, name string) (*fleet.ClusterType, *fleet.Node, e
 	case len(types) == 1: // the one cluster type that exists there
 		return found, node, nil
 	case len(types) > 1:
-		return nil, nil, fmt.Errorf("target %q exists for several cluster types: name one of %s", name, strings.Join(types, ", "))
+		return nil, nil, suggest.Unknownf("target %q exists for several cluster types: name one of %s", name, strings.Join(types, ", "))
 	}
 	return nil, nil, unknownTarget(f, name)
 }
@@ -81,16 +80,23 @@ func findLeaf(targets []*fleet.Node, id string) *fleet.Node {
 	return nil
 }
 
-// unknownTarget names the targets nearest to name.
+// unknownTarget names the targets nearest to name: with their cluster type
+// when name has one more segment than the sequence has dimensions, else
+// without (the names FindTarget takes without one).
 func unknownTarget(f *fleet.Fleet, name string) error {
+	withType := len(f.ClusterTypes) > 1 && strings.Count(name, "/") >= len(f.Config.Dimensions)
 	var all []string
 	for _, ct := range f.ClusterTypes {
 		for _, n := range ct.Targets {
-			all = append(all, TargetName(f, ct, n))
+			if withType {
+				all = append(all, TargetName(f, ct, n))
+			} else {
+				all = append(all, n.ID())
+			}
 		}
 	}
 	if len(all) == 0 {
 		return suggest.Unknownf("unknown target %q: the fleet has no targets", name)
 	}
-	return suggest.Unknownf("unknown target %q: a target is a full-depth path of the sequence (%s)", name, suggest.NearestList(name, all, 5))
+	return suggest.Unknownf("unknown target %q: a target is a full-depth path of the sequence (%s)", name, suggest.NearestList(name, all, suggest.Shown))
 }

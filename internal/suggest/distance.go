@@ -42,13 +42,28 @@ func Closest(s string, candidates []string, limit int) string {
 	return best
 }
 
-// Nearest returns at most n of the candidates, the nearest to s first (ties
-// keep the candidates' order), and whether it left some out.
+// Nearest returns at most n of the candidates, the nearest to s first,
+// ignoring case (ties keep the candidates' order; a name given twice counts
+// once), and whether it left some out. Each distance is computed once, so
+// that the nearest of ten thousand targets is quick to find.
 func Nearest(s string, candidates []string, n int) ([]string, bool) {
-	out := append([]string(nil), candidates...)
-	slices.SortStableFunc(out, func(a, b string) int { return Distance(s, a) - Distance(s, b) })
-	if len(out) > n {
-		return out[:n], true
+	type scored struct {
+		name string
+		d    int
 	}
-	return out, false
+	lower := strings.ToLower(s)
+	seen := make(map[string]bool, len(candidates))
+	all := make([]scored, 0, len(candidates))
+	for _, c := range candidates {
+		if !seen[c] {
+			seen[c] = true
+			all = append(all, scored{c, Distance(lower, strings.ToLower(c))})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b scored) int { return a.d - b.d })
+	out := make([]string, 0, min(n, len(all)))
+	for _, c := range all[:min(n, len(all))] {
+		out = append(out, c.name)
+	}
+	return out, len(all) > n
 }

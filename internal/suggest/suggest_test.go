@@ -65,3 +65,27 @@ func TestNearestListNamesAllWhenFewElseTheNearest(t *testing.T) {
 		}
 	}
 }
+
+func TestNearestIgnoresCaseAndRepeats(t *testing.T) {
+	got, more := Nearest("STAGING", []string{"production", "staging", "staging", "stage"}, 2)
+	if want := []string{"staging", "stage"}; !slices.Equal(got, want) || !more {
+		t.Errorf("Nearest(STAGING, 2) = %q, %v; want %q, true", got, more, want)
+	}
+}
+
+func TestUnknownWordsEveryNameAlike(t *testing.T) {
+	many := []string{"a/1", "a/2", "a/3", "b/1", "b/2", "b/3", "c/1"}
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{Unknown("node", "stagin", []string{"integration", "staging"}), `unknown node "stagin" (one of: staging, integration)`},
+		{Unknown("target", "b/4", many), `unknown target "b/4" (nearest: b/1, b/2, b/3, a/1, a/2)`},
+		{Unknown("cluster", "mc-1", nil), `unknown cluster "mc-1" (there are none)`},
+		{UnknownFlag("--until", "node", "stagin", []string{"staging"}), `--until: unknown node "stagin" (one of: staging)`},
+	} {
+		if got := tc.err.Error(); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
+		}
+	}
+}

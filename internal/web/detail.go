@@ -10,6 +10,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/status"
+	"github.com/strata-fleet/strata/internal/suggest"
 )
 
 type diffPage struct {
@@ -162,17 +163,26 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if cts == nil {
-		s.notFound(w, "no cluster type "+ctName)
+		var names []string
+		for _, ct := range snap.status.ClusterTypes {
+			names = append(names, ct.Name)
+		}
+		s.notFound(w, suggest.Unknown("cluster type", ctName, names).Error())
 		return
 	}
 	var patch *status.Patch
+	var patches []string
 	for i := range cts.Patches {
-		if cts.Patches[i].Component == comp && cts.Patches[i].Name == name {
-			patch = &cts.Patches[i]
+		if cts.Patches[i].Component == comp {
+			patches = append(patches, cts.Patches[i].Name)
+			if cts.Patches[i].Name == name {
+				patch = &cts.Patches[i]
+			}
 		}
 	}
 	if patch == nil {
-		s.notFound(w, "no patch "+name+" of "+comp+" in "+ctName+" (it may have been integrated into values.yaml)")
+		s.notFound(w, suggest.Unknownf("unknown patch %q of %s/%s: no such patch is rolling out, it may have been folded into values.yaml (%s)",
+			name, ctName, comp, suggest.NearestList(name, patches, suggest.Shown)).Error())
 		return
 	}
 	col := slices.Index(cts.Components, comp)

@@ -81,7 +81,7 @@ func TestPages(t *testing.T) {
 		{"/target/management-cluster/integration/int-sector-1/us-central1", 200, []string{"integration/int-sector-1/us-central1", "patch-001"}},
 		{"/patch/management-cluster/cert-manager/patch-001", 200, []string{"cert-manager/patch-001", "5 of 9", "stage/stage-sector-2", "Upgrade cert-manager to v1.19.0", "strata promote management-cluster cert-manager patch-001"}},
 		{"/target/production/nowhere", 404, []string{"unknown target"}},
-		{"/patch/management-cluster/cert-manager/patch-999", 404, []string{"no patch patch-999"}},
+		{"/patch/management-cluster/cert-manager/patch-999", 404, []string{`unknown patch &#34;patch-999&#34; of management-cluster/cert-manager`, "one of: patch-001"}},
 		{"/static/app.js", 200, []string{"/api/generation"}},
 		{"/nothing-here", 404, nil},
 	} {
