@@ -59,13 +59,11 @@ func (c *Config) findAt(p string) (*Node, *atError) {
 			if n.Depth > 0 {
 				e.msg += fmt.Sprintf(" under %q", n.ID())
 			}
-			switch s := closest(name, names); {
+			switch {
 			case len(names) == 0:
 				e.hint = fmt.Sprintf("%q is a full-depth target: nothing is under it", n.ID())
-			case s != "":
-				e.hint = fmt.Sprintf("did you mean %q? (one of: %s)", s, choices(names))
 			default:
-				e.hint = "one of: " + choices(names)
+				e.hint = didYouMean(name, names)
 			}
 			return nil, e
 		}

@@ -199,7 +199,7 @@ func checkInventory(cs []*Cluster) []error {
 			if s := closest(c.Hub, names); s != "" {
 				e.Hint = fmt.Sprintf("did you mean %q? (a cluster of %s/)", s, ClustersDir)
 			} else {
-				e.Hint = "the hub is a cluster of the inventory: one of " + choices(names)
+				e.Hint = "the hub is a cluster of the inventory: " + didYouMean(c.Hub, names)
 			}
 			errs = append(errs, e)
 			continue

@@ -119,11 +119,7 @@ func (c *Config) parseCluster(f *File) (*Cluster, error) {
 
 func (c *Config) unknown(v *values.Value, key, what, got string, valid []string) error {
 	e := &values.Error{Pos: v.Pos, Path: []string{key}, Msg: fmt.Sprintf("unknown %s %q", what, got)}
-	if s := closest(got, valid); s != "" {
-		e.Hint = fmt.Sprintf("did you mean %q? (one of: %s)", s, choices(valid))
-	} else {
-		e.Hint = "one of: " + choices(valid)
-	}
+	e.Hint = didYouMean(got, valid)
 	return e
 }
 

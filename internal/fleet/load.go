@@ -300,10 +300,8 @@ func (l *loader) level(ct *ClusterType, c *Component, parent *Node, dir, name st
 		e := &values.Error{Pos: values.Pos{File: dir + "/"}, Msg: msg}
 		if len(names) == 0 {
 			e.Hint = fmt.Sprintf("%q is a full-depth target: it has no level directories under it", parent.ID())
-		} else if s := closest(name, names); s != "" {
-			e.Hint = fmt.Sprintf("did you mean %q? (one of: %s)", s, choices(names))
 		} else {
-			e.Hint = "one of: " + choices(names)
+			e.Hint = didYouMean(name, names)
 		}
 		l.fail(e)
 		return

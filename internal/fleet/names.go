@@ -89,3 +89,17 @@ func choices(names []string) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// didYouMean is the hint of got, which is none of names: the likely
+// intended name, and the names, or when there are many the nearest of them
+// (never all the targets of a large fleet).
+func didYouMean(got string, names []string) string {
+	list := "one of: " + choices(names)
+	if len(names) > suggest.Shown {
+		list = suggest.NearestList(got, names, suggest.Shown)
+	}
+	if s := closest(got, names); s != "" {
+		return fmt.Sprintf("did you mean %q? (%s)", s, list)
+	}
+	return list
+}

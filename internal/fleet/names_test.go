@@ -120,3 +120,25 @@ func roundTripYAML(t *testing.T, s string) {
 		t.Fatalf("accepted %q, which does not round-trip through YAML: %s", s, values.Encode(v))
 	}
 }
+
+func TestDidYouMeanNamesFewOrTheNearestOfMany(t *testing.T) {
+	var many []string
+	for _, env := range []string{"integration", "staging", "production"} {
+		for _, region := range []string{"us-east1", "us-west1", "eu-west1", "eu-north1"} {
+			many = append(many, env+"/"+region)
+		}
+	}
+	for _, tc := range []struct {
+		got   string
+		names []string
+		want  string
+	}{
+		{"stagin", []string{"integration", "staging"}, `did you mean "staging"? (one of: integration, staging)`},
+		{"xyz", []string{"integration", "staging"}, "one of: integration, staging"},
+		{"production/us-east", many, `did you mean "production/us-east1"? (nearest: production/us-east1, production/us-west1, production/eu-west1, production/eu-north1, integration/us-east1)`},
+	} {
+		if got := didYouMean(tc.got, tc.names); got != tc.want {
+			t.Errorf("didYouMean(%q) =\n  %s\nwant\n  %s", tc.got, got, tc.want)
+		}
+	}
+}
