@@ -94,6 +94,19 @@ func TestBuildProjects(t *testing.T) {
 		}
 	})
 
+	t.Run("a self-management Application in the root's project: the AppProject once", func(t *testing.T) {
+		f, chart := projectFleet(t, "", "platform")
+		b, err := bootstrap.Build(f, chart, "hub-1", bootstrap.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"Namespace/argocd", "Secret/hub-1", "AppProject/platform", "AppProject/tenant-a",
+			"ApplicationSet/root", "Application/argocd", "ApplicationSet/root-workload"}
+		if diff := cmp.Diff(want, kinds(b)); diff != "" {
+			t.Errorf("objects (-want +got):\n%s", diff)
+		}
+	})
+
 	t.Run("a spoke: its own project, applied on the hub", func(t *testing.T) {
 		b, err := bootstrap.Build(f, chart, "spoke-1", bootstrap.Options{Credentials: cr})
 		if err != nil {
