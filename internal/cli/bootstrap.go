@@ -142,17 +142,17 @@ func (o *bootstrapOptions) validate() error {
 	case o.output.validate() != nil:
 		return usageErrorf("-o %s: unknown output format (yaml, json; text with --apply)", o.output)
 	case o.installArgoCD != "" && !o.apply:
-		return fmt.Errorf("--install-argocd installs into a cluster: use it with --apply")
+		return usageErrorf("--install-argocd installs into a cluster: use it with --apply")
 	case (o.kubeconfig != "" || o.context != "") && !o.apply:
-		return fmt.Errorf("--kubeconfig and --context say where --apply goes: add --apply")
+		return usageErrorf("--kubeconfig and --context say where --apply goes: add --apply")
 	case o.yes && !o.apply:
-		return fmt.Errorf("--yes confirms --apply: add --apply")
+		return usageErrorf("--yes confirms --apply: add --apply")
 	case o.credContext != "" && o.tokenFile != "":
-		return fmt.Errorf("--credentials-context and --token-file both give credentials: choose one")
+		return usageErrorf("--credentials-context and --token-file both give credentials: choose one")
 	case o.caFile != "" && o.tokenFile == "":
-		return fmt.Errorf("--ca-file goes with --token-file")
+		return usageErrorf("--ca-file goes with --token-file")
 	case (o.argoRepo != "" || o.argoVersion != "" || len(o.argoValues) > 0) && o.installArgoCD == "":
-		return fmt.Errorf("--argocd-repo, --argocd-version and --argocd-values go with --install-argocd")
+		return usageErrorf("--argocd-repo, --argocd-version and --argocd-values go with --install-argocd")
 	}
 	return nil
 }

@@ -16,17 +16,17 @@ func (o *bootstrapOptions) validateMany(args int) error {
 	many := o.all || o.selector != ""
 	switch {
 	case o.all && o.selector != "":
-		return fmt.Errorf("--all and --selector both choose the clusters: give one")
+		return usageErrorf("--all and --selector both choose the clusters: give one")
 	case many && args > 0:
-		return fmt.Errorf("name a cluster, or choose clusters with --all or --selector, not both")
+		return usageErrorf("name a cluster, or choose clusters with --all or --selector, not both")
 	case !many && args == 0:
-		return fmt.Errorf("name a cluster of the inventory, or choose clusters with --all or --selector")
+		return usageErrorf("name a cluster of the inventory, or choose clusters with --all or --selector")
 	case !many && o.changedSince != "":
-		return fmt.Errorf("--changed-since goes with --all or --selector")
+		return usageErrorf("--changed-since goes with --all or --selector")
 	case many && o.context != "":
-		return fmt.Errorf("--context names one cluster's API server: with several clusters, each is reached through the context its inventory file names (context:), else the context named as the cluster")
+		return usageErrorf("--context names one cluster's API server: with several clusters, each is reached through the context its inventory file names (context:), else the context named as the cluster")
 	case many && o.installArgoCD != "":
-		return fmt.Errorf("--install-argocd installs into one cluster: bootstrap it by name")
+		return usageErrorf("--install-argocd installs into one cluster: bootstrap it by name")
 	case many && (o.credContext != "" || o.tokenFile != ""):
 		return fmt.Errorf("credentials register one spoke: bootstrap it by name")
 	}

@@ -71,10 +71,10 @@ cache, remote kustomize bases, a plugin) is named with the reason.`,
 			}
 			if o.live.on {
 				if o.hydrate {
-					return fmt.Errorf("--hydrate compares what the sources build at a revision and now, --live compares with the clusters: use one of them")
+					return usageErrorf("--hydrate compares what the sources build at a revision and now, --live compares with the clusters: use one of them")
 				}
 				if cmd.Flags().Changed("base") {
-					return fmt.Errorf("--base compares with a revision and --live with the clusters: use one of them")
+					return usageErrorf("--base compares with a revision and --live with the clusters: use one of them")
 				}
 				return o.runLive(cmd.Context())
 			}

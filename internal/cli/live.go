@@ -34,7 +34,7 @@ func (l *liveOptions) addFlags(f *pflag.FlagSet, what string) {
 // validate refuses the live flags without --live.
 func (l *liveOptions) validate() error {
 	if !l.on && (l.kubeconfig != "" || l.context != "" || len(l.contexts) > 0) {
-		return fmt.Errorf("--kubeconfig, --context and --cluster-context say where --live reads: add --live")
+		return usageErrorf("--kubeconfig, --context and --cluster-context say where --live reads: add --live")
 	}
 	return nil
 }

@@ -92,11 +92,11 @@ it without completing it.`,
 			o.commit = o.commit || o.branch != ""
 			switch {
 			case o.commit && o.dryRun:
-				return fmt.Errorf("--commit and --branch make a commit; --dry-run changes nothing: give one or the other")
+				return usageErrorf("--commit and --branch make a commit; --dry-run changes nothing: give one or the other")
 			case o.commit && o.noRender:
-				return fmt.Errorf("--commit and --branch commit rendered/ with config/; --no-render would commit config/ out of step with it")
+				return usageErrorf("--commit and --branch commit rendered/ with config/; --no-render would commit config/ out of step with it")
 			case o.commit && o.abandon:
-				return fmt.Errorf("--abandon commits nothing: drop --commit and --branch")
+				return usageErrorf("--abandon commits nothing: drop --commit and --branch")
 			}
 			return o.run()
 		},

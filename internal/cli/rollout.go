@@ -104,14 +104,14 @@ func (o *rolloutOptions) validate(cmd *cobra.Command) error {
 	case "revert":
 		o.opts.Revert = true
 	default:
-		return fmt.Errorf("--on-failure %s: stop or revert", o.onFailure)
+		return usageErrorf("--on-failure %s: stop or revert", o.onFailure)
 	}
 	if cmd.Flags().Changed("soak") {
 		o.opts.Soak = &o.soak
 	}
 	if cmd.Flags().Changed("timeout") {
 		if o.timeout <= 0 {
-			return fmt.Errorf("--timeout %s: want a positive duration", o.timeout)
+			return usageErrorf("--timeout %s: want a positive duration", o.timeout)
 		}
 		o.opts.Timeout = &o.timeout
 	}
@@ -148,7 +148,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	for _, cc := range o.clusterContexts {
 		name, ctx, ok := strings.Cut(cc, "=")
 		if !ok || name == "" || ctx == "" {
-			return fmt.Errorf("--cluster-context %s: want NAME=CONTEXT", cc)
+			return usageErrorf("--cluster-context %s: want NAME=CONTEXT", cc)
 		}
 		kc.Contexts[name] = ctx
 	}

@@ -76,15 +76,15 @@ reads: list and watch rights on Applications and ApplicationSets suffice.`,
 func (o *serveOptions) run(ctx context.Context) error {
 	host, _, err := net.SplitHostPort(o.addr)
 	if err != nil {
-		return fmt.Errorf("--addr %s: %v (want HOST:PORT, such as 127.0.0.1:8080)", o.addr, err)
+		return usageErrorf("--addr %s: %v (want HOST:PORT, such as 127.0.0.1:8080)", o.addr, err)
 	}
 	if o.interval <= 0 {
-		return fmt.Errorf("--interval %s: must be positive", o.interval)
+		return usageErrorf("--interval %s: must be positive", o.interval)
 	}
 	ip := net.ParseIP(host)
 	loopback := host == "localhost" || (ip != nil && ip.IsLoopback())
 	if !loopback && len(o.allowed) == 0 {
-		return fmt.Errorf("--addr %s listens beyond this machine: name the host names or addresses clients use with --allowed-host (requests for any other host are refused, a guard against DNS rebinding)", o.addr)
+		return usageErrorf("--addr %s listens beyond this machine: name the host names or addresses clients use with --allowed-host (requests for any other host are refused, a guard against DNS rebinding)", o.addr)
 	}
 	r, err := o.openRepo()
 	if err != nil {
@@ -98,7 +98,7 @@ func (o *serveOptions) run(ctx context.Context) error {
 	opts := web.Options{Dir: r.dir, FS: r.fsys, Base: o.base, Interval: o.interval, AllowedHosts: o.allowed, Logger: logger}
 	if o.live.on {
 		if o.liveEvery <= 0 {
-			return fmt.Errorf("--live-interval %s: must be positive", o.liveEvery)
+			return usageErrorf("--live-interval %s: must be positive", o.liveEvery)
 		}
 		opts.Live = func(ctx context.Context, rr *render.Renderer) (*live.Report, error) {
 			return o.live.load(ctx, r.dir, rr, false)
