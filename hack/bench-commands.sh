@@ -12,6 +12,8 @@
 # The fleets go under $TMPDIR (use a tmpfs such as /dev/shm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=hack/lib.sh
+source hack/lib.sh
 runs="${1:-3}"
 shift || true
 sizes=("$@")
@@ -25,8 +27,6 @@ go build -o "$work/genfleet" ./hack/genfleet
 
 # "wall user rss" of a command.
 measure() { /usr/bin/time -f "%e %U %M" -o "$work/t" "$@" >/dev/null 2>&1 || true; cat "$work/t"; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-col() { printf '%s' "$1" | awk -v c="$2" 'NF {print $c}' | median; }
 # times RUNS times the command and prints "wall user rss(MB)", medians.
 timed() {
 	local out=""
@@ -41,8 +41,7 @@ for n in "${sizes[@]}"; do
 	fleet="$work/fleet-$n"
 	"$work/genfleet" -out "$fleet" -regions $(( n / 40 )) >/dev/null
 	cd "$fleet"
-	patch=$(find config -name 'patch-*.yaml' | sort | head -1) # config/CT/COMP/...
-	ct=$(echo "$patch" | cut -d/ -f2) comp=$(echo "$patch" | cut -d/ -f3) name=$(basename "$patch" .yaml)
+	read -r ct comp name < <(first_patch)
 	"$work/strata" status -o json >"$work/status.json"
 	target=$(awk -F'"' '/"name":/ && /\// {print $4; exit}' "$work/status.json")
 	v=$(timed "$work/strata" validate)
@@ -55,6 +54,7 @@ for n in "${sizes[@]}"; do
 	for _ in $(seq "$runs"); do
 		out+="$(measure "$work/strata" promote "$ct" "$comp" "$name")"$'\n'
 		rm -rf config && cp -r "$work/config.orig" config
+		"$work/strata" render >/dev/null 2>&1 # back to before it, so that every run re-renders the step
 	done
 	rm -rf "$work/config.orig"
 	p="$(col "$out" 1) / $(col "$out" 2) / $(( $(col "$out" 3) / 1024 ))"

@@ -14,6 +14,8 @@
 # 220,000 files (about 1.4 GB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=hack/lib.sh
+source hack/lib.sh
 runs="${1:-1}"
 shift || true
 sizes=("$@")
@@ -27,8 +29,6 @@ go build -o "$work/genfleet" ./hack/genfleet
 
 # "wall user rss" of a command, writes flushed before it (not timed).
 measure() { sync; /usr/bin/time -f "%e %U %M" -o "$work/t" "$@" >/dev/null 2>&1; cat "$work/t"; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-col() { printf '%s' "$1" | awk -v c="$2" 'NF {print $c}' | median; }
 
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '| targets | full render (s) | user CPU (s) | peak RSS (MB) | cp -r (s) | full / cp | no-op (s) | one override (s) | full / 1,000 | user CPU / 1,000 | RSS / 1,000 |\n'

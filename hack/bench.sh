@@ -6,6 +6,8 @@
 #   hack/bench.sh [RUNS]        (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=hack/lib.sh
+source hack/lib.sh
 runs="${1:-5}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/strata-bench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -19,7 +21,6 @@ cd "$work/fleet"
 # previous runs' writes flushed (sync, not timed), so that neither strata
 # nor cp pays for the other's write-back.
 measure() { sync; /usr/bin/time -f "%e %M" -o "$work/t" "$@" >/dev/null 2>&1; cat "$work/t"; }
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 full=() copy=() rss=() noop=() one=()
 for i in $(seq "$runs"); do

@@ -30,3 +30,17 @@ built() {
 		[[ -x "${bin}/${b}" ]] || return 1
 	done
 }
+
+# median prints the median of the numbers on stdin, one a line.
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+
+# col TEXT N prints the median of column N of TEXT's non-empty lines.
+col() { printf '%s' "$1" | awk -v c="$2" 'NF {print $c}' | median; }
+
+# first_patch prints "CLUSTER_TYPE COMPONENT PATCH" of the first patch file
+# of the fleet in the current directory (a bench fleet's promotion).
+first_patch() {
+	local p
+	p=$(find config -name 'patch-*.yaml' | sort | head -1) # config/CT/COMP/...
+	echo "$(echo "$p" | cut -d/ -f2) $(echo "$p" | cut -d/ -f3) $(basename "$p" .yaml)"
+}
