@@ -52,6 +52,9 @@ the file and line that set it.`,
 }
 
 func (o *explainOptions) run(target, component, field string) error {
+	if _, err := explain.ParsePath(field); err != nil {
+		return &usageError{err}
+	}
 	r, err := o.openRepo()
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package suggest
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -87,5 +88,22 @@ func TestUnknownWordsEveryNameAlike(t *testing.T) {
 		if got := tc.err.Error(); got != tc.want {
 			t.Errorf("got  %s\nwant %s", got, tc.want)
 		}
+	}
+}
+
+// BenchmarkNearest is the suggestion of an unknown target in a fleet of
+// 10,000 targets: what every such error costs.
+func BenchmarkNearest(b *testing.B) {
+	var names []string
+	for env := range 10 {
+		for sector := range 10 {
+			for region := range 100 {
+				names = append(names, fmt.Sprintf("environment-%d/sector-%d/region-%d", env, sector, region))
+			}
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		Nearest("environment-3/sectr-7/region-42", names, Shown)
 	}
 }
