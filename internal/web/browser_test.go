@@ -27,7 +27,7 @@ const exampleFleet = "../../examples/seed-003"
 
 // chromium is Debian's Chromium (apt-get install chromium); STRATA_CHROMIUM
 // names another binary.
-func chromium(t *testing.T) string {
+func chromium(t testing.TB) string {
 	if testing.Short() {
 		t.Skip("the browser test is skipped under -short")
 	}
@@ -111,7 +111,7 @@ func copyTree(src, dst string) error {
 
 // startChromium starts headless Chromium (exe) for the test and returns the
 // context its actions run on; it stops with the test.
-func startChromium(t *testing.T, exe string) context.Context {
+func startChromium(t testing.TB, exe string) context.Context {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
