@@ -26,5 +26,14 @@ for p in "${platforms[@]}"; do
 		-o "$bin" ./cmd/strata
 	printf '%-40s %s bytes\n' "$bin" "$(stat -c %s "$bin")"
 done
+# The binary's size is kept from growing without reason: over the limit in
+# hack/binary-size-limit, the build fails; a commit that raises the limit
+# says why (BENCHMARKS.md records the size and the cold go run time).
+limit=$(tr -d ' \n' <hack/binary-size-limit)
+size=$(stat -c %s "$out/strata-${version}-linux-amd64")
+if [ "$size" -gt "$limit" ]; then
+	echo "release.sh: strata-${version}-linux-amd64 is $size bytes, over the limit of $limit bytes in hack/binary-size-limit: find what grew it (go version -m, go tool nm -size -sort size), or raise the limit in a commit that says why" >&2
+	exit 1
+fi
 (cd "$out" && sha256sum strata-* > SHA256SUMS)
 echo "wrote $out/SHA256SUMS"
