@@ -106,6 +106,13 @@ func (o *faultyOps) Link(r *os.Root, oldname, newname string) error {
 	return o.diskOps.Link(r, oldname, newname)
 }
 
+func (o *faultyOps) LinkAt(oldDir *os.File, oldname string, newDir *os.File, newname string) error {
+	if err := o.before(false); err != nil {
+		return err
+	}
+	return o.diskOps.LinkAt(oldDir, oldname, newDir, newname)
+}
+
 func (o *faultyOps) Rename(r *os.Root, oldname, newname string) error {
 	if err := o.before(false); err != nil {
 		return err

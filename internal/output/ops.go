@@ -20,6 +20,9 @@ type fileOps interface {
 	// WriteAtomic replaces name with package atomicfile.
 	WriteAtomic(r *os.Root, name string, data []byte) error
 	Link(r *os.Root, oldname, newname string) error
+	// LinkAt is Link relative to open directories, names without a slash
+	// (where linkAtSupported).
+	LinkAt(oldDir *os.File, oldname string, newDir *os.File, newname string) error
 	Rename(r *os.Root, oldname, newname string) error
 	// Exchange swaps two directories atomically where the system can,
 	// else reports errors.ErrUnsupported having done nothing.
@@ -54,6 +57,10 @@ func (diskOps) WriteAtomic(r *os.Root, name string, data []byte) error {
 }
 
 func (diskOps) Link(r *os.Root, oldname, newname string) error { return r.Link(oldname, newname) }
+
+func (diskOps) LinkAt(oldDir *os.File, oldname string, newDir *os.File, newname string) error {
+	return linkAt(oldDir, oldname, newDir, newname)
+}
 
 func (diskOps) Rename(r *os.Root, oldname, newname string) error { return r.Rename(oldname, newname) }
 

@@ -102,6 +102,8 @@ func (s *stage) writeTarget(staged, dir string, files []render.File, same map[st
 		return fmt.Errorf("staging %s: %w", dir, err)
 	}
 	defer sub.Close()
+	links := newLinker(s, dir, staged)
+	defer links.close()
 	subdirs := map[string]bool{".": true}
 	for i, f := range files {
 		rel := strings.TrimPrefix(f.Path, dir+"/")
@@ -114,7 +116,7 @@ func (s *stage) writeTarget(staged, dir string, files []render.File, same map[st
 			}
 		}
 		if same[rel] {
-			err = s.ops.Link(s.root, f.Path, staged+"/"+rel)
+			err = links.link(rel)
 		} else {
 			err = s.ops.WriteFile(sub, rel, f.Data)
 		}
