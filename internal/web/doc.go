@@ -5,9 +5,12 @@
 //
 // The data are those of the other packages: status for the matrix and the
 // patches, explain for provenance, render for the manifests, diff for the
-// comparison. A [Server] loads the fleet from an fs.FS, polls the
-// modification times of config/ and argocd-apps/ and reloads when they
-// change; open pages notice the new generation and refresh themselves.
+// comparison. A [Server] loads the fleet from an fs.FS, looks for changes
+// under config/ and argocd-apps/ and reloads when they change; open pages
+// notice the new generation and refresh themselves. A look stats the
+// directories and files it saw last (their size, times and inode) without
+// listing a directory, on Linux, and lists the trees again only when a
+// stamp moved (sources.go).
 // Templates, styles and scripts are embedded in the binary and nothing is
 // fetched from elsewhere. Only GET and HEAD are served, and only requests
 // whose Host names a loopback host or one of Options.AllowedHosts, on any

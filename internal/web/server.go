@@ -2,9 +2,6 @@ package web
 
 import (
 	"context"
-	"crypto/sha256"
-	"errors"
-	"fmt"
 	"io/fs"
 	"log/slog"
 	"sync"
@@ -40,12 +37,13 @@ type Options struct {
 type Server struct {
 	opts Options
 
-	mu    sync.RWMutex
-	snap  *snapshot
-	stamp [32]byte
+	mu   sync.RWMutex
+	snap *snapshot
 
-	diffMu    sync.Mutex
+	diffMu sync.Mutex
+	// refreshMu guards src, what the last look at the repository saw.
 	refreshMu sync.Mutex
+	src       sources
 
 	live liveState
 }
@@ -82,7 +80,7 @@ func New(opts Options) *Server {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts}
-	s.stamp = s.fingerprint()
+	s.src = scanSources(opts.FS)
 	s.load(0)
 	return s
 }
@@ -143,50 +141,23 @@ func every(ctx context.Context, d time.Duration, fn func()) {
 }
 
 // Refresh reloads the repository if it changed since the last load, and
-// reports whether it did.
+// reports whether it did. While nothing changed it lists no directory: it
+// checks the stamps of the directories and files it saw (sources.current).
 func (s *Server) Refresh() bool {
 	s.refreshMu.Lock()
 	defer s.refreshMu.Unlock()
-	stamp := s.fingerprint()
-	s.mu.RLock()
-	same := stamp == s.stamp
-	gen := s.snap.gen
-	s.mu.RUnlock()
-	if same {
+	if s.src.current(s.opts.FS) {
+		return false
+	}
+	src := scanSources(s.opts.FS)
+	if src.same(s.src) {
+		s.src = src
 		return false
 	}
 	s.opts.Logger.Info("the repository changed; reloading")
-	s.load(gen + 1)
-	s.mu.Lock()
-	s.stamp = stamp
-	s.mu.Unlock()
+	s.load(s.current().gen + 1)
+	s.src = src
 	return true
-}
-
-// fingerprint hashes the names, sizes and modification times of the files
-// the fleet is made of.
-func (s *Server) fingerprint() [32]byte {
-	h := sha256.New()
-	for _, dir := range []string{"config", render.ChartDir} {
-		err := fs.WalkDir(s.opts.FS, dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				fmt.Fprintf(h, "%s\x00error\x00", p)
-				return nil
-			}
-			info, err := d.Info()
-			if err != nil {
-				return nil
-			}
-			fmt.Fprintf(h, "%s\x00%d\x00%d\x00%v\x00", p, info.Size(), info.ModTime().UnixNano(), info.Mode())
-			return nil
-		})
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(h, "%s\x00%v\x00", dir, err)
-		}
-	}
-	var out [32]byte
-	copy(out[:], h.Sum(nil))
-	return out
 }
 
 // diff compares the current fleet with base, once per base and generation.

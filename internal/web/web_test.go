@@ -166,6 +166,42 @@ func TestReloadsWhenTheRepositoryChanges(t *testing.T) {
 	}
 }
 
+// A file edited in place, keeping its size and modification time (as a
+// tool that restores times does), is a change: /api/generation moves and
+// the matrix shows the new content.
+func TestReloadsWhenAFileIsEditedInPlace(t *testing.T) {
+	s, ts, dir := serve(t)
+	p := filepath.Join(dir, "config/management-cluster/cert-manager/production/override.yaml")
+	info, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Refresh()
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte(strings.Replace(string(data), "v1.17.0", "v1.17.9", 1)), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := get(t, ts, "/api/generation"); !strings.Contains(body, `"generation":1`) {
+		t.Errorf("generation after an edit in place: %s", body)
+	}
+	if _, body := get(t, ts, "/"); !strings.Contains(body, "v1.17.9") {
+		t.Error("the matrix does not show the new version")
+	}
+}
+
 func write(t *testing.T, p, data string) {
 	t.Helper()
 	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {

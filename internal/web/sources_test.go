@@ -1,0 +1,120 @@
+package web
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/strata-fleet/strata/internal/testfleet"
+)
+
+// Every change under config/ or argocd-apps/ is seen: the stamps that a
+// scan recorded stop vouching for the tree (on Linux, where they are
+// checked without listing), and a new scan differs from the old one.
+func TestSourcesSeeEveryChange(t *testing.T) {
+	const (
+		deep  = "config/management-cluster/cert-manager/production/prod-sector-1/us-east1"
+		file  = deep + "/override.yaml"
+		other = "config/management-cluster/cert-manager/production/override.yaml"
+	)
+	for _, tc := range []struct {
+		name   string
+		change func(t *testing.T, dir string)
+	}{
+		{"a file edited in place, its size and modification time kept", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, file)
+			info := stat(t, p)
+			f, err := os.OpenFile(p, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteAt([]byte("#"), 0); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			must(t, os.Chtimes(p, info.ModTime(), info.ModTime()))
+			if now := stat(t, p); now.Size() != info.Size() || !now.ModTime().Equal(info.ModTime()) {
+				t.Fatal("the edit changed the size or the modification time")
+			}
+		}},
+		{"a file appended to", func(t *testing.T, dir string) {
+			f, err := os.OpenFile(filepath.Join(dir, file), os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = f.WriteString("# more\n")
+			must(t, err)
+			must(t, f.Close())
+		}},
+		{"a file added deep down", func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, deep, "patch-009.yaml"), []byte("metadata: {}\n"), 0o644))
+		}},
+		{"a file removed", func(t *testing.T, dir string) { must(t, os.Remove(filepath.Join(dir, file))) }},
+		{"a file renamed over another", func(t *testing.T, dir string) {
+			must(t, os.Rename(filepath.Join(dir, file), filepath.Join(dir, other)))
+		}},
+		{"a file's mode changed", func(t *testing.T, dir string) { must(t, os.Chmod(filepath.Join(dir, file), 0o600)) }},
+		{"a directory replaced by a copy with the same times", func(t *testing.T, dir string) {
+			p := filepath.Join(dir, deep)
+			info, data := stat(t, filepath.Join(p, "override.yaml")), read(t, filepath.Join(p, "override.yaml"))
+			dinfo := stat(t, p)
+			must(t, os.Rename(p, p+".old"))
+			must(t, os.Mkdir(p, 0o755))
+			must(t, os.WriteFile(filepath.Join(p, "override.yaml"), data, 0o644))
+			must(t, os.Chtimes(filepath.Join(p, "override.yaml"), info.ModTime(), info.ModTime()))
+			must(t, os.Chtimes(p, dinfo.ModTime(), dinfo.ModTime()))
+			must(t, os.RemoveAll(p+".old"))
+		}},
+		{"a chart file added", func(t *testing.T, dir string) {
+			must(t, os.MkdirAll(filepath.Join(dir, "argocd-apps", "templates"), 0o755))
+			must(t, os.WriteFile(filepath.Join(dir, "argocd-apps", "templates", "x.yaml"), []byte("{}\n"), 0o644))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			must(t, testfleet.Write(dir))
+			root, err := os.OpenRoot(dir)
+			must(t, err)
+			defer root.Close()
+			fsys := root.FS()
+			src := scanSources(fsys)
+			if runtime.GOOS == "linux" && !src.current(fsys) {
+				t.Fatal("a scan does not vouch for the tree it just saw")
+			}
+			if !scanSources(fsys).same(src) {
+				t.Fatal("two scans of the same tree differ")
+			}
+			tc.change(t, dir)
+			if src.current(fsys) {
+				t.Error("the stamps still vouch for the tree")
+			}
+			if scanSources(fsys).same(src) {
+				t.Error("a new scan is the same as the old one")
+			}
+		})
+	}
+}
+
+func stat(t *testing.T, p string) os.FileInfo {
+	t.Helper()
+	info, err := os.Stat(p)
+	must(t, err)
+	return info
+}
+
+func read(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	must(t, err)
+	return data
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
