@@ -49,24 +49,23 @@ func ClientFor(cfg *rest.Config) (*Client, error) {
 	return &Client{Interface: dyn, rest: rc}, nil
 }
 
-// listRaw lists a resource as JSON and hands each item to fn, one at a time
-// (fn must not keep the value); it returns the list's resource version.
+// listRaw lists a resource as JSON, page by page, and hands each item to
+// fn, one at a time (fn must not keep the value); it returns the list's
+// resource version. Each page is decoded as it streams in, so memory holds
+// one object, not the list.
 //
-// It asks for the list as the API server's watch cache holds it
-// (resourceVersion=0), as an informer's first list does: the server answers
-// from memory, where a consistent list of pages reads and decodes every
-// object from etcd unless the server serves consistent reads from its cache
-// (which needs etcd 3.5.13 or later): on a hub of 20,000 Applications that
-// is a quarter of the server's CPU (BENCHMARKS.md). The cache follows etcd
-// within milliseconds, and a watch from the returned resource version misses
-// nothing. The cache answers in one response, decoded as it streams in; a
-// server that pages anyway is followed page by page.
+// The list is a consistent read: it shows every change made before it,
+// which status --live and a rollout's checks rely on. An API server whose
+// etcd supports it (3.5.13 or later) serves it from its watch cache; with an
+// older etcd each page is read from etcd (BENCHMARKS.md). A list from the
+// watch cache at any version (resourceVersion=0) would be cheaper there,
+// but may miss the last changes.
 func (c *Client) listRaw(ctx context.Context, gvr schema.GroupVersionResource, ns string, page int64, fn func(jsontext.Value) error) (string, error) {
 	if page <= 0 {
 		page = 500
 	}
 	limit := strconv.FormatInt(page, 10)
-	params := url.Values{"limit": {limit}, "resourceVersion": {"0"}}
+	params := url.Values{"limit": {limit}}
 	for {
 		meta, err := c.listPage(ctx, gvr, ns, params, fn)
 		if err != nil {
