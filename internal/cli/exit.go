@@ -7,6 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/pin"
+	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/suggest"
 	"github.com/strata-fleet/strata/internal/values"
@@ -32,9 +34,10 @@ const (
 	// names a file and line (malformed YAML, an unknown key or target, a
 	// template error), or no config/config.yaml.
 	exitConfig = 3
-	// exitGate: rollout stopped at a manual gate the run did not approve:
-	// nothing failed, but the patch is not rolled out; it waits for an
-	// approval (a CI job tells it from done, 0, and from a failure).
+	// exitGate: rollout, promote or pin stopped at a manual gate the run
+	// did not approve (promote.GateError, pin.GateError): nothing failed,
+	// but the change is not made; it waits for an approval (a CI job tells
+	// it from done, 0, and from a failure).
 	exitGate = 4
 	// exitFailure: anything else: Git, a cluster, the file system, the
 	// repository lock held by another command.
@@ -67,11 +70,15 @@ func exitCode(err error) int {
 	var ve *values.Error
 	var se *rollout.StepError
 	var un *suggest.UnknownError
+	var ge *promote.GateError
+	var pe *pin.GateError
 	switch {
 	case errors.As(err, &ex):
 		return ex.code
 	case errors.As(err, &se):
 		return exitFindings
+	case errors.As(err, &ge), errors.As(err, &pe):
+		return exitGate
 	case errors.As(err, &ue), errors.As(err, &un), cobraUsage(err):
 		return exitUsage
 	case errors.As(err, &ce), errors.As(err, &ve):

@@ -173,7 +173,7 @@ func (o *promoteOptions) run() error {
 			return err
 		}
 		if len(p.Gates) > 0 && o.opts.Approver == "" {
-			return fmt.Errorf("promotion enters the manual gate %s: the approval is recorded with who approved; give --approver \"Name <email>\" or set git config user.name and user.email", strings.Join(p.Gates, ", "))
+			return usageErrorf("promotion enters the manual gate %s: the approval is recorded with who approved; give --approver \"Name <email>\" or set git config user.name and user.email", strings.Join(p.Gates, ", "))
 		}
 		rep.Plan = p
 		if !o.dryRun {

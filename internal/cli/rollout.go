@@ -132,7 +132,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	if o.opts.Approver == "" && len(o.opts.Approve) > 0 {
 		o.opts.Approver = gitIdentity(r.dir)
 		if o.opts.Approver == "" {
-			return errors.New("--approve records who approved: give --approver \"Name <email>\" or set git config user.name and user.email")
+			return usageErrorf("--approve records who approved: give --approver \"Name <email>\" or set git config user.name and user.email")
 		}
 	}
 	if !o.opts.DryRun {
