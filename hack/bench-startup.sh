@@ -7,12 +7,13 @@
 #   hack/bench-startup.sh [RUNS]    (default 21)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=hack/lib.sh
+source hack/lib.sh
 runs="${1:-21}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/strata" ./cmd/strata
 
-median() { sort -n | awk 'NF {a[++n]=$1} END {print a[int((n+1)/2)]}'; }
 walls="" rss="" inits=""
 for _ in $(seq "$runs"); do
 	/usr/bin/time -f "%e %M" -o "$work/t" "$work/strata" version >/dev/null 2>&1
