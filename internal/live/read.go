@@ -156,38 +156,38 @@ func readInstance(ctx context.Context, c *fleet.Cluster, connect Connect, opts O
 		in.Error = err.Error()
 		return in
 	}
-	var rv string
-	if c, ok := dyn.(*Client); ok {
-		rv, err = c.listRaw(ctx, ApplicationGVR, in.Namespace, opts.PageSize, func(item jsontext.Value) error {
-			a, err := decodeApp(item, opts.Specs)
-			in.Applications = append(in.Applications, a)
-			return err
-		})
-	} else {
-		rv, err = list(ctx, dyn, ApplicationGVR, in.Namespace, opts.PageSize, func(u map[string]any) {
-			in.Applications = append(in.Applications, parseApp(u))
-		})
-	}
+	apps, rv, err := readKind(ctx, dyn, ApplicationGVR, in.Namespace, opts, decodeApp, parseApp)
 	if err != nil {
 		in.Error = fmt.Sprintf("listing Applications in %s: %v", in.Namespace, err)
 		return in
 	}
-	in.ResourceVersion = rv
-	if c, ok := dyn.(*Client); ok {
-		_, err = c.listRaw(ctx, ApplicationSetGVR, in.Namespace, opts.PageSize, func(item jsontext.Value) error {
-			s, err := decodeAppSet(item, opts.Specs)
-			in.ApplicationSets = append(in.ApplicationSets, s)
-			return err
-		})
-	} else {
-		_, err = list(ctx, dyn, ApplicationSetGVR, in.Namespace, opts.PageSize, func(u map[string]any) {
-			in.ApplicationSets = append(in.ApplicationSets, parseAppSet(u))
-		})
-	}
+	in.Applications, in.ResourceVersion = apps, rv
+	in.ApplicationSets, _, err = readKind(ctx, dyn, ApplicationSetGVR, in.Namespace, opts, decodeAppSet, parseAppSet)
 	if err != nil {
 		in.Error = fmt.Sprintf("listing ApplicationSets in %s: %v", in.Namespace, err)
 	}
 	return in
+}
+
+// readKind lists one kind of object in namespace ns: through a [Client],
+// from the list's JSON (decode), else from the dynamic client's maps
+// (parse), to the same result. It returns the objects and the list's
+// resource version.
+func readKind[T any](ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string, opts Options,
+	decode func(jsontext.Value, bool) (T, error), parse func(map[string]any) T) ([]T, string, error) {
+	var out []T
+	if c, ok := dyn.(*Client); ok {
+		rv, err := c.listRaw(ctx, gvr, ns, opts.PageSize, func(item jsontext.Value) error {
+			o, err := decode(item, opts.Specs)
+			if err == nil {
+				out = append(out, o)
+			}
+			return err
+		})
+		return out, rv, err
+	}
+	rv, err := list(ctx, dyn, gvr, ns, opts.PageSize, func(u map[string]any) { out = append(out, parse(u)) })
+	return out, rv, err
 }
 
 // list lists a resource page by page and hands each object to fn; it
