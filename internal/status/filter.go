@@ -1,6 +1,7 @@
 package status
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/diff"
@@ -37,7 +38,7 @@ func (s *Status) Filter(f Filter) (*Status, error) {
 		keep := map[string]bool{}
 		for _, c := range ct.Components {
 			comps = append(comps, c)
-			keep[c] = len(f.Components) == 0 || contains(f.Components, c)
+			keep[c] = len(f.Components) == 0 || slices.Contains(f.Components, c)
 			matched[c] = matched[c] || keep[c]
 		}
 		if patch != "" {
@@ -97,13 +98,4 @@ func (s *Status) Filter(f Filter) (*Status, error) {
 		out.ClusterTypes = []ClusterType{}
 	}
 	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
