@@ -2,7 +2,6 @@ package status
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -133,18 +132,11 @@ func (p Patch) DeletionLines() []string {
 	var out []string
 	for _, d := range p.Deletes {
 		if d.Next > 0 {
-			out = append(out, "the next promotion (to "+p.Next+") deletes "+d.What()+" at "+count(d.Next, "target"))
+			out = append(out, "the next promotion (to "+p.Next+") deletes "+d.What()+" at "+plural(d.Next, "target", "targets"))
 		}
 		if d.Deleted > 0 {
-			out = append(out, "deleted "+d.Resource+" ("+d.Kind+") at "+count(d.Deleted, "target")+" it reached")
+			out = append(out, "deleted "+d.Resource+" ("+d.Kind+") at "+plural(d.Deleted, "target", "targets")+" it reached")
 		}
 	}
 	return out
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
