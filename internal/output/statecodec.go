@@ -20,15 +20,22 @@ var errBadState = errors.New("malformed render state")
 func (s *State) encode() []byte {
 	index := map[string]uint64{}
 	var names []string
-	for _, ts := range s.Targets {
+	size := len(stateMagic) + 3*binary.MaxVarintLen64
+	for dir, ts := range s.Targets {
 		for _, st := range slices.Concat(ts.Files, ts.Dirs) {
 			if _, ok := index[st.Name]; !ok {
 				index[st.Name] = uint64(len(names))
 				names = append(names, st.Name)
+				size += binary.MaxVarintLen64 + len(st.Name)
 			}
 		}
+		size += binary.MaxVarintLen64 + len(dir) + len(ts.Fingerprint) + 2*binary.MaxVarintLen64 +
+			(len(ts.Files)+len(ts.Dirs))*maxStampLen
 	}
-	b := []byte(stateMagic)
+	// Growing the buffer as it fills (tens of megabytes at 10,000 targets)
+	// costs more than encoding: its size is bounded beforehand.
+	b := make([]byte, 0, size)
+	b = append(b, stateMagic...)
 	b = binary.AppendUvarint(b, uint64(s.Version))
 	b = binary.AppendUvarint(b, uint64(len(names)))
 	for _, n := range names {
@@ -44,6 +51,9 @@ func (s *State) encode() []byte {
 	}
 	return b
 }
+
+// maxStampLen bounds the encoding of a stamp: five varints.
+const maxStampLen = 5 * binary.MaxVarintLen64
 
 func appendStamps(b []byte, stamps []Stamp, index map[string]uint64) []byte {
 	b = binary.AppendUvarint(b, uint64(len(stamps)))
