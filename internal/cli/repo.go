@@ -9,6 +9,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/lock"
+	"github.com/strata-fleet/strata/internal/rootfs"
 )
 
 // repo is an open fleet repository: its directory and a read-only view of
@@ -41,7 +42,7 @@ func (g *globals) openRepoQuiet() (*repo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w", dir, err)
 	}
-	return &repo{dir: dir, fsys: r.FS(), root: r}, nil
+	return &repo{dir: dir, fsys: rootfs.New(r), root: r}, nil
 }
 
 func (r *repo) Close() error { return r.root.Close() }

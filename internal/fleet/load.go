@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/strata-fleet/strata/internal/rootfs"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -141,6 +142,11 @@ func load(fsys fs.FS, sel selection) (*Fleet, error) {
 	}
 	f := &Fleet{FS: fsys, Config: cfg, Targets: cfg.Root.leavesAtDepth(len(cfg.Dimensions))}
 	l := loader{fsys: fsys, cfg: cfg, onlyComponent: sel.component}
+	if c, ok := fsys.(cacher); ok { // the level directories, each opened once
+		cache := c.Cache()
+		defer cache.Close()
+		l.fsys = cache
+	}
 	for _, decl := range cfg.ClusterTypes {
 		if sel.clusterType != "" && decl.Name != sel.clusterType {
 			continue
@@ -172,6 +178,10 @@ func (n *Node) leavesAtDepth(depth int) []*Node {
 	}
 	return out
 }
+
+// cacher is a repository that reads many files cheaper through a cache
+// (package rootfs), for the time of one load.
+type cacher interface{ Cache() *rootfs.Cache }
 
 // maxErrors bounds how many problems one load reports.
 const maxErrors = 20

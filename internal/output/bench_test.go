@@ -7,6 +7,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/benchfleet"
 	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/rootfs"
 )
 
 // benchFleet writes SPEC §9's bench fleet (or, under -short, a small one)
@@ -31,7 +32,7 @@ func run(b *testing.B, dir string, opts output.Options) *output.Result {
 		b.Fatal(err)
 	}
 	defer root.Close()
-	opts.Root, opts.FS = dir, root.FS()
+	opts.Root, opts.FS = dir, rootfs.New(root)
 	res, err := output.Run(opts)
 	if err != nil {
 		b.Fatal(err)

@@ -17,6 +17,7 @@ import (
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/rootfs"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -120,7 +121,7 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}}, watch: newWatcher(ctx, env.Connect, env.Live),
-		root: root, fsys: root.FS(), ops: ops, res: &Result{Steps: []string{}}}
+		root: root, fsys: rootfs.New(root), ops: ops, res: &Result{Steps: []string{}}}
 	if err := r.run(ctx); err != nil {
 		return r.res, err
 	}

@@ -1,0 +1,173 @@
+package rootfs
+
+import (
+	"container/list"
+	"io/fs"
+	"os"
+	"path"
+	"sync"
+)
+
+// maxOpen bounds the directories a Cache keeps open.
+const maxOpen = 256
+
+// FS is the directory of an os.Root, read as os.Root's FS reads it.
+type FS struct {
+	root *os.Root
+	fsys fs.FS // root.FS()
+}
+
+// New returns root as an FS.
+func New(root *os.Root) *FS { return &FS{root: root, fsys: root.FS()} }
+
+// Open is os.Root's.
+func (f *FS) Open(name string) (fs.File, error) { return f.fsys.Open(name) }
+
+// ReadFile is os.Root's.
+func (f *FS) ReadFile(name string) ([]byte, error) { return fs.ReadFile(f.fsys, name) }
+
+// ReadDir is os.Root's.
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(f.fsys, name) }
+
+// Stat is os.Root's.
+func (f *FS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(f.fsys, name) }
+
+// Lstat is os.Root's.
+func (f *FS) Lstat(name string) (fs.FileInfo, error) { return fs.Lstat(f.fsys, name) }
+
+// ReadLink is os.Root's.
+func (f *FS) ReadLink(name string) (string, error) { return fs.ReadLink(f.fsys, name) }
+
+// Cache returns a view of f that keeps the directories it reads open, for
+// one pass of reading; the caller closes it.
+func (f *FS) Cache() *Cache { return &Cache{FS: f, dirs: map[string]*dir{}} }
+
+// Cache is an FS that reads files and lists directories through the
+// directories, opened once. It is safe for concurrent use.
+type Cache struct {
+	*FS
+
+	mu   sync.Mutex
+	dirs map[string]*dir
+	lru  list.List // of *dir, most recently used first
+}
+
+// dir is an open directory of the repository, in use by refs readers.
+type dir struct {
+	name    string
+	r       *os.Root
+	refs    int
+	elem    *list.Element
+	evicted bool // no longer in dirs: closed when its last reader is done
+}
+
+// ReadFile reads name through its directory, opened once.
+func (f *Cache) ReadFile(name string) ([]byte, error) {
+	parent := path.Dir(name)
+	if !fs.ValidPath(name) || parent == "." {
+		return f.FS.ReadFile(name)
+	}
+	d, err := f.acquire(parent)
+	if err != nil {
+		return f.FS.ReadFile(name)
+	}
+	data, err := d.r.ReadFile(path.Base(name))
+	f.release(d)
+	if err != nil {
+		return f.FS.ReadFile(name)
+	}
+	return data, nil
+}
+
+// ReadDir lists the directory name, which it keeps open.
+func (f *Cache) ReadDir(name string) ([]fs.DirEntry, error) {
+	if !fs.ValidPath(name) || name == "." {
+		return f.FS.ReadDir(name)
+	}
+	d, err := f.acquire(name)
+	if err != nil {
+		return f.FS.ReadDir(name)
+	}
+	entries, err := fs.ReadDir(d.r.FS(), ".")
+	f.release(d)
+	if err != nil {
+		return f.FS.ReadDir(name)
+	}
+	return entries, nil
+}
+
+// Close closes the directories f keeps open, not the repository.
+func (f *Cache) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, d := range f.dirs {
+		f.evict(d)
+	}
+	return nil
+}
+
+// acquire returns the directory name open, opening it (and its parents)
+// through the repository's root when it is not; release gives it back.
+func (f *Cache) acquire(name string) (*dir, error) {
+	f.mu.Lock()
+	if d := f.dirs[name]; d != nil {
+		d.refs++
+		f.lru.MoveToFront(d.elem)
+		f.mu.Unlock()
+		return d, nil
+	}
+	f.mu.Unlock()
+	var r *os.Root
+	var err error
+	if parent := path.Dir(name); parent == "." {
+		r, err = f.FS.root.OpenRoot(name)
+	} else {
+		var p *dir
+		if p, err = f.acquire(parent); err != nil {
+			return nil, err
+		}
+		r, err = p.r.OpenRoot(path.Base(name))
+		f.release(p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if d := f.dirs[name]; d != nil { // opened meanwhile
+		r.Close()
+		d.refs++
+		f.lru.MoveToFront(d.elem)
+		return d, nil
+	}
+	d := &dir{name: name, r: r, refs: 1}
+	d.elem = f.lru.PushFront(d)
+	f.dirs[name] = d
+	for e := f.lru.Back(); f.lru.Len() > maxOpen && e != nil; {
+		prev := e.Prev()
+		f.evict(e.Value.(*dir))
+		e = prev
+	}
+	return d, nil
+}
+
+// release ends a use of d.
+func (f *Cache) release(d *dir) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d.refs--
+	if d.evicted && d.refs == 0 {
+		d.r.Close()
+	}
+}
+
+// evict forgets d, closing it unless it is in use (release closes it then).
+// f.mu is held.
+func (f *Cache) evict(d *dir) {
+	delete(f.dirs, d.name)
+	f.lru.Remove(d.elem)
+	d.evicted = true
+	if d.refs == 0 {
+		d.r.Close()
+	}
+}
