@@ -4,8 +4,6 @@ import (
 	"reflect"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/strata-fleet/strata/internal/memo"
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -76,15 +74,6 @@ func (y *yamlMemo) toYAML(v any, check func() error) (string, error) {
 	text := helmToYAML(v)
 	y.m.Put(key, yamlEntry{obj: v, text: text})
 	return text, nil
-}
-
-// helmToYAML does what Helm's toYaml does.
-func helmToYAML(v any) string {
-	data, err := yaml.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSuffix(string(data), "\n")
 }
 
 // splitDocuments splits a stream of YAML documents at its "---" lines.
