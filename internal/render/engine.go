@@ -105,13 +105,19 @@ func (c *Chart) passOneWith(vals *values.Value, release, prefix string, shortcut
 // template functions, and strataNamePrefix returning prefix, under b when
 // it is not nil.
 func (c *Chart) render(v map[string]any, release, prefix string, funcs template.FuncMap, b *budget) (map[string]string, error) {
-	rv, err := renderValues(c.chart, c.meta, c.plain, v, release)
+	return c.renderTemplates(c.chart, v, release, prefix, funcs, b)
+}
+
+// renderTemplates is render with ch, which is c's chart or the same chart
+// with fewer templates (items.go).
+func (c *Chart) renderTemplates(ch *chart.Chart, v map[string]any, release, prefix string, funcs template.FuncMap, b *budget) (map[string]string, error) {
+	rv, err := renderValues(ch, c.meta, c.plain, v, release)
 	if err != nil {
 		return nil, err
 	}
 	funcs = addStrataFuncs(funcs)
 	funcs["strataNamePrefix"] = func() string { return prefix }
-	out, err := engine.Engine{CustomTemplateFuncs: funcs}.Render(c.chart, rv)
+	out, err := engine.Engine{CustomTemplateFuncs: funcs}.Render(ch, rv)
 	b.caused(err)
 	return out, err
 }

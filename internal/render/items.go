@@ -3,10 +3,13 @@ package render
 import (
 	"fmt"
 	"maps"
+	"path"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+
+	chart "helm.sh/helm/v4/pkg/chart/v2"
 
 	"github.com/strata-fleet/strata/internal/memo"
 )
@@ -45,6 +48,11 @@ type itemMemo struct {
 	// tails are what each section's template renders after its items (and
 	// all it renders without items).
 	tails []string
+	// charts[set] is the chart with only the templates of the sections in
+	// set (a bit per section) and its helpers (_*.tpl): Helm's engine
+	// parses every template of a chart at each render, most of the cost of
+	// rendering a few items.
+	charts []*chart.Chart
 }
 
 // newItemMemo prepares item-by-item rendering for the built-in chart.
@@ -53,9 +61,20 @@ func newItemMemo(c *Chart) (*itemMemo, error) {
 	if err != nil {
 		return nil, err
 	}
-	memo := &itemMemo{}
+	memo := &itemMemo{charts: make([]*chart.Chart, 1<<len(itemSections))}
 	for _, sec := range itemSections {
 		memo.tails = append(memo.tails, out[c.chart.Name()+"/"+sec.template])
+	}
+	for set := range memo.charts {
+		ch := *c.chart
+		ch.Templates = nil
+		for _, t := range c.chart.Templates {
+			i := slices.IndexFunc(itemSections, func(sec itemSection) bool { return sec.template == t.Name })
+			if i < 0 && strings.HasPrefix(path.Base(t.Name), "_") || i >= 0 && set&(1<<i) != 0 {
+				ch.Templates = append(ch.Templates, t)
+			}
+		}
+		memo.charts[set] = &ch
 	}
 	return memo, nil
 }
@@ -77,7 +96,7 @@ type itemText struct {
 func (c *Chart) passOneItems(v map[string]any, release, prefix string, g *guard, b *budget) (string, bool) {
 	texts := make([]map[string]string, len(itemSections)) // name -> text
 	todo := make([]map[string]any, len(itemSections))     // name -> item to render
-	needed := false
+	needed := 0                                           // the sections with items to render, a bit each
 	for i, sec := range itemSections {
 		texts[i], todo[i] = map[string]string{}, map[string]any{}
 		raw, ok := v[sec.key]
@@ -94,26 +113,29 @@ func (c *Chart) passOneItems(v map[string]any, release, prefix string, g *guard,
 				return "", false
 			}
 			if !sec.own(m) {
-				todo[i][name], needed = m, true
+				todo[i][name], needed = m, needed|1<<i
 				continue
 			}
 			if t, ok := c.items.m.Get(itemKey{sec.key, name, prefix, reflect.ValueOf(m).Pointer()}); ok {
 				texts[i][name] = t.text
 				continue
 			}
-			todo[i][name], needed = m, true
+			todo[i][name], needed = m, needed|1<<i
 		}
 	}
-	if needed {
+	if needed != 0 {
 		reduced := maps.Clone(v)
 		for i, sec := range itemSections {
 			reduced[sec.key] = todo[i]
 		}
-		out, err := c.render(reduced, release, prefix, g.funcs(b), b)
+		out, err := c.renderTemplates(c.items.charts[needed], reduced, release, prefix, g.funcs(b), b)
 		if err != nil {
 			return "", false
 		}
 		for i, sec := range itemSections {
+			if needed&(1<<i) == 0 {
+				continue
+			}
 			body, ok := strings.CutSuffix(out[c.chart.Name()+"/"+sec.template], c.items.tails[i])
 			if !ok {
 				return "", false
