@@ -2,7 +2,6 @@ package render
 
 import (
 	"errors"
-	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -133,13 +132,26 @@ func joinManifests(out map[string]string) string {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	var b strings.Builder
+	kept := names[:0]
+	bodies := make(map[string]string, len(names))
+	size := 0
 	for _, name := range names {
 		body := out[name]
 		if strings.TrimSpace(body) == "" {
 			continue
 		}
-		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", name, strings.TrimPrefix(strings.TrimLeft(body, "\n"), "---\n"))
+		body = strings.TrimPrefix(strings.TrimLeft(body, "\n"), "---\n")
+		kept, bodies[name] = append(kept, name), body
+		size += len("---\n# Source: \n\n") + len(name) + len(body)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	for _, name := range kept {
+		b.WriteString("---\n# Source: ")
+		b.WriteString(name)
+		b.WriteString("\n")
+		b.WriteString(bodies[name])
+		b.WriteString("\n")
 	}
 	return b.String()
 }

@@ -372,15 +372,23 @@ func (d *planDoc) fill(results []string) (renderedDoc, bool) {
 			vals[i] = values.NewString(text, h.v.Pos)
 		}
 	}
-	var b strings.Builder
+	scalars := make([]string, len(d.at))
+	size := 0
+	for i, h := range d.at {
+		scalars[i] = values.EncodeScalar(vals[h], d.holes[h].indent)
+		size += len(scalars[i])
+	}
+	for _, piece := range d.pieces {
+		size += len(piece)
+	}
+	data := make([]byte, 0, size)
 	for i, piece := range d.pieces {
-		b.WriteString(piece)
-		if i < len(d.at) {
-			h := d.at[i]
-			b.WriteString(values.EncodeScalar(vals[h], d.holes[h].indent))
+		data = append(data, piece...)
+		if i < len(scalars) {
+			data = append(data, scalars[i]...)
 		}
 	}
-	rd := renderedDoc{data: []byte(b.String()), nameKind: values.Null}
+	rd := renderedDoc{data: data, nameKind: values.Null}
 	name := d.name
 	if d.nameAt >= 0 {
 		name = vals[d.nameAt]

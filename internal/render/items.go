@@ -156,6 +156,11 @@ func (c *Chart) passOneItems(v map[string]any, release, prefix string, g *guard,
 	out := map[string]string{}
 	for i, sec := range itemSections {
 		var b strings.Builder
+		size := len(c.items.tails[i])
+		for _, text := range texts[i] {
+			size += len(text)
+		}
+		b.Grow(size)
 		for _, name := range slices.Sorted(maps.Keys(texts[i])) {
 			b.WriteString(texts[i][name])
 		}
