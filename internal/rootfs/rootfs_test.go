@@ -37,8 +37,8 @@ func repo(t *testing.T) (string, *os.Root) {
 		}
 	}
 	link("../../../../shared/common.yaml", "config/a/b/c/up.yaml") // inside the repository
-	link("../../../shared", "config/a/b/linked")                  // a directory, inside
-	link("/etc/passwd", "config/a/b/c/abs.yaml")                  // outside
+	link("../../../shared", "config/a/b/linked")                   // a directory, inside
+	link("/etc/passwd", "config/a/b/c/abs.yaml")                   // outside
 	link("../../../../../outside.yaml", "config/a/b/c/out.yaml")   // outside
 	root, err := os.OpenRoot(dir)
 	if err != nil {
