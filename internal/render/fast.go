@@ -19,7 +19,8 @@ import (
 //   - the built-in chart renders only the items it has not rendered before
 //     (items.go);
 //   - pass 2 runs only the template actions, on documents decoded once per
-//     distinct pass-1 text (holes.go);
+//     distinct pass-1 text (holes.go), and takes the references to string
+//     values among them from the values (direct.go);
 //   - other rendered documents are decoded and re-encoded once per
 //     distinct text.
 //

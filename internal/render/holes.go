@@ -16,8 +16,9 @@ import (
 // from far fewer distinct pass-1 documents. A pass-1 document whose template
 // actions are each inside a scalar is decoded once, with each action
 // replaced by a placeholder, and encoded around those scalars (its holes);
-// each target then runs only the actions through Helm's engine and writes
-// its results into the holes.
+// each target then runs only the actions through Helm's engine (or, for
+// the plain references to values most are, without it: direct.go) and
+// writes their results into the holes.
 //
 // This gives the output that rendering and decoding the whole text gives
 // only when the action results cannot change the YAML around them, so a
@@ -47,7 +48,10 @@ const (
 type docPlan struct {
 	ok      bool     // false: this document goes the general way
 	actions []string // its template actions, in order
-	docs    []planDoc
+	// direct are the actions as direct.go evaluates them, or nil when one
+	// of them needs Helm's engine.
+	direct []direct
+	docs   []planDoc
 }
 
 // planDoc is one YAML document of a docPlan, encoded around its holes.
@@ -90,10 +94,14 @@ func newDocPlan(file, text string) *docPlan {
 		return bad
 	}
 	spans := actionSpans(text)
-	if spans == nil || !straightLine(text, spans) {
+	if spans == nil {
 		return bad
 	}
-	p := &docPlan{ok: true}
+	nodes := straightLine(text, spans)
+	if nodes == nil {
+		return bad
+	}
+	p := &docPlan{ok: true, direct: directActions(nodes)}
 	var b strings.Builder
 	last := 0
 	for i, s := range spans {
@@ -256,13 +264,13 @@ func actionEnd(text string, i int) int {
 	return -1
 }
 
-// straightLine reports whether the actions at spans are the whole template
-// code of text, as Go's template parser reads it.
-func straightLine(text string, spans [][2]int) bool {
+// straightLine returns the actions of text, as Go's template parser reads
+// them, when those at spans are its whole template code; else nil.
+func straightLine(text string, spans [][2]int) []*parse.ActionNode {
 	t := parse.New("pass2")
 	t.Mode = parse.SkipFuncCheck
 	if _, err := t.Parse(text, "{{", "}}", map[string]*parse.Tree{}); err != nil || t.Root == nil {
-		return false
+		return nil
 	}
 	// The text between the actions must be exactly the parser's text nodes,
 	// and every other node an action.
@@ -277,21 +285,24 @@ func straightLine(text string, spans [][2]int) bool {
 	if last < len(text) {
 		want = append(want, text[last:])
 	}
-	actions := 0
+	actions := make([]*parse.ActionNode, 0, len(spans))
 	for _, n := range t.Root.Nodes {
 		switch n := n.(type) {
 		case *parse.TextNode:
 			if len(want) == 0 || string(n.Text) != want[0] {
-				return false
+				return nil
 			}
 			want = want[1:]
 		case *parse.ActionNode:
-			actions++
+			actions = append(actions, n)
 		default:
-			return false
+			return nil
 		}
 	}
-	return len(want) == 0 && actions == len(spans)
+	if len(want) != 0 || len(actions) != len(spans) {
+		return nil
+	}
+	return actions
 }
 
 // passTwoHoles renders pass 2 of a target the way described above. It
@@ -311,8 +322,8 @@ func (r *Renderer) passTwoHoles(file, manifest string, vals *values.Value, relea
 		plans[i] = p
 		actions = append(actions, p.actions...)
 	}
-	var results []string
-	if len(actions) > 0 {
+	results, ok := directResults(plans, len(actions), vals, r.strict())
+	if !ok && len(actions) > 0 {
 		out, err := renderText(strings.Join(actions, actionSep), vals, release, true, r.strict(), b)
 		if err != nil {
 			return nil, false

@@ -129,8 +129,8 @@ func FuzzHoles(f *testing.F) {
 }
 
 // TestHolesOnBenchFleet renders a small bench fleet with and without the
-// hole path: the outputs are the same, and the hole path serves every
-// target.
+// hole path: the outputs are the same, the hole path serves every target,
+// and it does so without Helm's engine (direct.go).
 func TestHolesOnBenchFleet(t *testing.T) {
 	f, chart := smallBenchFleet(t)
 	fast := &Renderer{Fleet: f, Chart: chart}
@@ -147,6 +147,17 @@ func TestHolesOnBenchFleet(t *testing.T) {
 		got, ok := fast.passTwoHoles("t", manifest, vals, "r-final", testBudget())
 		if !ok {
 			t.Fatalf("%s: the hole path does not serve this target", tg.ID())
+		}
+		var plans []*docPlan
+		n := 0
+		for _, part := range splitDocuments(manifest) {
+			if strings.Contains(part, "{{") {
+				p := fast.plans.get("t", part)
+				plans, n = append(plans, p), n+len(p.actions)
+			}
+		}
+		if _, direct := directResults(plans, n, vals, false); !direct {
+			t.Errorf("%s: pass 2 needs Helm's engine", tg.ID())
 		}
 		want, err := general.passTwoGeneral("t", manifest, vals, "r-final", testBudget())
 		if err != nil {
