@@ -88,6 +88,16 @@ func (o *faultyOps) WriteFile(r *os.Root, name string, data []byte) error {
 	return o.diskOps.WriteFile(r, name, data)
 }
 
+func (o *faultyOps) WriteFileAt(dir *os.File, name string, data []byte) error {
+	if err := o.before(true); err != nil {
+		if o.torn() {
+			o.diskOps.WriteFileAt(dir, name, data[:len(data)/2])
+		}
+		return err
+	}
+	return o.diskOps.WriteFileAt(dir, name, data)
+}
+
 func (o *faultyOps) WriteAtomic(r *os.Root, name string, data []byte) error {
 	if err := o.before(true); err != nil {
 		if o.torn() {

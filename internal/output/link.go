@@ -5,75 +5,87 @@ import (
 	"path"
 )
 
-// linker hard-links the unchanged files of one target from its directory
-// in rendered/ into its staged tree. Where the system links relative to
-// open directories (linkAtSupported), each directory of both trees is
-// opened once and each file linked by name (fileOps.LinkAt): os.Root.Link
-// walks both paths, component by component, for every file, which was
-// most of the cost of staging an unchanged file in a large fleet.
+// linker puts the files of one target into its staged tree: it hard-links
+// the unchanged ones from the target's directory in rendered/ and writes
+// the others. Where the system links and creates files relative to open
+// directories (atSupported), each directory of both trees is opened once
+// and each file linked or written by name (fileOps.LinkAt, WriteFileAt):
+// os.Root walks a path, component by component, for every file, which was
+// most of the cost of staging a file in a large fleet.
 type linker struct {
 	s           *stage
 	dir, staged string   // slash paths from the repository root
-	from, to    *os.Root // dir and staged, opened on first use
-	dirs        map[string][2]*os.File
+	sub         *os.Root // staged, open
+	from        *os.Root // dir, opened on first use
+	// fromDirs and toDirs are the directories of both trees opened so far,
+	// by path relative to the target's directory.
+	fromDirs, toDirs map[string]*os.File
 }
 
-func newLinker(s *stage, dir, staged string) *linker {
-	return &linker{s: s, dir: dir, staged: staged, dirs: map[string][2]*os.File{}}
+func newLinker(s *stage, dir, staged string, sub *os.Root) *linker {
+	return &linker{s: s, dir: dir, staged: staged, sub: sub, fromDirs: map[string]*os.File{}, toDirs: map[string]*os.File{}}
 }
 
 // link links the file rel (a slash path under the target's directory)
 // into the staged tree, whose directory for it exists.
 func (l *linker) link(rel string) error {
-	if !linkAtSupported {
+	if !atSupported {
 		return l.s.ops.Link(l.s.root, l.dir+"/"+rel, l.staged+"/"+rel)
 	}
 	d, name := path.Dir(rel), path.Base(rel)
-	pair, ok := l.dirs[d]
-	if !ok {
+	if l.from == nil {
 		var err error
-		if pair, err = l.open(d); err != nil {
+		if l.from, err = l.s.root.OpenRoot(l.dir); err != nil {
 			return err
 		}
-		l.dirs[d] = pair
 	}
-	return l.s.ops.LinkAt(pair[0], name, pair[1], name)
+	from, err := opened(l.from, l.fromDirs, d)
+	if err != nil {
+		return err
+	}
+	to, err := opened(l.sub, l.toDirs, d)
+	if err != nil {
+		return err
+	}
+	return l.s.ops.LinkAt(from, name, to, name)
 }
 
-// open opens the directory d (relative to the target's directory) of both
-// trees.
-func (l *linker) open(d string) ([2]*os.File, error) {
-	var pair [2]*os.File
-	var err error
-	if l.from == nil {
-		if l.from, err = l.s.root.OpenRoot(l.dir); err != nil {
-			return pair, err
-		}
+// write writes the new file rel (a slash path under the target's
+// directory) with data into the staged tree, whose directory for it
+// exists.
+func (l *linker) write(rel string, data []byte) error {
+	if !atSupported {
+		return l.s.ops.WriteFile(l.sub, rel, data)
 	}
-	if l.to == nil {
-		if l.to, err = l.s.root.OpenRoot(l.staged); err != nil {
-			return pair, err
-		}
+	d, name := path.Dir(rel), path.Base(rel)
+	to, err := opened(l.sub, l.toDirs, d)
+	if err != nil {
+		return err
 	}
-	if pair[0], err = l.from.Open(d); err != nil {
-		return pair, err
-	}
-	if pair[1], err = l.to.Open(d); err != nil {
-		pair[0].Close()
-		return pair, err
-	}
-	return pair, nil
+	return l.s.ops.WriteFileAt(to, name, data)
 }
 
-// close closes what the linker opened.
+// opened returns the directory d of root, opening it on first use.
+func opened(root *os.Root, dirs map[string]*os.File, d string) (*os.File, error) {
+	if f, ok := dirs[d]; ok {
+		return f, nil
+	}
+	f, err := root.Open(d)
+	if err != nil {
+		return nil, err
+	}
+	dirs[d] = f
+	return f, nil
+}
+
+// close closes what the linker opened (not sub).
 func (l *linker) close() {
-	for _, pair := range l.dirs {
-		pair[0].Close()
-		pair[1].Close()
-	}
-	for _, r := range []*os.Root{l.from, l.to} {
-		if r != nil {
-			r.Close()
+	for _, dirs := range []map[string]*os.File{l.fromDirs, l.toDirs} {
+		for _, f := range dirs {
+			f.Close()
 		}
+	}
+	if l.from != nil {
+		l.from.Close()
 	}
 }

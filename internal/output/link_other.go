@@ -7,7 +7,10 @@ import (
 	"os"
 )
 
-// linkAtSupported: links are made by path through os.Root (fileOps.Link).
-const linkAtSupported = false
+// atSupported: files are linked and written by path through os.Root
+// (fileOps.Link, WriteFile).
+const atSupported = false
 
 func linkAt(*os.File, string, *os.File, string) error { return errors.ErrUnsupported }
+
+func writeFileAt(*os.File, string, []byte) error { return errors.ErrUnsupported }

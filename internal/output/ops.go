@@ -17,11 +17,14 @@ type fileOps interface {
 	// WriteFile writes a new file in a staging directory (no fsync: see
 	// the package documentation).
 	WriteFile(r *os.Root, name string, data []byte) error
+	// WriteFileAt is WriteFile in an open directory, a name without a
+	// slash (where atSupported).
+	WriteFileAt(dir *os.File, name string, data []byte) error
 	// WriteAtomic replaces name with package atomicfile.
 	WriteAtomic(r *os.Root, name string, data []byte) error
 	Link(r *os.Root, oldname, newname string) error
 	// LinkAt is Link relative to open directories, names without a slash
-	// (where linkAtSupported).
+	// (where atSupported).
 	LinkAt(oldDir *os.File, oldname string, newDir *os.File, newname string) error
 	Rename(r *os.Root, oldname, newname string) error
 	// Exchange swaps two directories atomically where the system can,
@@ -50,6 +53,10 @@ func (diskOps) WriteFile(r *os.Root, name string, data []byte) error {
 	}
 	_, werr := f.Write(data)
 	return errors.Join(werr, f.Chmod(atomicfile.FileMode), f.Close())
+}
+
+func (diskOps) WriteFileAt(dir *os.File, name string, data []byte) error {
+	return writeFileAt(dir, name, data)
 }
 
 func (diskOps) WriteAtomic(r *os.Root, name string, data []byte) error {

@@ -34,6 +34,11 @@ type stage struct {
 	mu      sync.Mutex
 	entries []switchEntry
 	made    sync.Map // directories created under the staging area
+	// parents are the directories that hold staged target directories,
+	// opened once (walking a path from the root for every target was a
+	// good part of staging it); closeParents closes them.
+	parentsMu sync.Mutex
+	parents   map[string]*os.Root
 }
 
 // openStage creates the staging area. recoverStage has removed any older one.
@@ -94,15 +99,12 @@ func (s *stage) mkdirAll(dir string) error {
 // unchanged file keeps its inode and time). Written content is dropped
 // from memory.
 func (s *stage) writeTarget(staged, dir string, files []render.File, same map[string]bool) error {
-	if err := s.mkdirAll(staged); err != nil {
-		return fmt.Errorf("staging %s: %w", dir, err)
-	}
-	sub, err := s.root.OpenRoot(staged)
+	sub, err := s.openNew(staged)
 	if err != nil {
 		return fmt.Errorf("staging %s: %w", dir, err)
 	}
 	defer sub.Close()
-	links := newLinker(s, dir, staged)
+	links := newLinker(s, dir, staged, sub)
 	defer links.close()
 	subdirs := map[string]bool{".": true}
 	for i, f := range files {
@@ -118,7 +120,7 @@ func (s *stage) writeTarget(staged, dir string, files []render.File, same map[st
 		if same[rel] {
 			err = links.link(rel)
 		} else {
-			err = s.ops.WriteFile(sub, rel, f.Data)
+			err = links.write(rel, f.Data)
 		}
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", f.Path, err)
@@ -126,6 +128,44 @@ func (s *stage) writeTarget(staged, dir string, files []render.File, same map[st
 		files[i].Data = nil
 	}
 	return nil
+}
+
+// openNew creates the directory staged (under the staging area) and its
+// missing parents, and opens it.
+func (s *stage) openNew(staged string) (*os.Root, error) {
+	dir, name := path.Dir(staged), path.Base(staged)
+	if err := s.mkdirAll(dir); err != nil {
+		return nil, err
+	}
+	s.parentsMu.Lock()
+	parent, ok := s.parents[dir]
+	if !ok {
+		var err error
+		if parent, err = s.root.OpenRoot(dir); err != nil {
+			s.parentsMu.Unlock()
+			return nil, err
+		}
+		if s.parents == nil {
+			s.parents = map[string]*os.Root{}
+		}
+		s.parents[dir] = parent
+	}
+	s.parentsMu.Unlock()
+	if err := s.ops.Mkdir(parent, name); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, err
+	}
+	s.made.Store(staged, true)
+	return parent.OpenRoot(name)
+}
+
+// closeParents closes the directories openNew opened.
+func (s *stage) closeParents() {
+	s.parentsMu.Lock()
+	defer s.parentsMu.Unlock()
+	for _, r := range s.parents {
+		r.Close()
+	}
+	s.parents = nil
 }
 
 // parents returns the directories of the slash path rel, outermost first.
@@ -141,5 +181,6 @@ func parents(rel string) []string {
 
 // discard removes the staging area of a run that failed before its switch.
 func (s *stage) discard() {
+	s.closeParents()
 	s.ops.RemoveAll(s.root, stagingDir)
 }

@@ -40,6 +40,7 @@ const journalVersion = 1
 // next one: git and Argo CD see each target's old tree or its new one,
 // whole, and the next run finishes the rest.
 func (s *stage) commit(t *tree) error {
+	s.closeParents()
 	if len(s.entries) == 0 {
 		s.cleanUp()
 		return nil
