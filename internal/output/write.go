@@ -176,6 +176,8 @@ func (w *writer) compare(dir string, files []render.File) ([]Change, map[string]
 		return nil, nil, err
 	}
 	defer sub.Close()
+	r := &reader{root: sub, dirs: map[string]*os.File{}}
+	defer r.close()
 	for _, f := range files {
 		rel := strings.TrimPrefix(f.Path, dir+"/")
 		size, found := sizes[rel]
@@ -185,7 +187,7 @@ func (w *writer) compare(dir string, files []render.File) ([]Change, map[string]
 			continue
 		}
 		if size == int64(len(f.Data)) {
-			have, err := sub.ReadFile(rel)
+			have, err := r.read(rel, len(f.Data))
 			if err != nil {
 				return nil, nil, fmt.Errorf("reading %s: %w", f.Path, err)
 			}
@@ -200,6 +202,39 @@ func (w *writer) compare(dir string, files []render.File) ([]Change, map[string]
 		changes = append(changes, Change{Op: Delete, Path: dir + "/" + name})
 	}
 	return changes, same, nil
+}
+
+// reader reads the files of a target's directory in rendered/ (root) to
+// compare them, relative to its directories opened once where the system
+// can (atSupported), through root otherwise and for anything unusual (a
+// link, an error): the same answers as root.ReadFile.
+type reader struct {
+	root *os.Root
+	dirs map[string]*os.File // by path relative to root
+	buf  []byte
+}
+
+// read returns the content of the file rel (a slash path under root), or
+// its first size+1 bytes when it is longer.
+func (r *reader) read(rel string, size int) ([]byte, error) {
+	if atSupported {
+		d, name := path.Dir(rel), path.Base(rel)
+		if dir, err := opened(r.root, r.dirs, d); err == nil {
+			if cap(r.buf) < size+1 {
+				r.buf = make([]byte, size+1)
+			}
+			if data, err := readFileAt(dir, name, r.buf[:size+1]); err == nil {
+				return data, nil
+			}
+		}
+	}
+	return r.root.ReadFile(rel)
+}
+
+func (r *reader) close() {
+	for _, f := range r.dirs {
+		f.Close()
+	}
 }
 
 // stale finds what rendered/ holds outside the directories of targets

@@ -9,8 +9,8 @@ import (
 	"github.com/strata-fleet/strata/internal/atomicfile"
 )
 
-// atSupported: files are linked and written relative to open directories
-// (linkat, openat).
+// atSupported: files are linked, written and read relative to open
+// directories (linkat, openat).
 const atSupported = true
 
 // linkAt hard-links oldname in the directory oldDir as newname in newDir,
@@ -56,4 +56,30 @@ func writeAll(fd int, data []byte) error {
 		data = data[n:]
 	}
 	return nil
+}
+
+// readFileAt reads the file name (a plain name, not a link) in the
+// directory dir into buf, which must be one byte longer than the longest
+// content the caller wants, and returns what it read: all the file, when it
+// is shorter than buf.
+func readFileAt(dir *os.File, name string, buf []byte) ([]byte, error) {
+	fd, err := unix.Openat(int(dir.Fd()), name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	defer unix.Close(fd)
+	n := 0
+	for n < len(buf) {
+		m, err := unix.Read(fd, buf[n:])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return nil, &os.PathError{Op: "read", Path: name, Err: err}
+		case m == 0:
+			return buf[:n], nil
+		}
+		n += m
+	}
+	return buf[:n], nil
 }
