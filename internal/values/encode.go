@@ -3,6 +3,7 @@ package values
 import (
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/strata-fleet/strata/internal/memo"
 )
@@ -11,13 +12,19 @@ import (
 // (lists not indented under their key, no line wrapping), ending in a newline.
 // Strings are quoted only where a YAML 1.1 or 1.2 reader would otherwise read
 // something else; multi-line strings use literal blocks.
-func Encode(v *Value) []byte { return encode(v, nil) }
+func Encode(v *Value) []byte { return encode(v, nil, 0) }
 
 // Encoder encodes many trees that share subtrees: it remembers the text of
 // the mappings it encoded near the top of a tree, by node, while trees use
 // them (package memo), so that a subtree shared by many trees is encoded
 // once. Safe for concurrent use.
-type Encoder struct{ memo memo.Table[memoKey, string] }
+type Encoder struct {
+	memo memo.Table[memoKey, string]
+	// last is the size of the last text encoded: the next one, of a tree
+	// much like it, starts with room for as much and an eighth, rather than
+	// growing (and copying) its buffer as it fills.
+	last atomic.Int64
+}
 
 // memoIndent is the indentation of the mappings an Encoder remembers: the
 // items of a values file's sections, which most trees share.
@@ -29,7 +36,12 @@ type memoKey struct {
 }
 
 // Encode is the package's Encode, memoized.
-func (enc *Encoder) Encode(v *Value) []byte { return encode(v, &enc.memo) }
+func (enc *Encoder) Encode(v *Value) []byte {
+	last := enc.last.Load()
+	out := encode(v, &enc.memo, int(last+last/8))
+	enc.last.Store(int64(len(out)))
+	return out
+}
 
 // Hole is a scalar that EncodeAround left out, with the indentation that
 // EncodeScalar needs to write a value in its place.
@@ -51,7 +63,7 @@ func EncodeAround(v *Value, holes map[*Value]bool) (pieces []string, at []Hole) 
 	} else if v.Kind == List && len(v.Items) > 0 {
 		e.list(v, 0)
 	} else {
-		b.Write(encode(v, nil))
+		b.Write(encode(v, nil, 0))
 	}
 	return append(pieces, b.String()), at
 }
@@ -64,8 +76,11 @@ func EncodeScalar(v *Value, indent int) string {
 	return b.String()
 }
 
-func encode(v *Value, texts *memo.Table[memoKey, string]) []byte {
+// encode is Encode, with the texts of the mappings at memoIndent memoized
+// in texts (when not nil), into a buffer of size bytes to start with.
+func encode(v *Value, texts *memo.Table[memoKey, string], size int) []byte {
 	var b strings.Builder
+	b.Grow(size)
 	e := encoder{b: &b, memo: texts}
 	switch {
 	case v.Kind == Map && len(v.Keys) > 0:
