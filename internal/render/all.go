@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/strata-fleet/strata/internal/values"
 )
 
 // maxTargetErrors bounds how many failing targets one run reports.
@@ -30,35 +32,61 @@ func (r *Renderer) RenderAll(targets []Target, progress func(done, total int)) (
 // as it is rendered, to sink with the target's index (called from the
 // rendering goroutines), keeping nothing of it: memory does not grow with
 // the number of targets. An error from sink fails that target. Errors are
-// returned as RenderAll returns them.
+// returned as RenderAll returns them. Targets are taken a window at a
+// time, whose new items render together first (warm.go).
 func (r *Renderer) RenderStream(targets []Target, progress func(done, total int), sink func(i int, o *Output) error) error {
 	errs := make([]error, len(targets))
-	var next, done atomic.Int64
+	var done atomic.Int64
+	workers := runtime.GOMAXPROCS(0)
+	vals := make([]*values.Value, min(warmWindow, len(targets)))
+	for start := 0; start < len(targets); start += warmWindow {
+		window := targets[start:min(start+warmWindow, len(targets))]
+		clear(vals)
+		if r.warms() {
+			// A target whose values fail keeps nil: its render reports it.
+			parallel(workers, len(window), func(i int) {
+				vals[i], _ = r.Fleet.TargetValues(window[i].ClusterType, window[i].Node)
+			})
+			batches := r.itemBatches(window, vals[:len(window)])
+			parallel(workers, len(batches), func(i int) { batches[i].render(r) })
+		}
+		parallel(workers, len(window), func(i int) {
+			k := start + i
+			var out *Output
+			if out, errs[k] = r.renderTarget(window[i], vals[i]); errs[k] == nil {
+				errs[k] = sink(k, out)
+			}
+			vals[i] = nil
+			if progress != nil {
+				progress(int(done.Add(1)), len(targets))
+			}
+		})
+	}
+	if failed := dedupe(errs); len(failed) > 0 {
+		return errors.Join(failed...)
+	}
+	return nil
+}
+
+// parallel calls fn for each of 0..n-1 on up to workers goroutines, and
+// returns when all calls have.
+func parallel(workers, n int, fn func(i int)) {
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(targets)) {
+	for range min(workers, n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(targets) {
+				if i >= n {
 					return
 				}
-				var out *Output
-				if out, errs[i] = r.Render(targets[i]); errs[i] == nil {
-					errs[i] = sink(i, out)
-				}
-				if progress != nil {
-					progress(int(done.Add(1)), len(targets))
-				}
+				fn(i)
 			}
 		}()
 	}
 	wg.Wait()
-	if failed := dedupe(errs); len(failed) > 0 {
-		return errors.Join(failed...)
-	}
-	return nil
 }
 
 // dedupe keeps the first maxTargetErrors distinct errors in target order.

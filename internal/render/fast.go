@@ -17,7 +17,7 @@ import (
 //   - toYaml, the costliest template function (a JSON then YAML round trip),
 //     is memoized by object identity;
 //   - the built-in chart renders only the items it has not rendered before
-//     (items.go);
+//     (items.go), those of a window of targets together (warm.go);
 //   - pass 2 runs only the template actions, on documents decoded once per
 //     distinct pass-1 text (holes.go), and takes the references to string
 //     values among them from the values (direct.go);

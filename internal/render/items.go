@@ -124,33 +124,12 @@ func (c *Chart) passOneItems(v map[string]any, release, prefix string, g *guard,
 		}
 	}
 	if needed != 0 {
-		reduced := maps.Clone(v)
-		for i, sec := range itemSections {
-			reduced[sec.key] = todo[i]
-		}
-		out, err := c.renderTemplates(c.items.charts[needed], reduced, release, prefix, g.funcs(b), b)
-		if err != nil {
+		got, ok := c.renderItems(v, todo, needed, release, prefix, g, b)
+		if !ok {
 			return "", false
 		}
-		for i, sec := range itemSections {
-			if needed&(1<<i) == 0 {
-				continue
-			}
-			body, ok := strings.CutSuffix(out[c.chart.Name()+"/"+sec.template], c.items.tails[i])
-			if !ok {
-				return "", false
-			}
-			got, ok := splitItems(body, sec.kind, prefix, todo[i])
-			if !ok {
-				return "", false
-			}
-			for name, text := range got {
-				texts[i][name] = text
-				if m := todo[i][name].(map[string]any); sec.own(m) {
-					// A copy: text is cut from the target's whole render.
-					c.items.m.Put(itemKey{sec.key, name, prefix, reflect.ValueOf(m).Pointer()}, itemText{obj: m, text: strings.Clone(text)})
-				}
-			}
+		for i := range itemSections {
+			maps.Copy(texts[i], got[i])
 		}
 	}
 	out := map[string]string{}
@@ -168,6 +147,45 @@ func (c *Chart) passOneItems(v map[string]any, release, prefix string, g *guard,
 		out[c.chart.Name()+"/"+sec.template] = b.String()
 	}
 	return joinManifests(out), true
+}
+
+// renderItems renders through Helm's engine the items of todo (by
+// section, name -> item; needed has a bit for each section with items) on
+// the values v, which are shared and guarded by g, and returns the text of
+// each, by section and name. It remembers the texts of the items whose text
+// is their own (itemSection.own). It returns false when the items' output is
+// not what item-by-item rendering expects, or on any error.
+func (c *Chart) renderItems(v map[string]any, todo []map[string]any, needed int, release, prefix string, g *guard, b *budget) ([]map[string]string, bool) {
+	reduced := maps.Clone(v)
+	for i, sec := range itemSections {
+		reduced[sec.key] = todo[i]
+	}
+	out, err := c.renderTemplates(c.items.charts[needed], reduced, release, prefix, g.funcs(b), b)
+	if err != nil {
+		return nil, false
+	}
+	texts := make([]map[string]string, len(itemSections))
+	for i, sec := range itemSections {
+		if needed&(1<<i) == 0 {
+			continue
+		}
+		body, ok := strings.CutSuffix(out[c.chart.Name()+"/"+sec.template], c.items.tails[i])
+		if !ok {
+			return nil, false
+		}
+		got, ok := splitItems(body, sec.kind, prefix, todo[i])
+		if !ok {
+			return nil, false
+		}
+		for name, text := range got {
+			if m := todo[i][name].(map[string]any); sec.own(m) {
+				// A copy: text is cut from the whole render.
+				c.items.m.Put(itemKey{sec.key, name, prefix, reflect.ValueOf(m).Pointer()}, itemText{obj: m, text: strings.Clone(text)})
+			}
+		}
+		texts[i] = got
+	}
+	return texts, true
 }
 
 // splitItems cuts a template's output into the text of each item, by the

@@ -120,19 +120,24 @@ func (e *TargetError) Error() string {
 func (e *TargetError) Unwrap() error { return e.Err }
 
 // Render renders one target.
-func (r *Renderer) Render(t Target) (*Output, error) {
+func (r *Renderer) Render(t Target) (*Output, error) { return r.renderTarget(t, nil) }
+
+// renderTarget renders t with its values vals, or computes them when nil.
+func (r *Renderer) renderTarget(t Target, vals *values.Value) (*Output, error) {
 	b := newBudget(r.limits())
-	out, err := bounded(b, func() (*Output, error) { return r.render(t, b) })
+	out, err := bounded(b, func() (*Output, error) { return r.render(t, vals, b) })
 	if err != nil {
 		return nil, &TargetError{Target: t.ID(), Err: err}
 	}
 	return out, nil
 }
 
-func (r *Renderer) render(t Target, b *budget) (*Output, error) {
-	vals, err := r.Fleet.TargetValues(t.ClusterType, t.Node)
-	if err != nil {
-		return nil, err
+func (r *Renderer) render(t Target, vals *values.Value, b *budget) (*Output, error) {
+	if vals == nil {
+		var err error
+		if vals, err = r.Fleet.TargetValues(t.ClusterType, t.Node); err != nil {
+			return nil, err
+		}
 	}
 	release := t.ClusterType.Name + "-apps"
 	manifest, err := r.passOne(vals, release, b)
