@@ -232,9 +232,25 @@ func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps m
 	if len(dirty) == 0 && forgot == len(state.Targets) {
 		return // nothing changed
 	}
-	for _, tg := range dirty {
-		if err := state.record(t, tg.Dir(), fps[tg.Dir()]); err != nil {
+	// Stamping lists each directory and stats each file: in parallel.
+	stamps := make([]TargetState, len(dirty))
+	errs := make([]error, len(dirty))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(dirty)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(dirty); i = int(next.Add(1) - 1) {
+				dir := dirty[i].Dir()
+				stamps[i], errs[i] = stamped(t, dir, fps[dir])
+			}
+		})
+	}
+	wg.Wait()
+	for i, tg := range dirty {
+		if errs[i] != nil {
 			delete(state.Targets, tg.Dir())
+		} else {
+			state.Targets[tg.Dir()] = stamps[i]
 		}
 	}
 	if err := opts.ops.SaveState(opts.StatePath, state.encode()); err != nil {

@@ -85,11 +85,12 @@ func (s *State) current(t *tree, dir string, fp [32]byte) bool {
 	return true
 }
 
-// record stamps the files of the target directory dir as they are now.
-func (s *State) record(t *tree, dir string, fp [32]byte) error {
+// stamped returns the state of the target directory dir as it is now, for
+// the fingerprint fp.
+func stamped(t *tree, dir string, fp [32]byte) (TargetState, error) {
 	files, dirs, err := t.list(dir)
 	if err != nil {
-		return err
+		return TargetState{}, err
 	}
 	ts := TargetState{Fingerprint: fp, Files: make([]Stamp, len(files)), Dirs: make([]Stamp, len(dirs))}
 	for i, f := range files {
@@ -98,8 +99,7 @@ func (s *State) record(t *tree, dir string, fp [32]byte) error {
 	for i, d := range dirs {
 		ts.Dirs[i] = stamp(d)
 	}
-	s.Targets[dir] = ts
-	return nil
+	return ts, nil
 }
 
 func stamp(e entry) Stamp {
