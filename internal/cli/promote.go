@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,7 +11,6 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/promote"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 type promoteOptions struct {
@@ -220,7 +218,7 @@ func (o *promoteOptions) finish(r *repo, ops promote.FileOps, gr git.Repo, rep *
 		p = rep.Resumed
 	}
 	if !o.noRender {
-		rr, err := rerender(r, promotedTargets(p))
+		rr, err := rerender(r, p.RenderedDirs())
 		if err != nil {
 			return fmt.Errorf("config/ is promoted but rendering failed; fix it, then run strata promote --resume to finish the promotion: %w", err)
 		}
@@ -236,21 +234,6 @@ func (o *promoteOptions) finish(r *repo, ops promote.FileOps, gr git.Repo, rep *
 		}
 	}
 	return nil
-}
-
-// promotedTargets returns the directories of rendered/ whose targets the
-// promotion p can change (promote.Plan.Reach), for the re-render; nil,
-// every target, when that cannot be told.
-func promotedTargets(p *promote.Plan) []string {
-	nodes, ok := p.Reach()
-	if !ok {
-		return nil
-	}
-	dirs := make([]string, len(nodes))
-	for i, n := range nodes {
-		dirs[i] = path.Join(render.OutputDir, p.ClusterType, n)
-	}
-	return dirs
 }
 
 // printNextSteps says how to commit a step promoted without --commit: the

@@ -5,6 +5,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/strata-fleet/strata/internal/render"
 )
 
 // Reach returns the nodes under which the plan's file operations can change
@@ -35,4 +37,19 @@ func (p *Plan) Reach() (nodes []string, ok bool) {
 	}
 	slices.Sort(nodes)
 	return nodes, true
+}
+
+// RenderedDirs returns the directories of rendered/ whose targets the plan
+// can change (Reach), to re-render only those (output.Options.Only); nil,
+// every target, when that cannot be told.
+func (p *Plan) RenderedDirs() []string {
+	nodes, ok := p.Reach()
+	if !ok {
+		return nil
+	}
+	dirs := make([]string, len(nodes))
+	for i, n := range nodes {
+		dirs[i] = path.Join(render.OutputDir, p.ClusterType, n)
+	}
+	return dirs
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
@@ -86,6 +88,15 @@ func testHealthy(t *testing.T, h *harness) {
 	wantKinds := []rollout.Kind{rollout.KindStart, rollout.KindHealthy, rollout.KindPromoted, rollout.KindHealthy, rollout.KindDone}
 	if d := cmp.Diff(wantKinds, h.kinds()); d != "" {
 		t.Errorf("events of the second run (-want +got):\n%s", d)
+	}
+	// Each step re-rendered only the targets it could change: what it
+	// committed is what a full render gives.
+	check, err := output.Run(output.Options{Root: h.dir, FS: os.DirFS(h.dir), Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !check.Plan.Empty() {
+		t.Errorf("rendered/ after the rollout is not what a full render gives: %+v", check.Plan)
 	}
 }
 

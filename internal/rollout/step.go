@@ -49,7 +49,11 @@ func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, err
 		return nil, err
 	}
 	statePath, _ := output.StatePath(r.env.Dir)
-	res, err := output.Run(output.Options{Root: r.env.Dir, FS: r.fsys, StatePath: statePath})
+	var only []string // the patch's first copy: every target
+	if plan != nil {
+		only = plan.RenderedDirs() // the targets the step can change
+	}
+	res, err := output.Run(output.Options{Root: r.env.Dir, FS: r.fsys, StatePath: statePath, Only: only})
 	if err != nil {
 		return nil, fmt.Errorf("config/ is promoted but rendering failed; fix it, then run the rollout again: %w", err)
 	}
