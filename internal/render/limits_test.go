@@ -74,8 +74,16 @@ func TestRunawayTemplatesFailOverALimit(t *testing.T) {
 		limit: "memory",
 		want:  []string{"strata's heap reached", "over render.limits.memory (128MiB)"},
 	}, {
-		name:  "a loop that calls no function, abandoned",
-		files: chart("{{ $l := until 300 }}{{ range $l }}{{ range $l }}{{ range $l }}{{ end }}{{ end }}{{ end }}\n"),
+		// The loop runs for about a second on a 2-core machine, and the
+		// limit leaves a busy machine time to start it: it must be in the
+		// loop, past until, when its time is up. The memory limit is out
+		// of reach of what the other cases' abandoned renders still hold.
+		name: "a loop that calls no function, abandoned",
+		files: map[string]string{
+			"config/config.yaml":              config + "render: {limits: {timePerTarget: 250ms, memory: 64GiB}}\n",
+			"argocd-apps/Chart.yaml":          "apiVersion: v2\nname: apps\nversion: 1.0.0\n",
+			"argocd-apps/templates/apps.yaml": "{{ $l := until 400 }}{{ range $l }}{{ range $l }}{{ range $l }}{{ end }}{{ end }}{{ end }}\n",
+		},
 		limit: "timePerTarget",
 		want:  []string{"ran out of time in a loop that calls no template function"},
 	}}
