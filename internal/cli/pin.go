@@ -134,7 +134,7 @@ func (o *pinOptions) run() error {
 			return fmt.Errorf("writing %s: %w", p.File, err)
 		}
 		if !o.noRender {
-			if rep.Rendered, err = rerender(r, nil); err != nil {
+			if rep.Rendered, err = rerender(r, nil, nil); err != nil {
 				return fmt.Errorf("the pin is set but rendering failed (fix it, then run strata render): %w", err)
 			}
 		}

@@ -158,11 +158,13 @@ func (o *promoteOptions) run() error {
 	if done, err := o.unfinished(ops, &rep); err != nil || done {
 		return err
 	}
+	var parsed *fleet.Config
 	if o.opts.ClusterType != "" {
 		f, err := loadForPromote(r, o.opts.ClusterType, o.opts.Component)
 		if err != nil {
 			return err
 		}
+		parsed = f.Config
 		if o.opts.Approve && o.opts.Approver == "" {
 			o.opts.Approver = gitIdentity(r.dir)
 		}
@@ -188,7 +190,7 @@ func (o *promoteOptions) run() error {
 		return nil
 	}
 	if !o.dryRun {
-		if err := o.finish(r, ops, gr, &rep); err != nil {
+		if err := o.finish(r, ops, gr, &rep, parsed); err != nil {
 			return err
 		}
 	}
@@ -212,13 +214,14 @@ func (o *promoteOptions) run() error {
 // finish re-renders what the promotion (rep's plan, or the one resumed)
 // changed, unless --no-render, ends its journal and, with --commit,
 // commits the step.
-func (o *promoteOptions) finish(r *repo, ops promote.FileOps, gr git.Repo, rep *promoteReport) error {
+// parsed is config.yaml as the promotion loaded it (nil when resumed).
+func (o *promoteOptions) finish(r *repo, ops promote.FileOps, gr git.Repo, rep *promoteReport, parsed *fleet.Config) error {
 	p := rep.Plan
 	if p == nil {
 		p = rep.Resumed
 	}
 	if !o.noRender {
-		rr, err := rerender(r, p.RenderedDirs())
+		rr, err := rerender(r, p.RenderedDirs(), parsed)
 		if err != nil {
 			return fmt.Errorf("config/ is promoted but rendering failed; fix it, then run strata promote --resume to finish the promotion: %w", err)
 		}

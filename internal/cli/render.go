@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/output"
 )
@@ -154,9 +155,9 @@ func newRenderReport(res *output.Result, check bool) renderReport {
 // rerender brings rendered/ up to date after a command changed config/:
 // every target, or with only (output.Options.Only) the targets under those
 // directories of rendered/. The command holds the repository lock.
-func rerender(r *repo, only []string) (*renderReport, error) {
+func rerender(r *repo, only []string, parsed *fleet.Config) (*renderReport, error) {
 	statePath, _ := output.StatePath(r.dir)
-	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath, Only: only, Rendered: renderedHook})
+	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath, Only: only, Config: parsed, Rendered: renderedHook})
 	if err != nil {
 		return nil, err
 	}

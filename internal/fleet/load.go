@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -125,7 +126,8 @@ func LoadComponent(fsys fs.FS, clusterType, component string) (*Fleet, error) {
 // value), LoadComponent's or LoadScope's.
 type selection struct {
 	clusterType, component string
-	scope                  Scope // nil: every cluster type and node
+	scope                  Scope   // nil: every cluster type and node
+	parsed                 *Config // config.yaml as parsed before, or nil
 }
 
 func load(fsys fs.FS, sel selection) (*Fleet, error) {
@@ -136,9 +138,11 @@ func load(fsys fs.FS, sel selection) (*Fleet, error) {
 		}
 		return nil, readError(fsys, ConfigPath, err)
 	}
-	cfg, err := parseConfig(NewFile(ConfigPath, data))
-	if err != nil {
-		return nil, err
+	cfg := sel.parsed
+	if cfg == nil || cfg.File == nil || !bytes.Equal(cfg.File.Data, data) {
+		if cfg, err = parseConfig(NewFile(ConfigPath, data)); err != nil {
+			return nil, err
+		}
 	}
 	f := &Fleet{FS: fsys, Config: cfg, Targets: cfg.Root.leavesAtDepth(len(cfg.Dimensions))}
 	l := loader{fsys: fsys, cfg: cfg, onlyComponent: sel.component}

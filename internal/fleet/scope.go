@@ -18,10 +18,20 @@ type Scope map[string][]string
 // under its nodes (an ID that names no node has none), and problems in the
 // directories not read go unreported.
 func LoadScope(fsys fs.FS, s Scope) (*Fleet, error) {
+	return LoadScopeReusing(fsys, s, nil)
+}
+
+// LoadScopeReusing is LoadScope taking config.yaml as parsed, a Config that
+// an earlier load of the same command returned (and nothing has modified),
+// when config.yaml still holds the bytes it was parsed from: a promotion
+// loads the fleet, then re-renders the targets it changed, and parsing
+// config.yaml is most of loading a scope of a large fleet. parsed may be
+// nil.
+func LoadScopeReusing(fsys fs.FS, s Scope, parsed *Config) (*Fleet, error) {
 	if s == nil {
 		s = Scope{}
 	}
-	return load(fsys, selection{scope: s})
+	return load(fsys, selection{scope: s, parsed: parsed})
 }
 
 // enter prepares the loader for the cluster type called name under scope

@@ -102,3 +102,30 @@ func TestLoadScope(t *testing.T) {
 		t.Error("Load of the whole fleet succeeded despite production/eu-west1/notes.txt")
 	}
 }
+
+// LoadScopeReusing takes the Config it is given while config.yaml holds
+// the bytes it was parsed from, and parses config.yaml again otherwise.
+func TestLoadScopeReusing(t *testing.T) {
+	fsys := fleetFS(atConfig, nil)
+	first, err := fleet.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scope := fleet.Scope{"workload": {"integration"}}
+	same, err := fleet.LoadScopeReusing(fsys, scope, first.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.Config != first.Config {
+		t.Error("config.yaml unchanged: the Config given is not reused")
+	}
+	edited := fsys["config/config.yaml"]
+	fsys["config/config.yaml"] = &fstest.MapFile{Data: append(append([]byte{}, edited.Data...), "# edited\n"...)}
+	again, err := fleet.LoadScopeReusing(fsys, scope, first.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Config == first.Config || !slices.Equal(again.Config.File.Data, fsys["config/config.yaml"].Data) {
+		t.Error("config.yaml changed: the Config given is reused")
+	}
+}

@@ -38,6 +38,10 @@ type Options struct {
 	// the other targets' entries as they are. When rendered/ does not exist yet the run renders every target:
 	// it never creates a partial rendered/.
 	Only []string
+	// Config, when set, is config.yaml as the caller loaded it (and has
+	// not modified): a run restricted by Only uses it rather than parse
+	// config.yaml again, while the file holds the same bytes.
+	Config *fleet.Config
 	// Progress, when set, is called as targets render.
 	Progress func(done, total int)
 	// Rendered, when set, is called once every target has rendered and
@@ -90,7 +94,7 @@ func Run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	restricted := opts.Only != nil && exists
-	r, err := loadRenderer(opts.FS, opts.Only, restricted)
+	r, err := loadRenderer(opts.FS, opts.Only, restricted, opts.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +140,7 @@ func Run(opts Options) (*Result, error) {
 // loadRenderer loads the fleet and its chart: all of it, or when the run
 // is restricted only what the targets under the directories only need
 // (fleet.LoadScope).
-func loadRenderer(fsys fs.FS, only []string, restricted bool) (*render.Renderer, error) {
+func loadRenderer(fsys fs.FS, only []string, restricted bool, parsed *fleet.Config) (*render.Renderer, error) {
 	if !restricted {
 		return render.Load(fsys)
 	}
@@ -150,7 +154,7 @@ func loadRenderer(fsys fs.FS, only []string, restricted bool) (*render.Renderer,
 			s[ct] = append(s[ct], node)
 		}
 	}
-	return render.LoadScope(fsys, s)
+	return render.LoadScopeReusing(fsys, s, parsed)
 }
 
 // only returns the targets whose directory is one of dirs or under one.

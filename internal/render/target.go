@@ -71,7 +71,13 @@ func Load(fsys fs.FS) (*Renderer, error) {
 // LoadScope is Load reading only the part of the fleet that the targets of
 // s need (fleet.LoadScope): Targets lists those only.
 func LoadScope(fsys fs.FS, s fleet.Scope) (*Renderer, error) {
-	f, err := fleet.LoadScope(fsys, s)
+	return LoadScopeReusing(fsys, s, nil)
+}
+
+// LoadScopeReusing is LoadScope reusing config.yaml as parsed
+// (fleet.LoadScopeReusing).
+func LoadScopeReusing(fsys fs.FS, s fleet.Scope, parsed *fleet.Config) (*Renderer, error) {
+	f, err := fleet.LoadScopeReusing(fsys, s, parsed)
 	if err != nil {
 		return nil, err
 	}

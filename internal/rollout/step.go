@@ -53,7 +53,7 @@ func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, err
 	if plan != nil {
 		only = plan.RenderedDirs() // the targets the step can change
 	}
-	res, err := output.Run(output.Options{Root: r.env.Dir, FS: r.fsys, StatePath: statePath, Only: only})
+	res, err := output.Run(output.Options{Root: r.env.Dir, FS: r.fsys, StatePath: statePath, Only: only, Config: f.Config})
 	if err != nil {
 		return nil, fmt.Errorf("config/ is promoted but rendering failed; fix it, then run the rollout again: %w", err)
 	}
