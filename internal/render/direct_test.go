@@ -108,3 +108,46 @@ func TestDirectAsTheEngine(t *testing.T) {
 		})
 	}
 }
+
+// TestAllKeysFoundAsTheEngine checks missing.go's shortcut: a text it
+// passes over must be one that Helm's engine, strictly, renders without a
+// missing-key error; and it passes over the plain references that find
+// their keys.
+func TestAllKeysFoundAsTheEngine(t *testing.T) {
+	vals, err := values.Decode("values.yaml", []byte(directValues))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := goValues(vals, true)
+	for _, tc := range []struct {
+		text  string
+		found bool
+	}{
+		{"https://{{ .Values.x }}.example.com", true},
+		{"{{ $.Values.a.b }}-{{ .Values.x }}", true},
+		{"{{ .Values.n }} {{ .Values.nul }} {{ .Values.a }}", true}, // found, whatever they print
+		{`{{ .Values.a.b | default "d" }}`, true},
+		{"{{`{{ .name }}`}}", true},
+		{"{{ .Values.missing }}", false},
+		{`{{ .Values.a.missing | default "d" }}`, false},
+		{"{{ .Values.x }}{{ .Values.missing }}", false},
+		{"{{ .Values.missing.b }}", false},
+		{"{{ .Values.x.b }}", false},   // a string has no keys
+		{"{{ .Values.nul.b }}", false}, // nor has null
+		{"{{ .Values.x | upper }}", false},
+		{"{{ if .Values.x }}a{{ end }}", false},
+		{"{{ .Values.x", false},
+		{"{{ .Release.Name }}", false},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			found := allKeysFound(tc.text, v)
+			if found != tc.found {
+				t.Errorf("allKeysFound = %v, want %v", found, tc.found)
+			}
+			_, err := passTwo(tc.text, vals, "r", true, true, testBudget())
+			if found && err != nil && missingKeyRE.MatchString(templateMessage(err)) {
+				t.Errorf("passed over, but the engine finds a missing key: %v", err)
+			}
+		})
+	}
+}

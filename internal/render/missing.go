@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/memo"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -18,8 +19,9 @@ var missingKeyRE = regexp.MustCompile(`at <([^>]*)>: map has no entry for key "(
 // the values do not have, at the value's file and line.
 func missingKeyErrors(vals *values.Value, release string, b *budget) []error {
 	var errs []error
+	shared := goValues(vals, true)
 	walkStrings(vals, func(path []string, v *values.Value) {
-		if !strings.Contains(v.Text, "{{") {
+		if !strings.Contains(v.Text, "{{") || allKeysFound(v.Text, shared) {
 			return
 		}
 		_, err := passTwo(v.Text, vals, release, true, true, b)
@@ -31,6 +33,45 @@ func missingKeyErrors(vals *values.Value, release string, b *budget) []error {
 		}
 	})
 	return errs
+}
+
+// directTexts holds, by template text, its actions as direct.go evaluates
+// them (nil when one needs the engine, or the text is not straight-line
+// template code), while strings use them (package memo).
+var directTexts memo.Table[string, []direct]
+
+// allKeysFound reports whether the template text certainly refers to no
+// key the values v do not have: its actions are all references and
+// constants (direct.go), and every key of every reference's path is there
+// under a map. Helm's engine then cannot fail on a missing key, and a
+// value's text need not run through it to find one (a string whose
+// references reach a non-map value, or anything else, still does).
+func allKeysFound(text string, v map[string]any) bool {
+	ds, ok := directTexts.Get(text)
+	if !ok {
+		if spans := actionSpans(text); spans != nil {
+			if nodes := straightLine(text, spans); nodes != nil {
+				ds = directActions(nodes)
+			}
+		}
+		directTexts.Put(text, ds)
+	}
+	if ds == nil {
+		return false
+	}
+	for _, d := range ds {
+		var cur any = v
+		for _, k := range d.path {
+			m, isMap := cur.(map[string]any)
+			if !isMap {
+				return false
+			}
+			if cur, ok = m[k]; !ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // missingKeyError is the error of a value at pos whose expression expr
