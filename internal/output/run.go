@@ -6,10 +6,9 @@ import (
 	"os"
 	"runtime"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/parallel"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -239,17 +238,10 @@ func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps m
 	// Stamping lists each directory and stats each file: in parallel.
 	stamps := make([]TargetState, len(dirty))
 	errs := make([]error, len(dirty))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(dirty)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < len(dirty); i = int(next.Add(1) - 1) {
-				dir := dirty[i].Dir()
-				stamps[i], errs[i] = stamped(t, dir, fps[dir])
-			}
-		})
-	}
-	wg.Wait()
+	parallel.Each(runtime.GOMAXPROCS(0), len(dirty), func(i int) {
+		dir := dirty[i].Dir()
+		stamps[i], errs[i] = stamped(t, dir, fps[dir])
+	})
 	for i, tg := range dirty {
 		if errs[i] != nil {
 			delete(state.Targets, tg.Dir())
@@ -289,18 +281,9 @@ type currentness struct {
 // recorded for that fingerprint.
 func currentTargets(t *tree, r *render.Renderer, state *State, targets []render.Target) []currentness {
 	out := make([]currentness, len(targets))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range 2 * runtime.GOMAXPROCS(0) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1) - 1); i < len(targets); i = int(next.Add(1) - 1) {
-				fp := r.Fingerprint(targets[i])
-				out[i] = currentness{fp: fp, ok: state.current(t, targets[i].Dir(), fp)}
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Each(2*runtime.GOMAXPROCS(0), len(targets), func(i int) {
+		fp := r.Fingerprint(targets[i])
+		out[i] = currentness{fp: fp, ok: state.current(t, targets[i].Dir(), fp)}
+	})
 	return out
 }

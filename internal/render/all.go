@@ -3,9 +3,9 @@ package render
 import (
 	"errors"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
+	"github.com/strata-fleet/strata/internal/parallel"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -44,13 +44,13 @@ func (r *Renderer) RenderStream(targets []Target, progress func(done, total int)
 		clear(vals)
 		if r.warms() {
 			// A target whose values fail keeps nil: its render reports it.
-			parallel(workers, len(window), func(i int) {
+			parallel.Each(workers, len(window), func(i int) {
 				vals[i], _ = r.Fleet.TargetValues(window[i].ClusterType, window[i].Node)
 			})
 			batches := r.itemBatches(window, vals[:len(window)])
-			parallel(workers, len(batches), func(i int) { batches[i].render(r) })
+			parallel.Each(workers, len(batches), func(i int) { batches[i].render(r) })
 		}
-		parallel(workers, len(window), func(i int) {
+		parallel.Each(workers, len(window), func(i int) {
 			k := start + i
 			var out *Output
 			if out, errs[k] = r.renderTarget(window[i], vals[i]); errs[k] == nil {
@@ -66,27 +66,6 @@ func (r *Renderer) RenderStream(targets []Target, progress func(done, total int)
 		return errors.Join(failed...)
 	}
 	return nil
-}
-
-// parallel calls fn for each of 0..n-1 on up to workers goroutines, and
-// returns when all calls have.
-func parallel(workers, n int, fn func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				fn(i)
-			}
-		}()
-	}
-	wg.Wait()
 }
 
 // dedupe keeps the first maxTargetErrors distinct errors in target order.

@@ -12,6 +12,7 @@ import (
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/parallel"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -66,23 +67,10 @@ func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error
 	results := make([][]Finding, len(outs))
 	placed := make([][]*rendered, len(outs))
 	var resources atomic.Int64
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(outs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(outs) {
-					return
-				}
-				results[i], placed[i] = v.target(outs[i])
-				resources.Add(int64(len(placed[i])))
-			}
-		}()
-	}
-	wg.Wait()
+	parallel.Each(runtime.GOMAXPROCS(0), len(outs), func(i int) {
+		results[i], placed[i] = v.target(outs[i])
+		resources.Add(int64(len(placed[i])))
+	})
 	for _, r := range results {
 		rep.Findings = append(rep.Findings, r...)
 	}
