@@ -124,22 +124,36 @@ func directResults(plans []*docPlan, n int, vals *values.Value, strict bool) ([]
 	return results, true
 }
 
+// follow walks path under v, through maps. It returns the value at its end
+// and len(path); or, at the first key that is missing or whose mapping is
+// not a map, the value it reached there and the number of keys it followed.
+func follow(v map[string]any, path []string) (any, int) {
+	var cur any = v
+	for i, k := range path {
+		m, isMap := cur.(map[string]any)
+		if !isMap {
+			return cur, i
+		}
+		next, found := m[k]
+		if !found {
+			return cur, i
+		}
+		cur = next
+	}
+	return cur, len(path)
+}
+
 // eval returns what the reference d prints with the values v, when
 // direct.go can tell.
 func (d direct) eval(v map[string]any, strict bool) (string, bool) {
-	var cur any = v
-	for i, k := range d.path {
-		m, ok := cur.(map[string]any)
-		if !ok {
+	cur, n := follow(v, d.path)
+	if n < len(d.path) {
+		// The last key missing from a map gives null when missing keys are
+		// not errors; any other missing key is an error.
+		if _, isMap := cur.(map[string]any); !isMap || n < len(d.path)-1 || !d.orDefault || strict {
 			return "", false
 		}
-		if cur, ok = m[k]; !ok {
-			// The last key missing gives null when missing keys are not
-			// errors; any other missing key is an error.
-			if !d.orDefault || strict || i < len(d.path)-1 {
-				return "", false
-			}
-		}
+		cur = nil
 	}
 	s, isString := cur.(string)
 	switch {

@@ -60,15 +60,8 @@ func allKeysFound(text string, v map[string]any) bool {
 		return false
 	}
 	for _, d := range ds {
-		var cur any = v
-		for _, k := range d.path {
-			m, isMap := cur.(map[string]any)
-			if !isMap {
-				return false
-			}
-			if cur, ok = m[k]; !ok {
-				return false
-			}
+		if _, n := follow(v, d.path); n < len(d.path) {
+			return false
 		}
 	}
 	return true
