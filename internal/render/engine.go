@@ -133,7 +133,7 @@ func joinManifests(out map[string]string) string {
 	}
 	sort.Strings(names)
 	kept := names[:0]
-	bodies := make(map[string]string, len(names))
+	bodies := make([]string, 0, len(names)) // of kept
 	size := 0
 	for _, name := range names {
 		body := out[name]
@@ -141,16 +141,16 @@ func joinManifests(out map[string]string) string {
 			continue
 		}
 		body = strings.TrimPrefix(strings.TrimLeft(body, "\n"), "---\n")
-		kept, bodies[name] = append(kept, name), body
+		kept, bodies = append(kept, name), append(bodies, body)
 		size += len("---\n# Source: \n\n") + len(name) + len(body)
 	}
 	var b strings.Builder
 	b.Grow(size)
-	for _, name := range kept {
+	for i, name := range kept {
 		b.WriteString("---\n# Source: ")
 		b.WriteString(name)
 		b.WriteString("\n")
-		b.WriteString(bodies[name])
+		b.WriteString(bodies[i])
 		b.WriteString("\n")
 	}
 	return b.String()
