@@ -78,24 +78,24 @@ func (o *faultyOps) Mkdir(r *os.Root, name string) error {
 	return o.diskOps.Mkdir(r, name)
 }
 
-func (o *faultyOps) WriteFile(r *os.Root, name string, data []byte) error {
+// write is a write of a new file by do: performed, failed, or torn (half
+// of data written, then the crash).
+func (o *faultyOps) write(data []byte, do func([]byte) error) error {
 	if err := o.before(true); err != nil {
 		if o.torn() {
-			o.diskOps.WriteFile(r, name, data[:len(data)/2])
+			do(data[:len(data)/2])
 		}
 		return err
 	}
-	return o.diskOps.WriteFile(r, name, data)
+	return do(data)
+}
+
+func (o *faultyOps) WriteFile(r *os.Root, name string, data []byte) error {
+	return o.write(data, func(d []byte) error { return o.diskOps.WriteFile(r, name, d) })
 }
 
 func (o *faultyOps) WriteFileAt(dir *os.File, name string, data []byte) error {
-	if err := o.before(true); err != nil {
-		if o.torn() {
-			o.diskOps.WriteFileAt(dir, name, data[:len(data)/2])
-		}
-		return err
-	}
-	return o.diskOps.WriteFileAt(dir, name, data)
+	return o.write(data, func(d []byte) error { return o.diskOps.WriteFileAt(dir, name, d) })
 }
 
 func (o *faultyOps) WriteAtomic(r *os.Root, name string, data []byte) error {
