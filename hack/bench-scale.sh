@@ -27,12 +27,12 @@ export STRATA_CACHE_DIR="$work/cache"
 go build -o "$work/strata" ./cmd/strata
 go build -o "$work/genfleet" ./hack/genfleet
 
-# "wall user rss" of a command, writes flushed before it (not timed).
-measure() { sync; /usr/bin/time -f "%e %U %M" -o "$work/t" "$@" >/dev/null 2>&1; cat "$work/t"; }
+# "wall user system rss" of a command, which must succeed.
+measure() { timed "$work" "%e %U %S %M" "$@"; }
 
 echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '| targets | full render (s) | user CPU (s) | peak RSS (MB) | cp -r (s) | full / cp | no-op (s) | one override (s) | full / 1,000 | user CPU / 1,000 | RSS / 1,000 |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| targets | full render (s) | user CPU (s) | system CPU (s) | peak RSS (MB) | cp -r (s) | full / cp | no-op (s) | one override (s) | full / 1,000 | user CPU / 1,000 | RSS / 1,000 |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 base_full="" base_user="" base_rss=""
 for n in "${sizes[@]}"; do
 	regions=$(( n / 40 ))
@@ -52,9 +52,9 @@ for n in "${sizes[@]}"; do
 	rm -rf rendered "$work/copy"
 	cd - >/dev/null
 	rm -rf "$fleet"
-	f=$(col "$full" 1) u=$(col "$full" 2) m=$(( $(col "$full" 3) / 1024 )) c=$(col "$copy" 1)
+	f=$(col "$full" 1) u=$(col "$full" 2) s=$(col "$full" 3) m=$(( $(col "$full" 4) / 1024 )) c=$(col "$copy" 1)
 	[ -n "$base_full" ] || { base_full=$f; base_user=$u; base_rss=$m; }
-	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$f" "$u" "$m" "$c" \
+	printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$f" "$u" "$s" "$m" "$c" \
 		"$(awk -v a="$f" -v b="$c" 'BEGIN {printf "%.2f", a/b}')" "$(col "$noop" 1)" "$(col "$one" 1)" \
 		"$(awk -v a="$f" -v b="$base_full" 'BEGIN {printf "%.1f", a/b}')" \
 		"$(awk -v a="$u" -v b="$base_user" 'BEGIN {printf "%.1f", a/b}')" \

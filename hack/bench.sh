@@ -17,23 +17,21 @@ go build -o "$work/strata" ./cmd/strata
 go run ./hack/genfleet -out "$work/fleet" >/dev/null
 cd "$work/fleet"
 
-# seconds and peak KB of a command, as "wall rss". Each starts with the
-# previous runs' writes flushed (sync, not timed), so that neither strata
-# nor cp pays for the other's write-back.
-measure() { sync; /usr/bin/time -f "%e %M" -o "$work/t" "$@" >/dev/null 2>&1; cat "$work/t"; }
+# seconds and peak KB of a command, which must succeed, as "wall rss".
+measure() { timed "$work" "%e %M" "$@"; }
 
 full=() copy=() rss=() noop=() one=()
 for i in $(seq "$runs"); do
 	rm -rf rendered "$work/copy"
-	read -r t m < <(measure "$work/strata" render --no-cache); full+=("$t"); rss+=("$m")
-	read -r t _ < <(measure cp -r rendered "$work/copy"); copy+=("$t")
-	read -r t _ < <(measure "$work/strata" render); noop+=("$t")
+	r=$(measure "$work/strata" render --no-cache); read -r t m <<<"$r"; full+=("$t"); rss+=("$m")
+	r=$(measure cp -r rendered "$work/copy"); read -r t _ <<<"$r"; copy+=("$t")
+	r=$(measure "$work/strata" render); read -r t _ <<<"$r"; noop+=("$t")
 done
 overrides=(config/*/*/*/*/*/override.yaml)
 override="${overrides[0]}"
 for i in $(seq "$runs"); do
 	printf '# run %s\n' "$i" >>"$override"
-	read -r t _ < <(measure "$work/strata" render); one+=("$t")
+	r=$(measure "$work/strata" render); read -r t _ <<<"$r"; one+=("$t")
 done
 
 mf=$(printf '%s\n' "${full[@]}" | median)

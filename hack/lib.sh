@@ -31,6 +31,21 @@ built() {
 	done
 }
 
+# timed DIR FORMAT CMD... runs CMD under /usr/bin/time -f FORMAT, its output
+# discarded, after flushing earlier writes (sync, not timed), so that no
+# command pays for another's write-back, and prints the measurement. A
+# command that fails stops the measurement with its error: a `cp -r` that
+# runs out of space or inodes finishes fast and would pass for a time.
+# DIR holds the scratch files.
+timed() {
+	local dir=$1 format=$2
+	shift 2
+	sync
+	/usr/bin/time -f "$format" -o "$dir/t" "$@" >/dev/null 2>"$dir/err" ||
+		{ echo "failed: $*" && tail -5 "$dir/err" && return 1; } >&2
+	cat "$dir/t"
+}
+
 # median prints the median of the numbers on stdin, one a line.
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
