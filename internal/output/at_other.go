@@ -13,6 +13,9 @@ const atSupported = false
 
 func linkAt(*os.File, string, *os.File, string) error { return errors.ErrUnsupported }
 
-func writeFileAt(*os.File, string, []byte) error { return errors.ErrUnsupported }
+func writeFileAt(*os.File, string, []byte, bool) error { return errors.ErrUnsupported }
+
+// modesExact is false: every creation is followed by a chmod.
+func modesExact(string) bool { return false }
 
 func readFileAt(*os.File, string, []byte) ([]byte, error) { return nil, errors.ErrUnsupported }

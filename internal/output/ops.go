@@ -36,27 +36,35 @@ type fileOps interface {
 	SaveState(path string, data []byte) error
 }
 
-// diskOps performs fileOps on the disk.
-type diskOps struct{}
+// diskOps performs fileOps on the disk. The directories and files it
+// creates get atomicfile's modes whatever the umask: a chmod follows each
+// creation, unless exact says that creating gives those modes already.
+type diskOps struct {
+	exact bool // modesExact of the repository
+}
 
-func (diskOps) Mkdir(r *os.Root, name string) error {
-	if err := r.Mkdir(name, atomicfile.DirMode); err != nil {
+func (o diskOps) Mkdir(r *os.Root, name string) error {
+	if err := r.Mkdir(name, atomicfile.DirMode); err != nil || o.exact {
 		return err
 	}
 	return r.Chmod(name, atomicfile.DirMode)
 }
 
-func (diskOps) WriteFile(r *os.Root, name string, data []byte) error {
+func (o diskOps) WriteFile(r *os.Root, name string, data []byte) error {
 	f, err := r.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, atomicfile.FileMode)
 	if err != nil {
 		return err
 	}
 	_, werr := f.Write(data)
-	return errors.Join(werr, f.Chmod(atomicfile.FileMode), f.Close())
+	var cerr error
+	if !o.exact {
+		cerr = f.Chmod(atomicfile.FileMode)
+	}
+	return errors.Join(werr, cerr, f.Close())
 }
 
-func (diskOps) WriteFileAt(dir *os.File, name string, data []byte) error {
-	return writeFileAt(dir, name, data)
+func (o diskOps) WriteFileAt(dir *os.File, name string, data []byte) error {
+	return writeFileAt(dir, name, data, !o.exact)
 }
 
 func (diskOps) WriteAtomic(r *os.Root, name string, data []byte) error {

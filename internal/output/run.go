@@ -73,7 +73,7 @@ func Run(opts Options) (*Result, error) {
 		opts.FS = os.DirFS(opts.Root)
 	}
 	if opts.ops == nil {
-		opts.ops = diskOps{}
+		opts.ops = diskOps{exact: modesExact(opts.Root)}
 	}
 	root, err := os.OpenRoot(opts.Root)
 	if err != nil {
