@@ -27,6 +27,25 @@ var bools11 = map[string]string{
 // numberStart reports whether a plain scalar starting with c may be a number.
 func numberStart(c byte) bool { return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' }
 
+// numberByte marks the bytes that intRE and floatRE match.
+var numberByte = func() (set [256]bool) {
+	for _, c := range []byte("0123456789abcdefABCDEFxinIN_+-.:") {
+		set[c] = true
+	}
+	return set
+}()
+
+// numberBytes reports whether s holds only bytes that intRE and floatRE
+// match: a quick no before running them.
+func numberBytes(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !numberByte[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
 // resolve gives the kind and canonical text of a plain scalar.
 func resolve(s string) (Kind, string) {
 	switch s {
@@ -39,6 +58,9 @@ func resolve(s string) (Kind, string) {
 				return Bool, b
 			}
 		}
+		return String, s
+	}
+	if !numberBytes(s) { // most plain text that starts with a digit: 150m, 256Mi, 0 3 * * *
 		return String, s
 	}
 	if intRE.MatchString(s) {

@@ -2,6 +2,8 @@ package values
 
 import (
 	"reflect"
+	"regexp"
+	"regexp/syntax"
 	"strings"
 	"testing"
 
@@ -132,6 +134,48 @@ func TestPlain(t *testing.T) {
 	} {
 		if v := Plain(tc.text, Pos{}); v.Kind != tc.kind || v.Text != tc.want {
 			t.Errorf("Plain(%q) = %s %q, want %s %q", tc.text, v.Kind, v.Text, tc.kind, tc.want)
+		}
+	}
+}
+
+// numberBytes may say no before intRE and floatRE run only if every byte
+// they match is one it knows: collect the characters of their literals and
+// classes from the parsed expressions.
+func TestNumberBytesCoverTheNumberPatterns(t *testing.T) {
+	var walk func(re *syntax.Regexp)
+	walk = func(re *syntax.Regexp) {
+		switch re.Op {
+		case syntax.OpLiteral:
+			for _, r := range re.Rune {
+				if r > 0x7f || !numberByte[r] {
+					t.Errorf("a number pattern matches %q, which numberBytes refuses", r)
+				}
+			}
+		case syntax.OpCharClass:
+			for i := 0; i < len(re.Rune); i += 2 {
+				for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+					if r > 0x7f || !numberByte[r] {
+						t.Errorf("a number pattern matches %q, which numberBytes refuses", r)
+					}
+				}
+			}
+		case syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+			t.Errorf("a number pattern matches any character: %s", re)
+		}
+		for _, sub := range re.Sub {
+			walk(sub)
+		}
+	}
+	for _, re := range []*regexp.Regexp{intRE, floatRE} {
+		parsed, err := syntax.Parse(re.String(), syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		walk(parsed)
+	}
+	for _, s := range []string{"150m", "256Mi", "0 3 * * *", "720h", "1.2.3-rc"} {
+		if k, _ := resolve(s); k != String {
+			t.Errorf("resolve(%q) = %v, want a string", s, k)
 		}
 	}
 }
