@@ -102,16 +102,10 @@ func newDocPlan(file, text string) *docPlan {
 		return bad
 	}
 	p := &docPlan{ok: true, direct: directActions(nodes)}
-	var b strings.Builder
-	last := 0
-	for i, s := range spans {
+	for _, s := range spans {
 		p.actions = append(p.actions, text[s[0]:s[1]])
-		b.WriteString(text[last:s[0]])
-		b.WriteString(holeOpen + strconv.Itoa(i) + holeClose)
-		last = s[1]
 	}
-	b.WriteString(text[last:])
-	vs, styles, err := values.DecodeAllStyles(file, []byte(b.String()), holeOpen)
+	vs, styles, err := values.DecodeAllStyles(file, withHoles(text, spans), holeOpen)
 	if err != nil {
 		return bad
 	}
@@ -129,6 +123,19 @@ func newDocPlan(file, text string) *docPlan {
 		}
 	}
 	return p
+}
+
+// withHoles is text with a placeholder in place of each action.
+func withHoles(text string, spans [][2]int) []byte {
+	var b strings.Builder
+	last := 0
+	for i, s := range spans {
+		b.WriteString(text[last:s[0]])
+		b.WriteString(holeOpen + strconv.Itoa(i) + holeClose)
+		last = s[1]
+	}
+	b.WriteString(text[last:])
+	return []byte(b.String())
 }
 
 func newPlanDoc(v *values.Value, styles map[*values.Value]values.Style, seen []bool) (planDoc, bool) {

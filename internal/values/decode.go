@@ -348,6 +348,15 @@ func DecodeAllStyles(file string, data []byte, mark string) ([]*Value, map[*Valu
 }
 
 func decodeAll(file string, data []byte, mark string, styles map[*Value]Style) ([]*Value, error) {
+	if vs, ok := decodeBlock(file, data, mark, styles); ok {
+		return vs, nil
+	}
+	clear(styles) // what decodeBlock recorded before it gave up
+	return decodeAllYAML(file, data, mark, styles)
+}
+
+// decodeAllYAML is decodeAll by way of yaml.v3's node tree.
+func decodeAllYAML(file string, data []byte, mark string, styles map[*Value]Style) ([]*Value, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var out []*Value
 	for {
