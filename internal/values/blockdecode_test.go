@@ -101,6 +101,17 @@ func sameAsYAMLv3(data []byte) error {
 	if a, b := styleList(fast), styleList(slow); !slices.Equal(a, b) {
 		return fmt.Errorf("styles %q, yaml.v3 %q:\n%q", a, b, data)
 	}
+	// Decode, of one document.
+	one, err := Decode("f.yaml", data)
+	yone, yerr := decodeYAML("f.yaml", data)
+	switch {
+	case (err == nil) != (yerr == nil):
+		return fmt.Errorf("Decode: error %v, yaml.v3 %v:\n%q", err, yerr, data)
+	case err == nil:
+		if diff := treeDiff(one, yone, nil, nil, "Decode"); diff != "" {
+			return fmt.Errorf("%s\n%q", diff, data)
+		}
+	}
 	return nil
 }
 

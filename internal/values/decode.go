@@ -20,6 +20,22 @@ const maxNodes = 1 << 20
 // empty document decodes to a Null value at line 0. Duplicate keys, several
 // documents and alias bombs are errors; every error is an *Error.
 func Decode(file string, data []byte) (*Value, error) {
+	// The block decoder, when the text has no document marker (with one,
+	// yaml.v3 may see a second, empty document where it sees none).
+	if !bytes.HasPrefix(data, []byte("---")) && !bytes.Contains(data, []byte("\n---")) &&
+		!bytes.HasPrefix(data, []byte("...")) && !bytes.Contains(data, []byte("\n...")) {
+		if vs, ok := decodeBlock(file, data, "", nil); ok {
+			if len(vs) == 0 {
+				return &Value{Kind: Null, Text: "null", Pos: Pos{File: file}}, nil
+			}
+			return vs[0], nil
+		}
+	}
+	return decodeYAML(file, data)
+}
+
+// decodeYAML is Decode by way of yaml.v3's node tree.
+func decodeYAML(file string, data []byte) (*Value, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
