@@ -462,11 +462,5 @@ func plainFits(text string) bool {
 		strings.Contains(text, ": ") || strings.Contains(text, " #") {
 		return false
 	}
-	switch text[0] {
-	case '-', '?', ':':
-		return len(text) > 1 && text[1] != ' '
-	case ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
-		return false
-	}
-	return true
+	return values.PlainStart(text)
 }

@@ -260,7 +260,7 @@ func (d *blockDecoder) key(at int) (text string, style Style, colon int, ok bool
 			return "", 0, 0, false
 		}
 	default:
-		if !plainStart(rest) {
+		if !PlainStart(rest) {
 			return "", 0, 0, false
 		}
 		for end = 0; end < len(rest); end++ {
@@ -394,7 +394,7 @@ func (d *blockDecoder) scalar(at, n int) (*Value, bool) {
 	case '|':
 		return d.literal(rest, n, pos)
 	default:
-		if !plainStart(rest) {
+		if !PlainStart(rest) {
 			return nil, false
 		}
 		end := len(rest)
@@ -413,10 +413,10 @@ func (d *blockDecoder) scalar(at, n int) (*Value, bool) {
 	return v, true
 }
 
-// plainStart reports whether a plain scalar may start text: not with an
-// indicator, but "-", "?" and ":" may start one before a character other
-// than a space.
-func plainStart(text string) bool {
+// PlainStart reports whether a plain scalar (one without quotes) may start
+// as text does: not with an indicator, but "-", "?" and ":" may start one
+// before a character other than a space. text is not empty.
+func PlainStart(text string) bool {
 	switch text[0] {
 	case '-', '?', ':':
 		return len(text) > 1 && text[1] != ' '
