@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/parallel"
@@ -93,13 +94,18 @@ func Run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	restricted := opts.Only != nil && exists
-	r, err := loadRenderer(opts.FS, opts.Only, restricted, opts.Config)
-	if err != nil {
-		return nil, err
-	}
 	state := &State{Version: stateVersion, Targets: map[string]TargetState{}}
 	if opts.StatePath != "" && !opts.Fresh {
 		state = LoadState(opts.StatePath)
+	}
+	var onDisk func() map[string]bool // nil: each target is checked when fingerprinted
+	if !restricted {
+		onDisk = checkOnDisk(t, state)
+		defer onDisk() // before t closes
+	}
+	r, err := loadRenderer(opts.FS, opts.Only, restricted, opts.Config)
+	if err != nil {
+		return nil, err
 	}
 	targets := r.Targets()
 	var all map[string]bool // every target's directory; nil when restricted
@@ -108,7 +114,7 @@ func Run(opts Options) (*Result, error) {
 	} else {
 		all = targetDirs(targets)
 	}
-	dirty, fps, kept := changedTargets(t, r, state, targets)
+	dirty, fps, kept := changedTargets(t, r, state, targets, onDisk)
 	// Conflicts decode the same patch files the render does: a broken one
 	// is reported by the render, which names the target.
 	conflicts, cerr := r.Fleet.Conflicts()
@@ -257,9 +263,9 @@ func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps m
 // changedTargets returns the targets that need rendering, every target's
 // fingerprint by directory, and how many files the others (known to be
 // current) hold.
-func changedTargets(t *tree, r *render.Renderer, state *State, targets []render.Target) (dirty []render.Target, fps map[string][32]byte, kept int) {
+func changedTargets(t *tree, r *render.Renderer, state *State, targets []render.Target, onDisk func() map[string]bool) (dirty []render.Target, fps map[string][32]byte, kept int) {
 	fps = make(map[string][32]byte, len(targets))
-	current := currentTargets(t, r, state, targets)
+	current := currentTargets(t, r, state, targets, onDisk)
 	for i, tg := range targets {
 		fps[tg.Dir()] = current[i].fp
 		if current[i].ok {
@@ -278,12 +284,51 @@ type currentness struct {
 
 // currentTargets fingerprints every target and checks, in parallel (it is
 // mostly stat calls), whether its files on disk are those the state
-// recorded for that fingerprint.
-func currentTargets(t *tree, r *render.Renderer, state *State, targets []render.Target) []currentness {
+// recorded for that fingerprint. onDisk, when not nil, has checked the
+// files already (checkOnDisk).
+func currentTargets(t *tree, r *render.Renderer, state *State, targets []render.Target, onDisk func() map[string]bool) []currentness {
+	var checked map[string]bool
+	if onDisk != nil {
+		checked = onDisk()
+	}
 	out := make([]currentness, len(targets))
 	parallel.Each(2*runtime.GOMAXPROCS(0), len(targets), func(i int) {
-		fp := r.Fingerprint(targets[i])
-		out[i] = currentness{fp: fp, ok: state.current(t, targets[i].Dir(), fp)}
+		dir, fp := targets[i].Dir(), r.Fingerprint(targets[i])
+		ok := false
+		if checked != nil {
+			ok = state.Targets[dir].Fingerprint == fp && checked[dir]
+		} else {
+			ok = state.current(t, dir, fp)
+		}
+		out[i] = currentness{fp: fp, ok: ok}
 	})
 	return out
+}
+
+// checkOnDisk starts checking, in the background and in parallel, which
+// targets of the state still have on disk the files it recorded: the stat
+// calls of a no-op render, which need no fleet, run while the fleet loads.
+// The function it returns waits for the answer: the directories whose files
+// are those recorded.
+func checkOnDisk(t *tree, state *State) func() map[string]bool {
+	dirs := make([]string, 0, len(state.Targets))
+	for dir := range state.Targets {
+		dirs = append(dirs, dir)
+	}
+	found := make([]bool, len(dirs))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		parallel.Each(2*runtime.GOMAXPROCS(0), len(dirs), func(i int) { found[i] = state.onDisk(t, dirs[i]) })
+	}()
+	return sync.OnceValue(func() map[string]bool {
+		<-done
+		current := make(map[string]bool, len(dirs))
+		for i, dir := range dirs {
+			if found[i] {
+				current[dir] = true
+			}
+		}
+		return current
+	})
 }

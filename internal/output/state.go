@@ -64,7 +64,14 @@ func LoadState(path string) *State {
 // write: a link or a replaced file anywhere makes the target render again.
 func (s *State) current(t *tree, dir string, fp [32]byte) bool {
 	ts, ok := s.Targets[dir]
-	if !ok || ts.Fingerprint != fp {
+	return ok && ts.Fingerprint == fp && s.onDisk(t, dir)
+}
+
+// onDisk reports whether the target directory dir holds the files the
+// state recorded for it.
+func (s *State) onDisk(t *tree, dir string) bool {
+	ts, ok := s.Targets[dir]
+	if !ok {
 		return false
 	}
 	if exists, err := t.dir(dir); !exists || err != nil {
