@@ -6,6 +6,14 @@
 // renderer (as Helm values and as the rendered values.yaml), to error messages,
 // and to explain/status, which read each leaf's Pos.
 //
+// # Decoding
+//
+// Block YAML as encoders and templates write it (mappings and lists by
+// indentation, plain, quoted and literal scalars) is decoded directly
+// (blockdecode.go); everything else, errors included, goes through yaml.v3's
+// node tree. Both ways give the same values, positions and scalar styles
+// (FuzzDecodeBlockAsYAMLv3).
+//
 // # Scalars
 //
 // Plain scalars are resolved with YAML 1.1 rules, the rules of PyYAML (the
