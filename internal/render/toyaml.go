@@ -40,6 +40,11 @@ func marshalToYAML(v any) string {
 	return strings.TrimSuffix(string(data), "\n")
 }
 
+// maxJSONKey is the longest key yamlObject takes: json writes a character
+// as at most 6 (\u0026), and 170 of them and the quotes stay within
+// yaml.v2's 1,024.
+const maxJSONKey = 170
+
 // maxYAMLDepth bounds yamlObject's recursion (encoding/json stops far
 // deeper; such values take Marshal's way).
 const maxYAMLDepth = 100
@@ -70,7 +75,9 @@ func yamlObject(v any, depth int) (any, bool) {
 		out := make(map[any]any, len(x))
 		for k, e := range x {
 			// "<<" is YAML's merge key: not worth knowing how a quoted one decodes.
-			if k == "<<" || !jsonRoundTrips(k) {
+			// A key longer than maxJSONKey may pass yaml.v2's bound on a key (1,024
+			// characters) once json escapes it (& is \u0026), and then Marshal fails.
+			if k == "<<" || len(k) > maxJSONKey || !jsonRoundTrips(k) {
 				return nil, false
 			}
 			o, ok := yamlObject(e, depth+1)
