@@ -20,10 +20,14 @@ import (
 // values templates hand to toYaml (what values.Value.Shared makes, and
 // what sprig's dict and list make of them), yamlObject builds what the
 // JSON decodes to directly, so only the last step runs, on the same
-// object: the bytes are Marshal's (TestToYAMLAsHelm, FuzzToYAML). Anything
-// else takes Marshal's way.
+// object, and emitYAML (emit.go) writes what that step writes for most
+// objects without it: the bytes are Marshal's (TestToYAMLAsHelm,
+// TestEmitAsYAMLv2, FuzzToYAML). Anything else takes Marshal's way.
 func helmToYAML(v any) string {
 	if obj, ok := yamlObject(v, 0); ok {
+		if text, ok := emitYAML(obj); ok { // what the last step writes, directly (emit.go)
+			return strings.TrimSuffix(text, "\n")
+		}
 		if data, err := yamlv2.Marshal(obj); err == nil {
 			return strings.TrimSuffix(string(data), "\n")
 		}
