@@ -27,16 +27,16 @@ var bools11 = map[string]string{
 // numberStart reports whether a plain scalar starting with c may be a number.
 func numberStart(c byte) bool { return c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' }
 
-// numberByte marks the bytes that intRE and floatRE match.
+// numberByte marks the bytes that intRE, floatRE and yaml12RE match.
 var numberByte = func() (set [256]bool) {
-	for _, c := range []byte("0123456789abcdefABCDEFxinIN_+-.:") {
+	for _, c := range []byte("0123456789abcdefABCDEFxoinINyY_+-.:") {
 		set[c] = true
 	}
 	return set
 }()
 
-// numberBytes reports whether s holds only bytes that intRE and floatRE
-// match: a quick no before running them.
+// numberBytes reports whether s holds only bytes that intRE, floatRE and
+// yaml12RE match: a quick no before running them.
 func numberBytes(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if !numberByte[s[i]] {
@@ -177,7 +177,7 @@ func needsQuotes(s string) bool {
 	if k, _ := resolve(s); k != String {
 		return true
 	}
-	if s == "<<" || s == "=" || (len(s) == 1 && strings.ContainsAny(s, "yYnN")) || (numberStart(s[0]) && yaml12RE.MatchString(s)) {
+	if s == "<<" || s == "=" || (len(s) == 1 && strings.ContainsAny(s, "yYnN")) || (numberStart(s[0]) && numberBytes(s) && yaml12RE.MatchString(s)) {
 		return true
 	}
 	// Document markers, read as the end of a document at a line start.

@@ -138,9 +138,9 @@ func TestPlain(t *testing.T) {
 	}
 }
 
-// numberBytes may say no before intRE and floatRE run only if every byte
-// they match is one it knows: collect the characters of their literals and
-// classes from the parsed expressions.
+// numberBytes may say no before intRE, floatRE and yaml12RE run only if
+// every byte they match is one it knows: collect the characters of their
+// literals and classes from the parsed expressions.
 func TestNumberBytesCoverTheNumberPatterns(t *testing.T) {
 	var walk func(re *syntax.Regexp)
 	walk = func(re *syntax.Regexp) {
@@ -166,7 +166,7 @@ func TestNumberBytesCoverTheNumberPatterns(t *testing.T) {
 			walk(sub)
 		}
 	}
-	for _, re := range []*regexp.Regexp{intRE, floatRE} {
+	for _, re := range []*regexp.Regexp{intRE, floatRE, yaml12RE} {
 		parsed, err := syntax.Parse(re.String(), syntax.Perl)
 		if err != nil {
 			t.Fatal(err)
