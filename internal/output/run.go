@@ -3,8 +3,10 @@ package output
 import (
 	"io/fs"
 	"log/slog"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -98,9 +100,11 @@ func Run(opts Options) (*Result, error) {
 	if opts.StatePath != "" && !opts.Fresh {
 		state = LoadState(opts.StatePath)
 	}
-	var onDisk func() map[string]bool // nil: each target is checked when fingerprinted
+	// Which targets still have the files the state recorded: for a whole
+	// run, every target of the state, while the fleet loads.
+	var onDisk func() map[string]bool
 	if !restricted {
-		onDisk = checkOnDisk(t, state)
+		onDisk = checkOnDisk(t, state, slices.Collect(maps.Keys(state.Targets)))
 		defer onDisk() // before t closes
 	}
 	r, err := loadRenderer(opts.FS, opts.Only, restricted, opts.Config)
@@ -111,10 +115,15 @@ func Run(opts Options) (*Result, error) {
 	var all map[string]bool // every target's directory; nil when restricted
 	if restricted {
 		targets = only(targets, opts.Only)
+		dirs := make([]string, len(targets))
+		for i, tg := range targets {
+			dirs[i] = tg.Dir()
+		}
+		onDisk = checkOnDisk(t, state, dirs)
 	} else {
 		all = targetDirs(targets)
 	}
-	dirty, fps, kept := changedTargets(t, r, state, targets, onDisk)
+	dirty, fps, kept := changedTargets(r, state, targets, onDisk())
 	// Conflicts decode the same patch files the render does: a broken one
 	// is reported by the render, which names the target.
 	conflicts, cerr := r.Fleet.Conflicts()
@@ -263,9 +272,9 @@ func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps m
 // changedTargets returns the targets that need rendering, every target's
 // fingerprint by directory, and how many files the others (known to be
 // current) hold.
-func changedTargets(t *tree, r *render.Renderer, state *State, targets []render.Target, onDisk func() map[string]bool) (dirty []render.Target, fps map[string][32]byte, kept int) {
+func changedTargets(r *render.Renderer, state *State, targets []render.Target, onDisk map[string]bool) (dirty []render.Target, fps map[string][32]byte, kept int) {
 	fps = make(map[string][32]byte, len(targets))
-	current := currentTargets(t, r, state, targets, onDisk)
+	current := currentTargets(r, state, targets, onDisk)
 	for i, tg := range targets {
 		fps[tg.Dir()] = current[i].fp
 		if current[i].ok {
@@ -282,39 +291,25 @@ type currentness struct {
 	ok bool
 }
 
-// currentTargets fingerprints every target and checks, in parallel (it is
-// mostly stat calls), whether its files on disk are those the state
-// recorded for that fingerprint. onDisk, when not nil, has checked the
-// files already (checkOnDisk).
-func currentTargets(t *tree, r *render.Renderer, state *State, targets []render.Target, onDisk func() map[string]bool) []currentness {
-	var checked map[string]bool
-	if onDisk != nil {
-		checked = onDisk()
-	}
+// currentTargets fingerprints every target, in parallel, and tells
+// whether it is current: the state recorded its files for that
+// fingerprint, and they are on disk as recorded (onDisk, checkOnDisk).
+func currentTargets(r *render.Renderer, state *State, targets []render.Target, onDisk map[string]bool) []currentness {
 	out := make([]currentness, len(targets))
 	parallel.Each(2*runtime.GOMAXPROCS(0), len(targets), func(i int) {
 		dir, fp := targets[i].Dir(), r.Fingerprint(targets[i])
-		ok := false
-		if checked != nil {
-			ok = state.Targets[dir].Fingerprint == fp && checked[dir]
-		} else {
-			ok = state.current(t, dir, fp)
-		}
-		out[i] = currentness{fp: fp, ok: ok}
+		ts, ok := state.Targets[dir]
+		out[i] = currentness{fp: fp, ok: ok && ts.Fingerprint == fp && onDisk[dir]}
 	})
 	return out
 }
 
-// checkOnDisk starts checking, in the background and in parallel, which
-// targets of the state still have on disk the files it recorded: the stat
-// calls of a no-op render, which need no fleet, run while the fleet loads.
-// The function it returns waits for the answer: the directories whose files
-// are those recorded.
-func checkOnDisk(t *tree, state *State) func() map[string]bool {
-	dirs := make([]string, 0, len(state.Targets))
-	for dir := range state.Targets {
-		dirs = append(dirs, dir)
-	}
+// checkOnDisk starts checking, in the background and in parallel (it is
+// mostly stat calls, which need no fleet: a whole run makes them while the
+// fleet loads), which of the target directories dirs still hold the files
+// the state recorded (State.onDisk). The function it returns waits for the
+// answer: the directories that do.
+func checkOnDisk(t *tree, state *State, dirs []string) func() map[string]bool {
 	found := make([]bool, len(dirs))
 	done := make(chan struct{})
 	go func() {

@@ -57,18 +57,11 @@ func LoadState(path string) *State {
 	return loaded
 }
 
-// current reports whether the target directory dir still holds exactly
-// the files the state recorded for fingerprint fp: the same names, each a
-// regular file with the recorded size, time and inode, reached through
-// real directories only. The state never vouches for what strata did not
-// write: a link or a replaced file anywhere makes the target render again.
-func (s *State) current(t *tree, dir string, fp [32]byte) bool {
-	ts, ok := s.Targets[dir]
-	return ok && ts.Fingerprint == fp && s.onDisk(t, dir)
-}
-
-// onDisk reports whether the target directory dir holds the files the
-// state recorded for it.
+// onDisk reports whether the target directory dir still holds exactly the
+// files the state recorded for it: the same names, each a regular file with
+// the recorded size, time and inode, reached through real directories only.
+// The state never vouches for what strata did not write: a link or a
+// replaced file anywhere makes the target render again.
 func (s *State) onDisk(t *tree, dir string) bool {
 	ts, ok := s.Targets[dir]
 	if !ok {

@@ -134,8 +134,9 @@ func (w *writer) record(dir string, changes []Change, unchanged int) {
 	if w.names == nil {
 		w.names = map[string]string{}
 	}
+	prefix := dir + "/"
 	for _, c := range changes {
-		rel, ok := strings.CutPrefix(c.Path, dir+"/")
+		rel, ok := strings.CutPrefix(c.Path, prefix)
 		if dir == "" || !ok {
 			w.changes = append(w.changes, change{op: c.Op, rel: c.Path})
 			continue
