@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/strata-fleet/strata/internal/values"
 )
 
 // After yamlObject, Helm's toYaml is go.yaml.in/yaml/v2's Marshal of the
@@ -310,22 +312,16 @@ func digits(s string) bool {
 
 // plainAllowed reports whether yaml.v2's emitter writes the printable
 // ASCII string s plain in block context: no space at either end, no
-// document marker or indicator at the start, no ": " or " #" inside.
+// document marker at the start, a start that a plain scalar may have (the
+// emitter's indicators are YAML's: values.PlainStart), no ": " or " #"
+// inside.
 func plainAllowed(s string) bool {
-	if s[0] == ' ' || s[len(s)-1] == ' ' || strings.HasPrefix(s, "---") || strings.HasPrefix(s, "...") {
+	if s[0] == ' ' || s[len(s)-1] == ' ' || strings.HasPrefix(s, "---") || strings.HasPrefix(s, "...") ||
+		!values.PlainStart(s) {
 		return false
-	}
-	space := func(i int) bool { return i >= len(s) || s[i] == ' ' }
-	switch s[0] {
-	case '#', ',', '[', ']', '{', '}', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
-		return false
-	case '?', ':', '-':
-		if space(1) {
-			return false
-		}
 	}
 	for i := 1; i < len(s); i++ {
-		if s[i] == ':' && space(i+1) || s[i] == '#' && s[i-1] == ' ' {
+		if s[i] == ':' && (i+1 == len(s) || s[i+1] == ' ') || s[i] == '#' && s[i-1] == ' ' {
 			return false
 		}
 	}
