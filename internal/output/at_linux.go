@@ -25,24 +25,28 @@ func linkAt(oldDir *os.File, oldname string, newDir *os.File, newname string) er
 }
 
 // writeFileAt creates the file name (a plain name, which must not exist) in
-// the directory dir with data, as diskOps.WriteFile does; chmod sets its
-// mode after creating it.
-func writeFileAt(dir *os.File, name string, data []byte, chmod bool) error {
+// the directory dir with data, as diskOps.WriteFile does, and returns its
+// stamp (without a name) as written; chmod sets its mode after creating it.
+func writeFileAt(dir *os.File, name string, data []byte, chmod bool) (Stamp, error) {
 	fd, err := unix.Openat(int(dir.Fd()), name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(atomicfile.FileMode))
 	if err != nil {
-		return &os.PathError{Op: "open", Path: name, Err: err}
+		return Stamp{}, &os.PathError{Op: "open", Path: name, Err: err}
 	}
 	err = writeAll(fd, data)
 	if err == nil && chmod {
 		err = unix.Fchmod(fd, uint32(atomicfile.FileMode))
 	}
+	var st unix.Stat_t
+	if err == nil {
+		err = unix.Fstat(fd, &st)
+	}
 	if cerr := unix.Close(fd); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return &os.PathError{Op: "write", Path: name, Err: err}
+		return Stamp{}, &os.PathError{Op: "write", Path: name, Err: err}
 	}
-	return nil
+	return Stamp{Size: st.Size, MTime: st.Mtim.Nano(), Ino: st.Ino, CTime: st.Ctim.Nano()}, nil
 }
 
 // modesExact reports whether the directories and files created under the

@@ -13,7 +13,9 @@ const atSupported = false
 
 func linkAt(*os.File, string, *os.File, string) error { return errors.ErrUnsupported }
 
-func writeFileAt(*os.File, string, []byte, bool) error { return errors.ErrUnsupported }
+func writeFileAt(*os.File, string, []byte, bool) (Stamp, error) {
+	return Stamp{}, errors.ErrUnsupported
+}
 
 // modesExact is false: every creation is followed by a chmod.
 func modesExact(string) bool { return false }

@@ -26,7 +26,10 @@
 // local state outside the repository (package localstate), so that a run
 // with nothing changed renders nothing. It vouches only for files it
 // recorded after writing: a link, or a file replaced by another, makes the
-// target render again. On Linux an unchanged target is checked with one
+// target render again. A target's stamps are taken as it is staged (each
+// file as written, each directory under the target's once complete); only
+// its directory and the files it linked, which the switch and the clean-up
+// change, are stat-ed after them. On Linux an unchanged target is checked with one
 // fstatat per file and directory and no directory listing: a directory
 // whose stamp is unchanged has the same entries (stamps_linux.go says why).
 //

@@ -94,8 +94,12 @@ func (o *faultyOps) WriteFile(r *os.Root, name string, data []byte) error {
 	return o.write(data, func(d []byte) error { return o.diskOps.WriteFile(r, name, d) })
 }
 
-func (o *faultyOps) WriteFileAt(dir *os.File, name string, data []byte) error {
-	return o.write(data, func(d []byte) error { return o.diskOps.WriteFileAt(dir, name, d) })
+func (o *faultyOps) WriteFileAt(dir *os.File, name string, data []byte) (st Stamp, err error) {
+	err = o.write(data, func(d []byte) error {
+		st, err = o.diskOps.WriteFileAt(dir, name, d)
+		return err
+	})
+	return st, err
 }
 
 func (o *faultyOps) WriteAtomic(r *os.Root, name string, data []byte) error {

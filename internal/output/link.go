@@ -20,10 +20,13 @@ type linker struct {
 	// fromDirs and toDirs are the directories of both trees opened so far,
 	// by path relative to the target's directory.
 	fromDirs, toDirs map[string]*os.File
+	// stamps is what staging learnt of the target's stamps (see stagedStamps).
+	stamps stagedStamps
 }
 
 func newLinker(s *stage, dir, staged string, sub *os.Root) *linker {
-	return &linker{s: s, dir: dir, staged: staged, sub: sub, fromDirs: map[string]*os.File{}, toDirs: map[string]*os.File{}}
+	return &linker{s: s, dir: dir, staged: staged, sub: sub, fromDirs: map[string]*os.File{}, toDirs: map[string]*os.File{},
+		stamps: stagedStamps{unknown: !atSupported}}
 }
 
 // link links the file rel (a slash path under the target's directory)
@@ -47,7 +50,11 @@ func (l *linker) link(rel string) error {
 	if err != nil {
 		return err
 	}
-	return l.s.ops.LinkAt(from, name, to, name)
+	if err := l.s.ops.LinkAt(from, name, to, name); err != nil {
+		return err
+	}
+	l.stamps.linked = append(l.stamps.linked, rel)
+	return nil
 }
 
 // write writes the new file rel (a slash path under the target's
@@ -62,7 +69,13 @@ func (l *linker) write(rel string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return l.s.ops.WriteFileAt(to, name, data)
+	st, err := l.s.ops.WriteFileAt(to, name, data)
+	if err != nil {
+		return err
+	}
+	st.Name = rel
+	l.stamps.files = append(l.stamps.files, st)
+	return nil
 }
 
 // opened returns the directory d of root, opening it on first use.

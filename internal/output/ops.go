@@ -18,8 +18,9 @@ type fileOps interface {
 	// the package documentation).
 	WriteFile(r *os.Root, name string, data []byte) error
 	// WriteFileAt is WriteFile in an open directory, a name without a
-	// slash (where atSupported).
-	WriteFileAt(dir *os.File, name string, data []byte) error
+	// slash (where atSupported); it returns the new file's stamp (without
+	// its name) as the file is once written.
+	WriteFileAt(dir *os.File, name string, data []byte) (Stamp, error)
 	// WriteAtomic replaces name with package atomicfile.
 	WriteAtomic(r *os.Root, name string, data []byte) error
 	Link(r *os.Root, oldname, newname string) error
@@ -63,7 +64,7 @@ func (o diskOps) WriteFile(r *os.Root, name string, data []byte) error {
 	return errors.Join(werr, cerr, f.Close())
 }
 
-func (o diskOps) WriteFileAt(dir *os.File, name string, data []byte) error {
+func (o diskOps) WriteFileAt(dir *os.File, name string, data []byte) (Stamp, error) {
 	return writeFileAt(dir, name, data, !o.exact)
 }
 

@@ -131,7 +131,7 @@ func Run(opts Options) (*Result, error) {
 	if !exists {
 		want = nil
 	}
-	plan, err := renderAndWrite(opts, r, t, dirty, want, !exists)
+	plan, stamps, err := renderAndWrite(opts, r, t, dirty, want, !exists)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func Run(opts Options) (*Result, error) {
 	}
 	if !opts.Check && opts.StatePath != "" {
 		after := newTree(root)
-		saveState(opts, after, state, dirty, fps, all)
+		saveState(opts, after, state, dirty, fps, stamps, all)
 		after.close()
 	}
 	return res, nil
@@ -200,12 +200,14 @@ func targetDirs(targets []render.Target) map[string]bool {
 // stale files (what rendered/ holds outside the directories in want);
 // then, unless checking, switches the staged trees into place (switch.go).
 // Nothing in rendered/ changes unless every target rendered and was staged.
-func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Target, want map[string]bool, first bool) (*Plan, error) {
+// It also returns what staging learnt of the stamps of the targets it
+// switched, by directory.
+func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Target, want map[string]bool, first bool) (*Plan, map[string]stagedStamps, error) {
 	var s *stage
 	if !opts.Check {
 		var err error
 		if s, err = openStage(t.root, opts.ops); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	w := newWriter(t, s, first)
@@ -226,23 +228,23 @@ func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Ta
 	if err == nil && s != nil {
 		err = s.commit(t)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if err != nil {
 		if s != nil {
 			s.discard()
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	return plan, nil
+	return plan, w.stamps, nil
 }
 
-// saveState records the dirty targets' files as they are now, forgets
-// the targets not in keep (unless nil: a restricted run knows only some),
-// and saves the state; a state that cannot be saved only makes the next
-// run slower.
-func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps map[string][32]byte, keep map[string]bool) {
+// saveState records the dirty targets' files as they are now (for those
+// it switched, from what staging learnt: stamps), forgets the targets not
+// in keep (unless nil: a restricted run knows only some), and saves the
+// state; a state that cannot be saved only makes the next run slower.
+func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps map[string][32]byte, stamps map[string]stagedStamps, keep map[string]bool) {
 	forgot := len(state.Targets)
 	if keep != nil {
 		state.Forget(keep)
@@ -250,18 +252,23 @@ func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps m
 	if len(dirty) == 0 && forgot == len(state.Targets) {
 		return // nothing changed
 	}
-	// Stamping lists each directory and stats each file: in parallel.
-	stamps := make([]TargetState, len(dirty))
+	// Stamping stats the targets' directories and linked files, or lists
+	// the targets not staged (found unchanged): in parallel.
+	now := make([]TargetState, len(dirty))
 	errs := make([]error, len(dirty))
 	parallel.Each(runtime.GOMAXPROCS(0), len(dirty), func(i int) {
 		dir := dirty[i].Dir()
-		stamps[i], errs[i] = stamped(t, dir, fps[dir])
+		if s, ok := stamps[dir]; ok {
+			now[i], errs[i] = s.stamped(t, dir, fps[dir])
+		} else {
+			now[i], errs[i] = stamped(t, dir, fps[dir])
+		}
 	})
 	for i, tg := range dirty {
 		if errs[i] != nil {
 			delete(state.Targets, tg.Dir())
 		} else {
-			state.Targets[tg.Dir()] = stamps[i]
+			state.Targets[tg.Dir()] = now[i]
 		}
 	}
 	if err := opts.ops.SaveState(opts.StatePath, state.encode()); err != nil {

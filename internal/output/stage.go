@@ -97,11 +97,11 @@ func (s *stage) mkdirAll(dir string) error {
 // staged: the files of out (paths under the target directory dir), except
 // those in same, which are unchanged and linked from dir instead (an
 // unchanged file keeps its inode and time). Written content is dropped
-// from memory.
-func (s *stage) writeTarget(staged, dir string, files []render.File, same map[string]bool) error {
+// from memory. It returns what it learnt of the target's stamps.
+func (s *stage) writeTarget(staged, dir string, files []render.File, same map[string]bool) (stagedStamps, error) {
 	sub, err := s.openNew(staged)
 	if err != nil {
-		return fmt.Errorf("staging %s: %w", dir, err)
+		return stagedStamps{}, fmt.Errorf("staging %s: %w", dir, err)
 	}
 	defer sub.Close()
 	links := newLinker(s, dir, staged, sub)
@@ -112,7 +112,7 @@ func (s *stage) writeTarget(staged, dir string, files []render.File, same map[st
 		for _, d := range parents(rel) {
 			if !subdirs[d] {
 				if err := s.ops.Mkdir(sub, d); err != nil && !errors.Is(err, fs.ErrExist) {
-					return fmt.Errorf("staging %s: %w", f.Path, err)
+					return stagedStamps{}, fmt.Errorf("staging %s: %w", f.Path, err)
 				}
 				subdirs[d] = true
 			}
@@ -123,11 +123,23 @@ func (s *stage) writeTarget(staged, dir string, files []render.File, same map[st
 			err = links.write(rel, f.Data)
 		}
 		if err != nil {
-			return fmt.Errorf("writing %s: %w", f.Path, err)
+			return stagedStamps{}, fmt.Errorf("writing %s: %w", f.Path, err)
 		}
 		files[i].Data = nil
 	}
-	return nil
+	// The directories under the target's are complete: nothing changes
+	// their stamps any more (the switch moves the target's directory).
+	for d := range subdirs {
+		if d == "." || links.stamps.unknown {
+			continue
+		}
+		info, err := sub.Lstat(d)
+		if err != nil {
+			return stagedStamps{}, fmt.Errorf("staging %s: %w", dir+"/"+d, err)
+		}
+		links.stamps.dirs = append(links.stamps.dirs, stamp(entry{Name: d, Info: info}))
+	}
+	return links.stamps, nil
 }
 
 // openNew creates the directory staged (under the staging area) and its

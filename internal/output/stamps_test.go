@@ -5,6 +5,7 @@ package output
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -113,4 +114,76 @@ func vouched(t *testing.T, dir, statePath string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// The stamps a run records for the targets it staged (the files it wrote
+// and their directories as staged; the target's directory and the files it
+// linked after the switch) are those a listing of each target gives after
+// the run, in its order, and the next run vouches for every target: for a
+// first render, for targets updated (some files linked, some written),
+// added and removed, and for targets whose inputs changed but not their
+// files (not staged: listed).
+func TestStampsFromStagingAreTheListings(t *testing.T) {
+	dir, statePath := t.TempDir(), filepath.Join(t.TempDir(), "state")
+	override := "config/mc/cert-manager/prod/override.yaml"
+	for _, step := range []struct {
+		name                string
+		files               map[string]string
+		rendered, unchanged int
+	}{
+		{"first render", fleetV1, 3, 0},
+		// prod/us-east1 staged with two files linked, two written;
+		// dev/us-east1 found unchanged.
+		{"targets updated, added and removed", fleetV2, 3, 6},
+		{"inputs changed, not the files", with(fleetV2, map[string]string{override: fleetV2[override] + "# a comment\n"}), 1, 12},
+	} {
+		writeFiles(t, dir, step.files)
+		res, err := run(t, dir, statePath, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if res.Rendered != step.rendered || res.Plan.Unchanged != step.unchanged {
+			t.Errorf("%s: rendered %d targets, %d files unchanged; want %d and %d", step.name, res.Rendered, res.Plan.Unchanged, step.rendered, step.unchanged)
+		}
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := newTree(root)
+		state := LoadState(statePath)
+		for d, ts := range state.Targets {
+			want, err := stamped(tr, d, ts.Fingerprint)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, ts); diff != "" {
+				t.Errorf("%s: the state of %s (-listed +recorded):\n%s", step.name, d, diff)
+			}
+		}
+		tr.close()
+		root.Close()
+		if v := vouched(t, dir, statePath); len(v) != len(state.Targets) || len(v) != 3 {
+			t.Errorf("%s: the stamps vouch for %v of the state's %d targets, want all 3", step.name, v, len(state.Targets))
+		}
+	}
+}
+
+// byWalk orders names as a listing walks them: a directory's entries right
+// after it, whatever the names that sort between.
+func TestByWalk(t *testing.T) {
+	names := []string{"a", "a/b", "a/b/c", "a.yaml", "a0", "b", "templates/x.yaml", "templates/y.yaml", "values.yaml"}
+	shuffled := slices.Clone(names)
+	slices.Reverse(shuffled)
+	stamps := make([]Stamp, len(shuffled))
+	for i, n := range shuffled {
+		stamps[i] = Stamp{Name: n}
+	}
+	slices.SortFunc(stamps, byWalk)
+	var got []string
+	for _, s := range stamps {
+		got = append(got, s.Name)
+	}
+	if !slices.Equal(got, names) {
+		t.Errorf("byWalk sorts %q, want %q", got, names)
+	}
 }

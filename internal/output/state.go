@@ -1,7 +1,11 @@
 package output
 
 import (
+	"fmt"
 	"os"
+	"path"
+	"slices"
+	"strings"
 
 	"github.com/strata-fleet/strata/internal/localstate"
 )
@@ -100,6 +104,90 @@ func stamped(t *tree, dir string, fp [32]byte) (TargetState, error) {
 		ts.Dirs[i] = stamp(d)
 	}
 	return ts, nil
+}
+
+// stagedStamps is what staging a target learnt of the stamps its tree has
+// once switched into rendered/: those of the files it wrote and of the
+// directories under the target's, taken as they were staged (nothing
+// changes them after: the switch moves the target's directory, not what it
+// holds), and the names of the files it linked, whose change time moves
+// again when the old tree they were linked from is removed. After the
+// switch and the clean-up, stamped completes them with the target's
+// directory and the linked files: a stat each, instead of listing the
+// target and stat-ing every file. unknown: staging learnt nothing (where
+// files are written by path).
+type stagedStamps struct {
+	unknown bool
+	files   []Stamp
+	dirs    []Stamp // without "."
+	linked  []string
+}
+
+// stamped returns the state of the target directory dir, staged as s, as
+// it is now, for the fingerprint fp.
+func (s stagedStamps) stamped(t *tree, dir string, fp [32]byte) (TargetState, error) {
+	if s.unknown {
+		return stamped(t, dir, fp)
+	}
+	parent, err := t.sub(path.Dir(dir))
+	if err != nil {
+		return TargetState{}, err
+	}
+	self, err := parent.Lstat(path.Base(dir))
+	if err != nil {
+		return TargetState{}, err
+	}
+	if !self.IsDir() {
+		return TargetState{}, fmt.Errorf("%s is not a directory", dir)
+	}
+	ts := TargetState{Fingerprint: fp, Files: slices.Clip(s.files), Dirs: slices.SortedFunc(slices.Values(s.dirs), byWalk)}
+	ts.Dirs = slices.Insert(ts.Dirs, 0, stamp(entry{Name: ".", Info: self}))
+	if len(s.linked) > 0 {
+		sub, err := t.open(dir)
+		if err != nil {
+			return TargetState{}, err
+		}
+		defer sub.Close()
+		for _, name := range s.linked {
+			info, err := sub.Lstat(name)
+			if err != nil {
+				return TargetState{}, err
+			}
+			if !info.Mode().IsRegular() {
+				return TargetState{}, fmt.Errorf("%s/%s is not a regular file", dir, name)
+			}
+			ts.Files = append(ts.Files, stamp(entry{Name: name, Info: info}))
+		}
+	}
+	slices.SortFunc(ts.Files, byWalk)
+	return ts, nil
+}
+
+// byWalk orders stamps as tree.list lists what they stamp: by name in each
+// directory, with the entries of a directory right after it.
+func byWalk(a, b Stamp) int {
+	x, y := a.Name, b.Name
+	for {
+		i, j := strings.IndexByte(x, '/'), strings.IndexByte(y, '/')
+		xe, ye := x, y // the first component of each
+		if i >= 0 {
+			xe = x[:i]
+		}
+		if j >= 0 {
+			ye = y[:j]
+		}
+		switch c := strings.Compare(xe, ye); {
+		case c != 0:
+			return c
+		case i < 0 && j < 0:
+			return 0
+		case i < 0: // a directory before what it holds
+			return -1
+		case j < 0:
+			return 1
+		}
+		x, y = x[i+1:], y[j+1:]
+	}
 }
 
 func stamp(e entry) Stamp {

@@ -38,7 +38,10 @@ type writer struct {
 	// file was a fifth of a 10,000-target render's live heap.
 	changes []change
 	names   map[string]string
-	err     error // the first error of a writer
+	// stamps are the staged targets' stamps as staging learnt them, by
+	// target directory, for the state (stagedStamps).
+	stamps map[string]stagedStamps
+	err    error // the first error of a writer
 }
 
 // change is a Change whose path is dir + "/" + rel, or rel when dir is "".
@@ -131,9 +134,6 @@ func (w *writer) fail(err error) {
 func (w *writer) record(dir string, changes []Change, unchanged int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.names == nil {
-		w.names = map[string]string{}
-	}
 	prefix := dir + "/"
 	for _, c := range changes {
 		rel, ok := strings.CutPrefix(c.Path, prefix)
@@ -141,12 +141,7 @@ func (w *writer) record(dir string, changes []Change, unchanged int) {
 			w.changes = append(w.changes, change{op: c.Op, rel: c.Path})
 			continue
 		}
-		name, ok := w.names[rel]
-		if !ok {
-			name = strings.Clone(rel) // not the path it is part of
-			w.names[name] = name
-		}
-		w.changes = append(w.changes, change{op: c.Op, dir: dir, rel: name})
+		w.changes = append(w.changes, change{op: c.Op, dir: dir, rel: w.name(rel)})
 	}
 	w.plan.Unchanged += unchanged
 }
@@ -160,30 +155,70 @@ func (w *writer) target(o *render.Output) error {
 			o.Files[i].Data = nil
 		}
 	}()
+	var (
+		changes []Change
+		same    map[string]bool
+		staged  string // where the target is staged, if it is
+	)
 	if w.first {
-		changes := make([]Change, len(o.Files))
+		changes = make([]Change, len(o.Files))
 		for i, f := range o.Files {
 			changes[i] = Change{Op: Create, Path: f.Path}
 		}
-		if w.stage != nil {
-			if err := w.stage.writeTarget(w.firstDir+"/"+o.Target.ID(), dir, o.Files, nil); err != nil {
-				return err
-			}
-		}
-		w.record(dir, changes, 0)
-		return nil
-	}
-	changes, same, err := w.compare(dir, o.Files)
-	if err != nil {
-		return err
-	}
-	if len(changes) > 0 && w.stage != nil {
-		if err := w.stage.writeTarget(w.stage.add(dir), dir, o.Files, same); err != nil {
+		staged = w.firstDir + "/" + o.Target.ID()
+	} else {
+		var err error
+		if changes, same, err = w.compare(dir, o.Files); err != nil {
 			return err
 		}
+		if len(changes) > 0 && w.stage != nil {
+			staged = w.stage.add(dir)
+		}
+	}
+	if staged != "" && w.stage != nil {
+		stamps, err := w.stage.writeTarget(staged, dir, o.Files, same)
+		if err != nil {
+			return err
+		}
+		w.keepStamps(dir, stamps)
 	}
 	w.record(dir, changes, len(same))
 	return nil
+}
+
+// keepStamps keeps the stamps that staging the target directory dir learnt,
+// their names shared.
+func (w *writer) keepStamps(dir string, s stagedStamps) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := range s.files {
+		s.files[i].Name = w.name(s.files[i].Name)
+	}
+	for i := range s.dirs {
+		s.dirs[i].Name = w.name(s.dirs[i].Name)
+	}
+	for i := range s.linked {
+		s.linked[i] = w.name(s.linked[i])
+	}
+	if w.stamps == nil {
+		w.stamps = map[string]stagedStamps{}
+	}
+	w.stamps[dir] = s
+}
+
+// name returns rel, a path under a target's directory, as a string of its
+// own (not part of the path it was cut from) that every target with that
+// path shares. The caller holds w.mu.
+func (w *writer) name(rel string) string {
+	if w.names == nil {
+		w.names = map[string]string{}
+	}
+	name, ok := w.names[rel]
+	if !ok {
+		name = strings.Clone(rel)
+		w.names[name] = name
+	}
+	return name
 }
 
 // compare returns the changes that bring the directory dir to files, and
