@@ -131,7 +131,7 @@ func Run(opts Options) (*Result, error) {
 	if !exists {
 		want = nil
 	}
-	plan, stamps, err := renderAndWrite(opts, r, t, dirty, want, !exists)
+	plan, staged, err := renderAndWrite(opts, r, t, dirty, want, !exists)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func Run(opts Options) (*Result, error) {
 	}
 	if !opts.Check && opts.StatePath != "" {
 		after := newTree(root)
-		saveState(opts, after, state, dirty, fps, stamps, all)
+		saveState(opts, after, state, dirty, fps, staged, all)
 		after.close()
 	}
 	return res, nil
@@ -200,9 +200,9 @@ func targetDirs(targets []render.Target) map[string]bool {
 // stale files (what rendered/ holds outside the directories in want);
 // then, unless checking, switches the staged trees into place (switch.go).
 // Nothing in rendered/ changes unless every target rendered and was staged.
-// It also returns what staging learnt of the stamps of the targets it
-// switched, by directory.
-func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Target, want map[string]bool, first bool) (*Plan, map[string]stagedStamps, error) {
+// It also returns what staging learnt of the stamps of a target it
+// switched (writer.staged).
+func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Target, want map[string]bool, first bool) (*Plan, func(dir string) (stagedStamps, bool), error) {
 	var s *stage
 	if !opts.Check {
 		var err error
@@ -237,14 +237,14 @@ func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Ta
 		}
 		return nil, nil, err
 	}
-	return plan, w.stamps, nil
+	return plan, w.staged, nil
 }
 
 // saveState records the dirty targets' files as they are now (for those
-// it switched, from what staging learnt: stamps), forgets the targets not
+// it switched, from what staging learnt: staged), forgets the targets not
 // in keep (unless nil: a restricted run knows only some), and saves the
 // state; a state that cannot be saved only makes the next run slower.
-func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps map[string][32]byte, stamps map[string]stagedStamps, keep map[string]bool) {
+func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps map[string][32]byte, staged func(dir string) (stagedStamps, bool), keep map[string]bool) {
 	forgot := len(state.Targets)
 	if keep != nil {
 		state.Forget(keep)
@@ -258,7 +258,7 @@ func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps m
 	errs := make([]error, len(dirty))
 	parallel.Each(runtime.GOMAXPROCS(0), len(dirty), func(i int) {
 		dir := dirty[i].Dir()
-		if s, ok := stamps[dir]; ok {
+		if s, ok := staged(dir); ok {
 			now[i], errs[i] = s.stamped(t, dir, fps[dir])
 		} else {
 			now[i], errs[i] = stamped(t, dir, fps[dir])

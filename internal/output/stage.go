@@ -106,6 +106,9 @@ func (s *stage) writeTarget(staged, dir string, files []render.File, same map[st
 	defer sub.Close()
 	links := newLinker(s, dir, staged, sub)
 	defer links.close()
+	if atSupported {
+		links.stamps.files = make([]Stamp, 0, len(files)-len(same))
+	}
 	subdirs := map[string]bool{".": true}
 	for i, f := range files {
 		rel := strings.TrimPrefix(f.Path, dir+"/")

@@ -11,7 +11,7 @@ import (
 )
 
 // stateVersion changes when State's encoding does.
-const stateVersion = 4
+const stateVersion = 5
 
 // State is what the last render knew about each target's files.
 type State struct {

@@ -10,8 +10,7 @@ import (
 // The state's encoding is compact and quick to read, because a no-op run of
 // a large fleet reads all of it (10,000 targets x 22 files): a header, the
 // distinct file names once, then per target (in directory order) its
-// directory, fingerprint, files and directories, each as name index, size,
-// modification time, inode and change time, in varints.
+// directory, fingerprint, files and directories (appendStamps).
 const stateMagic = "strata render state\n"
 
 var errBadState = errors.New("malformed render state")
@@ -55,14 +54,24 @@ func (s *State) encode() []byte {
 // maxStampLen bounds the encoding of a stamp: five varints.
 const maxStampLen = 5 * binary.MaxVarintLen64
 
+// appendStamps appends stamps, each as varints of its name's index in
+// index (which has every name), its size, the difference of its
+// modification time from the stamp before it, of its change time from its
+// own modification time, and of its inode from the stamp before it. The
+// files of a target are written one after the other, so these differences
+// are small: about 10 bytes a stamp instead of 30 (and of 48 in memory,
+// where a run keeps the stamps it takes while staging: packStamps).
 func appendStamps(b []byte, stamps []Stamp, index map[string]uint64) []byte {
 	b = binary.AppendUvarint(b, uint64(len(stamps)))
+	var mtime int64
+	var ino uint64
 	for _, st := range stamps {
 		b = binary.AppendUvarint(b, index[st.Name])
 		b = binary.AppendVarint(b, st.Size)
-		b = binary.AppendVarint(b, st.MTime)
-		b = binary.AppendUvarint(b, st.Ino)
-		b = binary.AppendVarint(b, st.CTime)
+		b = binary.AppendVarint(b, st.MTime-mtime)
+		b = binary.AppendVarint(b, st.CTime-st.MTime)
+		b = binary.AppendVarint(b, int64(st.Ino-ino))
+		mtime, ino = st.MTime, st.Ino
 	}
 	return b
 }
@@ -105,13 +114,18 @@ func decodeState(data []byte) (*State, error) {
 // stamps reads what appendStamps wrote.
 func (d *stateDecoder) stamps(names []string) []Stamp {
 	out := make([]Stamp, d.count())
+	var mtime int64
+	var ino uint64
 	for i := range out {
 		k := d.uvarint()
 		if k >= uint64(len(names)) {
 			d.fail()
 			return nil
 		}
-		out[i] = Stamp{Name: names[k], Size: d.varint(), MTime: d.varint(), Ino: d.uvarint(), CTime: d.varint()}
+		st := Stamp{Name: names[k], Size: d.varint(), MTime: mtime + d.varint()}
+		st.CTime = st.MTime + d.varint()
+		st.Ino = ino + uint64(d.varint())
+		out[i], mtime, ino = st, st.MTime, st.Ino
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,6 +17,10 @@ func testState() *State {
 			{Name: "Chart.yaml", Size: 0, MTime: 0},
 		}, Dirs: []Stamp{}},
 		"rendered/mc/int/s1/r3": {Files: []Stamp{}, Dirs: []Stamp{}},
+		"rendered/mc/int/s1/r4": {Files: []Stamp{ // differences that overflow
+			{Name: "a", MTime: math.MaxInt64, Ino: math.MaxUint64, CTime: math.MinInt64},
+			{Name: "b", MTime: math.MinInt64, Ino: 0, CTime: math.MaxInt64},
+		}, Dirs: []Stamp{}},
 	}}
 }
 

@@ -37,10 +37,14 @@ type writer struct {
 	// name under it, which the targets share (names): a string per written
 	// file was a fifth of a 10,000-target render's live heap.
 	changes []change
-	names   map[string]string
-	// stamps are the staged targets' stamps as staging learnt them, by
-	// target directory, for the state (stagedStamps).
-	stamps map[string]stagedStamps
+	// names are the paths under target directories that the plan and the
+	// stamps use, each once (nameList), with its index there.
+	names    map[string]uint64
+	nameList []string
+	// stamps are the staged targets' stamps as staging learnt them
+	// (stagedStamps), by target directory, packed (packedStamps): a large
+	// render keeps them until its switch.
+	stamps map[string]packedStamps
 	err    error // the first error of a writer
 }
 
@@ -186,24 +190,45 @@ func (w *writer) target(o *render.Output) error {
 	return nil
 }
 
-// keepStamps keeps the stamps that staging the target directory dir learnt,
-// their names shared.
+// packedStamps is a stagedStamps with its files' and directories' stamps
+// packed with the state's encoding (appendStamps), their names the
+// writer's.
+type packedStamps struct {
+	unknown bool
+	packed  []byte // files, then directories
+	linked  []string
+}
+
+// keepStamps keeps the stamps that staging the target directory dir learnt.
 func (w *writer) keepStamps(dir string, s stagedStamps) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for i := range s.files {
-		s.files[i].Name = w.name(s.files[i].Name)
+	p := packedStamps{unknown: s.unknown, linked: s.linked}
+	for _, stamps := range [][]Stamp{s.files, s.dirs} {
+		for _, st := range stamps {
+			w.name(st.Name)
+		}
 	}
-	for i := range s.dirs {
-		s.dirs[i].Name = w.name(s.dirs[i].Name)
-	}
-	for i := range s.linked {
-		s.linked[i] = w.name(s.linked[i])
+	p.packed = appendStamps(appendStamps(nil, s.files, w.names), s.dirs, w.names)
+	for i := range p.linked {
+		p.linked[i] = w.name(p.linked[i])
 	}
 	if w.stamps == nil {
-		w.stamps = map[string]stagedStamps{}
+		w.stamps = map[string]packedStamps{}
 	}
-	w.stamps[dir] = s
+	w.stamps[dir] = p
+}
+
+// staged returns the stamps that staging the target directory dir learnt,
+// if it staged it. Not while writers run.
+func (w *writer) staged(dir string) (stagedStamps, bool) {
+	p, ok := w.stamps[dir]
+	if !ok {
+		return stagedStamps{}, false
+	}
+	d := stateDecoder{data: p.packed}
+	s := stagedStamps{unknown: p.unknown, files: d.stamps(w.nameList), dirs: d.stamps(w.nameList), linked: p.linked}
+	return s, d.err == nil
 }
 
 // name returns rel, a path under a target's directory, as a string of its
@@ -211,14 +236,15 @@ func (w *writer) keepStamps(dir string, s stagedStamps) {
 // path shares. The caller holds w.mu.
 func (w *writer) name(rel string) string {
 	if w.names == nil {
-		w.names = map[string]string{}
+		w.names = map[string]uint64{}
 	}
-	name, ok := w.names[rel]
+	i, ok := w.names[rel]
 	if !ok {
-		name = strings.Clone(rel)
-		w.names[name] = name
+		i = uint64(len(w.nameList))
+		w.nameList = append(w.nameList, strings.Clone(rel))
+		w.names[w.nameList[i]] = i
 	}
-	return name
+	return w.nameList[i]
 }
 
 // compare returns the changes that bring the directory dir to files, and
