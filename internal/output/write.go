@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -32,11 +33,10 @@ type writer struct {
 
 	mu   sync.Mutex
 	plan Plan
-	// changes are the plan's changes until finish, each path kept as the
-	// directory of its target, which the target's files share, and its
-	// name under it, which the targets share (names): a string per written
-	// file was a fifth of a 10,000-target render's live heap.
-	changes []change
+	// changes are the plan's changes until finish, packed: a Change per
+	// written file, with its path, was a fifth of a 10,000-target render's
+	// live heap.
+	changes []changes
 	// names are the paths under target directories that the plan and the
 	// stamps use, each once (nameList), with its index there.
 	names    map[string]uint64
@@ -48,11 +48,27 @@ type writer struct {
 	err    error // the first error of a writer
 }
 
-// change is a Change whose path is dir + "/" + rel, or rel when dir is "".
-type change struct {
-	op       Op
-	dir, rel string
+// changes are the changes of the files of a target's directory dir (each
+// with its name in the writer's nameList and its op, packed by pack), or
+// when dir is "" changes anywhere (whole).
+type changes struct {
+	dir    string
+	packed []uint32
+	whole  []Change
 }
+
+// ops are the ops that pack numbers.
+var ops = [...]Op{Create, Update, Delete}
+
+// pack packs the op of a change and the index of its name, or returns
+// false for a name index too large.
+func pack(op Op, name uint64) (uint32, bool) {
+	i := slices.Index(ops[:], op)
+	return uint32(name)<<2 | uint32(i), i >= 0 && name < 1<<30
+}
+
+// unpack returns the op and the name index that pack packed.
+func unpack(c uint32) (Op, uint32) { return ops[c&3], c >> 2 }
 
 // writers is how many goroutines compare and stage targets; writerQueue
 // bounds how many rendered targets wait for them.
@@ -101,12 +117,17 @@ func (w *writer) finish() (*Plan, error) {
 		return nil, w.err
 	}
 	p := &w.plan
-	p.Changes = make([]Change, len(w.changes))
-	for i, c := range w.changes {
-		p.Changes[i] = Change{Op: c.op, Path: c.rel}
-		if c.dir != "" {
-			p.Changes[i].Path = c.dir + "/" + c.rel
+	n := 0
+	for _, cs := range w.changes {
+		n += len(cs.packed) + len(cs.whole)
+	}
+	p.Changes = make([]Change, 0, n)
+	for _, cs := range w.changes {
+		for _, c := range cs.packed {
+			op, name := unpack(c)
+			p.Changes = append(p.Changes, Change{Op: op, Path: cs.dir + "/" + w.nameList[name]})
 		}
+		p.Changes = append(p.Changes, cs.whole...)
 	}
 	w.changes = nil
 	sort.SliceStable(p.Changes, func(i, j int) bool {
@@ -135,19 +156,29 @@ func (w *writer) fail(err error) {
 
 // record adds changes, of files under the directory dir ("": anywhere),
 // to the plan.
-func (w *writer) record(dir string, changes []Change, unchanged int) {
+func (w *writer) record(dir string, all []Change, unchanged int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	prefix := dir + "/"
-	for _, c := range changes {
-		rel, ok := strings.CutPrefix(c.Path, prefix)
-		if dir == "" || !ok {
-			w.changes = append(w.changes, change{op: c.Op, rel: c.Path})
-			continue
-		}
-		w.changes = append(w.changes, change{op: c.Op, dir: dir, rel: w.name(rel)})
-	}
 	w.plan.Unchanged += unchanged
+	if len(all) == 0 {
+		return
+	}
+	cs := changes{dir: dir}
+	if dir != "" {
+		cs.packed = make([]uint32, 0, len(all))
+	}
+	prefix := dir + "/"
+	for _, c := range all {
+		rel, ok := strings.CutPrefix(c.Path, prefix)
+		if ok && dir != "" {
+			if p, ok := pack(c.Op, w.nameIndex(rel)); ok {
+				cs.packed = append(cs.packed, p)
+				continue
+			}
+		}
+		cs.whole = append(cs.whole, c)
+	}
+	w.changes = append(w.changes, cs)
 }
 
 // target compares a rendered target with its directory and stages it when
@@ -206,7 +237,7 @@ func (w *writer) keepStamps(dir string, s stagedStamps) {
 	p := packedStamps{unknown: s.unknown, linked: s.linked}
 	for _, stamps := range [][]Stamp{s.files, s.dirs} {
 		for _, st := range stamps {
-			w.name(st.Name)
+			w.nameIndex(st.Name)
 		}
 	}
 	p.packed = appendStamps(appendStamps(nil, s.files, w.names), s.dirs, w.names)
@@ -234,7 +265,11 @@ func (w *writer) staged(dir string) (stagedStamps, bool) {
 // name returns rel, a path under a target's directory, as a string of its
 // own (not part of the path it was cut from) that every target with that
 // path shares. The caller holds w.mu.
-func (w *writer) name(rel string) string {
+func (w *writer) name(rel string) string { return w.nameList[w.nameIndex(rel)] }
+
+// nameIndex returns the index of rel in nameList, adding it. The caller
+// holds w.mu.
+func (w *writer) nameIndex(rel string) uint64 {
 	if w.names == nil {
 		w.names = map[string]uint64{}
 	}
@@ -244,7 +279,7 @@ func (w *writer) name(rel string) string {
 		w.nameList = append(w.nameList, strings.Clone(rel))
 		w.names[w.nameList[i]] = i
 	}
-	return w.nameList[i]
+	return i
 }
 
 // compare returns the changes that bring the directory dir to files, and
