@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/strata-fleet/strata/internal/parallel"
 	"github.com/strata-fleet/strata/internal/rootfs"
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -225,16 +227,32 @@ func (l *loader) clusterType(decl ClusterTypeDecl, targets []*Node) *ClusterType
 	if l.under != nil {
 		ct.Targets = targetsOf(ct.Targets, l.under)
 	}
-	for _, e := range entries {
-		p := dir + "/" + e.Name()
-		switch {
-		case e.Name() == "defaults.yaml" && !e.IsDir():
-			ct.Defaults = l.readFile(p)
-		case e.IsDir() && l.onlyComponent != "" && e.Name() != l.onlyComponent:
-		case e.IsDir():
-			if c := l.component(ct, p, e.Name()); c != nil {
-				ct.Components = append(ct.Components, c)
-			}
+	// The components are read in parallel (reading a large fleet is mostly
+	// waiting for the file system), each by a loader of its own; their
+	// errors are reported in the order of the directory, as read one by one.
+	var dirs []int // the entries that are components' directories
+	for i, e := range entries {
+		if e.IsDir() && (l.onlyComponent == "" || e.Name() == l.onlyComponent) {
+			dirs = append(dirs, i)
+		}
+	}
+	comps := make([]*Component, len(entries))
+	errs := make([][]error, len(entries))
+	parallel.Each(2*runtime.GOMAXPROCS(0), len(dirs), func(k int) {
+		i := dirs[k]
+		cl := loader{fsys: l.fsys, cfg: l.cfg, onlyComponent: l.onlyComponent, under: l.under}
+		comps[i] = cl.component(ct, dir+"/"+entries[i].Name(), entries[i].Name())
+		errs[i] = cl.errs
+	})
+	for i, e := range entries {
+		if e.Name() == "defaults.yaml" && !e.IsDir() {
+			ct.Defaults = l.readFile(dir + "/" + e.Name())
+		}
+		for _, err := range errs[i] {
+			l.fail(err)
+		}
+		if comps[i] != nil {
+			ct.Components = append(ct.Components, comps[i])
 		}
 	}
 	if ct.Defaults == nil {
