@@ -390,11 +390,9 @@ func (d *planDoc) fill(results []string) (renderedDoc, bool) {
 			vals[i] = values.NewString(text, h.v.Pos)
 		}
 	}
-	scalars := make([]string, len(d.at))
-	size := 0
-	for i, h := range d.at {
-		scalars[i] = values.EncodeScalar(vals[h], d.holes[h].indent)
-		size += len(scalars[i])
+	size := 0 // the scalars' texts and a little for their quotes
+	for _, h := range d.at {
+		size += len(vals[h].Text) + 4
 	}
 	for _, piece := range d.pieces {
 		size += len(piece)
@@ -402,8 +400,9 @@ func (d *planDoc) fill(results []string) (renderedDoc, bool) {
 	data := make([]byte, 0, size)
 	for i, piece := range d.pieces {
 		data = append(data, piece...)
-		if i < len(scalars) {
-			data = append(data, scalars[i]...)
+		if i < len(d.at) {
+			h := d.at[i]
+			data = values.AppendScalar(data, vals[h], d.holes[h].indent)
 		}
 	}
 	rd := renderedDoc{data: data, nameKind: values.Null}

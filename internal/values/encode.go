@@ -56,31 +56,31 @@ type Hole struct {
 // by a merge key making as many holes. Filling the holes with EncodeScalar
 // gives what Encode gives of v with other scalars in their place.
 func EncodeAround(v *Value, holes map[*Value]bool) (pieces []string, at []Hole) {
-	var b strings.Builder
+	var b buffer
 	e := encoder{b: &b, holes: holes, pieces: &pieces, at: &at}
 	if v.Kind == Map && len(v.Keys) > 0 {
 		e.mapping(v, 0)
 	} else if v.Kind == List && len(v.Items) > 0 {
 		e.list(v, 0)
 	} else {
-		b.Write(encode(v, nil, 0))
+		b = encode(v, nil, 0)
 	}
 	return append(pieces, b.String()), at
 }
 
-// EncodeScalar writes a scalar value as Encode would at indentation indent
-// (which only a multi-line string needs), without a line break after it.
-func EncodeScalar(v *Value, indent int) string {
-	var b strings.Builder
+// AppendScalar appends to dst a scalar value as Encode would write it at
+// indentation indent (which only a multi-line string needs), without a
+// line break after it.
+func AppendScalar(dst []byte, v *Value, indent int) []byte {
+	b := buffer(dst)
 	encoder{b: &b}.scalar(v, indent)
-	return b.String()
+	return b
 }
 
 // encode is Encode, with the texts of the mappings at memoIndent memoized
 // in texts (when not nil), into a buffer of size bytes to start with.
 func encode(v *Value, texts *memo.Table[memoKey, string], size int) []byte {
-	var b strings.Builder
-	b.Grow(size)
+	b := make(buffer, 0, size)
 	e := encoder{b: &b, memo: texts}
 	switch {
 	case v.Kind == Map && len(v.Keys) > 0:
@@ -89,13 +89,23 @@ func encode(v *Value, texts *memo.Table[memoKey, string], size int) []byte {
 		e.list(v, 0)
 	default:
 		e.scalar(v, 2) // a literal block needs indenting, even at the top level
-		b.WriteByte('\n')
+		b.addByte('\n')
 	}
-	return []byte(b.String())
+	return b
 }
 
+// buffer is the text an encoder writes. Encode returns it as it is (a
+// strings.Builder's text would be copied into the []byte that a file
+// needs).
+type buffer []byte
+
+func (b *buffer) add(s string)   { *b = append(*b, s...) }
+func (b *buffer) addByte(c byte) { *b = append(*b, c) }
+func (b *buffer) String() string { return string(*b) }
+func (b *buffer) Reset()         { *b = (*b)[:0] }
+
 type encoder struct {
-	b    *strings.Builder
+	b    *buffer
 	memo *memo.Table[memoKey, string]
 	// holes are the scalars left out (EncodeAround): the text before each
 	// goes to pieces, the hole to at.
@@ -106,7 +116,7 @@ type encoder struct {
 
 func (e encoder) indent(n int) {
 	for range n {
-		e.b.WriteByte(' ')
+		e.b.addByte(' ')
 	}
 }
 
@@ -116,13 +126,14 @@ func (e encoder) mapping(v *Value, ind int) {
 	if e.memo != nil && ind == memoIndent {
 		key := memoKey{v, ind}
 		if text, ok := e.memo.Get(key); ok {
-			e.b.WriteString(text)
+			e.b.add(text)
 			return
 		}
-		var b strings.Builder
+		var b buffer
 		encoder{b: &b}.mapping(v, ind)
-		e.memo.Put(key, b.String())
-		e.b.WriteString(b.String())
+		text := b.String()
+		e.memo.Put(key, text)
+		e.b.add(text)
 		return
 	}
 	for i, k := range v.Keys {
@@ -130,7 +141,7 @@ func (e encoder) mapping(v *Value, ind int) {
 			e.indent(ind)
 		}
 		e.key(k)
-		e.b.WriteByte(':')
+		e.b.addByte(':')
 		e.child(v.Vals[i], ind, true)
 	}
 }
@@ -142,7 +153,7 @@ func (e encoder) list(v *Value, ind int) {
 		if i > 0 {
 			e.indent(ind)
 		}
-		e.b.WriteString("-")
+		e.b.add("-")
 		e.child(it, ind, false)
 	}
 }
@@ -152,23 +163,23 @@ func (e encoder) child(v *Value, ind int, inMap bool) {
 	switch {
 	case v.Kind == Map && len(v.Keys) > 0:
 		if inMap {
-			e.b.WriteByte('\n')
+			e.b.addByte('\n')
 			e.indent(ind + 2)
 		} else {
-			e.b.WriteByte(' ')
+			e.b.addByte(' ')
 		}
 		e.mapping(v, ind+2)
 	case v.Kind == List && len(v.Items) > 0:
 		if inMap {
-			e.b.WriteByte('\n')
+			e.b.addByte('\n')
 			e.indent(ind)
 			e.list(v, ind)
 		} else {
-			e.b.WriteByte(' ')
+			e.b.addByte(' ')
 			e.list(v, ind+2)
 		}
 	default:
-		e.b.WriteByte(' ')
+		e.b.addByte(' ')
 		if e.holes[v] {
 			*e.pieces = append(*e.pieces, e.b.String())
 			*e.at = append(*e.at, Hole{V: v, Indent: ind + 2})
@@ -176,7 +187,7 @@ func (e encoder) child(v *Value, ind int, inMap bool) {
 		} else {
 			e.scalar(v, ind+2)
 		}
-		e.b.WriteByte('\n')
+		e.b.addByte('\n')
 	}
 }
 
@@ -185,19 +196,19 @@ func (e encoder) key(k string) {
 		e.quoted(k)
 		return
 	}
-	e.b.WriteString(k)
+	e.b.add(k)
 }
 
 func (e encoder) scalar(v *Value, ind int) {
 	switch v.Kind {
 	case Map:
-		e.b.WriteString("{}")
+		e.b.add("{}")
 	case List:
-		e.b.WriteString("[]")
+		e.b.add("[]")
 	case String:
 		e.str(v.Text, ind)
 	default:
-		e.b.WriteString(v.Text)
+		e.b.add(v.Text)
 	}
 }
 
@@ -206,7 +217,7 @@ func (e encoder) str(s string, ind int) {
 	case strings.Contains(s, "\n") && literalOK(s):
 		e.literal(s, ind)
 	case !needsQuotes(s):
-		e.b.WriteString(s)
+		e.b.add(s)
 	default:
 		e.quoted(s)
 	}
@@ -235,33 +246,33 @@ func (e encoder) literal(s string, ind int) {
 	trail := len(s) - len(body)
 	switch {
 	case trail == 0:
-		e.b.WriteString("|-")
+		e.b.add("|-")
 	case trail == 1:
-		e.b.WriteString("|")
+		e.b.add("|")
 	default:
-		e.b.WriteString("|+")
+		e.b.add("|+")
 	}
 	for _, line := range strings.Split(body, "\n") {
-		e.b.WriteByte('\n')
+		e.b.addByte('\n')
 		if line != "" {
 			e.indent(ind)
-			e.b.WriteString(line)
+			e.b.add(line)
 		}
 	}
 	// The caller writes the final line break; a kept block adds the others.
 	for i := 1; i < trail; i++ {
-		e.b.WriteByte('\n')
+		e.b.addByte('\n')
 	}
 }
 
 func (e encoder) quoted(s string) {
 	for _, r := range s {
 		if r < 0x20 || r == 0x7f || r == 0x85 || r == 0xfeff || r == 0x2028 || r == 0x2029 || r == '\uFFFD' {
-			e.b.WriteString(strconv.Quote(s))
+			e.b.add(strconv.Quote(s))
 			return
 		}
 	}
-	e.b.WriteByte('\'')
-	e.b.WriteString(strings.ReplaceAll(s, "'", "''"))
-	e.b.WriteByte('\'')
+	e.b.addByte('\'')
+	e.b.add(strings.ReplaceAll(s, "'", "''"))
+	e.b.addByte('\'')
 }

@@ -2,7 +2,6 @@ package values
 
 import (
 	"errors"
-	"strings"
 	"testing"
 )
 
@@ -62,7 +61,7 @@ func FuzzDecode(f *testing.F) {
 }
 
 // checkEncodeAround leaves every scalar of v out with EncodeAround and
-// puts each back with EncodeScalar: the text must be Encode's.
+// puts each back with AppendScalar: the text must be Encode's.
 func checkEncodeAround(t *testing.T, v *Value, want []byte) {
 	t.Helper()
 	holes := map[*Value]bool{}
@@ -87,15 +86,15 @@ func checkEncodeAround(t *testing.T, v *Value, want []byte) {
 	if len(pieces) != len(at)+1 {
 		t.Fatalf("EncodeAround gave %d pieces for %d holes", len(pieces), len(at))
 	}
-	var b strings.Builder
+	var b []byte
 	for i, p := range pieces {
-		b.WriteString(p)
+		b = append(b, p...)
 		if i < len(at) {
-			b.WriteString(EncodeScalar(at[i].V, at[i].Indent))
+			b = AppendScalar(b, at[i].V, at[i].Indent)
 		}
 	}
-	if b.String() != string(want) {
-		t.Fatalf("EncodeAround filled with EncodeScalar:\n%s\nEncode:\n%s", b.String(), want)
+	if string(b) != string(want) {
+		t.Fatalf("EncodeAround filled with AppendScalar:\n%s\nEncode:\n%s", b, want)
 	}
 }
 
