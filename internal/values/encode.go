@@ -44,7 +44,7 @@ func (enc *Encoder) Encode(v *Value) []byte {
 }
 
 // Hole is a scalar that EncodeAround left out, with the indentation that
-// EncodeScalar needs to write a value in its place.
+// AppendScalar needs to write a value in its place.
 type Hole struct {
 	V      *Value
 	Indent int
@@ -53,7 +53,7 @@ type Hole struct {
 // EncodeAround encodes v as Encode does, but for the scalars in holes (a
 // document that is itself a scalar cannot have one): the text is pieces[0],
 // then the value of the first hole, pieces[1], and so on, a scalar repeated
-// by a merge key making as many holes. Filling the holes with EncodeScalar
+// by a merge key making as many holes. Filling the holes with AppendScalar
 // gives what Encode gives of v with other scalars in their place.
 func EncodeAround(v *Value, holes map[*Value]bool) (pieces []string, at []Hole) {
 	var b buffer
