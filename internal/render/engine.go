@@ -3,6 +3,7 @@ package render
 import (
 	"errors"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,6 +125,17 @@ func (c *Chart) renderTemplates(ch *chart.Chart, v map[string]any, release, pref
 // joinManifests joins the rendered templates of a chart into one stream,
 // as `helm template` prints them.
 func joinManifests(out map[string]string) string {
+	parts := make(map[string][]string, len(out))
+	for name, body := range out {
+		parts[name] = []string{body}
+	}
+	return joinParts(parts)
+}
+
+// joinParts is joinManifests of templates that each rendered to the
+// concatenation of its parts (which it may change), without concatenating
+// them first.
+func joinParts(out map[string][]string) string {
 	names := make([]string, 0, len(out))
 	for name := range out {
 		if strings.HasSuffix(name, "NOTES.txt") {
@@ -133,16 +145,19 @@ func joinManifests(out map[string]string) string {
 	}
 	sort.Strings(names)
 	kept := names[:0]
-	bodies := make([]string, 0, len(names)) // of kept
+	bodies := make([][]string, 0, len(names)) // of kept
 	size := 0
 	for _, name := range names {
 		body := out[name]
-		if strings.TrimSpace(body) == "" {
+		if !slices.ContainsFunc(body, func(part string) bool { return strings.TrimSpace(part) != "" }) {
 			continue
 		}
-		body = strings.TrimPrefix(strings.TrimLeft(body, "\n"), "---\n")
+		body = trimStart(body)
 		kept, bodies = append(kept, name), append(bodies, body)
-		size += len("---\n# Source: \n\n") + len(name) + len(body)
+		size += len("---\n# Source: \n\n") + len(name)
+		for _, part := range body {
+			size += len(part)
+		}
 	}
 	var b strings.Builder
 	b.Grow(size)
@@ -150,10 +165,31 @@ func joinManifests(out map[string]string) string {
 		b.WriteString("---\n# Source: ")
 		b.WriteString(name)
 		b.WriteString("\n")
-		b.WriteString(bodies[i])
+		for _, part := range bodies[i] {
+			b.WriteString(part)
+		}
 		b.WriteString("\n")
 	}
 	return b.String()
+}
+
+// trimStart returns parts, which it may change, without the line breaks
+// their concatenation starts with and a "---\n" after them (as
+// joinManifests trims a template's text).
+func trimStart(parts []string) []string {
+	for len(parts) > 0 {
+		first := strings.TrimLeft(parts[0], "\n")
+		switch {
+		case first == "":
+			parts = parts[1:]
+			continue
+		case len(first) < len("---\n") && len(parts) > 1: // the marker may run into the next part
+			return []string{strings.TrimPrefix(strings.TrimLeft(strings.Join(parts, ""), "\n"), "---\n")}
+		}
+		parts[0] = strings.TrimPrefix(first, "---\n")
+		return parts
+	}
+	return parts
 }
 
 // passTwo renders pass 1's output as a template with the same values.

@@ -132,21 +132,15 @@ func (c *Chart) passOneItems(v map[string]any, release, prefix string, g *guard,
 			maps.Copy(texts[i], got[i])
 		}
 	}
-	out := map[string]string{}
+	out := make(map[string][]string, len(itemSections))
 	for i, sec := range itemSections {
-		var b strings.Builder
-		size := len(c.items.tails[i])
-		for _, text := range texts[i] {
-			size += len(text)
-		}
-		b.Grow(size)
+		parts := make([]string, 0, len(texts[i])+1)
 		for _, name := range slices.Sorted(maps.Keys(texts[i])) {
-			b.WriteString(texts[i][name])
+			parts = append(parts, texts[i][name])
 		}
-		b.WriteString(c.items.tails[i])
-		out[c.chart.Name()+"/"+sec.template] = b.String()
+		out[c.chart.Name()+"/"+sec.template] = append(parts, c.items.tails[i])
 	}
-	return joinManifests(out), true
+	return joinParts(out), true
 }
 
 // renderItems renders through Helm's engine the items of todo (by

@@ -67,3 +67,26 @@ func lineStart(data []byte, i int) int {
 	}
 	return i
 }
+
+// joinParts joins templates rendered in parts exactly as joinManifests
+// joins their concatenations, wherever the parts are cut: in the line
+// breaks and the "---" that are trimmed, in blank templates, anywhere.
+func FuzzJoinParts(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"---\nkind: A\n", "---\nkind: B\n", "\n"},
+		{"\n\n", "-", "--\nkind: A\n"},
+		{"", "", ""},
+		{" \n", "\t", "\n"},
+		{"\n--", "-\n", "x"},
+		{"---", "\n", ""},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		whole := map[string]string{"c/templates/b.yaml": a + b + c, "c/templates/a.yaml": c, "c/templates/NOTES.txt": a}
+		parts := map[string][]string{"c/templates/b.yaml": {a, b, c}, "c/templates/a.yaml": {c}, "c/templates/NOTES.txt": {a}}
+		if got, want := joinParts(parts), joinManifests(whole); got != want {
+			t.Errorf("joinParts(%q, %q, %q) = %q, want %q", a, b, c, got, want)
+		}
+	})
+}
