@@ -227,9 +227,9 @@ func (l *loader) clusterType(decl ClusterTypeDecl, targets []*Node) *ClusterType
 	if l.under != nil {
 		ct.Targets = targetsOf(ct.Targets, l.under)
 	}
-	// The components are read in parallel (reading a large fleet is mostly
-	// waiting for the file system), each by a loader of its own; their
-	// errors are reported in the order of the directory, as read one by one.
+	// The components are read in parallel (a large fleet is thousands of
+	// small files), each by a loader of its own; their errors are reported
+	// in the order of the directory, as when read one by one.
 	var dirs []int // the entries that are components' directories
 	for i, e := range entries {
 		if e.IsDir() && (l.onlyComponent == "" || e.Name() == l.onlyComponent) {

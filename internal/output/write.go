@@ -36,7 +36,7 @@ type writer struct {
 	// changes are the plan's changes until finish, packed: a Change per
 	// written file, with its path, was a fifth of a 10,000-target render's
 	// live heap.
-	changes []changes
+	changes []changeSet
 	// names are the paths under target directories that the plan and the
 	// stamps use, each once (nameList), with its index there.
 	names    map[string]uint64
@@ -48,10 +48,10 @@ type writer struct {
 	err    error // the first error of a writer
 }
 
-// changes are the changes of the files of a target's directory dir (each
+// changeSet is the changes of the files of a target's directory dir (each
 // with its name in the writer's nameList and its op, packed by pack), or
 // when dir is "" changes anywhere (whole).
-type changes struct {
+type changeSet struct {
 	dir    string
 	packed []uint32
 	whole  []Change
@@ -163,7 +163,7 @@ func (w *writer) record(dir string, all []Change, unchanged int) {
 	if len(all) == 0 {
 		return
 	}
-	cs := changes{dir: dir}
+	cs := changeSet{dir: dir}
 	if dir != "" {
 		cs.packed = make([]uint32, 0, len(all))
 	}
