@@ -21,18 +21,20 @@ func (s *State) encode() []byte {
 	var names []string
 	size := len(stateMagic) + 3*binary.MaxVarintLen64
 	for dir, ts := range s.Targets {
-		for _, st := range slices.Concat(ts.Files, ts.Dirs) {
-			if _, ok := index[st.Name]; !ok {
-				index[st.Name] = uint64(len(names))
-				names = append(names, st.Name)
-				size += binary.MaxVarintLen64 + len(st.Name)
+		for _, stamps := range [][]Stamp{ts.Files, ts.Dirs} {
+			for _, st := range stamps {
+				if _, ok := index[st.Name]; !ok {
+					index[st.Name] = uint64(len(names))
+					names = append(names, st.Name)
+					size += binary.MaxVarintLen64 + len(st.Name)
+				}
 			}
 		}
 		size += binary.MaxVarintLen64 + len(dir) + len(ts.Fingerprint) + 2*binary.MaxVarintLen64 +
-			(len(ts.Files)+len(ts.Dirs))*maxStampLen
+			(len(ts.Files)+len(ts.Dirs))*stampLen
 	}
-	// Growing the buffer as it fills (tens of megabytes at 10,000 targets)
-	// costs more than encoding: its size is bounded beforehand.
+	// Growing the buffer as it fills (megabytes at 10,000 targets) costs
+	// more than encoding: it starts at about the size it needs.
 	b := make([]byte, 0, size)
 	b = append(b, stateMagic...)
 	b = binary.AppendUvarint(b, uint64(s.Version))
@@ -51,8 +53,9 @@ func (s *State) encode() []byte {
 	return b
 }
 
-// maxStampLen bounds the encoding of a stamp: five varints.
-const maxStampLen = 5 * binary.MaxVarintLen64
+// stampLen is about as long as the encoding of a stamp gets (5 varints:
+// 1 to 3 bytes each, the first of a target's a few more).
+const stampLen = 14
 
 // appendStamps appends stamps, each as varints of its name's index in
 // index (which has every name), its size, the difference of its
