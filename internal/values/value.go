@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
+	"sync/atomic"
 )
 
 // Kind is the type of a Value.
@@ -73,11 +73,9 @@ type Value struct {
 	// KeyPosAt.
 	KeyPos []Pos
 
-	// shared memoizes Shared.
-	shared struct {
-		once sync.Once
-		v    any
-	}
+	// shared memoizes Shared (a pointer, not a sync.Once and the value:
+	// a node is 160 bytes, not 192, and a render allocates millions).
+	shared atomic.Pointer[any]
 }
 
 // KeyPosAt returns where the i-th key of a mapping was written, or the
@@ -193,25 +191,30 @@ func (v *Value) Interface() any {
 // (merge shares unchanged subtrees) convert to the very same Go maps and
 // slices. Callers must not modify what it returns.
 func (v *Value) Shared() any {
-	v.shared.once.Do(func() {
-		switch v.Kind {
-		case Map:
-			m := make(map[string]any, len(v.Keys))
-			for i, k := range v.Keys {
-				m[k] = v.Vals[i].Shared()
-			}
-			v.shared.v = m
-		case List:
-			l := make([]any, len(v.Items))
-			for i, it := range v.Items {
-				l[i] = it.Shared()
-			}
-			v.shared.v = l
-		default:
-			v.shared.v = v.Interface()
+	if p := v.shared.Load(); p != nil {
+		return *p
+	}
+	var x any
+	switch v.Kind {
+	case Map:
+		m := make(map[string]any, len(v.Keys))
+		for i, k := range v.Keys {
+			m[k] = v.Vals[i].Shared()
 		}
-	})
-	return v.shared.v
+		x = m
+	case List:
+		l := make([]any, len(v.Items))
+		for i, it := range v.Items {
+			l[i] = it.Shared()
+		}
+		x = l
+	default:
+		x = v.Interface()
+	}
+	// Of two goroutines that computed it at once, both return the first
+	// one stored.
+	v.shared.CompareAndSwap(nil, &x)
+	return *v.shared.Load()
 }
 
 // Float returns the numeric value of an Int or Float scalar.
