@@ -59,13 +59,17 @@ type planDoc struct {
 	pieces []string // the text around the holes: pieces[0] hole pieces[1]...
 	at     []int    // which of holes each hole of the text is
 	holes  []hole
-	name   *values.Value // metadata.name, nil when missing
-	nameAt int           // the hole that is metadata.name, or -1
+	// name and nameKind are metadata.name's text and kind (Null when it is
+	// missing), unless it is a hole (nameAt, else -1).
+	name     string
+	nameKind values.Kind
+	nameAt   int
 }
 
-// hole is a scalar holding placeholders.
+// hole is a scalar holding placeholders. A plan keeps no node of the
+// decoded document (they are allocated together, and would all stay).
 type hole struct {
-	v      *values.Value
+	pos    values.Pos
 	style  values.Style
 	indent int
 	parts  []string // the text around the placeholders
@@ -177,9 +181,12 @@ func newPlanDoc(v *values.Value, styles map[*values.Value]values.Style, seen []b
 		d.holes[i].indent = h.Indent
 		d.at = append(d.at, i)
 	}
-	d.name = v.Lookup("metadata", "name")
-	if i, ok := index[d.name]; ok {
-		d.nameAt = i
+	d.nameKind = values.Null
+	if name := v.Lookup("metadata", "name"); name != nil {
+		d.name, d.nameKind = name.Text, name.Kind
+		if i, ok := index[name]; ok {
+			d.nameAt = i
+		}
 	}
 	return d, true
 }
@@ -188,7 +195,7 @@ func newPlanDoc(v *values.Value, styles map[*values.Value]values.Style, seen []b
 // seen. It returns false for a style results cannot be written into, or
 // placeholders that are not each of a distinct action.
 func newHole(v *values.Value, style values.Style, seen []bool) (hole, bool) {
-	h := hole{v: v, style: style}
+	h := hole{pos: v.Pos, style: style}
 	if style == values.TaggedStyle || style == values.InFlowStyle {
 		return h, false
 	}
@@ -385,9 +392,9 @@ func (d *planDoc) fill(results []string) (renderedDoc, bool) {
 			if !plainFits(text) {
 				return renderedDoc{}, false
 			}
-			vals[i] = values.Plain(text, h.v.Pos)
+			vals[i] = values.Plain(text, h.pos)
 		} else {
-			vals[i] = values.NewString(text, h.v.Pos)
+			vals[i] = values.NewString(text, h.pos)
 		}
 	}
 	size := 0 // the scalars' texts and a little for their quotes
@@ -405,13 +412,9 @@ func (d *planDoc) fill(results []string) (renderedDoc, bool) {
 			data = values.AppendScalar(data, vals[h], d.holes[h].indent)
 		}
 	}
-	rd := renderedDoc{data: data, nameKind: values.Null}
-	name := d.name
+	rd := renderedDoc{data: data, name: d.name, nameKind: d.nameKind}
 	if d.nameAt >= 0 {
-		name = vals[d.nameAt]
-	}
-	if name != nil {
-		rd.name, rd.nameKind = name.Text, name.Kind
+		rd.name, rd.nameKind = vals[d.nameAt].Text, vals[d.nameAt].Kind
 	}
 	return rd, true
 }

@@ -35,6 +35,28 @@ type blockDecoder struct {
 	mark   string
 	styles map[*Value]Style
 	count  int
+	nodes  []Value // allocated for the nodes to come (newNode)
+	// keys, vals, keyPos and items are stacks of the entries of the
+	// collections being decoded, each copied out once complete (growing a
+	// slice per collection was a fifth of decoding's allocations).
+	keys   []string
+	vals   []*Value
+	keyPos []Pos
+	items  []*Value
+}
+
+// newNode returns a new node. Nodes are allocated a few at a time, about
+// as many as lines remain (most lines make one): one allocation per node
+// was a fifth of decoding. A document's nodes stay together, so a caller
+// that keeps a few of them keeps their neighbours.
+func (d *blockDecoder) newNode(kind Kind, text string, pos Pos) *Value {
+	if len(d.nodes) == 0 {
+		d.nodes = make([]Value, min(len(d.lines)-d.i+1, 256))
+	}
+	n := &d.nodes[0]
+	d.nodes = d.nodes[1:]
+	n.Kind, n.Text, n.Pos = kind, text, pos
+	return n
 }
 
 // decodeBlock decodes a stream of documents as decodeAll does, or returns
@@ -171,7 +193,13 @@ func (d *blockDecoder) list(n int) (*Value, bool) {
 	if !d.node() {
 		return nil, false
 	}
-	v := &Value{Kind: List, Pos: d.pos(n), Items: []*Value{}}
+	v := d.newNode(List, "", d.pos(n))
+	base := len(d.items)
+	defer func() {
+		v.Items = append(make([]*Value, 0, len(d.items)-base), d.items[base:]...)
+		clear(d.items[base:])
+		d.items = d.items[:base]
+	}()
 	for {
 		d.skip()
 		if d.i >= len(d.lines) {
@@ -208,7 +236,7 @@ func (d *blockDecoder) list(n int) (*Value, bool) {
 		if !ok {
 			return nil, false
 		}
-		v.Items = append(v.Items, item)
+		d.items = append(d.items, item)
 	}
 }
 
@@ -232,7 +260,7 @@ func (d *blockDecoder) nested(n int, null Pos, key bool) (*Value, bool) {
 	if !d.node() {
 		return nil, false
 	}
-	return &Value{Kind: Null, Text: "null", Pos: null}, true
+	return d.newNode(Null, "null", null), true
 }
 
 // key parses the key that starts at offset at of the current line: its
@@ -295,7 +323,15 @@ func (d *blockDecoder) mapping(n int) (*Value, bool) {
 	if !d.node() {
 		return nil, false
 	}
-	v := &Value{Kind: Map, Pos: d.pos(n)}
+	v := d.newNode(Map, "", d.pos(n))
+	base := len(d.keys)
+	defer func() {
+		v.Keys = slices.Clone(d.keys[base:])
+		v.Vals = slices.Clone(d.vals[base:])
+		v.KeyPos = slices.Clone(d.keyPos[base:])
+		clear(d.vals[base:])
+		d.keys, d.vals, d.keyPos = d.keys[:base], d.vals[:base], d.keyPos[:base]
+	}()
 	var seen map[string]bool // the keys, once there are many
 	for first := true; ; first = false {
 		if !first {
@@ -318,18 +354,23 @@ func (d *blockDecoder) mapping(n int) (*Value, bool) {
 		if !ok || style == PlainStyle && text == "<<" {
 			return nil, false
 		}
-		kv := d.value(text, style, d.pos(n))
-		if len(v.Keys) == 16 {
+		keyPos := d.pos(n)
+		if d.styles != nil && strings.Contains(text, d.mark) {
+			text = d.value(text, style, keyPos).Text // its style recorded, as the yaml.v3 way does
+		} else if style == PlainStyle {
+			_, text = resolve(text) // as value makes it, without the node
+		}
+		if len(d.keys)-base == 16 {
 			seen = make(map[string]bool)
-			for _, k := range v.Keys {
+			for _, k := range d.keys[base:] {
 				seen[k] = true
 			}
 		}
-		if seen[kv.Text] || seen == nil && slices.Contains(v.Keys, kv.Text) {
+		if seen[text] || seen == nil && slices.Contains(d.keys[base:], text) {
 			return nil, false // a duplicate key: the yaml.v3 way reports it
 		}
 		if seen != nil {
-			seen[kv.Text] = true
+			seen[text] = true
 		}
 		line := d.lines[d.i]
 		at := colon + 1 + indentOf(line[colon+1:])
@@ -342,16 +383,16 @@ func (d *blockDecoder) mapping(n int) (*Value, bool) {
 		if !ok {
 			return nil, false
 		}
-		v.Keys = append(v.Keys, kv.Text)
-		v.Vals = append(v.Vals, val)
-		v.KeyPos = append(v.KeyPos, kv.Pos)
+		d.keys = append(d.keys, text)
+		d.vals = append(d.vals, val)
+		d.keyPos = append(d.keyPos, keyPos)
 	}
 }
 
 // value is the scalar written as text in style at pos, as the yaml.v3
 // way makes it, with its style recorded when its text holds the mark.
 func (d *blockDecoder) value(text string, style Style, pos Pos) *Value {
-	v := &Value{Kind: String, Text: text, Pos: pos}
+	v := d.newNode(String, text, pos)
 	if style == PlainStyle {
 		v.Kind, v.Text = resolve(text)
 	}
@@ -387,7 +428,7 @@ func (d *blockDecoder) scalar(at, n int) (*Value, bool) {
 		if len(rest) < 2 || rest[1] != rest[0]+2 || !comment(rest[2:]) { // [] or {}
 			return nil, false
 		}
-		v = &Value{Kind: Map, Pos: pos}
+		v = d.newNode(Map, "", pos)
 		if rest[0] == '[' {
 			v.Kind, v.Items = List, []*Value{} // as the yaml.v3 way makes it
 		}
