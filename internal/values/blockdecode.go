@@ -304,7 +304,9 @@ func (d *blockDecoder) key(at int) (text string, style Style, colon int, ok bool
 		}
 		text, style = strings.TrimRight(rest[:end], " "), PlainStyle
 	}
-	if len(text) > maxKeyLength || end+1 < len(rest) && rest[end+1] != ' ' {
+	// yaml.v3 bounds the distance from a key's start to its ':' (in
+	// characters, spaces included); the bytes bound it from above.
+	if end > maxKeyLength || end+1 < len(rest) && rest[end+1] != ' ' {
 		return "", 0, 0, false
 	}
 	return text, style, at + end, true
