@@ -45,7 +45,7 @@ func emitYAML(obj any) (string, bool) {
 		}
 		ok = e.list(x, 0)
 	default:
-		ok = e.scalar(x, false)
+		ok = e.scalar(x, -1)
 		e.newline()
 	}
 	return e.b.String(), ok
@@ -86,7 +86,7 @@ func (e *emitter) mapping(m map[any]any, n int, inList bool) bool {
 		if i > 0 || !inList {
 			e.indent(n)
 		}
-		if !e.str(k, true) {
+		if !e.str(k, 0) {
 			return false
 		}
 		e.b.WriteByte(':')
@@ -113,7 +113,7 @@ func (e *emitter) mapping(m map[any]any, n int, inList bool) bool {
 			}
 		default:
 			e.b.WriteByte(' ')
-			if !e.scalar(v, false) {
+			if !e.scalar(v, n+2) {
 				return false
 			}
 			e.newline()
@@ -144,7 +144,7 @@ func (e *emitter) list(l []any, n int) bool {
 			e.b.WriteString("[]")
 			e.newline()
 		default:
-			if !e.scalar(v, false) {
+			if !e.scalar(v, n+2) {
 				return false
 			}
 			e.newline()
@@ -153,8 +153,9 @@ func (e *emitter) list(l []any, n int) bool {
 	return true
 }
 
-// scalar writes a scalar as yaml.v2 does.
-func (e *emitter) scalar(v any, key bool) bool {
+// scalar writes a scalar value as yaml.v2 does; a string that folds
+// continues on lines indented by fold (see str).
+func (e *emitter) scalar(v any, fold int) bool {
 	switch x := v.(type) {
 	case nil:
 		e.b.WriteString("null")
@@ -178,18 +179,22 @@ func (e *emitter) scalar(v any, key bool) bool {
 			e.b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
 		}
 	case string:
-		return e.str(x, key)
+		return e.str(x, fold)
 	default:
 		return false
 	}
 	return true
 }
 
-// str writes a string, a key when key, in the style yaml.v2 picks: plain
-// when it reads back as the same string and starts and ends as a plain
-// scalar may, else in single quotes when it would read back as a string
-// only in them, else in double quotes.
-func (e *emitter) str(s string, key bool) bool {
+// str writes a string in the style yaml.v2 picks: plain when it reads
+// back as the same string and starts and ends as a plain scalar may, else
+// in single quotes when it would read back as a string only in them, else
+// in double quotes. A value that goes past foldWidth folds at its spaces
+// (plain or single-quoted: foldAt), continuing on lines indented by fold;
+// a key (fold 0) never folds, and where fold is -1 (a document that is a
+// string) or the string is double-quoted, folding is left to yaml.v2.
+func (e *emitter) str(s string, fold int) bool {
+	key := fold == 0
 	if key && len(s) > maxSimpleKey || !printableASCII(s) {
 		return false
 	}
@@ -209,12 +214,52 @@ func (e *emitter) str(s string, key bool) bool {
 		}
 		text = `"` + s + `"`
 	}
-	// A value folds at a space past foldWidth (a key never does).
 	if !key && strings.IndexByte(s, ' ') >= 0 && e.b.Len()-e.line+len(text) > foldWidth {
-		return false
+		if fold < 0 || text[0] == '"' {
+			return false
+		}
+		e.foldAt(s, fold, text[0] == '\'')
+		return true
 	}
 	e.b.WriteString(text)
 	return true
+}
+
+// foldAt writes s plain, or in single quotes when quoted, as yaml.v2's
+// emitter folds it: a space past column foldWidth that follows another
+// character and comes before one (for a quoted string, not its first or
+// last character) becomes a line break and indent spaces.
+func (e *emitter) foldAt(s string, indent int, quoted bool) {
+	if quoted {
+		e.b.WriteByte('\'')
+	}
+	col := e.b.Len() - e.line
+	spaces := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' {
+			if !spaces && col > foldWidth && i+1 < len(s) && s[i+1] != ' ' && (!quoted || i > 0) {
+				e.newline()
+				e.indent(indent)
+				col = indent
+			} else {
+				e.b.WriteByte(' ')
+				col++
+			}
+			spaces = true
+			continue
+		}
+		if quoted && c == '\'' {
+			e.b.WriteByte('\'')
+			col++
+		}
+		e.b.WriteByte(c)
+		col++
+		spaces = false
+	}
+	if quoted {
+		e.b.WriteByte('\'')
+	}
 }
 
 // printableASCII reports whether s holds only printable ASCII: no line

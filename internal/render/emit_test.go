@@ -48,6 +48,15 @@ func TestEmitAsYAMLv2(t *testing.T) {
 		map[any]any{}, []any{}, []any{map[any]any{}, []any{}, nil, "x", map[any]any{"a": []any{"b"}, "c": map[any]any{"d": 1}}},
 		map[any]any{"l": []any{"x", map[any]any{"k": "v", "n": []any{1, 2}}}, "m": map[any]any{"e": map[any]any{}}},
 		map[any]any{strings.Repeat("k", maxSimpleKey): "v"},
+		// Strings that fold past 80 columns: in a mapping, in a list, in
+		// a list's mapping, in single quotes, with runs of spaces.
+		map[any]any{"a": map[any]any{"b": strings.Repeat("long words ", 7)}},
+		map[any]any{"key": strings.Repeat("word ", 20) + "end"},
+		map[any]any{"a": []any{strings.Repeat("word ", 20) + "end", map[any]any{"k": strings.Repeat("word ", 20) + "end"}}},
+		map[any]any{"a": "it's " + strings.Repeat("word ", 20) + "end", "b": "{{ " + strings.Repeat("word ", 20) + "}}"},
+		map[any]any{"a": "x  " + strings.Repeat("word  ", 15) + "y", "b": strings.Repeat("x", 79) + " y z", "c": strings.Repeat("x", 90) + " y"},
+		map[any]any{"a": "'" + strings.Repeat("word ", 20) + "'", "b": strings.Repeat("word ", 16) + "' x"},
+		map[any]any{strings.Repeat("k", 85): " lead " + strings.Repeat("word ", 3) + "end", strings.Repeat("j", 85): "x y"},
 	}
 	for _, obj := range taken {
 		if !checkEmit(t, obj) {
@@ -58,7 +67,7 @@ func TestEmitAsYAMLv2(t *testing.T) {
 	for _, obj := range []any{
 		"multi\nline", "tab\there", "é", "del\x7f", "2001-12-14", "1:20", "-1:20:30",
 		strings.Repeat("word ", 20), []any{[]any{"nested"}}, map[any]any{"09": 1, "0x1F": 2, "1": 3, "9": 4}, map[any]any{"10": 1, "1e3": 2, "9": 3}, map[any]any{strings.Repeat("k", maxSimpleKey+1): "v"},
-		map[any]any{1: "int key"}, map[any]any{"a": map[any]any{"b": strings.Repeat("long words ", 7)}},
+		map[any]any{1: "int key"},
 	} {
 		if checkEmit(t, obj) {
 			t.Errorf("emitYAML writes %#v itself, which it should leave to yaml.v2", obj)
@@ -101,8 +110,8 @@ func TestEmitTakesTheBenchItems(t *testing.T) {
 	if nodes < 1000 {
 		t.Fatalf("checked %d mappings and lists", nodes)
 	}
-	// What it leaves are the mappings around the one string that folds
-	// (hypershift's repoURL template, 84 characters).
+	// What it leaves are the mappings around multi-line strings (an
+	// alertmanager configuration).
 	if len(left)*20 > nodes {
 		t.Errorf("emitYAML leaves %d of %d mappings and lists to yaml.v2, such as:\n%s", len(left), nodes, left[0])
 	}

@@ -69,6 +69,9 @@ func FuzzToYAML(f *testing.F) {
 	f.Add("a: 1\nb: [x, 2.5, null, true]\nc: {d: 'e f'}\n", "s", 1.0)
 	f.Add("- \"\\x7f\"\n- 1e21\n- .inf\n", "nel\u0085", 1e21)
 	f.Add("k: |\n  multi\n  line\n", "\xff", -0.0)
+	// Strings long enough to fold past 80 columns.
+	f.Add("a:\n- k: it's a long line of words, long enough to fold where yaml.v2 folds it  twice\n",
+		"{{ .Values.a }} and a long line of words, long enough to fold where yaml.v2 folds it '", 2.0)
 	f.Fuzz(func(t *testing.T, doc, s string, x float64) {
 		if v, err := values.Decode("fuzz.yaml", []byte(doc)); err == nil && len(doc) < 4096 {
 			checkToYAML(t, v.Interface())
