@@ -15,12 +15,14 @@ import (
 // of a 1,000-target render). emitYAML writes the same text directly for
 // what item values mostly are: mappings and lists in block style, empty
 // ones as {} and [], numbers, booleans, null, and strings of printable
-// ASCII on one line that the emitter writes plain, in single quotes or in
-// double quotes without escapes, short enough that it does not fold them.
-// Anything else (a list in a list, a multi-line or non-ASCII string, one
-// that would fold past 80 columns, a long key, a string whose plain
-// reading it cannot tell, such as a timestamp) returns false, and Marshal
-// writes the object. TestEmitAsYAMLv2 and FuzzToYAML compare the two.
+// ASCII that the emitter writes plain, in single quotes or in double
+// quotes without escapes (folded past 80 columns as the emitter folds
+// them), or in a literal block when they hold line breaks. Anything else
+// (a list in a list, a non-ASCII string, a double-quoted string that
+// would fold, a long key, a string whose plain reading it cannot tell,
+// such as a timestamp, a document that is a string) returns false, and
+// Marshal writes the object. TestEmitAsYAMLv2 and FuzzToYAML compare the
+// two.
 
 // foldWidth is the column past which yaml.v2 folds a scalar at a space.
 const foldWidth = 80
@@ -195,6 +197,9 @@ func (e *emitter) scalar(v any, fold int) bool {
 // string) or the string is double-quoted, folding is left to yaml.v2.
 func (e *emitter) str(s string, fold int) bool {
 	key := fold == 0
+	if fold > 0 && strings.IndexByte(s, '\n') >= 0 {
+		return e.literal(s, fold)
+	}
 	if key && len(s) > maxSimpleKey || !printableASCII(s) {
 		return false
 	}
@@ -260,6 +265,35 @@ func (e *emitter) foldAt(s string, indent int, quoted bool) {
 	if quoted {
 		e.b.WriteByte('\'')
 	}
+}
+
+// literal writes a value of several lines as yaml.v2 does, in a literal
+// block whose lines are indented by indent, or returns false where yaml.v2
+// writes it in double quotes (a space before a line break or at the end,
+// a character other than printable ASCII and line feeds).
+func (e *emitter) literal(s string, indent int) bool {
+	if s[len(s)-1] == ' ' || strings.Contains(s, " \n") || !printableASCII(strings.ReplaceAll(s, "\n", "")) {
+		return false
+	}
+	e.b.WriteByte('|')
+	if s[0] == ' ' || s[0] == '\n' {
+		e.b.WriteByte('2') // the indentation, which the first line cannot tell
+	}
+	switch {
+	case s[len(s)-1] != '\n':
+		e.b.WriteByte('-')
+	case len(s) == 1 || s[len(s)-2] == '\n':
+		e.b.WriteByte('+')
+	}
+	// The line break after the last line is the caller's.
+	for line := range strings.SplitSeq(strings.TrimSuffix(s, "\n"), "\n") {
+		e.newline()
+		if line != "" {
+			e.indent(indent)
+			e.b.WriteString(line)
+		}
+	}
+	return true
 }
 
 // printableASCII reports whether s holds only printable ASCII: no line

@@ -57,6 +57,10 @@ func TestEmitAsYAMLv2(t *testing.T) {
 		map[any]any{"a": "x  " + strings.Repeat("word  ", 15) + "y", "b": strings.Repeat("x", 79) + " y z", "c": strings.Repeat("x", 90) + " y"},
 		map[any]any{"a": "'" + strings.Repeat("word ", 20) + "'", "b": strings.Repeat("word ", 16) + "' x"},
 		map[any]any{strings.Repeat("k", 85): " lead " + strings.Repeat("word ", 3) + "end", strings.Repeat("j", 85): "x y"},
+		// Strings of several lines, in literal blocks: each chomping, the
+		// indentation indicator, empty lines, in a mapping and in a list.
+		map[any]any{"a": "x\ny\n", "b": "x\ny", "c": "x\n\n", "d": "\n", "e": "\n\n", "f": " lead\nx\n", "g": "\nx"},
+		map[any]any{"a": map[any]any{"b": "line one\n  indented\n\nthree\n"}, "c": []any{"x\ny", map[any]any{"k": "---\n# c\n"}}},
 	}
 	for _, obj := range taken {
 		if !checkEmit(t, obj) {
@@ -68,6 +72,8 @@ func TestEmitAsYAMLv2(t *testing.T) {
 		"multi\nline", "tab\there", "é", "del\x7f", "2001-12-14", "1:20", "-1:20:30",
 		strings.Repeat("word ", 20), []any{[]any{"nested"}}, map[any]any{"09": 1, "0x1F": 2, "1": 3, "9": 4}, map[any]any{"10": 1, "1e3": 2, "9": 3}, map[any]any{strings.Repeat("k", maxSimpleKey+1): "v"},
 		map[any]any{1: "int key"},
+		map[any]any{"a": "x\n "}, map[any]any{"a": "x \ny"}, map[any]any{"a": "x\n\ty"}, map[any]any{"a": "x\r\ny"},
+		map[any]any{"a\nb": 1}, []any{"é\nx"},
 	} {
 		if checkEmit(t, obj) {
 			t.Errorf("emitYAML writes %#v itself, which it should leave to yaml.v2", obj)
