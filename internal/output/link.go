@@ -20,13 +20,13 @@ type linker struct {
 	// fromDirs and toDirs are the directories of both trees opened so far,
 	// by path relative to the target's directory.
 	fromDirs, toDirs map[string]*os.File
-	// stamps is what staging learnt of the target's stamps (see stagedStamps).
+	// stamps is what staging learnt of the target's stamps (see
+	// stagedStamps), where atSupported.
 	stamps stagedStamps
 }
 
 func newLinker(s *stage, dir, staged string, sub *os.Root) *linker {
-	return &linker{s: s, dir: dir, staged: staged, sub: sub, fromDirs: map[string]*os.File{}, toDirs: map[string]*os.File{},
-		stamps: stagedStamps{unknown: !atSupported}}
+	return &linker{s: s, dir: dir, staged: staged, sub: sub, fromDirs: map[string]*os.File{}, toDirs: map[string]*os.File{}}
 }
 
 // link links the file rel (a slash path under the target's directory)

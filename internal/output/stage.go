@@ -97,7 +97,8 @@ func (s *stage) mkdirAll(dir string) error {
 // staged: the files of out (paths under the target directory dir), except
 // those in same, which are unchanged and linked from dir instead (an
 // unchanged file keeps its inode and time). Written content is dropped
-// from memory. It returns what it learnt of the target's stamps.
+// from memory. It returns what it learnt of the target's stamps (where
+// atSupported; nothing elsewhere).
 func (s *stage) writeTarget(staged, dir string, files []render.File, same map[string]bool) (stagedStamps, error) {
 	sub, err := s.openNew(staged)
 	if err != nil {
@@ -133,7 +134,7 @@ func (s *stage) writeTarget(staged, dir string, files []render.File, same map[st
 	// The directories under the target's are complete: nothing changes
 	// their stamps any more (the switch moves the target's directory).
 	for d := range subdirs {
-		if d == "." || links.stamps.unknown {
+		if d == "." || !atSupported {
 			continue
 		}
 		info, err := sub.Lstat(d)

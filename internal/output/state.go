@@ -114,21 +114,17 @@ func stamped(t *tree, dir string, fp [32]byte) (TargetState, error) {
 // again when the old tree they were linked from is removed. After the
 // switch and the clean-up, stamped completes them with the target's
 // directory and the linked files: a stat each, instead of listing the
-// target and stat-ing every file. unknown: staging learnt nothing (where
-// files are written by path).
+// target and stat-ing every file. Where files are written by path
+// (!atSupported), staging learns nothing and the target is listed.
 type stagedStamps struct {
-	unknown bool
-	files   []Stamp
-	dirs    []Stamp // without "."
-	linked  []string
+	files  []Stamp
+	dirs   []Stamp // without "."
+	linked []string
 }
 
 // stamped returns the state of the target directory dir, staged as s, as
 // it is now, for the fingerprint fp.
 func (s stagedStamps) stamped(t *tree, dir string, fp [32]byte) (TargetState, error) {
-	if s.unknown {
-		return stamped(t, dir, fp)
-	}
 	parent, err := t.sub(path.Dir(dir))
 	if err != nil {
 		return TargetState{}, err

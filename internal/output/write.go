@@ -215,7 +215,9 @@ func (w *writer) target(o *render.Output) error {
 		if err != nil {
 			return err
 		}
-		w.keepStamps(dir, stamps)
+		if atSupported {
+			w.keepStamps(dir, stamps)
+		}
 	}
 	w.record(dir, changes, len(same))
 	return nil
@@ -225,16 +227,15 @@ func (w *writer) target(o *render.Output) error {
 // packed with the state's encoding (appendStamps), their names the
 // writer's.
 type packedStamps struct {
-	unknown bool
-	packed  []byte // files, then directories
-	linked  []string
+	packed []byte // files, then directories
+	linked []string
 }
 
 // keepStamps keeps the stamps that staging the target directory dir learnt.
 func (w *writer) keepStamps(dir string, s stagedStamps) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	p := packedStamps{unknown: s.unknown, linked: s.linked}
+	p := packedStamps{linked: s.linked}
 	for _, stamps := range [][]Stamp{s.files, s.dirs} {
 		for _, st := range stamps {
 			w.nameIndex(st.Name)
@@ -258,7 +259,7 @@ func (w *writer) staged(dir string) (stagedStamps, bool) {
 		return stagedStamps{}, false
 	}
 	d := stateDecoder{data: p.packed}
-	s := stagedStamps{unknown: p.unknown, files: d.stamps(w.nameList), dirs: d.stamps(w.nameList), linked: p.linked}
+	s := stagedStamps{files: d.stamps(w.nameList), dirs: d.stamps(w.nameList), linked: p.linked}
 	return s, d.err == nil
 }
 
