@@ -55,8 +55,10 @@ func TestLiveColumns(t *testing.T) {
 	t.Cleanup(ts.Close)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	gen := s.Generation()
 	go s.Watch(ctx)
-	<-reads
+	// A read signals before its report is stored: wait for the generation.
+	waitGeneration(t, s, gen, reads)
 
 	_, body := get(t, ts, "/")
 	for _, want := range []string{`<span class="live live-healthy">healthy</span>`, "Live state", "unreachable: mc-2: connection refused"} {
@@ -64,17 +66,11 @@ func TestLiveColumns(t *testing.T) {
 			t.Errorf("the matrix page lacks %q", want)
 		}
 	}
-	gen := s.Generation()
+	gen = s.Generation()
 	mu.Lock()
 	state = live.Failed
 	mu.Unlock()
-	deadline := time.Now().Add(30 * time.Second)
-	for s.Generation() == gen {
-		if time.Now().After(deadline) {
-			t.Fatal("the generation did not move when the live state changed")
-		}
-		<-reads
-	}
+	waitGeneration(t, s, gen, reads)
 	_, body = get(t, ts, "/")
 	for _, want := range []string{`<span class="live live-failed">failed</span>`, "Application cert-manager on mc-1: failed (sync failed: the webhook refused it)"} {
 		if !strings.Contains(body, want) {
@@ -84,5 +80,18 @@ func TestLiveColumns(t *testing.T) {
 	_, api := get(t, ts, "/api/status")
 	if !strings.Contains(api, `"state": "failed"`) {
 		t.Errorf("/api/status lacks the live state:\n%.400s", api)
+	}
+}
+
+// waitGeneration waits, read by read, until s's generation is no longer gen.
+func waitGeneration(t *testing.T, s *web.Server, gen int, reads <-chan struct{}) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for s.Generation() == gen {
+		select {
+		case <-reads:
+		case <-deadline:
+			t.Fatal("the generation did not move when the live state changed")
+		}
 	}
 }
