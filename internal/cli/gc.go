@@ -58,10 +58,11 @@ func raiseLimit() {
 type gcTick struct{ _ [16]byte } // not a tiny allocation, which may never be freed alone
 
 // watchLiveHeap calls fn after every garbage collection, from the
-// finalizer goroutine.
+// finalizer goroutine. The next tick is made before fn runs, so that a
+// collection that follows fn's effects sees it.
 func watchLiveHeap(fn func()) {
 	runtime.SetFinalizer(&gcTick{}, func(*gcTick) {
-		fn()
 		watchLiveHeap(fn)
+		fn()
 	})
 }
