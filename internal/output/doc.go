@@ -32,6 +32,9 @@
 // change, are stat-ed after them. On Linux an unchanged target is checked with one
 // fstatat per file and directory and no directory listing: a directory
 // whose stamp is unchanged has the same entries (stamps_linux.go says why).
+// A stamp of the file system's clock tick when the run ends is racy (a
+// change later in that tick could keep it): its target is left out of the
+// state, to be rendered and compared again by the next run (racy.go).
 //
 // Callers hold the repository lock (package lock) around Run. Staged files
 // are not synced one by one (that would cost more than the render): the

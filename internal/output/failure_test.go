@@ -187,6 +187,9 @@ func TestInterruptedRenderIsAllOrNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			run := func(t *testing.T, dir, state string, ops fileOps) (*Result, error) {
 				t.Helper()
+				if ops == nil {
+					ops = tickingOps{diskOps{exact: modesExact(dir)}, t}
+				}
 				return Run(Options{Root: dir, FS: os.DirFS(dir), StatePath: state, Only: tc.only, ops: ops})
 			}
 			setup := func(t *testing.T) (dir, state string) {

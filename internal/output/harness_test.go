@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A fleet of three targets (v1) and a change of it (v2) that updates two
@@ -105,9 +106,54 @@ func readTree(t testing.TB, dir, sub string) map[string]string {
 }
 
 // run runs Run on dir with the state at statePath (and ops, when set).
+// nil ops: the disk, as tickingOps.
 func run(t testing.TB, dir, statePath string, ops fileOps) (*Result, error) {
 	t.Helper()
+	if ops == nil {
+		ops = tickingOps{diskOps{exact: modesExact(dir)}, t}
+	}
 	return Run(Options{Root: dir, FS: os.DirFS(dir), StatePath: statePath, ops: ops})
+}
+
+// tickingOps are the disk, where a run reads the clock (readClock) a tick
+// after its last change: on a file system whose clock ticks coarsely, a
+// run as quick as these tests' would find its last stamps racy and leave
+// their targets to the next run, which the tests do not expect (racy
+// stamps have their own, racy_test.go).
+type tickingOps struct {
+	diskOps
+	t testing.TB
+}
+
+func (o tickingOps) WriteFile(r *os.Root, name string, data []byte) error {
+	if name == stagingDir+"/clock" {
+		waitTick(o.t, r, stagingDir)
+	}
+	return o.diskOps.WriteFile(r, name, data)
+}
+
+// waitTick changes the directory dir until its change time moves.
+func waitTick(t testing.TB, r *os.Root, dir string) {
+	t.Helper()
+	changed := func() int64 {
+		info, err := r.Lstat(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return changeTime(stamp(entry{Info: info}))
+	}
+	start, probe := changed(), dir+"/tick"
+	for deadline := time.Now().Add(10 * time.Second); changed() == start; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the change time of %s did not move in 10s", dir)
+		}
+		if err := r.Mkdir(probe, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Remove(probe); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // targetsOf splits a rendered tree by target directory.

@@ -264,8 +264,13 @@ func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps m
 			now[i], errs[i] = stamped(t, dir, fps[dir])
 		}
 	})
+	clock, err := readClock(t.root, opts.ops)
+	if err != nil {
+		slog.Warn("could not read the file system's clock; the next run renders again the targets this one rendered", "err", err)
+		clock = noClock
+	}
 	for i, tg := range dirty {
-		if errs[i] != nil {
+		if errs[i] != nil || now[i].racy(clock) {
 			delete(state.Targets, tg.Dir())
 		} else {
 			state.Targets[tg.Dir()] = now[i]

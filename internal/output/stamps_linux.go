@@ -19,11 +19,9 @@ import (
 // change time are those recorded, its names are those it had then, each
 // naming the same inode, and a file added, removed or replaced anywhere
 // in the target changes the stamp of the directory that holds it. A file
-// edited in place changes only its own stamp, which is checked too. This
-// trusts timestamps exactly as the file stamps do (and Git's index): a
-// change within the clock tick of the recording could keep a stamp;
-// Linux's fine-grained timestamps (tmpfs, ext4, xfs, btrfs since 6.13)
-// rule that out for changes after the stamp was read.
+// edited in place changes only its own stamp, which is checked too. A
+// change within the clock tick of the recording could keep a stamp: the
+// state holds no such stamp (racy.go).
 func stampsCurrent(t *tree, dir string, ts TargetState) bool {
 	if len(ts.Dirs) == 0 || ts.Dirs[0].Name != "." {
 		return false // a state without directories: list them

@@ -1,0 +1,109 @@
+package output
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A stamp of the clock's tick or later is racy: a change in that tick
+// could keep it. Where the system records no change time, the
+// modification time counts.
+func TestRacy(t *testing.T) {
+	const clock = 1000
+	for _, tc := range []struct {
+		name string
+		ts   TargetState
+		want bool
+	}{
+		{"every stamp before the clock", TargetState{Dirs: []Stamp{{CTime: 998}}, Files: []Stamp{{CTime: 999, MTime: 5000}}}, false},
+		{"a file in the clock's tick", TargetState{Dirs: []Stamp{{CTime: 998}}, Files: []Stamp{{CTime: 999}, {CTime: clock}}}, true},
+		{"a directory in the clock's tick", TargetState{Dirs: []Stamp{{CTime: 998}, {CTime: clock}}, Files: []Stamp{{CTime: 999}}}, true},
+		{"a stamp past the clock", TargetState{Files: []Stamp{{CTime: clock + 1}}}, true},
+		{"no change time, modification before", TargetState{Files: []Stamp{{MTime: 999}}}, false},
+		{"no change time, modification in the tick", TargetState{Files: []Stamp{{MTime: clock}}}, true},
+		{"no clock", TargetState{Files: []Stamp{{CTime: -1 << 62}}}, true},
+	} {
+		c := int64(clock)
+		if tc.name == "no clock" {
+			c = noClock
+		}
+		if got := tc.ts.racy(c); got != tc.want {
+			t.Errorf("%s: racy = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// clocklessOps cannot make the staging area twice: the run that stages
+// works, and reading the clock afterwards fails.
+type clocklessOps struct {
+	diskOps
+	made int
+}
+
+func (o *clocklessOps) Mkdir(r *os.Root, name string) error {
+	if name == stagingDir {
+		if o.made++; o.made > 1 {
+			return errors.New("injected: no clock")
+		}
+	}
+	return o.diskOps.Mkdir(r, name)
+}
+
+// The state keeps no racy stamp: when the run could not tell (its clock
+// unread), the next run renders its targets again, and compares what it
+// finds (nothing to write here); the run after that vouches for them.
+func TestRacyTargetsRenderAgain(t *testing.T) {
+	dir, statePath := t.TempDir(), filepath.Join(t.TempDir(), "state")
+	writeFiles(t, dir, fleetV1)
+	for _, step := range []struct {
+		name     string
+		ops      fileOps
+		rendered int
+		written  int
+	}{
+		{"first render, the clock unread", &clocklessOps{}, 3, 12},
+		{"every target racy", nil, 3, 0},
+		{"none racy", nil, 0, 0},
+	} {
+		res, err := run(t, dir, statePath, step.ops)
+		if err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		if written := len(res.Plan.Changes); res.Rendered != step.rendered || written != step.written {
+			t.Errorf("%s: rendered %d targets, wrote %d files; want %d and %d", step.name, res.Rendered, written, step.rendered, step.written)
+		}
+		if _, err := os.Lstat(filepath.Join(dir, stagingDir)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: the staging area is left: %v", step.name, err)
+		}
+	}
+}
+
+// readClock leaves nothing behind, and reads a time no earlier than the
+// last change the run made.
+func TestReadClock(t *testing.T) {
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if err := os.WriteFile(filepath.Join(dir, "f"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Lstat(filepath.Join(dir, "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock, err := readClock(root, diskOps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed := changeTime(stamp(entry{Info: info})); clock < changed {
+		t.Errorf("the clock (%d) is before the last change (%d)", clock, changed)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, stagingDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("readClock left %s: %v", stagingDir, err)
+	}
+}
