@@ -150,11 +150,15 @@ func (s *Server) Refresh() bool {
 		return false
 	}
 	src := scanSources(s.opts.FS)
-	if src.same(s.src) {
+	switch {
+	case !src.same(s.src):
+		s.opts.Logger.Info("the repository changed; reloading")
+	case s.src.racy:
+		s.opts.Logger.Info("a file changed in the clock tick of the last look, which cannot tell whether it changed again; reloading")
+	default:
 		s.src = src
 		return false
 	}
-	s.opts.Logger.Info("the repository changed; reloading")
 	s.load(s.current().gen + 1)
 	s.src = src
 	return true

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"slices"
+	"time"
 
 	"github.com/strata-fleet/strata/internal/render"
 )
@@ -19,6 +20,10 @@ type sources struct {
 	// complete is false when a directory could not be listed: such a scan
 	// is redone at every look rather than trusted.
 	complete bool
+	// racy is true when a stamp is of the clock tick the scan started in:
+	// a change later in that tick could keep it, so the next look loads
+	// the fleet again whatever it sees.
+	racy bool
 }
 
 // source is one directory or file and its stamp.
@@ -38,6 +43,7 @@ type source struct {
 // scanSources lists sourceDirs and stamps what they hold.
 func scanSources(fsys fs.FS) sources {
 	src := sources{complete: true}
+	start := time.Now().UnixNano()
 	for _, dir := range sourceDirs {
 		err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
 			if p == dir && errors.Is(err, fs.ErrNotExist) {
@@ -56,8 +62,9 @@ func scanSources(fsys fs.FS) sources {
 				return nil
 			}
 			ino, ctime := fileID(info)
-			src.entries = append(src.entries, source{path: p, mode: info.Mode(), size: info.Size(),
-				mtime: info.ModTime().UnixNano(), ctime: ctime, ino: ino})
+			e := source{path: p, mode: info.Mode(), size: info.Size(), mtime: info.ModTime().UnixNano(), ctime: ctime, ino: ino}
+			src.entries = append(src.entries, e)
+			src.racy = src.racy || e.racy(start)
 			return nil
 		})
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -66,6 +73,22 @@ func scanSources(fsys fs.FS) sources {
 		}
 	}
 	return src
+}
+
+// racy reports whether a change to e after start could keep its stamp: its
+// change time (or modification time, where the system records none) is
+// within a tick of start. File systems stamp times with the kernel's
+// coarse clock, a tick (1-10ms) behind, and some only to the second.
+func (e source) racy(start int64) bool {
+	changed := e.ctime
+	if changed == 0 {
+		changed = e.mtime
+	}
+	tick := int64(20 * time.Millisecond)
+	if changed%int64(time.Second) == 0 {
+		tick = int64(2 * time.Second) // a file system that keeps seconds
+	}
+	return changed > start-tick
 }
 
 // same reports whether two scans saw the same tree.
@@ -81,5 +104,5 @@ func (s sources) same(o sources) bool { return slices.Equal(s.entries, o.entries
 // A file edited in place changes its own modification and change times,
 // which are checked too.
 func (s sources) current(fsys fs.FS) bool {
-	return s.complete && len(s.entries) > 0 && stampsCurrent(fsys, s.entries)
+	return s.complete && !s.racy && len(s.entries) > 0 && stampsCurrent(fsys, s.entries)
 }

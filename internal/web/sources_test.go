@@ -1,10 +1,12 @@
 package web
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/strata-fleet/strata/internal/testfleet"
 )
@@ -80,7 +82,7 @@ func TestSourcesSeeEveryChange(t *testing.T) {
 			must(t, err)
 			defer root.Close()
 			fsys := root.FS()
-			src := scanSources(fsys)
+			src := settledScan(t, fsys)
 			if runtime.GOOS == "linux" && !src.current(fsys) {
 				t.Fatal("a scan does not vouch for the tree it just saw")
 			}
@@ -95,6 +97,21 @@ func TestSourcesSeeEveryChange(t *testing.T) {
 				t.Error("a new scan is the same as the old one")
 			}
 		})
+	}
+}
+
+// settledScan scans fsys until the scan is not racy (past the clock tick of
+// the test's writes).
+func settledScan(t *testing.T, fsys fs.FS) sources {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if src := scanSources(fsys); !src.racy {
+			return src
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("every scan is racy after 30s")
+		}
 	}
 }
 
@@ -116,5 +133,54 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A stamp within a tick of the scan's start is racy: 20ms, or 2s where
+// the file system keeps whole seconds; the modification time counts
+// where the system records no change time.
+func TestSourceRacy(t *testing.T) {
+	const start = int64(1_700_000_000_123_456_789)
+	ms, s := int64(time.Millisecond), int64(time.Second)
+	for _, tc := range []struct {
+		name string
+		e    source
+		want bool
+	}{
+		{"changed 30ms before", source{ctime: start - 30*ms}, false},
+		{"changed 10ms before", source{ctime: start - 10*ms}, true},
+		{"changed during the scan", source{ctime: start + ms}, true},
+		{"whole seconds, 1s before", source{ctime: (start/s - 1) * s}, true},
+		{"whole seconds, 3s before", source{ctime: (start/s - 3) * s}, false},
+		{"no change time, modified 10ms before", source{mtime: start - 10*ms}, true},
+		{"no change time, modified 30ms before", source{mtime: start - 30*ms}, false},
+	} {
+		if got := tc.e.racy(start); got != tc.want {
+			t.Errorf("%s: racy = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// After a racy look the next one loads the fleet again, though it sees the
+// same tree: a change in the tick of the last look keeps the stamps.
+func TestRacyLookReloads(t *testing.T) {
+	dir := t.TempDir()
+	must(t, testfleet.Write(dir))
+	root, err := os.OpenRoot(dir)
+	must(t, err)
+	defer root.Close()
+	s := New(Options{Dir: dir, FS: root.FS()})
+	for deadline := time.Now().Add(30 * time.Second); s.Refresh(); {
+		if time.Now().After(deadline) {
+			t.Fatal("still reloading at every look after 30s")
+		}
+	}
+	gen := s.Generation()
+	s.src.racy = true
+	if !s.Refresh() || s.Generation() != gen+1 {
+		t.Fatalf("a look after a racy one did not reload (generation %d, was %d)", s.Generation(), gen)
+	}
+	if s.Refresh() {
+		t.Error("a look after a settled one reloaded")
 	}
 }
