@@ -15,7 +15,6 @@ import (
 
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/status"
-	"github.com/strata-fleet/strata/internal/testenv"
 )
 
 // What strata status --live says of the fleet, read back as data.
@@ -23,18 +22,16 @@ import (
 // Kubeconfig writes a kubeconfig with a context per cluster that runs Argo
 // CD, named like the cluster (where status --live looks first), and
 // returns its path. The clusters named in down are given the address of a
-// port nothing listens on: their Argo CD cannot be reached.
+// port nothing listens on (127.0.0.1:1): their Argo CD cannot be reached.
 func (e *Env) Kubeconfig(down ...string) string {
 	e.t.Helper()
 	cfg := clientcmdapi.NewConfig()
 	for _, c := range e.ArgoCDs() {
 		server := c.API.URL
 		if slices.Contains(down, c.Name) {
-			ports, err := testenv.FreePorts(1)
-			if err != nil {
-				e.t.Fatal(err)
-			}
-			server = "https://" + addr(ports[0])
+			// Port 1 (tcpmux): nothing listens there, and no test's
+			// server, given a free port, can take it in the meantime.
+			server = "https://127.0.0.1:1"
 		}
 		cfg.Clusters[c.Name] = &clientcmdapi.Cluster{Server: server, CertificateAuthorityData: c.API.CAData}
 		cfg.AuthInfos[c.Name] = &clientcmdapi.AuthInfo{Token: c.API.Token}
