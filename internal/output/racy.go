@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"time"
 )
 
 // A stamp vouches for a file only if any later change would move it. A
@@ -59,12 +60,17 @@ func changeTime(s Stamp) int64 {
 // noClock is the clock when it could not be read: every stamp is racy.
 const noClock = math.MinInt64
 
+// coarsest is the coarsest tick of a file system's clock (FAT keeps even
+// seconds). A time further past the clock than that was set (a
+// modification time), not stamped by a change, and a change would move it.
+const coarsest = int64(2 * time.Second)
+
 // racy reports whether a change to one of ts's files or directories after
 // the clock read clock could keep its stamp.
 func (ts TargetState) racy(clock int64) bool {
 	for _, stamps := range [][]Stamp{ts.Dirs, ts.Files} {
 		for _, s := range stamps {
-			if changeTime(s) >= clock {
+			if t := changeTime(s); t >= clock && (clock == noClock || t-clock < coarsest) {
 				return true
 			}
 		}

@@ -62,9 +62,8 @@ func scanSources(fsys fs.FS) sources {
 				return nil
 			}
 			ino, ctime := fileID(info)
-			e := source{path: p, mode: info.Mode(), size: info.Size(), mtime: info.ModTime().UnixNano(), ctime: ctime, ino: ino}
-			src.entries = append(src.entries, e)
-			src.racy = src.racy || e.racy(start)
+			src.entries = append(src.entries, source{path: p, mode: info.Mode(), size: info.Size(),
+				mtime: info.ModTime().UnixNano(), ctime: ctime, ino: ino})
 			return nil
 		})
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -72,14 +71,19 @@ func scanSources(fsys fs.FS) sources {
 			src.complete = false
 		}
 	}
+	end := time.Now().UnixNano()
+	src.racy = slices.ContainsFunc(src.entries, func(e source) bool { return e.racy(start, end) })
 	return src
 }
 
-// racy reports whether a change to e after start could keep its stamp: its
-// change time (or modification time, where the system records none) is
-// within a tick of start. File systems stamp times with the kernel's
-// coarse clock, a tick (1-10ms) behind, and some only to the second.
-func (e source) racy(start int64) bool {
+// racy reports whether a change to e after it was seen, during a scan
+// from start to end, could keep its stamp: its change time (or
+// modification time, where the system records none) is within a tick of
+// the scan. File systems stamp times with the kernel's coarse clock, a
+// tick (1-10ms) behind, and some only to the second. A time further in
+// the future (a modification time set so) is not racy: a change would
+// set it to now.
+func (e source) racy(start, end int64) bool {
 	changed := e.ctime
 	if changed == 0 {
 		changed = e.mtime
@@ -88,7 +92,7 @@ func (e source) racy(start int64) bool {
 	if changed%int64(time.Second) == 0 {
 		tick = int64(2 * time.Second) // a file system that keeps seconds
 	}
-	return changed > start-tick
+	return changed > start-tick && changed < end+tick
 }
 
 // same reports whether two scans saw the same tree.

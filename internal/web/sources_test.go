@@ -136,11 +136,11 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// A stamp within a tick of the scan's start is racy: 20ms, or 2s where
-// the file system keeps whole seconds; the modification time counts
+// A stamp within a tick of the scan (100ms here) is racy: 20ms, or 2s
+// where the file system keeps whole seconds; the modification time counts
 // where the system records no change time.
 func TestSourceRacy(t *testing.T) {
-	const start = int64(1_700_000_000_123_456_789)
+	const start, end = int64(1_700_000_000_123_456_789), int64(1_700_000_000_223_456_789)
 	ms, s := int64(time.Millisecond), int64(time.Second)
 	for _, tc := range []struct {
 		name string
@@ -150,12 +150,14 @@ func TestSourceRacy(t *testing.T) {
 		{"changed 30ms before", source{ctime: start - 30*ms}, false},
 		{"changed 10ms before", source{ctime: start - 10*ms}, true},
 		{"changed during the scan", source{ctime: start + ms}, true},
+		{"changed within a tick of the scan's end", source{ctime: end + 10*ms}, true},
+		{"modified in the future", source{mtime: end + 30*ms}, false},
 		{"whole seconds, 1s before", source{ctime: (start/s - 1) * s}, true},
 		{"whole seconds, 3s before", source{ctime: (start/s - 3) * s}, false},
 		{"no change time, modified 10ms before", source{mtime: start - 10*ms}, true},
 		{"no change time, modified 30ms before", source{mtime: start - 30*ms}, false},
 	} {
-		if got := tc.e.racy(start); got != tc.want {
+		if got := tc.e.racy(start, end); got != tc.want {
 			t.Errorf("%s: racy = %v, want %v", tc.name, got, tc.want)
 		}
 	}
