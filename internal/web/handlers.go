@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/status"
@@ -21,7 +22,11 @@ var templateFiles embed.FS
 //go:embed static
 var staticFiles embed.FS
 
-var pages = template.Must(status.Templates().Funcs(funcs).ParseFS(templateFiles, "templates/*.html"))
+// pages are parsed once a server is made (New), not by every command's
+// start-up (a millisecond).
+var pages = sync.OnceValue(func() *template.Template {
+	return template.Must(status.Templates().Funcs(funcs).ParseFS(templateFiles, "templates/*.html"))
+})
 
 var funcs = template.FuncMap{
 	"targetURL": targetURL,
@@ -126,7 +131,7 @@ func (s *Server) render(w http.ResponseWriter, code int, name string, p *page) {
 		p.Base = s.opts.Base
 	}
 	var b bytes.Buffer
-	if err := pages.ExecuteTemplate(&b, name, p); err != nil {
+	if err := pages().ExecuteTemplate(&b, name, p); err != nil {
 		s.opts.Logger.Error("rendering a page", "page", name, "err", err)
 		http.Error(w, "rendering the page: "+err.Error(), http.StatusInternalServerError)
 		return

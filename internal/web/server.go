@@ -79,6 +79,7 @@ func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
+	pages()
 	s := &Server{opts: opts}
 	s.src = scanSources(opts.FS)
 	s.load(0)
