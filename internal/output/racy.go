@@ -23,7 +23,8 @@ import (
 // readClock reads the clock of the repository's file system, after every
 // change the run made: the change time (or, where the system records
 // none, the modification time) of a directory it changes. The directory
-// is made and looked at, then changed (a file made in it): on a system
+// is made and looked at, then changed (its .gitignore made in it, so that
+// git ignores what a run stopped here leaves): on a system
 // that gives a fine-grained time to a change of a file looked at since
 // its last one (Linux's multigrain timestamps), as it does to a change of
 // a file strata stamped, the clock reads that time rather than the
@@ -37,7 +38,7 @@ func readClock(root *os.Root, ops fileOps) (int64, error) {
 	var info fs.FileInfo
 	_, err := root.Lstat(stagingDir)
 	if err == nil {
-		err = ops.WriteFile(root, stagingDir+"/clock", nil)
+		err = writeIgnore(root, ops)
 	}
 	if err == nil {
 		info, err = root.Lstat(stagingDir)

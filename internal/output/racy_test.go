@@ -3,6 +3,7 @@ package output
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -108,5 +109,51 @@ func TestReadClock(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(dir, stagingDir)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("readClock left %s: %v", stagingDir, err)
+	}
+}
+
+// clockStopOps stop the run (as a crash would) when it removes the
+// directory of its clock: the staging area's second removal.
+type clockStopOps struct {
+	diskOps
+	removals int
+}
+
+func (o *clockStopOps) RemoveAll(r *os.Root, name string) error {
+	if name == stagingDir {
+		if o.removals++; o.removals == 2 {
+			return errCrashed
+		}
+	}
+	return o.diskOps.RemoveAll(r, name)
+}
+
+func (o *clockStopOps) SaveState(string, []byte) error { return errCrashed } // after the stop
+
+// A run stopped while it reads the clock leaves a directory git ignores,
+// which the next run removes.
+func TestStoppedClockIsIgnored(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir, statePath := t.TempDir(), filepath.Join(t.TempDir(), "state")
+	writeFiles(t, dir, fleetV1)
+	git(t, dir, "init", "-q")
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "-qm", "fleet")
+	if _, err := run(t, dir, statePath, &clockStopOps{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, stagingDir)); err != nil {
+		t.Fatalf("the stop left no clock directory to test with: %v", err)
+	}
+	if got, want := git(t, dir, "status", "--porcelain", "--untracked-files=all"), "?? rendered/"; !strings.HasPrefix(got, want) || strings.Contains(got, stagingDir) {
+		t.Errorf("git status = %q, want only rendered/", got)
+	}
+	if _, err := run(t, dir, statePath, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, stagingDir)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the next run left %s: %v", stagingDir, err)
 	}
 }

@@ -26,6 +26,11 @@ const (
 	journalName = stagingDir + "/journal.json"
 )
 
+// writeIgnore makes git ignore the staging area, whatever it holds.
+func writeIgnore(root *os.Root, ops fileOps) error {
+	return ops.WriteFile(root, stagingDir+"/.gitignore", []byte("# strata's staging area, removed by the next strata render\n*\n"))
+}
+
 // stage is the staging area of a run that writes.
 type stage struct {
 	root *os.Root
@@ -47,7 +52,7 @@ func openStage(root *os.Root, ops fileOps) (*stage, error) {
 	err := ops.Mkdir(root, stagingDir)
 	if err == nil {
 		// First, so that git ignores the area even if the run stops here.
-		err = ops.WriteFile(root, stagingDir+"/.gitignore", []byte("# strata's staging area, removed by the next strata render\n*\n"))
+		err = writeIgnore(root, ops)
 	}
 	for _, d := range []string{"new", "old"} {
 		if err == nil {
