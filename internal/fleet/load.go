@@ -240,7 +240,8 @@ func (l *loader) clusterType(decl ClusterTypeDecl, targets []*Node) *ClusterType
 	errs := make([][]error, len(entries))
 	parallel.Each(2*runtime.GOMAXPROCS(0), len(dirs), func(k int) {
 		i := dirs[k]
-		cl := loader{fsys: l.fsys, cfg: l.cfg, onlyComponent: l.onlyComponent, under: l.under}
+		cl := *l // the same settings, errors of its own
+		cl.errs = nil
 		comps[i] = cl.component(ct, dir+"/"+entries[i].Name(), entries[i].Name())
 		errs[i] = cl.errs
 	})

@@ -63,7 +63,7 @@ const stampLen = 14
 // own modification time, and of its inode from the stamp before it. The
 // files of a target are written one after the other, so these differences
 // are small: about 10 bytes a stamp instead of 30 (and of 48 in memory,
-// where a run keeps the stamps it takes while staging: packStamps).
+// where a run keeps the stamps it takes while staging: packedStamps).
 func appendStamps(b []byte, stamps []Stamp, index map[string]uint64) []byte {
 	b = binary.AppendUvarint(b, uint64(len(stamps)))
 	var mtime int64
