@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/diff"
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/values"
@@ -31,7 +32,7 @@ func (o *diffOptions) runLive(ctx context.Context) error {
 	var match func(live.Cell) bool
 	if o.target != "" {
 		match = func(c live.Cell) bool {
-			return diff.Match(o.target, c.Target) || diff.Match(o.target, strings.TrimPrefix(c.Target, c.ClusterType+"/"))
+			return fleet.TargetPattern(o.target).Matches(c.ClusterType, strings.TrimPrefix(c.Target, c.ClusterType+"/"))
 		}
 		if !anyCell(rep.Cells, match) {
 			return diff.NoMatch(o.target, cellTargets(rep.Cells), " that a cluster of the inventory runs")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -118,8 +119,8 @@ func Compare(opts Options) (*Result, error) {
 		opts.Context = 3
 	}
 	if opts.Target != "" {
-		if _, err := path.Match(opts.Target, ""); err != nil {
-			return nil, fmt.Errorf("--target %s: %w", opts.Target, err)
+		if err := fleet.TargetPattern(opts.Target).Check(); err != nil {
+			return nil, err
 		}
 	}
 	head, err := load(opts.Head, opts.Target)
@@ -242,8 +243,7 @@ func load(fsys fs.FS, filter string) (*side, error) {
 		if len(f.ClusterTypes) > 1 {
 			name = t.ID()
 		}
-		// A pattern without a cluster type matches every cluster type.
-		if filter != "" && !Match(filter, t.Node.ID()) && !Match(filter, t.ID()) {
+		if !fleet.TargetPattern(filter).Matches(t.ClusterType.Name, t.Node.ID()) {
 			continue
 		}
 		s.order = append(s.order, t.ID())

@@ -177,24 +177,6 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestMatch(t *testing.T) {
-	for _, tc := range []struct {
-		pattern, name string
-		want          bool
-	}{
-		{"production", "production/prod-sector-1/us-east1", true},
-		{"production/*", "production/prod-sector-1/us-east1", true},
-		{"*/*/us-east1", "production/prod-sector-1/us-east1", true},
-		{"*/*/us-east1", "production/prod-sector-1/europe-east1", false},
-		{"prod*", "production/prod-sector-1/us-east1", true},
-		{"stage", "production/prod-sector-1/us-east1", false},
-	} {
-		if got := diff.Match(tc.pattern, tc.name); got != tc.want {
-			t.Errorf("Match(%q, %q) = %v, want %v", tc.pattern, tc.name, got, tc.want)
-		}
-	}
-}
-
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()

@@ -1,25 +1,11 @@
 package diff
 
 import (
-	"path"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
-
-// Match reports whether the glob pattern matches the target name or one of
-// its parents ("production", "production/*" and "*/*/us-east1" all match
-// production/prod-sector-1/us-east1).
-func Match(pattern, name string) bool {
-	parts := strings.Split(name, "/")
-	for i := len(parts); i > 0; i-- {
-		if ok, _ := path.Match(pattern, strings.Join(parts[:i], "/")); ok {
-			return true
-		}
-	}
-	return false
-}
 
 // noMatch is the error for a --target pattern that matches no target on
 // either side: it lists the nearest target and node names.

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/diff"
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -26,6 +27,9 @@ type Filter struct {
 func (s *Status) Filter(f Filter) (*Status, error) {
 	if len(f.Components) == 0 && f.Target == "" && f.Patch == "" {
 		return s, nil
+	}
+	if err := fleet.TargetPattern(f.Target).Check(); err != nil {
+		return nil, err
 	}
 	patch := f.Patch
 	if patch != "" && !strings.HasPrefix(patch, "patch-") {
@@ -60,7 +64,7 @@ func (s *Status) Filter(f Filter) (*Status, error) {
 		for _, t := range ct.Targets {
 			name := ct.Name + "/" + strings.Join(t.Path, "/")
 			targets = append(targets, strings.Join(t.Path, "/"), name)
-			if f.Target != "" && !diff.Match(f.Target, t.Name) && !diff.Match(f.Target, name) {
+			if !fleet.TargetPattern(f.Target).Matches(ct.Name, strings.Join(t.Path, "/")) {
 				continue
 			}
 			matched["target:"+f.Target] = true
