@@ -7,6 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/rootfs"
@@ -101,4 +103,37 @@ func completeTypeAndComponent(f *fleet.Fleet, args []string) []string {
 		}
 	}
 	return out
+}
+
+// completeTargetPattern offers what every --target takes (fleet.TargetPattern):
+// each node of the sequence and each target, without and with its cluster
+// type in front.
+func (g *globals) completeTargetPattern(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	f := g.completionFleet()
+	if f == nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return targetPatterns(f), cobra.ShellCompDirectiveNoFileComp
+}
+
+// targetPatterns lists the names of f's targets and of their parent nodes,
+// without a cluster type first, then with one, each once.
+func targetPatterns(f *fleet.Fleet) []string {
+	var plain, typed []string
+	seen := map[string]bool{}
+	add := func(list *[]string, name string) {
+		if !seen[name] {
+			seen[name] = true
+			*list = append(*list, name)
+		}
+	}
+	for _, ct := range f.ClusterTypes {
+		for _, n := range ct.Targets {
+			for p := n; p != nil && p.Depth > 0; p = p.Parent {
+				add(&plain, p.ID())
+				add(&typed, ct.Name+"/"+p.ID())
+			}
+		}
+	}
+	return append(plain, typed...)
 }
