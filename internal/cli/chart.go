@@ -14,8 +14,9 @@ func newChartCmd(g *globals) *cobra.Command {
 		Short: "The built-in templates chart (used when the repository has no argocd-apps/)",
 	}
 	cmd.AddCommand(&cobra.Command{
-		Use:   "show",
-		Short: "Print every file of the built-in templates chart, each under a '# file: NAME' line",
+		Use:         "show",
+		Annotations: map[string]string{reportAnnotation: "yes"},
+		Short:       "Print every file of the built-in templates chart, each under a '# file: NAME' line",
 		Long: "Print every file of the built-in templates chart, each under a '# file: NAME' line.\n" +
 			"docs/chart.md lists the item keys it understands; copy it to argocd-apps/ to change it.",
 		Example: `  strata chart show`,

@@ -23,8 +23,9 @@ type diffOptions struct {
 func newDiffCmd(g *globals) *cobra.Command {
 	o := &diffOptions{globals: g}
 	cmd := &cobra.Command{
-		Use:   "diff",
-		Short: "Show what the change since a revision does to the rendered output",
+		Use:         "diff",
+		Annotations: map[string]string{reportAnnotation: "yes"},
+		Short:       "Show what the change since a revision does to the rendered output",
 		Long: `Diff renders the fleet as it is at a Git revision (default HEAD) and as it is
 now in the working tree, both in memory, and prints for each target and resource
 that changes a unified diff of its YAML, then a summary line:

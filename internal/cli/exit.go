@@ -97,11 +97,11 @@ func cobraUsage(err error) bool {
 // markUsageErrors makes cobra's own errors (unknown flags, wrong arguments,
 // unknown commands) usage errors, on cmd and every command below it.
 func markUsageErrors(cmd *cobra.Command) {
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return withUsage(c, err) })
 	if args := cmd.Args; args != nil {
 		cmd.Args = func(c *cobra.Command, a []string) error {
 			if err := args(c, a); err != nil {
-				return &usageError{err}
+				return withUsage(c, err)
 			}
 			return nil
 		}
@@ -109,4 +109,10 @@ func markUsageErrors(cmd *cobra.Command) {
 	for _, c := range cmd.Commands() {
 		markUsageErrors(c)
 	}
+}
+
+// withUsage is a usage error (exit 2) that ends with the command's usage
+// line, so that a missing argument names the arguments the command takes.
+func withUsage(c *cobra.Command, err error) error {
+	return &usageError{fmt.Errorf("%w\nusage: %s", err, c.UseLine())}
 }

@@ -20,8 +20,9 @@ type explainOptions struct {
 func newExplainCmd(g *globals) *cobra.Command {
 	o := &explainOptions{globals: g}
 	cmd := &cobra.Command{
-		Use:   "explain TARGET COMPONENT FIELD",
-		Short: "Show a value's effective setting and the files and lines that set it",
+		Use:         "explain TARGET COMPONENT FIELD",
+		Annotations: map[string]string{reportAnnotation: "yes"},
+		Short:       "Show a value's effective setting and the files and lines that set it",
 		Long: `Explain prints the effective value of FIELD of COMPONENT at TARGET and the
 chain of files that set it, in merge order (most specific last): the cluster
 type's defaults.yaml, the component's values.yaml, then the override.yaml and

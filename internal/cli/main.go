@@ -28,9 +28,16 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	cmd.SetArgs(args)
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
-	err := cmd.ExecuteContext(ctx)
+	ran, err := cmd.ExecuteContextC(ctx)
+	if g.restoreKlog != nil {
+		g.restoreKlog()
+	}
 	if err == nil {
 		return 0
+	}
+	if jsonOutput(ran) {
+		printJSONError(stderr, err)
+		return exitCode(err)
 	}
 	var ex *exitError
 	if errors.As(err, &ex) {
@@ -96,6 +103,11 @@ type globals struct {
 	root           string
 	args           []string      // the command line, shown to whoever waits for the lock
 	wait           time.Duration // how long a writing command waits for the repository lock
+	// verbose (-v) prints more: every item of a grouped list, warnings
+	// of the libraries strata drives; quiet (-q) prints no progress or
+	// summary lines (see quietOutput).
+	verbose, quiet bool
+	restoreKlog    func() // set while -v lets client-go's warnings through
 }
 
 func newRoot(g *globals) *cobra.Command {
@@ -125,6 +137,18 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 	cmd.Version = "set" // makes cobra add --version; the template prints it all
 	cmd.SetVersionTemplate(version.String())
 	cmd.PersistentFlags().StringVar(&g.root, "root", "", "the fleet repository (default: the nearest directory upwards that holds config/config.yaml)")
+	// Declared before cobra adds --version, so that -v is --verbose, as in
+	// kubectl, and --version has no shorthand.
+	cmd.PersistentFlags().BoolVarP(&g.verbose, "verbose", "v", false, "print more: every target of a grouped plan or finding, and the warnings of the libraries strata drives")
+	cmd.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "print no progress or summary lines: errors, and the report -o json|yaml asks for, only")
+	cmd.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if g.verbose && g.quiet {
+			return usageErrorf("-q and -v: choose one")
+		}
+		g.quietOutput(c)
+		g.restoreKlog = g.verboseOutput()
+		return nil
+	}
 	cmd.AddCommand(
 		newRenderCmd(g),
 		newPromoteCmd(g),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -91,7 +90,7 @@ func (o *serveOptions) run(ctx context.Context) error {
 		return err
 	}
 	defer r.Close()
-	logger := slog.New(slog.NewTextHandler(o.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := o.logger()
 	if !loopback {
 		logger.Warn("listening on a non-loopback address: anyone who can reach it can read the fleet's configuration", "addr", o.addr)
 	}

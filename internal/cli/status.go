@@ -27,8 +27,9 @@ type statusOptions struct {
 func newStatusCmd(g *globals) *cobra.Command {
 	o := &statusOptions{globals: g}
 	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Show the rollout matrix: every target by every component, and the patches rolling out",
+		Use:         "status",
+		Annotations: map[string]string{reportAnnotation: "yes"},
+		Short:       "Show the rollout matrix: every target by every component, and the patches rolling out",
 		Long: `Status shows the rollout matrix: one row per target, in sequence order and
 grouped by dimension, one column per component. Each cell is the component's
 effective version there (its sources' targetRevision after the merge) and the

@@ -18,8 +18,9 @@ type validateOptions struct {
 func newValidateCmd(g *globals) *cobra.Command {
 	o := &validateOptions{globals: g}
 	cmd := &cobra.Command{
-		Use:   "validate",
-		Short: "Check the rendered Applications and ApplicationSets as Argo CD's API server would",
+		Use:         "validate",
+		Annotations: map[string]string{reportAnnotation: "yes"},
+		Short:       "Check the rendered Applications and ApplicationSets as Argo CD's API server would",
 		Long: `Validate renders every target in memory (nothing is written) and checks the result:
 
   - each Application and ApplicationSet against the schemas of Argo CD's CRDs,

@@ -20,8 +20,9 @@ type verifyOptions struct {
 func newVerifyCmd(g *globals) *cobra.Command {
 	o := &verifyOptions{globals: g}
 	cmd := &cobra.Command{
-		Use:   "verify --base REV",
-		Short: "Check that a change respects the sequence and its gates (for CI)",
+		Use:         "verify --base REV",
+		Annotations: map[string]string{reportAnnotation: "yes"},
+		Short:       "Check that a change respects the sequence and its gates (for CI)",
 		Long: `Verify is the check CI requires on every change. It renders the fleet as it is
 at the merge base of REV and HEAD and as it is in the working tree, and fails
 (exit 1) when the change:

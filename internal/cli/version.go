@@ -35,8 +35,9 @@ type versionInfo struct {
 func newVersionCmd(g *globals) *cobra.Command {
 	var out outputFormat
 	cmd := &cobra.Command{
-		Use:   "version",
-		Short: "Print strata's version, commit, build date and the Argo CD release validate checks against",
+		Use:         "version",
+		Annotations: map[string]string{reportAnnotation: "yes"},
+		Short:       "Print strata's version, commit, build date and the Argo CD release validate checks against",
 		Example: `  strata version
   strata --version
   strata version -o json`,

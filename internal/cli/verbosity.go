@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/klog/v2"
+
+	"github.com/strata-fleet/strata/internal/values"
+)
+
+// quietOutput sends the text a command prints on success to io.Discard
+// under -q, unless -o asks for data: errors (stderr) and the report asked
+// for still reach the user. Commands whose text is the report itself
+// (status, diff, explain, the findings of validate and verify) are
+// annotated reportAnnotation and keep it.
+func (g *globals) quietOutput(c *cobra.Command) {
+	if !g.quiet || c.Annotations[reportAnnotation] != "" || outputFlag(c) == "json" || outputFlag(c) == "yaml" {
+		return
+	}
+	g.stdout = io.Discard
+}
+
+// verboseOutput lets client-go's own warnings (klog, silenced by quietKlog)
+// reach standard error under -v, for the command's run; the returned
+// function silences them again.
+func (g *globals) verboseOutput() (restore func()) {
+	if !g.verbose {
+		return func() {}
+	}
+	klog.SetOutput(g.stderr)
+	return func() { klog.SetOutput(io.Discard) }
+}
+
+// logger is the log of a command that runs long (serve, rollout): its
+// warnings, and under -v what it does.
+func (g *globals) logger() *slog.Logger {
+	level := slog.LevelWarn
+	if g.verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// reportAnnotation marks a command whose standard output is the report the
+// user asked for, which -q does not silence.
+const reportAnnotation = "strata/report"
+
+// outputFlag is the value of c's -o flag ("" when it has none).
+func outputFlag(c *cobra.Command) string {
+	if c == nil {
+		return ""
+	}
+	if f := c.Flags().Lookup("output"); f != nil {
+		return f.Value.String()
+	}
+	return ""
+}
+
+// jsonOutput reports whether the command that ran was asked for -o json:
+// its errors are then JSON objects too.
+func jsonOutput(c *cobra.Command) bool { return outputFlag(c) == "json" }
+
+// jsonError is an error as -o json prints it, one object a line on
+// standard error: the exit code, the message, and where in the repository
+// the error is when it names a place.
+type jsonError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Column  int    `json:"column,omitempty"`
+	Hint    string `json:"hint,omitempty"`
+}
+
+// printJSONError prints err as printError does, as JSON objects: one per
+// joined error, each with the exit code of the whole.
+func printJSONError(w io.Writer, err error) {
+	code := exitCode(err)
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	enc := json.NewEncoder(w)
+	for _, e := range errs {
+		je := jsonError{Code: code, Message: strings.TrimRight(e.Error(), "\n")}
+		var ve *values.Error
+		if errors.As(e, &ve) {
+			je.File, je.Line, je.Column, je.Hint = ve.Pos.File, ve.Pos.Line, ve.Pos.Col, ve.Hint
+		}
+		_ = enc.Encode(je)
+	}
+}
