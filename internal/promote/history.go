@@ -136,3 +136,26 @@ func foldedAt(c *fleet.Component, patch string) string {
 	}
 	return at
 }
+
+// foldedPatches are the patches the component's history says were folded,
+// oldest first; a history that is not the list promote writes is an error
+// naming it.
+func foldedPatches(c *fleet.Component) ([]string, error) {
+	if c.History == nil {
+		return nil, nil
+	}
+	if _, _, err := readHistory(c.History); err != nil {
+		return nil, err
+	}
+	var h struct {
+		Folds []struct{ Patch string }
+	}
+	if err := yaml.Unmarshal(c.History.Data, &h); err != nil {
+		return nil, &values.Error{Pos: values.Pos{File: c.History.Path}, Msg: fmt.Sprintf("cannot read the folded patches: %v", err)}
+	}
+	names := make([]string, 0, len(h.Folds))
+	for _, f := range h.Folds {
+		names = append(names, f.Patch)
+	}
+	return names, nil
+}

@@ -79,7 +79,11 @@ func PrepareNewPatch(f *fleet.Fleet, opts NewPatchOptions) (*NewPatch, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := fmt.Sprintf("patch-%03d", nextPatchNumber(pl.comp))
+	next, err := nextPatchNumber(pl.comp)
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("patch-%03d", next)
 	meta := opts.Meta
 	now := opts.Now
 	if now.IsZero() {
@@ -99,18 +103,30 @@ func PrepareNewPatch(f *fleet.Fleet, opts NewPatchOptions) (*NewPatch, error) {
 }
 
 // nextPatchNumber is one more than the highest N of the component's
-// patch-N.yaml files, whatever their level.
-func nextPatchNumber(c *fleet.Component) int {
+// patch-N.yaml files, whatever their level, and of the patches its history
+// says were folded: a number names one change for good, in commits,
+// trailers and the history, so it is never given again.
+func nextPatchNumber(c *fleet.Component) (int, error) {
+	folded, err := foldedPatches(c)
+	if err != nil {
+		return 0, err
+	}
 	highest := 0
-	for _, lv := range c.Levels {
-		for _, file := range lv.Patches {
-			id := strings.TrimSuffix(strings.TrimPrefix(path.Base(file.Path), "patch-"), ".yaml")
-			if n, err := strconv.Atoi(id); err == nil && n > highest {
-				highest = n
-			}
+	consider := func(name string) {
+		id := strings.TrimSuffix(strings.TrimPrefix(name, "patch-"), ".yaml")
+		if n, err := strconv.Atoi(id); err == nil && n > highest {
+			highest = n
 		}
 	}
-	return highest + 1
+	for _, lv := range c.Levels {
+		for _, file := range lv.Patches {
+			consider(path.Base(file.Path))
+		}
+	}
+	for _, name := range folded {
+		consider(name)
+	}
+	return highest + 1, nil
 }
 
 // exampleBody is what a new patch without a body says to fill in.
