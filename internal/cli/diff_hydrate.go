@@ -49,8 +49,9 @@ func printHydrated(w io.Writer, hs []diff.Hydrated, color bool) {
 	fmt.Fprintln(w, hydratedSummary(hs))
 }
 
-// hydratedSummary is one line: how many sources' objects change, and how
-// many changed sources were not hydrated.
+// hydratedSummary is one line: how many changed sources were not hydrated
+// first (an all-clear that leaves some out is none), then how many
+// sources' objects change.
 func hydratedSummary(hs []diff.Hydrated) string {
 	objects, sources, notBuilt := 0, 0, 0
 	for _, h := range hs {
@@ -61,14 +62,16 @@ func hydratedSummary(hs []diff.Hydrated) string {
 		sources++
 		objects += len(h.Objects)
 	}
-	s := fmt.Sprintf("hydrated: %s change (%s)", plural(objects, "object"), plural(sources, "source"))
-	if sources == 0 {
-		s = "hydrated: no object changes"
+	changes := fmt.Sprintf("%s change (%s)", plural(objects, "object"), plural(sources, "source"))
+	switch {
+	case notBuilt == 0 && sources == 0:
+		return "hydrated: no object changes"
+	case notBuilt == 0:
+		return "hydrated: " + changes
+	case sources == 0:
+		return fmt.Sprintf("hydrated: %s not hydrated, their objects not compared (see above); no other source changes", plural(notBuilt, "changed source"))
 	}
-	if notBuilt > 0 {
-		s += fmt.Sprintf("; %s not hydrated (see above)", plural(notBuilt, "changed source"))
-	}
-	return s
+	return fmt.Sprintf("hydrated: %s not hydrated, their objects not compared (see above); %s", plural(notBuilt, "changed source"), changes)
 }
 
 // writeMarkdownHydrated adds the hydrated changes to a pull request
