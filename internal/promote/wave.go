@@ -17,9 +17,9 @@ type Wave struct {
 	Number int `json:"number"`
 	Of     int `json:"of"`
 	// Nodes are the nodes the step enters (the first is Plan.Target),
-	// Files the patch's new copies there.
-	Nodes []string `json:"nodes"`
-	Files []string `json:"files"`
+	// Files the patch's new copies there (none in WaveOf's answer).
+	Nodes []string `json:"nodes,omitempty"`
+	Files []string `json:"files,omitempty"`
 	// Entered is how many of the group's Total nodes have the patch once
 	// the wave is in.
 	Entered int `json:"entered"`
