@@ -138,7 +138,10 @@ type Patch struct {
 	// the wave of the next promotion, its nodes included.
 	Wave     *promote.Wave `json:"wave,omitempty"`
 	NextWave *promote.Wave `json:"nextWave,omitempty"`
-	latest   *fleet.File
+	// Unhealthy, with status --live, are the clusters its rollout let
+	// fail within a step's maxUnhealthy: (see ReadUnhealthy).
+	Unhealthy []string `json:"unhealthy,omitempty"`
+	latest    *fleet.File
 }
 
 // Compute returns the status of fleet f.

@@ -302,6 +302,11 @@ func (tw *tableWriter) patches(ct *ClusterType) {
 	for _, d := range destructive {
 		tw.line(tw.style(truncate("destructive: "+d, tw.opts.Width, false), styleBad))
 	}
+	for _, p := range ct.Patches {
+		for _, u := range p.Unhealthy {
+			tw.line(tw.style(truncate("unhealthy within maxUnhealthy: "+p.Component+"/"+p.Name+": "+u, tw.opts.Width, false), styleBad))
+		}
+	}
 }
 
 // patchBlocks writes the patches one block each, for a terminal too narrow
