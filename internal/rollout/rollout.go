@@ -94,6 +94,11 @@ type runner struct {
 	res   *Result
 	// reverting is set while the rollout waits for a revert.
 	reverting bool
+	// budget is the failure budget of the step being verified (nil for
+	// none); unhealthy the Strata-Unhealthy trailers of the clusters the
+	// last step left unhealthy within it, for the next step's commit.
+	budget    *budget
+	unhealthy []string
 }
 
 // Run rolls the patch out: it completes what an earlier run left (an
