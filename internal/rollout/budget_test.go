@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -22,6 +23,7 @@ func TestWavesAndBudgets(t *testing.T) {
 	api := startAPI(t)
 	t.Run("a cluster unhealthy within maxUnhealthy is named and the rollout goes on", func(t *testing.T) { testWithinBudget(t, newHarness(t, api)) })
 	t.Run("past maxUnhealthy the step fails", func(t *testing.T) { testBeyondBudget(t, newHarness(t, api)) })
+	t.Run("a cluster not healthy at the timeout within maxUnhealthy", func(t *testing.T) { testTimeoutWithinBudget(t, newHarness(t, api)) })
 	t.Run("a wave is one step", func(t *testing.T) { testWaveStep(t, newHarness(t, api)) })
 }
 
@@ -146,5 +148,39 @@ func testWaveStep(t *testing.T, h *harness) {
 	}
 	if len(promoted) != 2 || !cmp.Equal(promoted[1].Targets, []string{"workload/integration/ap-south1", "workload/integration/eu-west1"}) {
 		t.Errorf("promoted events: %+v", promoted)
+	}
+}
+
+// testTimeoutWithinBudget keeps w2 progressing: at the timeout it is the
+// one cluster of the step not healthy, within maxUnhealthy: 50% of two,
+// and the rollout goes on.
+func testTimeoutWithinBudget(t *testing.T, h *harness) {
+	h.setIntegration("{maxUnhealthy: 50%}", "[us-east1, eu-west1]")
+	h.write(integrationPatch, patch)
+	h.health = func(cluster, _ string) string {
+		if cluster == "w2" {
+			return "Progressing"
+		}
+		return ""
+	}
+	timeout := 5 * time.Minute
+	stepped := false
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindWaiting && e.Synced == e.Total && !stepped {
+			stepped = true
+			h.clock.Step(timeout)
+		}
+	}
+	res, err := h.rollout(rollout.Options{Timeout: &timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != rollout.StoppedGate {
+		t.Errorf("result %+v, want the gate", res)
+	}
+	i := slices.IndexFunc(h.events, func(e rollout.Event) bool { return e.Kind == rollout.KindUnhealthy })
+	if i < 0 || len(h.events[i].Unhealthy) != 1 || h.events[i].Unhealthy[0].Cluster != "w2" ||
+		h.events[i].Unhealthy[0].Reason != "synced: health Progressing" {
+		t.Errorf("want an unhealthy event naming w2, progressing: %+v", h.events)
 	}
 }
