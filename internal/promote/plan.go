@@ -27,6 +27,10 @@ type Options struct {
 	// Approval), at Now (default: the current time).
 	Approver string
 	Now      time.Time
+	// Until, a node ID, keeps a wave that enters it from going past it
+	// (strata rollout --until): the wave stops at its last node under
+	// Until, and the next promotion completes it.
+	Until string
 }
 
 // Op is one file operation of a plan.
@@ -146,7 +150,7 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 
 	after := maps(before)
 	if next := pl.next(after, latest); next != nil {
-		nodes, wave := pl.wave(after, next)
+		nodes, wave := pl.wave(after, next, opts.Until)
 		p.Target, p.TargetFile, p.Wave = next.ID(), pl.file(next), wave
 		for _, n := range nodes {
 			for _, g := range pl.gates(before, n) {

@@ -31,8 +31,9 @@ type Wave struct {
 // nodes at the promotion level that the patch covers (s) are counted, and
 // the step enters the uncovered ones from next on until the end of the
 // first wave that count does not reach. A patch moved by hand into part of
-// a wave is completed to the end of that wave.
-func (pl *planner) wave(s state, next *fleet.Node) ([]*fleet.Node, *Wave) {
+// a wave is completed to the end of that wave. A wave that enters until
+// does not go past it.
+func (pl *planner) wave(s state, next *fleet.Node, until string) ([]*fleet.Node, *Wave) {
 	g, ok := pl.f.Config.WavesAt(next)
 	if !ok || next.Depth != pl.level {
 		return []*fleet.Node{next}, nil
@@ -50,10 +51,10 @@ func (pl *planner) wave(s state, next *fleet.Node) ([]*fleet.Node, *Wave) {
 	}
 	ends := g.Waves.Ends(len(members))
 	k := slices.IndexFunc(ends, func(e int) bool { return e > covered })
-	w := &Wave{Group: g.Node.ID(), Number: k + 1, Of: len(ends), Entered: ends[k], Total: len(members)}
+	w := &Wave{Group: g.Node.ID(), Number: k + 1, Of: len(ends), Total: len(members)}
 	var nodes []*fleet.Node
 	for _, n := range members[start:] {
-		if covered+len(nodes) == ends[k] {
+		if covered+len(nodes) == ends[k] || (len(nodes) > 0 && stopsAt(until, nodes[0], n)) {
 			break
 		}
 		if !s.covers(n) {
@@ -61,7 +62,15 @@ func (pl *planner) wave(s state, next *fleet.Node) ([]*fleet.Node, *Wave) {
 			w.Nodes, w.Files = append(w.Nodes, n.ID()), append(w.Files, pl.file(n))
 		}
 	}
+	w.Entered = covered + len(nodes)
 	return nodes, w
+}
+
+// stopsAt reports whether a wave that began at first stops before n:
+// first is at or under until, and n is not.
+func stopsAt(until string, first, n *fleet.Node) bool {
+	under := func(n *fleet.Node) bool { return n.ID() == until || strings.HasPrefix(n.ID(), until+"/") }
+	return until != "" && under(first) && !under(n)
 }
 
 // WaveOf says which wave of its latest location's group a patch is in:

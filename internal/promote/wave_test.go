@@ -109,22 +109,27 @@ func TestWaveSizing(t *testing.T) {
 		at    []string
 		want  []string
 		num   int
+		until string
 	}{
-		{"the first wave", "[2, 100%]", []string{"integration"}, []string{"r1", "r2"}, 1},
+		{"the first wave", "[2, 100%]", []string{"integration"}, []string{"r1", "r2"}, 1, ""},
 		{"the last wave takes the rest", "[2, 1]", []string{"integration", "production/r1", "production/r2"},
-			[]string{"r3", "r4", "r5", "r6"}, 2},
-		{"a percentage rounds up", "[10%, 100%]", []string{"integration"}, []string{"r1"}, 1},
+			[]string{"r3", "r4", "r5", "r6"}, 2, ""},
+		{"a percentage rounds up", "[10%, 100%]", []string{"integration"}, []string{"r1"}, 1, ""},
 		{"percentages are of the whole group", "[50%, 50%]", []string{"integration", "production/r1", "production/r2", "production/r3"},
-			[]string{"r4", "r5", "r6"}, 2},
+			[]string{"r4", "r5", "r6"}, 2, ""},
 		{"a wave begun by hand is completed", "[1, 3, 100%]", []string{"integration", "production/r1", "production/r2"},
-			[]string{"r3", "r4"}, 2},
+			[]string{"r3", "r4"}, 2, ""},
 		{"a count beyond the group is the whole group", "[40]", []string{"integration"},
-			[]string{"r1", "r2", "r3", "r4", "r5", "r6"}, 1},
+			[]string{"r1", "r2", "r3", "r4", "r5", "r6"}, 1, ""},
+		{"a wave that enters --until stops there", "[1, 3, 100%]", []string{"integration", "production/r1"},
+			[]string{"r2"}, 2, "production/r2"},
+		{"a wave before --until is whole", "[1, 3, 100%]", []string{"integration", "production/r1"},
+			[]string{"r2", "r3", "r4"}, 2, "integration"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			config := strings.Replace(wavesConfig, "[1, 2, 25%, 100%]", tt.waves, 1)
-			p := mustPrepare(t, newFleet(t, config, patchesAt(tt.at...)), Options{Approve: true})
+			p := mustPrepare(t, newFleet(t, config, patchesAt(tt.at...)), Options{Approve: true, Until: tt.until})
 			var want []string
 			for _, r := range tt.want {
 				want = append(want, "production/"+r)

@@ -235,7 +235,8 @@ func (r *runner) checkOptions(f *fleet.Fleet) error {
 // prepare plans the next step. A manual gate that is not approved stops
 // the rollout: prepare records it in the result and returns errGate.
 func (r *runner) prepare(f *fleet.Fleet) (*promote.Plan, error) {
-	popts := promote.Options{ClusterType: r.opts.ClusterType, Component: r.opts.Component, Patch: r.opts.Patch, Level: r.opts.Level}
+	popts := promote.Options{ClusterType: r.opts.ClusterType, Component: r.opts.Component, Patch: r.opts.Patch, Level: r.opts.Level,
+		Until: r.opts.Until}
 	plan, err := promote.Prepare(f, popts)
 	var gate *promote.GateError
 	if !errors.As(err, &gate) {
