@@ -48,7 +48,7 @@ func (w Waves) Ends(n int) []int {
 				size = (w[i].N*n + 99) / 100 // rounded up
 			}
 		}
-		done = min(n, done+max(1, size))
+		done = min(n, done+max(1, min(size, n))) // min: no overflow of a huge count
 		if len(w) > 0 && i == len(w)-1 {
 			done = n // the last wave completes the group
 		}

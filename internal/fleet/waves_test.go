@@ -1,6 +1,7 @@
 package fleet_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -28,6 +29,7 @@ func TestWaveEnds(t *testing.T) {
 		{"percentages are of the whole group, not of what is left", fleet.Waves{pct(50), pct(50), pct(50)}, 4, []int{2, 4}},
 		{"no waves: one node per step", nil, 3, []int{1, 2, 3}},
 		{"an empty group has no wave", fleet.Waves{count(1)}, 0, nil},
+		{"a huge count does not overflow", fleet.Waves{count(1), count(math.MaxInt), count(1)}, 5, []int{1, 5}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
