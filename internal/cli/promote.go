@@ -269,6 +269,7 @@ func (o *promoteOptions) print(p *promote.Plan) {
 	}
 	if p.Target != "" {
 		fmt.Fprintf(w, "%spromoted to %s: %s\n", prefix, p.Target, p.TargetFile)
+		printWave(w, prefix, p.Wave)
 	} else {
 		fmt.Fprintln(w, "no further promotion target: the patch has reached the end of the sequence")
 	}

@@ -116,7 +116,12 @@ func rolloutLine(e rollout.Event, now time.Time) string {
 		if len(e.Gates) > 0 {
 			fmt.Fprintf(&b, ", approved gate %s", strings.Join(e.Gates, ", "))
 		}
-		b.WriteString(")")
+		b.WriteString(plannedWave(e) + ")")
+		for _, n := range e.Nodes {
+			if len(e.Nodes) > 1 {
+				fmt.Fprintf(&b, "\n  enters %s", n)
+			}
+		}
 	case rollout.KindPromoted:
 		fmt.Fprintf(&b, "%.12s %s", e.Commit, e.Message)
 	case rollout.KindWaiting, rollout.KindHealthy:
@@ -125,9 +130,10 @@ func rolloutLine(e rollout.Event, now time.Time) string {
 		if e.Kind == rollout.KindWaiting {
 			b.WriteString(notReady(e.Apps))
 		}
+		b.WriteString(withinBudget(e.Unhealthy))
 	case rollout.KindSoaking:
 		fmt.Fprintf(&b, "%s: soaking, %d/%d healthy, %s left", e.Step, e.Healthy, e.Total, max(0, e.SoakUntil.Sub(now)).Round(time.Second))
-	case rollout.KindSoaked:
+	case rollout.KindSoaked, rollout.KindUnhealthy:
 		fmt.Fprintf(&b, "%s: %s", e.Step, e.Message)
 	case rollout.KindCheck:
 		if e.Passed {
@@ -171,4 +177,25 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// plannedWave is what a planned step's line says of its budget (its
+// subject names its wave).
+func plannedWave(e rollout.Event) string {
+	if e.MaxUnhealthy == "" {
+		return ""
+	}
+	return ", maxUnhealthy " + e.MaxUnhealthy
+}
+
+// withinBudget names the clusters a step lets fail within its budget.
+func withinBudget(unhealthy []rollout.Failure) string {
+	if len(unhealthy) == 0 {
+		return ""
+	}
+	var names []string
+	for _, f := range unhealthy {
+		names = append(names, f.Cluster)
+	}
+	return "; unhealthy within maxUnhealthy: " + strings.Join(names, ", ")
 }

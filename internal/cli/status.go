@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/strata-fleet/strata/internal/atomicfile"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/status"
 )
@@ -110,6 +111,9 @@ func (o *statusOptions) run(ctx context.Context) error {
 			return err
 		}
 		s = s.WithLive(rep)
+		if err := status.ReadUnhealthy(ctx, git.Exec{Dir: r.dir}, s); err != nil {
+			return err
+		}
 	}
 	if o.html != "" {
 		if o.html == "-" {

@@ -26,6 +26,13 @@ type RolloutSettings struct {
 	// missing key.
 	HasChecks bool
 	Pos       values.Pos
+
+	// Waves size the steps that enter the nodes under the node (see
+	// WavesAt); HasWaves tells "waves: []" from a missing key.
+	// MaxUnhealthy is the step's failure budget (see RolloutPolicy).
+	Waves        Waves
+	HasWaves     bool
+	MaxUnhealthy *Amount
 }
 
 // Check is a command strata rollout runs after a step has synced, become
@@ -45,6 +52,11 @@ type RolloutPolicy struct {
 	// become healthy.
 	Timeout time.Duration
 	Checks  []Check
+
+	// MaxUnhealthy is how many of a step's clusters may fail to become
+	// synced and healthy (named, not waited for) without failing the
+	// step: a count, or a percentage of the step's clusters (default 0).
+	MaxUnhealthy Amount
 }
 
 // RolloutAt resolves the rollout policy of node n (nil: the top level).
@@ -71,6 +83,12 @@ func (c *Config) RolloutAt(n *Node) RolloutPolicy {
 			pol.Checks, checks = s.Checks, true
 		}
 	}
+	for _, s := range chain {
+		if s.MaxUnhealthy != nil {
+			pol.MaxUnhealthy = *s.MaxUnhealthy
+			break
+		}
+	}
 	return pol
 }
 
@@ -80,7 +98,8 @@ func parseRollout(v *values.Value, path []string) (*RolloutSettings, error) {
 		e.Hint = "rollout: {soak: 10m, timeout: 15m, checks: [{name: smoke, command: ./smoke.sh}]}"
 		return nil, e
 	}
-	if err := knownKeys(v, path, "soak", "timeout", "checks"); err != nil {
+	if err := knownKeys(v, path, "soak", "timeout", "checks",
+		"waves", "maxUnhealthy"); err != nil {
 		return nil, err
 	}
 	s := &RolloutSettings{Pos: v.Pos}
@@ -106,6 +125,9 @@ func parseRollout(v *values.Value, path []string) (*RolloutSettings, error) {
 			return nil, err
 		}
 		s.Checks = checks
+	}
+	if err := parseWavesAndBudget(s, v, path); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -14,6 +14,13 @@
 //     recorded, when an approver is given, in the new copy's metadata
 //     (metadata.approvals: the gate, who, when; see [Approval] and
 //     [RecordApproval]) so that the change carries it and CI can check it;
+//     where config.yaml's rollout waves: apply (fleet.Config.WavesAt), the
+//     step enters the next nodes of its wave at once, every copy the same
+//     ([Plan].Wave, wave.go): the group's nodes at the promotion level
+//     that the patch covers are counted, and the step fills the first wave
+//     that count does not reach (the plan stays a function of where the
+//     patch is; a wave begun by hand is completed); [WaveOf] is the wave
+//     a patch is in, for status;
 //  4. coalesce: once every target under a node has the patch, the copies
 //     under it become one patch at that node;
 //  5. integrate: once every first-dimension node has it, the patch is merged

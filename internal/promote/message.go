@@ -21,7 +21,7 @@ func Subject(p *Plan) string {
 	what := fmt.Sprintf("%s of %s/%s", p.Patch, p.ClusterType, p.Component)
 	var parts []string
 	if p.Target != "" {
-		parts = append(parts, "Promote "+what+" to "+p.Target)
+		parts = append(parts, "Promote "+what+" to "+p.Target+waveSubject(p.Wave))
 	}
 	for _, c := range p.Coalesced {
 		if len(parts) == 0 {
@@ -113,4 +113,20 @@ func countTargets(n, total int) string {
 		s = "target's"
 	}
 	return fmt.Sprintf("%d of %d %s rendered output", n, total, s)
+}
+
+// waveSubject is what a subject says of a wave after its first node:
+// ", production/b (wave 2 of 4 of production)"; up to three nodes are
+// named, then how many more.
+func waveSubject(w *Wave) string {
+	if w == nil {
+		return ""
+	}
+	s := ""
+	if len(w.Nodes) > 3 {
+		s = fmt.Sprintf(" and %d more nodes", len(w.Nodes)-1)
+	} else if len(w.Nodes) > 1 {
+		s = ", " + strings.Join(w.Nodes[1:], ", ")
+	}
+	return s + fmt.Sprintf(" (wave %d of %d of %s)", w.Number, w.Of, w.Group)
 }

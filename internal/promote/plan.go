@@ -27,6 +27,10 @@ type Options struct {
 	// Approval), at Now (default: the current time).
 	Approver string
 	Now      time.Time
+	// Until, a node ID, keeps a wave that enters it from going past it
+	// (strata rollout --until): the wave stops at its last node under
+	// Until, and the next promotion completes it.
+	Until string
 }
 
 // Op is one file operation of a plan.
@@ -59,6 +63,9 @@ type Plan struct {
 	// when the patch is at the end of the sequence.
 	Target     string `json:"target,omitempty"`
 	TargetFile string `json:"targetFile,omitempty"`
+	// Wave, when config.yaml's rollout waves: size the step, is its wave:
+	// every node it enters (Target the first), each with a new copy.
+	Wave *Wave `json:"wave,omitempty"`
 	// Gates are the manual gates the promotion passes.
 	Gates []string `json:"gates,omitempty"`
 	// Approvals are those recorded in TargetFile for Gates (when
@@ -143,8 +150,15 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 
 	after := maps(before)
 	if next := pl.next(after, latest); next != nil {
-		p.Target, p.TargetFile = next.ID(), pl.file(next)
-		p.Gates = pl.gates(before, next)
+		nodes, wave := pl.wave(after, next, opts.Until)
+		p.Target, p.TargetFile, p.Wave = next.ID(), pl.file(next), wave
+		for _, n := range nodes {
+			for _, g := range pl.gates(before, n) {
+				if !slices.Contains(p.Gates, g) {
+					p.Gates = append(p.Gates, g)
+				}
+			}
+		}
 		if len(p.Gates) > 0 && !opts.Approve {
 			cmd := fmt.Sprintf("strata promote %s %s %s", pl.ct.Name, pl.comp.Name, p.Patch)
 			if opts.Level != "" {
@@ -159,7 +173,9 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 				return nil, fmt.Errorf("recording the approval in %s: %w", p.TargetFile, err)
 			}
 		}
-		after[next.ID()] = data
+		for _, n := range nodes {
+			after[n.ID()] = data
+		}
 	}
 	promoted := maps(after)
 

@@ -32,6 +32,15 @@
 // checks, commands run with sh -c in the repository with the step in
 // STRATA_* variables (CheckEnv), exit status 0 passing.
 //
+// Where config.yaml's rollout waves: apply, a step is a wave of nodes
+// (promote.Plan.Wave): one promotion, one commit, one wait, one soak. A
+// step's failure budget, rollout maxUnhealthy: (budget.go), lets that many
+// of its clusters fail to become synced and healthy: they are excused
+// (not waited for, named in the events' Unhealthy and a KindUnhealthy
+// event, and in Strata-Unhealthy trailers on the next step's commit) and
+// the rollout goes on; one more fails the step as any failure does
+// without a budget.
+//
 // Soak, timeout and checks come from config.yaml's rollout: settings
 // (fleet.Config.RolloutAt: per node of the sequence, inherited downwards),
 // Options.Soak and Options.Timeout override them for one run.

@@ -56,6 +56,7 @@ func (r *runner) dryRun(ctx context.Context, f *fleet.Fleet) error {
 		for _, c := range pol.Checks {
 			ev.Checks = append(ev.Checks, c.Name)
 		}
+		plannedWave(&ev, plan, pol)
 		r.emit(ev)
 		for _, op := range plan.Ops {
 			if op.Kind == "remove" {

@@ -28,6 +28,9 @@ const (
 	KindSoaked Kind = "soaked"
 	// KindCheck: a configured check ran (Check, Passed, Message).
 	KindCheck Kind = "check"
+	// KindUnhealthy: the step passed with clusters that failed within
+	// its budget (rollout maxUnhealthy:), named in Unhealthy.
+	KindUnhealthy Kind = "unhealthy"
 	// KindGate: the next step enters a manual gate that is not approved;
 	// Command continues the rollout.
 	KindGate Kind = "gate"
@@ -76,6 +79,16 @@ type Event struct {
 	Command string   `json:"command,omitempty"`
 	// Failures are the Applications (or checks) that failed.
 	Failures []Failure `json:"failures,omitempty"`
+	// Unhealthy are the clusters of the step that failed within its
+	// budget (rollout maxUnhealthy:), one failure each: the step does not
+	// wait for them, and the rollout goes on.
+	Unhealthy []Failure `json:"unhealthy,omitempty"`
+	// Nodes are the nodes a KindPlanned step enters, when rollout waves:
+	// size it (Wave says which: "2 of 4 of production"); MaxUnhealthy is
+	// its budget, when it has one.
+	Nodes        []string `json:"nodes,omitempty"`
+	Wave         string   `json:"wave,omitempty"`
+	MaxUnhealthy string   `json:"maxUnhealthy,omitempty"`
 }
 
 // AppState is one Application (or ApplicationSet) a step waits for, and

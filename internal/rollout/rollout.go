@@ -94,6 +94,11 @@ type runner struct {
 	res   *Result
 	// reverting is set while the rollout waits for a revert.
 	reverting bool
+	// budget is the failure budget of the step being verified (nil for
+	// none); unhealthy the Strata-Unhealthy trailers of the clusters the
+	// last step left unhealthy within it, for the next step's commit.
+	budget    *budget
+	unhealthy []string
 }
 
 // Run rolls the patch out: it completes what an earlier run left (an
@@ -230,7 +235,8 @@ func (r *runner) checkOptions(f *fleet.Fleet) error {
 // prepare plans the next step. A manual gate that is not approved stops
 // the rollout: prepare records it in the result and returns errGate.
 func (r *runner) prepare(f *fleet.Fleet) (*promote.Plan, error) {
-	popts := promote.Options{ClusterType: r.opts.ClusterType, Component: r.opts.Component, Patch: r.opts.Patch, Level: r.opts.Level}
+	popts := promote.Options{ClusterType: r.opts.ClusterType, Component: r.opts.Component, Patch: r.opts.Patch, Level: r.opts.Level,
+		Until: r.opts.Until}
 	plan, err := promote.Prepare(f, popts)
 	var gate *promote.GateError
 	if !errors.As(err, &gate) {

@@ -78,11 +78,12 @@ func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, err
 	st.soak = st.policy.Soak
 	rendered := promote.Rendered{Changed: targetIDs(targets), Total: len(f.Config.Root.Leaves())}
 	msg := promote.CommitMessage(subject, plan, rendered,
-		fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+		append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)...)
 	subject, _, _ = strings.Cut(msg, "\n")
 	if st.commit, err = r.repo.commit(ctx, msg, "config", render.OutputDir); err != nil {
 		return nil, err
 	}
+	r.unhealthy = nil
 	st.revert, st.pick = st.commit, changedIn(st.commit)
 	if err := r.repo.push(ctx); err != nil {
 		return nil, err
@@ -126,6 +127,8 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 	if err != nil {
 		return err
 	}
+	r.budget = stepBudget(st.policy)
+	defer func() { r.budget = nil }()
 	if err := r.waitHealthy(ctx, st.node, ws, st.policy.Timeout); err != nil {
 		return err
 	}
@@ -135,7 +138,11 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 	if err := r.soak(ctx, st.node, ws, st.soak); err != nil {
 		return err
 	}
-	return r.runChecks(ctx, st)
+	if err := r.runChecks(ctx, st); err != nil {
+		return err
+	}
+	r.keepUnhealthy(st, ws)
+	return nil
 }
 
 // remainingSoak is what remains of soak for objects that were healthy

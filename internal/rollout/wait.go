@@ -61,7 +61,9 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, time
 	var last []AppState
 	for {
 		if f := o.failures(); len(f) > 0 && !r.reverting {
-			return &StepError{Step: step, Commit: ws.commit, Failures: f}
+			if f = r.budget.excuse(o, f); len(f) > 0 {
+				return &StepError{Step: step, Commit: ws.commit, Failures: f}
+			}
 		} else if len(f) > 0 {
 			// After a revert, a failure is Argo CD still syncing the
 			// failed spec (a retried operation keeps it): end it, and
@@ -72,21 +74,26 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, time
 			last = append([]AppState{}, o.apps...)
 			synced, healthy := o.counts()
 			kind := KindWaiting
-			if o.healthy() {
+			if r.budget.healthy(o) {
 				kind = KindHealthy
 			}
 			r.emit(Event{Kind: kind, Step: step, Commit: ws.commit, Apps: o.apps, Synced: synced, Healthy: healthy,
-				Total: len(o.apps), Since: since, Deadline: since.Add(timeout)})
+				Total: len(o.apps), Since: since, Deadline: since.Add(timeout), Unhealthy: r.budget.unhealthy(o)})
 		}
-		if o.healthy() {
+		if r.budget.healthy(o) {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		case <-deadline.C():
+			f := r.budget.excuse(o, o.timeoutFailures())
+			if len(f) == 0 {
+				r.emitWithinBudget(step, ws.commit, o, since, timeout)
+				return nil
+			}
 			return &StepError{Step: step, Commit: ws.commit, Failures: append([]Failure{{Reason: fmt.Sprintf(
-				"timed out after %s waiting for the Applications to sync and become healthy", timeout)}}, o.timeoutFailures()...)}
+				"timed out after %s waiting for the Applications to sync and become healthy", timeout)}}, f...)}
 		case <-refresh.C():
 			r.refresh(ctx, o)
 		case <-r.watch.changed:
@@ -107,14 +114,14 @@ func (r *runner) soak(ctx context.Context, step string, ws *waitSet, d time.Dura
 	var last []AppState
 	for {
 		o := r.observe(ws)
-		if f := o.soakFailures(); len(f) > 0 {
+		if f := r.budget.excuse(o, r.budget.drop(o.soakFailures())); len(f) > 0 {
 			return &StepError{Step: step, Commit: ws.commit, Failures: f}
 		}
 		if last == nil || !reflect.DeepEqual(last, o.apps) {
 			last = append([]AppState{}, o.apps...)
 			synced, healthy := o.counts()
 			r.emit(Event{Kind: KindSoaking, Step: step, Commit: ws.commit, Apps: o.apps, Synced: synced, Healthy: healthy,
-				Total: len(o.apps), SoakUntil: until})
+				Total: len(o.apps), SoakUntil: until, Unhealthy: r.budget.unhealthy(o)})
 		}
 		select {
 		case <-ctx.Done():

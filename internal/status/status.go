@@ -133,7 +133,15 @@ type Patch struct {
 	// Deletes are the Applications and ApplicationSets the patch switches
 	// off where they run: the destructive part of the change.
 	Deletes []Deletion `json:"deletes,omitempty"`
-	latest  *fleet.File
+	// Wave, where config.yaml's rollout waves: apply at the patch's latest
+	// location, is the wave it is in (the last it entered); NextWave is
+	// the wave of the next promotion, its nodes included.
+	Wave     *promote.Wave `json:"wave,omitempty"`
+	NextWave *promote.Wave `json:"nextWave,omitempty"`
+	// Unhealthy, with status --live, are the clusters its rollout let
+	// fail within a step's maxUnhealthy: (see ReadUnhealthy).
+	Unhealthy []string `json:"unhealthy,omitempty"`
+	latest    *fleet.File
 }
 
 // Compute returns the status of fleet f.
@@ -297,7 +305,11 @@ func patches(f *fleet.Fleet, ct *fleet.ClusterType, c *fleet.Component, m *Clust
 		default:
 			p.Next = plan.Target
 			p.NextGates = plan.Gates
+			p.NextWave = plan.Wave
 			p.Integrates = plan.Target == "" && plan.Integrated != ""
+		}
+		if p.Wave, err = promote.WaveOf(f, promote.Options{ClusterType: ct.Name, Component: c.Name, Patch: name}); err != nil {
+			return nil, err
 		}
 		if p.Deletes, err = deletions(f, ct, c, p.latest, p, m); err != nil {
 			return nil, err

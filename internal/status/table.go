@@ -3,6 +3,7 @@ package status
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -278,6 +279,9 @@ func (tw *tableWriter) patches(ct *ClusterType) {
 		if len(p.Gates) > 0 {
 			gates = cell{text: strings.Join(p.Gates, ", "), style: styleGate}
 		}
+		if w := p.NextWave; w != nil && len(w.Nodes) > 1 {
+			next.text = strings.Replace(next.text, p.Next, fmt.Sprintf("%s +%d", p.Next, len(w.Nodes)-1), 1)
+		}
 		rows = append(rows, []cell{
 			{text: p.Component + "/" + p.Name, style: stylePatch},
 			{text: p.Latest},
@@ -285,6 +289,7 @@ func (tw *tableWriter) patches(ct *ClusterType) {
 			next, gates,
 		})
 	}
+	cols, rows = waveColumn(ct.Patches, cols, rows)
 	natural(cols, rows)
 	if total := tableWidth(cols); tw.opts.Width > 0 && total > tw.opts.Width {
 		tw.patchBlocks(cols, rows)
@@ -296,6 +301,11 @@ func (tw *tableWriter) patches(ct *ClusterType) {
 	}
 	for _, d := range destructive {
 		tw.line(tw.style(truncate("destructive: "+d, tw.opts.Width, false), styleBad))
+	}
+	for _, p := range ct.Patches {
+		for _, u := range p.Unhealthy {
+			tw.line(tw.style(truncate("unhealthy within maxUnhealthy: "+p.Component+"/"+p.Name+": "+u, tw.opts.Width, false), styleBad))
+		}
 	}
 }
 
@@ -436,4 +446,22 @@ func shadowed(ct *ClusterType) bool {
 		}
 	}
 	return false
+}
+
+// waveColumn adds the WAVE column after AT when a patch is in a wave of
+// config.yaml's rollout waves: "2/4 production" (the second of the four
+// waves of production's nodes), "-" for a patch where none apply.
+func waveColumn(ps []Patch, cols []column, rows [][]cell) ([]column, [][]cell) {
+	if !slices.ContainsFunc(ps, func(p Patch) bool { return p.Wave != nil }) {
+		return cols, rows
+	}
+	cols = slices.Insert(cols, 2, column{header: "WAVE", left: true})
+	for i, p := range ps {
+		c := cell{text: "-"}
+		if w := p.Wave; w != nil {
+			c.text = fmt.Sprintf("%d/%d %s", w.Number, w.Of, w.Group)
+		}
+		rows[i] = slices.Insert(rows[i], 2, c)
+	}
+	return cols, rows
 }

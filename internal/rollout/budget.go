@@ -1,0 +1,189 @@
+package rollout
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/promote"
+)
+
+// budget is a step's failure budget, config.yaml's rollout maxUnhealthy:
+// how many of the step's clusters may fail to become synced and healthy
+// without failing it. The clusters that fail within it are excused: the
+// step no longer waits for them, names them in its events (Unhealthy) and
+// in the next step's commit (Strata-Unhealthy trailers), and the rollout
+// goes on. One more fails the step, as a failure always did without a
+// budget.
+type budget struct {
+	max fleet.Amount
+	// excused are the clusters that failed within the budget, each with
+	// the first failure seen of it.
+	excused map[string]Failure
+	order   []string
+}
+
+func newBudget(max fleet.Amount) *budget {
+	return &budget{max: max, excused: map[string]Failure{}}
+}
+
+// allowed is how many of the observed step's clusters may fail.
+func (b *budget) allowed(o *observation) int {
+	var clusters []string
+	for _, a := range o.apps {
+		if !slices.Contains(clusters, a.Cluster) {
+			clusters = append(clusters, a.Cluster)
+		}
+	}
+	return b.max.Allowed(len(clusters))
+}
+
+// excuse takes failures within the budget: it returns nil when every
+// cluster failing now, with those excused before, fits in it (and excuses
+// them), else the failures that fail the step, the excused clusters'
+// included. A nil budget excuses nothing.
+func (b *budget) excuse(o *observation, failures []Failure) []Failure {
+	if b == nil || len(failures) == 0 {
+		return failures
+	}
+	add := map[string]Failure{}
+	var order []string
+	for _, f := range failures {
+		if f.Cluster == "" {
+			return b.withExcused(failures) // a failure of no cluster (a timeout's own reason) is no cluster's
+		}
+		if _, ok := b.excused[f.Cluster]; ok {
+			continue
+		}
+		if _, ok := add[f.Cluster]; !ok {
+			add[f.Cluster] = f
+			order = append(order, f.Cluster)
+		}
+	}
+	if len(b.excused)+len(add) > b.allowed(o) {
+		return b.withExcused(failures)
+	}
+	for _, c := range order {
+		b.excused[c] = add[c]
+	}
+	b.order = append(b.order, order...)
+	return nil
+}
+
+// withExcused is failures and the failures of the clusters excused before,
+// those left out of it, for the error of a step past its budget.
+func (b *budget) withExcused(failures []Failure) []Failure {
+	out := slices.Clone(failures)
+	for _, c := range b.order {
+		if !slices.ContainsFunc(failures, func(f Failure) bool { return f.Cluster == c }) {
+			out = append(out, b.excused[c])
+		}
+	}
+	return out
+}
+
+// drop leaves out of failures those of excused clusters.
+func (b *budget) drop(failures []Failure) []Failure {
+	if b == nil {
+		return failures
+	}
+	return slices.DeleteFunc(slices.Clone(failures), func(f Failure) bool { _, ok := b.excused[f.Cluster]; return ok })
+}
+
+// healthy reports whether every object of o is synced and healthy, but
+// those of the excused clusters.
+func (b *budget) healthy(o *observation) bool {
+	for _, a := range o.apps {
+		if _, ok := b.excusedCluster(a.Cluster); !ok && !a.Healthy() {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *budget) excusedCluster(c string) (Failure, bool) {
+	if b == nil {
+		return Failure{}, false
+	}
+	f, ok := b.excused[c]
+	return f, ok
+}
+
+// unhealthy are the excused clusters that are still not synced and
+// healthy in o (one that recovered is no longer named), each with its
+// failure.
+func (b *budget) unhealthy(o *observation) []Failure {
+	if b == nil {
+		return nil
+	}
+	var out []Failure
+	for _, c := range b.order {
+		if slices.ContainsFunc(o.apps, func(a AppState) bool { return a.Cluster == c && !a.Healthy() }) {
+			out = append(out, b.excused[c])
+		}
+	}
+	return out
+}
+
+// UnhealthyTrailer is the commit trailer that names a cluster a step left
+// unhealthy within its budget, on the next step's commit.
+const UnhealthyTrailer = "Strata-Unhealthy"
+
+// unhealthyTrailers are the trailers of the clusters the last step left
+// unhealthy within its budget: "Strata-Unhealthy: cluster w2 (workload/
+// integration/eu-west1) at <commit>: <reason>".
+func unhealthyTrailers(step string, commit string, failures []Failure) []string {
+	var out []string
+	for _, f := range failures {
+		reason, _, _ := strings.Cut(f.Reason, "\n")
+		out = append(out, fmt.Sprintf("%s: cluster %s (%s) of the step to %s (%.12s): %s", UnhealthyTrailer, f.Cluster, f.Target, step, commit, reason))
+	}
+	return out
+}
+
+// emitWithinBudget reports a wait that ended at its timeout with every
+// cluster not healthy excused by the budget.
+func (r *runner) emitWithinBudget(step, commit string, o *observation, since time.Time, timeout time.Duration) {
+	synced, healthy := o.counts()
+	r.emit(Event{Kind: KindHealthy, Step: step, Commit: commit, Apps: o.apps, Synced: synced, Healthy: healthy,
+		Total: len(o.apps), Since: since, Deadline: since.Add(timeout), Unhealthy: r.budget.unhealthy(o),
+		Message: fmt.Sprintf("timed out after %s; the clusters not healthy are within maxUnhealthy %s", timeout, r.budget.max)})
+}
+
+// stepBudget is the failure budget of a step with policy p; nil when it
+// allows none, so that a step without one fails as it always did.
+func stepBudget(p fleet.RolloutPolicy) *budget {
+	if p.MaxUnhealthy.N == 0 {
+		return nil
+	}
+	return newBudget(p.MaxUnhealthy)
+}
+
+// keepUnhealthy records, once st passed, the clusters it left unhealthy
+// within its budget, for the next step's commit, and says so.
+func (r *runner) keepUnhealthy(st *step, ws *waitSet) {
+	left := r.budget.unhealthy(r.observe(ws))
+	if len(left) == 0 {
+		return
+	}
+	r.unhealthy = append(r.unhealthy, unhealthyTrailers(st.node, st.commit, left)...)
+	var names []string
+	for _, f := range left {
+		names = append(names, f.Cluster)
+	}
+	r.emit(Event{Kind: KindUnhealthy, Step: st.node, Commit: st.commit, Unhealthy: left,
+		Message: fmt.Sprintf("the step passed with %s unhealthy, within maxUnhealthy %s; the rollout goes on", strings.Join(names, ", "), r.budget.max)})
+}
+
+// plannedWave adds to a KindPlanned event the wave of its plan and its
+// failure budget.
+func plannedWave(ev *Event, plan *promote.Plan, pol fleet.RolloutPolicy) {
+	if w := plan.Wave; w != nil {
+		ev.Nodes, ev.Wave = w.Nodes, fmt.Sprintf("%d of %d of %s", w.Number, w.Of, w.Group)
+	}
+	if pol.MaxUnhealthy.N > 0 {
+		ev.MaxUnhealthy = pol.MaxUnhealthy.String()
+	}
+}
