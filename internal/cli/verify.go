@@ -98,17 +98,38 @@ func (o *verifyOptions) run() error {
 			return err
 		}
 	} else {
-		for _, f := range res.Findings {
-			where := f.File
-			if f.Line > 0 {
-				where = fmt.Sprintf("%s:%d", f.File, f.Line)
-			}
-			fmt.Fprintf(o.stdout, "%s: %s: %s: %s\n", where, f.Target, f.Rule, f.Message)
-		}
+		o.printFindings(res.Findings)
 		fmt.Fprintln(o.stdout, res.Summary())
 	}
 	if len(res.Findings) > 0 {
 		return &exitError{code: exitFindings, msg: "verify: " + res.Summary()}
 	}
 	return nil
+}
+
+// printFindings prints the findings that say the same of one file and line
+// once, with the targets they concern summarised (all of them under -v):
+// one edit of a values.yaml behind a gate is one line, not one per target.
+func (o *verifyOptions) printFindings(findings []verify.Finding) {
+	type key struct {
+		file       string
+		line       int
+		rule, text string
+	}
+	var g group[key]
+	for _, f := range findings {
+		g.add(key{f.File, f.Line, f.Rule, f.Message}, f.Target)
+	}
+	for _, k := range g.keys {
+		where := k.file
+		if k.line > 0 {
+			where = fmt.Sprintf("%s:%d", k.file, k.line)
+		}
+		targets := g.names[k]
+		what := targets[0]
+		if len(targets) > 1 {
+			what = fmt.Sprintf("%d targets (%s)", len(targets), nameList(targets, o.verbose))
+		}
+		fmt.Fprintf(o.stdout, "%s: %s: %s: %s\n", where, what, k.rule, k.text)
+	}
 }
