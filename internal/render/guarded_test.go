@@ -1,4 +1,4 @@
-package validate
+package render
 
 import (
 	"strings"
@@ -11,7 +11,7 @@ import (
 
 // A reference guarded the way Helm users write optional values is not a
 // finding; one that renders an empty string is, with the key it misses.
-func TestMissingReferences(t *testing.T) {
+func TestGuardedReferences(t *testing.T) {
 	vals, err := values.Decode("values.yaml", []byte("cluster:\n  name: mc-1\n  region: us-east1\nempty: {}\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -47,9 +47,9 @@ func TestMissingReferences(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.text, func(t *testing.T) {
 			var got []string
-			for _, r := range references(tt.text) {
-				if i := missingAt(r.path, vals); i >= 0 && !guardedBy(r, i) {
-					got = append(got, "."+strings.Join(r.path, "."))
+			for _, r := range References(tt.text) {
+				if r.Missing(vals) >= 0 {
+					got = append(got, "."+strings.Join(r.Path, "."))
 				}
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
