@@ -46,7 +46,8 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		}
 		return ex.code
 	}
-	printError(stderr, err)
+	// A report as data lists every error: a script reads them all.
+	printError(stderr, err, g.verbose || outputFormat(outputFlag(ran)).data())
 	return exitCode(err)
 }
 
@@ -59,22 +60,38 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
+// shownErrors is how many of a list of errors printError prints, unless
+// told to print them all (-o json, -o yaml).
+const shownErrors = 20
+
 // printError prints err as "strata: <first line>" then its details; joined
-// errors each get their own block.
-func printError(w io.Writer, err error) {
-	var errs []error
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	} else {
-		errs = []error{err}
-	}
-	if len(errs) > 1 {
-		fmt.Fprintf(w, "strata: %d errors\n", len(errs))
+// errors each get their own block, after a line that says how many there
+// are, and how many of them are shown.
+func printError(w io.Writer, err error, all bool) {
+	errs := errorList(err)
+	total := len(errs)
+	switch {
+	case total > shownErrors && !all:
+		fmt.Fprintf(w, "strata: %d errors, the first %d shown (-v or -o json lists them all)\n", total, shownErrors)
+		errs = errs[:shownErrors]
+	case total > 1:
+		fmt.Fprintf(w, "strata: %d errors\n", total)
 	}
 	for _, e := range errs {
 		msg := strings.TrimRight(e.Error(), "\n")
 		fmt.Fprintf(w, "strata: %s\n", escapeControls(msg))
 	}
+	if len(errs) < total {
+		fmt.Fprintf(w, "strata: %d of %d errors shown\n", len(errs), total)
+	}
+}
+
+// errorList is the errors err joins, or err alone.
+func errorList(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // escapeControls writes the characters of s that do not print (escape

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/pin"
 )
 
@@ -19,6 +21,9 @@ type pinOptions struct {
 	noRender bool
 	output   outputFormat
 	approver string // who approves the gates, for the commit's trailer
+	// commit and branch: --commit, --branch, as promote's.
+	commit bool
+	branch string
 }
 
 func newPinCmd(g *globals) *cobra.Command {
@@ -40,9 +45,20 @@ clone has it (a branch never pushed, a commit on no remote branch, a tag, an
 abbreviated hash) is pinned with a warning that says what only the remote can
 tell.
 
-config.yaml is edited in place, its comments and layout kept. A pin that changes
-targets behind a manual gate (promotion: manual) needs --approve, as promote
-does. Afterwards the fleet is re-rendered (cluster.revision in the values).
+The node must exist and, with --cluster-type, the cluster type must be placed
+there (config.yaml's at:); the plan covers the targets render makes, each
+cluster type where it is placed. The node, the cluster type and the revision
+are checked before anything else: then a pin that changes targets behind a
+manual gate (promotion: manual) needs --approve, as promote does, and
+--approver names who approves (default: git's user.name and user.email).
+
+config.yaml is edited in place, its comments and layout kept. Afterwards the
+fleet is re-rendered (cluster.revision in the values). --commit commits
+config/config.yaml and rendered/ (approvals as Approved-by trailers), on
+--branch NAME when given, as promote --commit does.
+
+The plan is printed once per cluster type and revision change, its targets
+summarised; --verbose (or -o json) lists every target.
 
 The pin takes effect through Git: each cluster's root object reads its rendered
 values.yaml at the branch (repository.revision) and deploys its rendered/
@@ -57,7 +73,10 @@ moves a pin behind a manual gate records the approval in an Approved-by trailer
   strata pin production 826fa76d08fc2ce87c863196e52d5a4fa9259a82 --approve
 
   # Pin one cluster type of a sector to a tag
-  strata pin production/prod-sector-1 v1.4.0 --cluster-type regional-cluster --approve`,
+  strata pin production/prod-sector-1 v1.4.0 --cluster-type regional-cluster --approve
+
+  # Commit the pin with its approval on a branch, for a pull request
+  strata pin production v1.4.0 --approve --approver "Jane Doe <jane@example.com>" --branch pin/production-v1.4.0`,
 		Args:              cobra.ExactArgs(2),
 		ValidArgsFunction: o.complete,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -72,7 +91,14 @@ moves a pin behind a manual gate records the approval in an Approved-by trailer
 			if o.force {
 				o.opts.Command += " --force"
 			}
-			return o.run()
+			o.commit = o.commit || o.branch != ""
+			switch {
+			case o.commit && o.dryRun:
+				return usageErrorf("--commit and --branch make a commit; --dry-run changes nothing: give one or the other")
+			case o.commit && o.noRender:
+				return usageErrorf("--commit and --branch commit rendered/ with config/; --no-render would commit config/ out of step with it")
+			}
+			return o.run(cmd.Context())
 		},
 	}
 	f := cmd.Flags()
@@ -81,6 +107,9 @@ moves a pin behind a manual gate records the approval in an Approved-by trailer
 	f.BoolVar(&o.force, "force", false, "pin a revision that the repository's Git clone cannot resolve")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what changes and change nothing")
 	f.BoolVar(&o.noRender, "no-render", false, "do not re-render rendered/ afterwards")
+	f.StringVar(&o.approver, "approver", "", "who approves, `\"Name <email>\"` (default: git's user.name and user.email)")
+	f.BoolVar(&o.commit, "commit", false, "commit the pin: config/config.yaml and rendered/, nothing else, the approvals as Approved-by trailers")
+	f.StringVar(&o.branch, "branch", "", "commit the pin on branch `NAME` (created at HEAD when it does not exist), for a pull request; implies --commit")
 	addOutputFlag(f, &o.output, "")
 	return cmd
 }
@@ -92,11 +121,13 @@ type pinReport struct {
 
 	DryRun   bool          `json:"dryRun"`
 	Rendered *renderReport `json:"rendered,omitempty"`
+	// Commit is what --commit did.
+	Commit *promoteCommit `json:"commit,omitempty"`
 	// Branch is the revision the clusters' root objects read the pin at.
 	Branch string `json:"branch"`
 }
 
-func (o *pinOptions) run() error {
+func (o *pinOptions) run(ctx context.Context) error {
 	r, err := o.openRepo()
 	if err != nil {
 		return err
@@ -113,6 +144,7 @@ func (o *pinOptions) run() error {
 	if err != nil {
 		return err
 	}
+	// What was given first (node, cluster type, revision), then the gate.
 	p, err := pin.Prepare(f, o.opts)
 	if err != nil {
 		return err
@@ -122,12 +154,26 @@ func (o *pinOptions) run() error {
 		if rep.Resolution, err = pin.Resolve(r.dir, p.Revision, o.force); err != nil {
 			return err
 		}
+	}
+	if err := pin.Gate(p, o.opts); err != nil {
+		return err
+	}
+	if len(p.Gates) > 0 && o.approver == "" {
+		o.approver = gitIdentity(r.dir)
+	}
+	if len(p.Gates) > 0 && o.approver == "" && o.commit {
+		return usageErrorf("the pin passes the manual gate %s: its commit records who approved; give --approver \"Name <email>\" or set git config user.name and user.email", strings.Join(p.Gates, ", "))
+	}
+	if rep.Resolution != nil {
 		for _, w := range rep.Resolution.Warnings {
 			fmt.Fprintf(o.stderr, "strata: warning: %s\n", w)
 		}
 	}
-	if len(p.Gates) > 0 {
-		o.approver = gitIdentity(r.dir)
+	var gr git.Repo
+	if p.Changed && o.commit {
+		if gr, err = o.startCommit(ctx, r); err != nil {
+			return err
+		}
 	}
 	if p.Changed && !o.dryRun {
 		if err := pin.Apply(r.dir, p); err != nil {
@@ -138,60 +184,17 @@ func (o *pinOptions) run() error {
 				return fmt.Errorf("the pin is set but rendering failed (fix it, then run strata render): %w", err)
 			}
 		}
+		if o.commit {
+			if rep.Commit, err = o.commitPin(ctx, gr, p); err != nil {
+				return err
+			}
+		}
 	}
 	if o.output.data() {
 		return o.output.write(o.stdout, rep)
 	}
 	o.print(rep)
 	return nil
-}
-
-func (o *pinOptions) print(rep pinReport) {
-	w, p := o.stdout, rep.Plan
-	what := "every cluster type"
-	if p.ClusterType != "" {
-		what = p.ClusterType
-	}
-	if !p.Changed {
-		fmt.Fprintf(w, "%s is already pinned to %s (%s): nothing to do\n", p.Node, p.Revision, what)
-		return
-	}
-	verb := "pinned"
-	if rep.DryRun {
-		fmt.Fprintln(w, "dry run: nothing is changed")
-		verb = "would pin"
-	}
-	fmt.Fprintf(w, "%s %s to %s (%s) in %s\n", verb, p.Node, p.Revision, what, p.File)
-	if res := rep.Resolution; res != nil && res.Commit != "" && res.Commit != p.Revision {
-		fmt.Fprintf(w, "%s: %s, commit %s in this clone\n", p.Revision, res.Kind, short(res.Commit))
-	}
-	for _, g := range p.Gates {
-		fmt.Fprintf(w, "passing manual gate %s (approved)\n", g)
-	}
-	if len(p.Changes) == 0 {
-		fmt.Fprintln(w, "no target changes revision: the nodes below have pins of their own")
-	}
-	for _, c := range p.Changes {
-		fmt.Fprintf(w, "  %s %s: %s -> %s\n", c.ClusterType, c.Target, short(c.From), short(c.To))
-	}
-	if rep.Rendered != nil {
-		fmt.Fprintf(w, "rendered/: %d files created, %d updated, %d removed\n", rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
-	}
-	if rep.DryRun {
-		return
-	}
-	fmt.Fprintf(w, "next steps:\n  git add %s rendered/\n  git commit -m %q", p.File, fmt.Sprintf("Pin %s to %s", p.Node, short(p.Revision)))
-	approver := o.approver
-	if approver == "" {
-		approver = "Name <email>"
-	}
-	for _, g := range p.Gates {
-		fmt.Fprintf(w, " --trailer %q", "Approved-by: "+approver+" for "+g)
-	}
-	fmt.Fprintln(w)
-	if len(p.Clusters) > 0 {
-		fmt.Fprintf(w, "once the commit is on %s, the root objects of %s read the pin there and follow it (no bootstrap needed)\n", rep.Branch, strings.Join(p.Clusters, ", "))
-	}
 }
 
 // short abbreviates a full commit hash as git does.
@@ -214,4 +217,98 @@ func (o *pinOptions) complete(_ *cobra.Command, args []string, _ string) ([]stri
 	var out []string
 	f.Config.Root.Walk(func(n *fleet.Node) { out = append(out, n.ID()) })
 	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+func (o *pinOptions) print(rep pinReport) {
+	w, p := o.stdout, rep.Plan
+	what := "every cluster type"
+	if p.ClusterType != "" {
+		what = p.ClusterType
+	}
+	if !p.Changed {
+		fmt.Fprintf(w, "%s is already pinned to %s (%s): nothing to do\n", p.Node, p.Revision, what)
+		return
+	}
+	verb := "pinned"
+	if rep.DryRun {
+		fmt.Fprintln(w, "dry run: nothing is changed")
+		verb = "would pin"
+	}
+	fmt.Fprintf(w, "%s %s to %s (%s) in %s\n", verb, p.Node, p.Revision, what, p.File)
+	if res := rep.Resolution; res != nil && res.Commit != "" && res.Commit != p.Revision {
+		fmt.Fprintf(w, "%s: %s, commit %s in this clone\n", p.Revision, res.Kind, short(res.Commit))
+	}
+	approvedBy := ""
+	if o.approver != "" {
+		approvedBy = " by " + o.approver
+	}
+	for _, g := range p.Gates {
+		fmt.Fprintf(w, "passing manual gate %s (approved%s)\n", g, approvedBy)
+	}
+	if len(p.Changes) == 0 {
+		fmt.Fprintln(w, "no target changes revision: the nodes below have pins of their own")
+	} else {
+		verb := "change"
+		if len(p.Changes) == 1 {
+			verb = "changes"
+		}
+		fmt.Fprintf(w, "%s %s revision:\n", plural(len(p.Changes), "target"), verb)
+	}
+	if o.verbose {
+		for _, c := range p.Changes {
+			fmt.Fprintf(w, "  %s %s: %s -> %s\n", c.ClusterType, c.Target, short(c.From), short(c.To))
+		}
+	} else {
+		for _, g := range groupChanges(p.Changes) {
+			for _, l := range g.lines(3) {
+				fmt.Fprintf(w, "  %s\n", l)
+			}
+		}
+	}
+	if rep.Rendered != nil {
+		fmt.Fprintf(w, "rendered/: %d files created, %d updated, %d removed\n", rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
+	}
+	if rep.DryRun {
+		return
+	}
+	if c := rep.Commit; c != nil {
+		o.printCommit(c, rep.Branch, p)
+		return
+	}
+	fmt.Fprintf(w, "next steps:\n  git add %s rendered/\n  git commit -m %q", p.File, pinSubject(p))
+	approver := o.approver
+	if approver == "" {
+		approver = "Name <email>"
+	}
+	for _, g := range p.Gates {
+		fmt.Fprintf(w, " --trailer %q", "Approved-by: "+approver+" for "+g)
+	}
+	fmt.Fprintln(w)
+	o.printFollow(rep.Branch, p)
+}
+
+// printCommit says what --commit did and what comes next.
+func (o *pinOptions) printCommit(c *promoteCommit, branch string, p *pin.Plan) {
+	on := "on " + c.Branch
+	if c.Branch == "" {
+		on = "at a detached HEAD"
+	}
+	fmt.Fprintf(o.stdout, "committed %s %s: %s\n", short(c.Commit), on, pinSubject(p))
+	if o.branch != "" {
+		fmt.Fprintf(o.stdout, "next: push it and open a pull request (git push -u origin %s)\n", c.Branch)
+	}
+	o.printFollow(branch, p)
+}
+
+// printFollow says which clusters follow the pin once it is on the branch.
+func (o *pinOptions) printFollow(branch string, p *pin.Plan) {
+	if len(p.Clusters) == 0 {
+		return
+	}
+	names := p.Clusters
+	more := ""
+	if !o.verbose && len(names) > 5 {
+		names, more = names[:3], fmt.Sprintf(" and %d more clusters", len(names)-3)
+	}
+	fmt.Fprintf(o.stdout, "once the commit is on %s, the root objects of %s%s read the pin there and follow it (no bootstrap needed)\n", branch, strings.Join(names, ", "), more)
 }

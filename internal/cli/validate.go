@@ -31,6 +31,12 @@ func newValidateCmd(g *globals) *cobra.Command {
     repository.url): the path must exist; a Kustomize directory must build and
     a Helm chart must render (offline: remote bases and chart dependencies
     that are not vendored are reported, not fetched);
+  - references of the values' templates to keys the values do not have,
+    which render '' ({{ .Values.cluster.regoin }}, or {{ .name }} meant for
+    an ApplicationSet's template): an error at the value's file and line,
+    whatever render.missingKeys says; a reference guarded as Helm users write
+    optional values (default, required, empty, coalesce, hasKey, if, with)
+    is not;
   - resources that two clusters of the inventory render under the same name
     into one Argo CD (a hub's, for its spokes): an error;
   - patches of one level directory that set the same field (a warning);
@@ -41,8 +47,9 @@ func newValidateCmd(g *globals) *cobra.Command {
 
 Each finding names the rendered file, the field path and, when it comes from
 the configuration, the file and line that set it. Findings identical but for
-the target are shown once, with the number of other files. Errors make the
-command exit 1; warnings do not.`,
+the target are shown once, with the number of other files. Every check runs
+and reports in one run. Errors make the command exit 1; warnings do not; a
+repository that does not load or render exits 3.`,
 		Example: `  # Check the fleet of the current repository
   strata validate
 

@@ -81,12 +81,8 @@ type jsonError struct {
 // joined error, each with the exit code of the whole.
 func printJSONError(w io.Writer, err error) {
 	code := exitCode(err)
-	errs := []error{err}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		errs = j.Unwrap()
-	}
 	enc := json.NewEncoder(w)
-	for _, e := range errs {
+	for _, e := range errorList(err) {
 		je := jsonError{Code: code, Message: strings.TrimRight(e.Error(), "\n")}
 		var ve *values.Error
 		if errors.As(e, &ve) {

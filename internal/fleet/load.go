@@ -189,9 +189,6 @@ func (n *Node) leavesAtDepth(depth int) []*Node {
 // (package rootfs), for the time of one load.
 type cacher interface{ Cache() *rootfs.Cache }
 
-// maxErrors bounds how many problems one load reports.
-const maxErrors = 20
-
 type loader struct {
 	fsys fs.FS
 	cfg  *Config
@@ -204,11 +201,9 @@ type loader struct {
 	under []*Node
 }
 
-func (l *loader) fail(err error) {
-	if len(l.errs) < maxErrors {
-		l.errs = append(l.errs, err)
-	}
-}
+// fail records a problem of the load. All are kept: the CLI prints the
+// first ones and says how many there are (-o json lists them all).
+func (l *loader) fail(err error) { l.errs = append(l.errs, err) }
 
 func (l *loader) clusterType(decl ClusterTypeDecl, targets []*Node) *ClusterType {
 	dir := "config/" + decl.Name

@@ -6,8 +6,12 @@
 // what `strata pin NODE REVISION [--cluster-type CT]` does: the node's new
 // pin (one revision for every cluster type, or one for CT, the others keeping
 // what they ran), the targets and inventory clusters whose revision changes,
-// the manual gates they sit behind (which need approval, as for promote), and
-// the new text of config.yaml. The text is edited in place (package yamledit)
+// the manual gates they sit behind, and the new text of config.yaml. The
+// targets are those render makes: each cluster type's where config.yaml's
+// at: places it (fleet.ClusterType.Targets); a CT not placed at the node is
+// an error. Gate refuses a plan behind a manual gate without approval (as
+// for promote); it is separate so that the CLI checks the revision (Resolve)
+// before it asks for the approval. The text is edited in place (package yamledit)
 // so that comments and layout stay; the result is loaded again and checked to
 // differ from the old configuration by the pin alone.
 //

@@ -68,7 +68,12 @@ func (e *GateError) Error() string {
 	return fmt.Sprintf("the pin changes targets behind the manual gate %s; approve it with: %s --approve", strings.Join(q, ", "), e.Command)
 }
 
-// Prepare plans moving a pin.
+// Prepare plans moving a pin: it checks the node and the cluster type
+// (which must be placed at the node, config.yaml's at:) and computes the
+// changes over the targets render makes, the cluster types where they are
+// placed. It does not refuse a plan behind a manual gate: Gate does, so that
+// a caller can check the revision first (Resolve) and ask for the approval
+// last.
 func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 	if err := fleet.CheckRevision(opts.Revision); err != nil {
 		return nil, err
@@ -78,17 +83,13 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 	if n == nil || n.Depth == 0 {
 		return nil, unknownNode(f, opts.Node)
 	}
-	types := f.Config.ClusterTypes
-	if opts.ClusterType != "" {
-		if f.ClusterType(opts.ClusterType) == nil {
-			var names []string
-			for _, d := range types {
-				names = append(names, d.Name)
-			}
-			return nil, suggest.UnknownFlag("--cluster-type", "cluster type", opts.ClusterType, names)
-		}
+	types, err := placed(f, n, opts.ClusterType)
+	if err != nil {
+		return nil, err
 	}
-	want := newRevision(n.Revision, opts, f)
+	// types are every cluster type placed at n: the others keep their
+	// revision when a pin for all becomes one per type.
+	want := newRevision(n.Revision, opts, types)
 	p := &Plan{Node: n.ID(), Revision: opts.Revision, ClusterType: opts.ClusterType, File: fleet.ConfigPath, Changes: []Change{}, Clusters: []string{}}
 	if sameRevision(n.Revision, want) {
 		return p, nil
@@ -109,25 +110,75 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 	}
 	p.Content, p.Changed = content, true
 	changed := map[string]bool{} // type + "\x00" + target
-	for _, d := range types {
-		for _, t := range n.Leaves() {
-			from, to := f.Revision(d.Name, t), after.Revision(d.Name, after.Config.Find(t.Path()))
+	under := map[*fleet.Node]bool{}
+	for _, t := range n.Leaves() {
+		under[t] = true
+	}
+	for _, ct := range types {
+		// The cluster type's targets, as render makes them, under n.
+		for _, t := range ct.Targets {
+			if !under[t] || (opts.ClusterType != "" && ct.Name != opts.ClusterType) {
+				continue
+			}
+			from, to := f.Revision(ct.Name, t), after.Revision(ct.Name, after.Config.Find(t.Path()))
 			if from != to {
-				p.Changes = append(p.Changes, Change{ClusterType: d.Name, Target: t.ID(), From: orHEAD(from), To: to})
-				changed[d.Name+"\x00"+t.ID()] = true
+				p.Changes = append(p.Changes, Change{ClusterType: ct.Name, Target: t.ID(), From: orHEAD(from), To: to})
+				changed[ct.Name+"\x00"+t.ID()] = true
 			}
 		}
 	}
 	p.Gates = gates(n, p.Changes)
-	if len(p.Gates) > 0 && !opts.Approve {
-		return nil, &GateError{Gates: p.Gates, Command: opts.Command}
-	}
 	for _, c := range f.ClustersUnder(n) {
 		if changed[c.Type+"\x00"+c.Target.ID()] {
 			p.Clusters = append(p.Clusters, c.Name)
 		}
 	}
 	return p, nil
+}
+
+// Gate returns a *GateError when the plan changes targets behind manual
+// gates and opts does not approve them.
+func Gate(p *Plan, opts Options) error {
+	if len(p.Gates) > 0 && !opts.Approve {
+		return &GateError{Gates: p.Gates, Command: opts.Command}
+	}
+	return nil
+}
+
+// placed returns the cluster types that have targets at or under n; name,
+// when given, must be one of them.
+func placed(f *fleet.Fleet, n *fleet.Node, name string) ([]*fleet.ClusterType, error) {
+	if name != "" {
+		ct := f.ClusterType(name)
+		if ct == nil {
+			var names []string
+			for _, d := range f.ClusterTypes {
+				names = append(names, d.Name)
+			}
+			return nil, suggest.UnknownFlag("--cluster-type", "cluster type", name, names)
+		}
+		if !ct.ExistsAt(n) {
+			return nil, suggest.Unknownf("cluster type %q is not placed at %s: it has no target there (config.yaml's at: places it at %s)", name, n.ID(), nodeList(ct.At))
+		}
+	}
+	var out []*fleet.ClusterType
+	for _, ct := range f.ClusterTypes {
+		if ct.ExistsAt(n) {
+			out = append(out, ct)
+		}
+	}
+	if len(out) == 0 {
+		return nil, suggest.Unknownf("no cluster type is placed at %s: it has no target (config.yaml's at:)", n.ID())
+	}
+	return out, nil
+}
+
+func nodeList(nodes []*fleet.Node) string {
+	ids := make([]string, len(nodes))
+	for i, n := range nodes {
+		ids[i] = n.ID()
+	}
+	return strings.Join(ids, ", ")
 }
 
 func orHEAD(s string) string {
@@ -143,8 +194,9 @@ func unknownNode(f *fleet.Fleet, node string) error {
 	return suggest.Unknown("node", node, ids)
 }
 
-// newRevision is the node's pin after the change.
-func newRevision(old *fleet.Revision, opts Options, f *fleet.Fleet) *fleet.Revision {
+// newRevision is the node's pin after the change; types are the cluster
+// types placed at the node.
+func newRevision(old *fleet.Revision, opts Options, types []*fleet.ClusterType) *fleet.Revision {
 	if opts.ClusterType == "" {
 		return &fleet.Revision{All: opts.Revision}
 	}
@@ -154,8 +206,8 @@ func newRevision(old *fleet.Revision, opts Options, f *fleet.Fleet) *fleet.Revis
 		maps.Copy(by, old.ByType)
 	case old != nil && old.All != "":
 		// A pin for every type becomes one per type: the others keep it.
-		for _, d := range f.Config.ClusterTypes {
-			by[d.Name] = old.All
+		for _, ct := range types {
+			by[ct.Name] = old.All
 		}
 	}
 	by[opts.ClusterType] = opts.Revision

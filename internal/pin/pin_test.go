@@ -152,7 +152,11 @@ var cmpEmpty = cmp.Comparer(func(a, b []string) bool {
 func TestPinGates(t *testing.T) {
 	f := load(t)
 	opts := pin.Options{Node: "production/prod-sector-1", Revision: "v2", Command: "strata pin production/prod-sector-1 v2"}
-	_, err := pin.Prepare(f, opts)
+	p, err := pin.Prepare(f, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = pin.Gate(p, opts)
 	var ge *pin.GateError
 	if !errors.As(err, &ge) {
 		t.Fatalf("Prepare = %v, want a *GateError", err)
@@ -161,16 +165,16 @@ func TestPinGates(t *testing.T) {
 		t.Errorf("error = %q, want %q", err, want)
 	}
 	opts.Approve = true
-	p, err := pin.Prepare(f, opts)
-	if err != nil {
+	if err := pin.Gate(p, opts); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"production"}, p.Gates); diff != "" {
 		t.Errorf("gates (-want +got):\n%s", diff)
 	}
 	// Pinning integration passes no gate.
-	if _, err := pin.Prepare(f, pin.Options{Node: "integration", Revision: "v2"}); err != nil {
-		t.Errorf("pinning integration: %v", err)
+	opts = pin.Options{Node: "integration", Revision: "v2"}
+	if p, err := pin.Prepare(f, opts); err != nil || pin.Gate(p, opts) != nil {
+		t.Errorf("pinning integration: %v, %v", err, pin.Gate(p, opts))
 	}
 }
 
@@ -201,5 +205,79 @@ func TestPinErrors(t *testing.T) {
 				t.Errorf("Prepare = %v, want an error containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// placedConfig places the cluster type edge at two of the four targets.
+const placedConfig = `dimensions: [environments, regions]
+repository: {url: https://git.example.com/platform.git, revision: main}
+sequence:
+  environments:
+    - name: dev
+      regions: [us-east1, eu-west1]
+    - name: prod
+      regions: [us-east1, eu-west1]
+cluster_types:
+  - name: mc
+  - name: edge
+    at: [dev/eu-west1, prod/us-east1]
+`
+
+func loadPlaced(t *testing.T) *fleet.Fleet {
+	t.Helper()
+	fsys := fstest.MapFS{"config/config.yaml": {Data: []byte(placedConfig)}}
+	for _, ct := range []string{"mc", "edge"} {
+		fsys["config/"+ct+"/defaults.yaml"] = &fstest.MapFile{Data: []byte("applications: {default: {project: default}}\n")}
+		fsys["config/"+ct+"/argocd/values.yaml"] = &fstest.MapFile{Data: []byte("applications: {argocd: {destination: {namespace: argocd}}}\n")}
+	}
+	f, err := fleet.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// A pin plans changes for the targets render makes: a cluster type only
+// where config.yaml's at: places it.
+func TestPinPlansPlacedTargetsOnly(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    pin.Options
+		changes []string // type target
+	}{
+		{"every cluster type of an environment", pin.Options{Node: "prod", Revision: "v2"},
+			[]string{"mc prod/us-east1", "mc prod/eu-west1", "edge prod/us-east1"}},
+		{"every cluster type of a region without edge", pin.Options{Node: "prod/eu-west1", Revision: "v2"},
+			[]string{"mc prod/eu-west1"}},
+		{"the placed cluster type", pin.Options{Node: "dev", Revision: "v2", ClusterType: "edge"},
+			[]string{"edge dev/eu-west1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := loadPlaced(t)
+			p, err := pin.Prepare(f, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range p.Changes {
+				got = append(got, c.ClusterType+" "+c.Target)
+				ct := f.ClusterType(c.ClusterType)
+				if !ct.ExistsAt(f.Config.Find(strings.Split(c.Target, "/"))) {
+					t.Errorf("change for %s at %s, where it has no target", c.ClusterType, c.Target)
+				}
+			}
+			if diff := cmp.Diff(tt.changes, got); diff != "" {
+				t.Errorf("changes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestPinRefusesATypeNotPlaced(t *testing.T) {
+	_, err := pin.Prepare(loadPlaced(t), pin.Options{Node: "prod/eu-west1", Revision: "v2", ClusterType: "edge"})
+	want := `cluster type "edge" is not placed at prod/eu-west1: it has no target there (config.yaml's at: places it at dev/eu-west1, prod/us-east1)`
+	if err == nil || err.Error() != want {
+		t.Errorf("Prepare = %v, want %q", err, want)
 	}
 }

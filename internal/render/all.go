@@ -9,9 +9,6 @@ import (
 	"github.com/strata-fleet/strata/internal/values"
 )
 
-// maxTargetErrors bounds how many failing targets one run reports.
-const maxTargetErrors = 10
-
 // RenderAll renders targets in parallel and returns their outputs in the
 // order of targets. progress, when not nil, is called after each target
 // (from any goroutine). When targets fail, the errors of the first ones in
@@ -68,7 +65,8 @@ func (r *Renderer) RenderStream(targets []Target, progress func(done, total int)
 	return nil
 }
 
-// dedupe keeps the first maxTargetErrors distinct errors in target order.
+// dedupe keeps the distinct errors in target order (the CLI prints the
+// first ones and says how many there are).
 // A problem in a file that many targets share fails each of them the same
 // way: it is reported once, with the number of other targets it fails.
 func dedupe(errs []error) []error {
@@ -80,9 +78,7 @@ func dedupe(errs []error) []error {
 		}
 		te, ok := err.(*TargetError)
 		if !ok {
-			if len(out) < maxTargetErrors {
-				out = append(out, err)
-			}
+			out = append(out, err)
 			continue
 		}
 		key := te.Err.Error()
@@ -90,11 +86,9 @@ func dedupe(errs []error) []error {
 			first.Others++
 			continue
 		}
-		if len(out) < maxTargetErrors {
-			te := &TargetError{Target: te.Target, Err: te.Err}
-			index[key] = te
-			out = append(out, te)
-		}
+		te = &TargetError{Target: te.Target, Err: te.Err}
+		index[key] = te
+		out = append(out, te)
 	}
 	return out
 }

@@ -12,7 +12,11 @@
 // the reference, unless config.yaml says render.missingKeys: error (or
 // Renderer.StrictKeys, for validate): then it is an error at the value's
 // file and line, found in pass 2 (missing.go) and in the texts a chart runs
-// tpl on in pass 1 (stricttpl.go).
+// tpl on in pass 1 (stricttpl.go). A reference guarded as Helm users write
+// optional values ({{ .Values.x | default "y" }}, hasKey, if/with, empty,
+// coalesce, required) is no error: a static reading of the template
+// (guarded.go, which strata validate uses too) tells it from one that
+// renders empty, and such a target renders as without strict keys.
 //
 // The output of a target is Chart.yaml, values.yaml (the merged values,
 // verbatim) and templates/<metadata.name>.yaml per resource, as bytes. It

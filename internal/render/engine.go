@@ -69,7 +69,11 @@ func (c *Chart) passOne(vals *values.Value, release, prefix string, shortcuts, s
 		return "", err
 	}
 	if st != nil && len(st.missing) > 0 {
-		return "", errors.Join(st.errors(vals)...)
+		// nil when every reference to a missing key is guarded: the
+		// manifest has them as Helm renders them without strict keys.
+		if err := errors.Join(st.errors(vals)...); err != nil {
+			return "", err
+		}
 	}
 	return manifest, nil
 }

@@ -16,9 +16,10 @@ var missingKeyRE = regexp.MustCompile(`at <([^>]*)>: map has no entry for key "(
 
 // missingKeyErrors renders each string of vals that holds a template on its
 // own, strictly, and returns an error for every one that refers to a key
-// the values do not have, at the value's file and line.
-func missingKeyErrors(vals *values.Value, release string, b *budget) []error {
-	var errs []error
+// the values do not have, at the value's file and line, unless the
+// reference is guarded (guarded.go): guarded reports that some failed only
+// for references guarded so, which a lenient render renders as meant.
+func missingKeyErrors(vals *values.Value, release string, b *budget) (errs []error, guarded bool) {
 	shared := goValues(vals, true)
 	walkStrings(vals, func(path []string, v *values.Value) {
 		if !strings.Contains(v.Text, "{{") || allKeysFound(v.Text, shared) {
@@ -29,10 +30,35 @@ func missingKeyErrors(vals *values.Value, release string, b *budget) []error {
 			return
 		}
 		if m := missingKeyRE.FindStringSubmatch(templateMessage(err)); m != nil {
-			errs = append(errs, missingKeyError(v.Pos, path, m[1], m[2]))
+			found, ok := unguardedErrors(v, path, vals, m[1])
+			errs = append(errs, found...)
+			if !ok {
+				errs = append(errs, missingKeyError(v.Pos, path, m[1], m[2]))
+			}
+			guarded = guarded || ok && len(found) == 0
 		}
 	})
-	return errs
+	return errs, guarded
+}
+
+// unguardedErrors returns the errors of the references of v's text to keys
+// vals lacks that no guard covers (References), when the strict engine's
+// failure on expr is one the analysis can judge (ok): a reference of the
+// text itself from the top of the data (.Values.x, $.Values.x, .name).
+func unguardedErrors(v *values.Value, path []string, vals *values.Value, expr string) (errs []error, ok bool) {
+	want := strings.TrimPrefix(strings.TrimPrefix(expr, "$"), ".")
+	for _, r := range References(v.Text) {
+		// The analysis sees the reference the engine failed on (not one
+		// in a text given to tpl or include, or through a variable).
+		ok = ok || strings.Join(r.Path, ".") == want
+		if i := r.Missing(vals); i >= 0 {
+			errs = append(errs, missingKeyError(v.Pos, path, "."+strings.Join(r.Path, "."), r.Path[i]))
+		}
+	}
+	if !ok {
+		return nil, false
+	}
+	return errs, true
 }
 
 // directTexts holds, by template text, its actions as direct.go evaluates

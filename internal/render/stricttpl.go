@@ -116,7 +116,13 @@ func (s *strictTpl) errors(vals *values.Value) []error {
 			found = true
 			if id := v.Pos.String() + "\x00" + m.key; !seen[id] {
 				seen[id] = true
-				errs = append(errs, missingKeyError(v.Pos, path, m.expr, m.key))
+				// A reference guarded as Helm users write optional
+				// values is none (guarded.go).
+				unguarded, ok := unguardedErrors(v, path, vals, m.expr)
+				if !ok {
+					unguarded = []error{missingKeyError(v.Pos, path, m.expr, m.key)}
+				}
+				errs = append(errs, unguarded...)
 			}
 		})
 		if id := m.text + "\x00" + m.key; !found && !seen[id] {

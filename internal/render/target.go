@@ -177,7 +177,15 @@ func (r *Renderer) render(t Target, vals *values.Value, b *budget) (*Output, err
 // pass 1 as a template, then a decode of the whole result. Its errors are
 // the ones users see.
 func (r *Renderer) passTwoGeneral(dir, manifest string, vals *values.Value, release string, b *budget) ([]renderedDoc, error) {
-	final, err := passTwo(manifest, vals, release, !r.NoShortcuts, r.strict(), b)
+	return r.passTwoKeys(dir, manifest, vals, release, r.strict(), b)
+}
+
+// passTwoKeys is passTwoGeneral with references to missing keys errors
+// when strict. A strict render whose only such references are guarded
+// (default, hasKey, if...: guarded.go) renders them as Helm does without
+// strict keys.
+func (r *Renderer) passTwoKeys(dir, manifest string, vals *values.Value, release string, strict bool, b *budget) ([]renderedDoc, error) {
+	final, err := passTwo(manifest, vals, release, !r.NoShortcuts, strict, b)
 	if err == nil {
 		err = b.output(len(final), "the second template pass rendered")
 	}
@@ -188,9 +196,13 @@ func (r *Renderer) passTwoGeneral(dir, manifest string, vals *values.Value, rele
 		if e, ok := err.(*LimitError); ok {
 			return nil, e
 		}
-		if r.strict() {
-			if errs := missingKeyErrors(vals, release, b); len(errs) > 0 {
+		if strict {
+			errs, guarded := missingKeyErrors(vals, release, b)
+			if len(errs) > 0 {
 				return nil, errors.Join(errs...)
+			}
+			if guarded && r.namePrefixError(vals, release, b) == nil {
+				return r.passTwoKeys(dir, manifest, vals, release, false, b)
 			}
 		}
 		if e := expressionError(vals, release, b); e != nil {
@@ -201,6 +213,11 @@ func (r *Renderer) passTwoGeneral(dir, manifest string, vals *values.Value, rele
 		}
 		return nil, fmt.Errorf("second template pass (the output of the templates chart, rendered again with the values): %s", templateMessage(err))
 	}
+	return r.decodeFinal(dir, final, vals)
+}
+
+// decodeFinal decodes the output of pass 2 into the target's documents.
+func (r *Renderer) decodeFinal(dir, final string, vals *values.Value) ([]renderedDoc, error) {
 	cache := &r.docs
 	if r.NoShortcuts {
 		cache = &docCache{}
@@ -241,7 +258,11 @@ func (r *Renderer) namePrefixError(vals *values.Value, release string, b *budget
 	pos := r.Fleet.Config.Render.NamePrefixPos
 	path := []string{"render", "namePrefix"}
 	if m := missingKeyRE.FindStringSubmatch(templateMessage(err)); m != nil {
-		return missingKeyError(pos, path, m[1], m[2])
+		errs, ok := unguardedErrors(values.NewString(prefix, pos), path, vals, m[1])
+		if !ok {
+			return missingKeyError(pos, path, m[1], m[2])
+		}
+		return errors.Join(errs...) // nil when every reference is guarded
 	}
 	return &values.Error{Pos: pos, Path: path, Msg: "template error in the name prefix: " + templateMessage(err),
 		Hint: "the name prefix is rendered with the target's values, such as {{ .Values.cluster.cluster }}-"}

@@ -32,9 +32,12 @@ func Check(opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A reference to a missing key fails validate even when config.yaml
-	// lets render ignore it.
-	r.StrictKeys = true
+	// References to missing keys are findings (missingReferences), which
+	// tell a guarded reference from one that renders '', whatever
+	// config.yaml's render.missingKeys says: the render here is lenient, as
+	// the reference generator's, so that it reports them all with the
+	// other findings rather than stop at the first.
+	r.Fleet.Config.Render.MissingKeys = fleet.MissingKeysIgnore
 	f := r.Fleet
 	outs, err := r.RenderAll(r.Targets(), opts.Progress)
 	if err != nil {
@@ -74,6 +77,7 @@ func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error
 	for _, r := range results {
 		rep.Findings = append(rep.Findings, r...)
 	}
+	rep.Findings = append(rep.Findings, missingReferences(f, outs)...)
 	rep.Findings = append(rep.Findings, collisions(f, outs, placed)...)
 	rep.Findings = append(rep.Findings, projects(f, outs, placed)...)
 	cf, err := conflicts(f)

@@ -3,7 +3,8 @@
 //
 // Data comes from the fleet loader and the renderer: Check loads the
 // repository, renders every target in memory (nothing is written) and hands
-// the outputs to Validate. The result is a Report of Findings, data that only
+// the outputs to Validate, which runs every check and returns all their
+// findings together: no kind of finding hides another. The result is a Report of Findings, data that only
 // the CLI prints. A finding names the file it is about (the rendered resource,
 // rendered/<type>/<path>/templates/<name>.yaml, or a patch), the line there,
 // the field path (spec.source.repoURL), what is wrong, and, when the field
@@ -98,6 +99,22 @@
 // as if it had (fleet.Component.Shadows; status marks those cells). A
 // warning per patch, field and winning file, on the patch's line, with the
 // winning file's position and the targets it shadows.
+//
+// # References to missing keys
+//
+// Targets render as render renders them by default (a reference to a
+// missing key gives an empty string), whatever config.yaml's render.missingKeys says,
+// and every string of a target's values that holds a template (and
+// render.namePrefix) is parsed (text/template/parse) for references to the
+// top of Helm's data: .Values.x.y, $.Values.x, .name. One whose key the
+// target's values lack is an error at the value's file and line, with the
+// fix (.name and the like: an expression meant for Argo CD's templating,
+// written {{ argocd ".name" }}), unless it is guarded as Helm users write
+// optional values: given or piped to default, required, empty, coalesce,
+// hasKey, or, not..., tested by an enclosing if/with/range (a reference
+// under a test of the missing key is never evaluated), or relative to a
+// with/range's dot. One finding per value and expression, with the
+// targets it renders an empty string in (references.go).
 //
 // # Policies
 //
