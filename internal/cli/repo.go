@@ -7,14 +7,15 @@ import (
 	"os"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/lock"
-	"github.com/strata-fleet/strata/internal/rootfs"
 )
 
-// repo is an open fleet repository: its directory and a read-only view of
-// it that refuses paths (and symbolic links) leaving it.
+// repo is an open fleet repository (action.Repo), with the short names
+// the commands use for its directory, read-only view and root.
 type repo struct {
+	*action.Repo
 	dir  string
 	fsys fs.FS
 	root *os.Root
@@ -38,14 +39,12 @@ func (g *globals) openRepoQuiet() (*repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := os.OpenRoot(dir)
+	a, err := action.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", dir, err)
+		return nil, err
 	}
-	return &repo{dir: dir, fsys: rootfs.New(r), root: r}, nil
+	return &repo{Repo: a, dir: a.Dir, fsys: a.FS, root: a.Root}, nil
 }
-
-func (r *repo) Close() error { return r.root.Close() }
 
 // lock takes the lock of the repository at dir for a command that writes
 // it (package lock), waiting up to --wait and saying so on stderr.

@@ -6,18 +6,17 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"k8s.io/utils/clock"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
-	"github.com/strata-fleet/strata/internal/rootfs"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -88,7 +87,6 @@ type runner struct {
 	opts  Options
 	repo  *repo
 	watch *watcher
-	root  *os.Root
 	fsys  fs.FS
 	ops   promote.DirOps
 	res   *Result
@@ -109,11 +107,11 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 	if env.Log == nil {
 		env.Log = slog.New(slog.DiscardHandler)
 	}
-	root, err := os.OpenRoot(env.Dir)
+	ar, err := action.Open(env.Dir)
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	defer ar.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ops, err := promote.NewDirOps(env.Dir)
@@ -121,7 +119,7 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}}, watch: newWatcher(ctx, env.Connect, env.Live),
-		root: root, fsys: rootfs.New(root), ops: ops, res: &Result{Steps: []string{}}}
+		fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}}}
 	if err := r.run(ctx); err != nil {
 		return r.res, err
 	}
@@ -143,14 +141,7 @@ func (r *runner) log(format string, args ...any) { r.env.Log.Warn(fmt.Sprintf(fo
 // (the whole fleet when either does not exist, so that the error can list
 // the valid choices).
 func (r *runner) load() (*fleet.Fleet, error) {
-	f, err := fleet.LoadComponent(r.fsys, r.opts.ClusterType, r.opts.Component)
-	if err != nil {
-		return nil, err
-	}
-	if ct := f.ClusterType(r.opts.ClusterType); ct != nil && ct.Component(r.opts.Component) != nil {
-		return f, nil
-	}
-	return fleet.Load(r.fsys)
+	return action.LoadComponent(r.fsys, r.opts.ClusterType, r.opts.Component)
 }
 
 func (r *runner) run(ctx context.Context) error {
@@ -178,23 +169,11 @@ func (r *runner) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if r.reachedUntil(f) {
-			r.res.Stopped = StoppedUntil
-			r.emit(Event{Kind: KindDone, Step: r.opts.Until, Message: "every target under " + r.opts.Until + " has " + r.opts.Patch})
-			return nil
-		}
-		plan, err := r.prepare(f)
-		switch {
-		case errors.Is(err, errGate):
-			return nil
-		case errors.Is(err, promote.ErrNothingToDo):
-			r.res.Stopped = StoppedDone
-			r.emit(Event{Kind: KindDone, Message: r.opts.Patch + " is rolled out"})
-			return nil
-		case err != nil:
+		plan, err := r.next(f)
+		if err != nil || plan == nil {
 			return err
 		}
-		st, err := r.promote(ctx, f, plan)
+		st, err := r.promote(ctx, plan)
 		if err != nil {
 			return err
 		}
@@ -202,11 +181,42 @@ func (r *runner) run(ctx context.Context) error {
 			return r.failed(ctx, st, err)
 		}
 		if plan.Integrated != "" {
-			r.res.Stopped = StoppedDone
-			r.emit(Event{Kind: KindDone, Message: fmt.Sprintf("%s is rolled out and folded into %s", r.opts.Patch, plan.Integrated)})
+			r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded into "+plan.Integrated, "")
 			return nil
 		}
 	}
+}
+
+// next plans the step the rollout takes from f; nil when it ends there
+// (--until reached, the patch rolled out, a manual gate), which it
+// records in the result and says in an event. The rollout and its dry run
+// both take their steps from it.
+func (r *runner) next(f *fleet.Fleet) (*promote.Plan, error) {
+	if r.reachedUntil(f) {
+		r.done(StoppedUntil, r.opts.Until, "every target under "+r.opts.Until+" has "+r.opts.Patch,
+			"every target under "+r.opts.Until+" would have "+r.opts.Patch)
+		return nil, nil
+	}
+	plan, err := r.prepare(f)
+	switch {
+	case errors.Is(err, errGate):
+		return nil, nil
+	case errors.Is(err, promote.ErrNothingToDo):
+		r.done(StoppedDone, "", r.opts.Patch+" is rolled out", r.opts.Patch+" would be rolled out")
+		return nil, nil
+	}
+	return plan, err
+}
+
+// done ends the rollout for reason with an event saying so: is, or would
+// in a dry run (prefixed "dry run: ").
+func (r *runner) done(reason, step, is, would string) {
+	msg := is
+	if r.opts.DryRun {
+		msg = "dry run: " + would
+	}
+	r.res.Stopped = reason
+	r.emit(Event{Kind: KindDone, Step: step, Message: msg})
 }
 
 func (r *runner) checkOptions(f *fleet.Fleet) error {
