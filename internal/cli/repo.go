@@ -56,7 +56,13 @@ func (g *globals) lock(dir string) (*lock.Lock, error) {
 // compares the repository with its output (beside other readers, never
 // beside a writer).
 func (g *globals) lockFor(dir string, shared bool) (*lock.Lock, error) {
-	return lock.Acquire(context.Background(), dir, lock.Options{
+	return lock.Acquire(context.Background(), dir, g.lockOptions(shared))
+}
+
+// lockOptions are the lock's options of this command line: who holds it,
+// how long to wait (--wait), saying so on stderr.
+func (g *globals) lockOptions(shared bool) lock.Options {
+	return lock.Options{
 		Command: strings.Join(append([]string{"strata"}, g.args...), " "),
 		Wait:    g.wait,
 		Shared:  shared,
@@ -65,7 +71,7 @@ func (g *globals) lockFor(dir string, shared bool) (*lock.Lock, error) {
 				fmt.Fprintf(g.stderr, "waiting up to %s for the repository lock held by %s\n", g.wait, h)
 			}
 		},
-	})
+	}
 }
 
 // completionFleet loads the fleet for shell completion, or returns nil:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
@@ -135,14 +136,24 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 			return usageErrorf("--approve records who approved: give --approver \"Name <email>\" or set git config user.name and user.email")
 		}
 	}
+	var writeLock func(context.Context) (func(), error)
 	if !o.opts.DryRun {
-		// Held throughout, waits included: no promote, pin, render or
-		// other rollout of this repository interleaves with its steps.
-		l, err := o.lock(r.dir)
+		// The patch's own lock is held throughout: a second run of the same
+		// patch is refused, naming this one. The repository's lock is taken
+		// only while a step writes (Env.Lock), never while it waits.
+		patch := o.opts.ClusterType + "/" + o.opts.Component + "/" + strings.TrimSuffix(o.opts.Patch, ".yaml")
+		opts := o.lockOptions(false)
+		opts.Waiting = func(h lock.Holder) {
+			if opts.Wait > 0 {
+				fmt.Fprintf(o.stderr, "waiting up to %s for the lock of the rollout of %s held by %s\n", opts.Wait, patch, h)
+			}
+		}
+		l, err := lock.AcquireRollout(ctx, r.dir, patch, opts)
 		if err != nil {
 			return err
 		}
 		defer l.Release()
+		writeLock = o.writeLock(r)
 	}
 	kc := live.Kubeconfig{Path: o.kubeconfig, Context: o.context, Contexts: map[string]string{}}
 	for _, cc := range o.clusterContexts {
@@ -162,7 +173,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	p := newRolloutPrinter(o.stdout, o.output)
 	defer p.close()
 	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir}, Connect: kc.Connect(f),
-		Live: live.Options{Namespace: o.namespace}, Events: p.event}
+		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock}
 	res, err := rollout.Run(ctx, env, o.opts)
 	if err != nil {
 		var se *rollout.StepError
@@ -179,3 +190,26 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	}
 	return nil
 }
+
+// writeLock takes the repository's lock for one of the rollout's writes.
+// It waits for another writer (a step of another rollout, a render) at
+// least rolloutLockWait, longer with --wait, saying so on stderr.
+func (o *rolloutOptions) writeLock(r *repo) func(context.Context) (func(), error) {
+	return func(ctx context.Context) (func(), error) {
+		opts := o.lockOptions(false)
+		opts.Wait = max(opts.Wait, rolloutLockWait)
+		opts.Waiting = func(h lock.Holder) {
+			fmt.Fprintf(o.stderr, "waiting up to %s for the repository lock held by %s\n", opts.Wait, h)
+		}
+		l, err := r.Lock(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return func() { l.Release() }, nil
+	}
+}
+
+// rolloutLockWait is how long a rollout's step waits for the repository
+// lock: other writers hold it for one write (a render, a step), not for
+// their waits.
+const rolloutLockWait = 10 * time.Minute

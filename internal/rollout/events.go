@@ -38,6 +38,9 @@ const (
 	KindReverted Kind = "reverted"
 	// KindDone: the rollout ends (Message says how).
 	KindDone Kind = "done"
+	// KindLost: the watch of an Argo CD failed (Message: which, and why);
+	// the step waits for it until its timeout.
+	KindLost Kind = "lost"
 )
 
 // Event is one thing that happened in a rollout: the CLI prints it (a line,

@@ -4,6 +4,7 @@ package rollout_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/testenv"
@@ -110,6 +112,11 @@ type harness struct {
 	// frozen stops it from reacting.
 	onEvent func(rollout.Event)
 	frozen  bool
+	// lockSeen records, per event kind, whether the repository lock was
+	// held when the event came (the rollout holds it only while it writes).
+	lockSeen map[rollout.Kind]bool
+	// unreachable is a cluster whose Argo CD cannot be reached, and why.
+	unreachable, why string
 }
 
 // startAPI starts the API server the subtests of t share, with Argo CD's
@@ -211,10 +218,21 @@ func (h *harness) env() rollout.Env {
 			if _, ok := clusters[c.Name]; !ok {
 				return nil, fmt.Errorf("unknown cluster %s", c.Name)
 			}
+			if c.Name == h.unreachable {
+				return nil, errors.New(h.why)
+			}
 			return nsClient{h.dyn, h.ns + "-" + c.Name}, nil
+		},
+		Lock: func(ctx context.Context) (func(), error) {
+			l, err := lock.Acquire(ctx, h.dir, lock.Options{Command: "rollout test"})
+			if err != nil {
+				return nil, err
+			}
+			return func() { l.Release() }, nil
 		},
 		Events: func(e rollout.Event) {
 			h.events = append(h.events, e)
+			h.seeLock(e.Kind)
 			if h.onEvent != nil {
 				h.onEvent(e)
 			}
@@ -226,6 +244,16 @@ func (h *harness) env() rollout.Env {
 			}
 		},
 	}
+}
+
+// seeLock records whether the repository lock is held now.
+func (h *harness) seeLock(k rollout.Kind) {
+	l, err := lock.Acquire(context.Background(), h.dir, lock.Options{Command: "probe"})
+	if h.lockSeen == nil {
+		h.lockSeen = map[rollout.Kind]bool{}
+	}
+	h.lockSeen[k] = h.lockSeen[k] || err != nil
+	l.Release()
 }
 
 // nsClient stands for the API server of one cluster running Argo CD: it

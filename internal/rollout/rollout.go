@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -59,6 +60,11 @@ type Env struct {
 	// are asked for a hard refresh (default DefaultRefreshEvery).
 	RefreshEvery time.Duration
 	Log          *slog.Logger
+	// Lock, when set, takes the repository's lock (package lock) for one
+	// write: the catch-up, a step (plan, promote, render, commit, push),
+	// a revert. It returns the lock's release. The rollout never holds it
+	// while it waits or soaks, so that other patches move meanwhile.
+	Lock func(context.Context) (release func(), err error)
 }
 
 // Result is how a rollout ended.
@@ -92,6 +98,11 @@ type runner struct {
 	res   *Result
 	// reverting is set while the rollout waits for a revert.
 	reverting bool
+	// reached is set once reach has read every Argo CD.
+	reached bool
+	// emitMu serializes events: the watcher reports a lost Argo CD from
+	// its own goroutine.
+	emitMu sync.Mutex
 }
 
 // Run rolls the patch out: it completes what an earlier run left (an
@@ -120,6 +131,7 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 	}
 	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}}, watch: newWatcher(ctx, env.Connect, env.Live),
 		fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}}}
+	r.watch.lost = r.lost
 	if err := r.run(ctx); err != nil {
 		return r.res, err
 	}
@@ -127,6 +139,8 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 }
 
 func (r *runner) emit(e Event) {
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
 	if e.Time.IsZero() {
 		e.Time = r.env.Clock.Now()
 	}
@@ -158,23 +172,33 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.repo.pushTarget(ctx, r.opts.Remote); err != nil {
 		return err
 	}
-	if err := r.catchUp(ctx); err != nil {
+	if err := r.locked(ctx, func() error { return r.catchUp(ctx) }); err != nil {
 		return err
 	}
 	if err := r.settle(ctx); err != nil {
 		return err
 	}
 	for {
-		f, err := r.load()
-		if err != nil {
+		var plan *promote.Plan
+		var st *step
+		err := r.locked(ctx, func() error {
+			f, err := r.load()
+			if err != nil {
+				return err
+			}
+			if plan, err = r.next(f); err != nil || plan == nil {
+				return err
+			}
+			if err := r.checkClean(ctx); err != nil {
+				return err
+			}
+			if err := r.reach(ctx); err != nil {
+				return err
+			}
+			st, err = r.promote(ctx, plan)
 			return err
-		}
-		plan, err := r.next(f)
+		})
 		if err != nil || plan == nil {
-			return err
-		}
-		st, err := r.promote(ctx, plan)
-		if err != nil {
 			return err
 		}
 		if err := r.verify(ctx, st); err != nil {
@@ -217,6 +241,20 @@ func (r *runner) done(reason, step, is, would string) {
 	}
 	r.res.Stopped = reason
 	r.emit(Event{Kind: KindDone, Step: step, Message: msg})
+}
+
+// locked runs write under the repository's lock (Env.Lock), released as
+// soon as it returns.
+func (r *runner) locked(ctx context.Context, write func() error) error {
+	if r.env.Lock == nil {
+		return write()
+	}
+	release, err := r.env.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return write()
 }
 
 func (r *runner) checkOptions(f *fleet.Fleet) error {

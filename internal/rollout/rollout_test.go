@@ -36,6 +36,7 @@ func TestRollout(t *testing.T) {
 	t.Run("a resumed rollout soaks what remains since Argo CD synced", func(t *testing.T) { testResumeSoak(t, newHarness(t, api), false) })
 	t.Run("a resumed rollout soaks what remains since the root synced", func(t *testing.T) { testResumeSoak(t, newHarness(t, api), true) })
 	t.Run("dry run", func(t *testing.T) { testDryRun(t, newHarness(t, api)) })
+	t.Run("an unreachable Argo CD stops it before it commits", func(t *testing.T) { testUnreachable(t, newHarness(t, api)) })
 }
 
 var wantSubjects = []string{
@@ -57,6 +58,11 @@ func testHealthy(t *testing.T, h *harness) {
 	}
 	if d := cmp.Diff(wantSubjects[:2], h.subjects()); d != "" {
 		t.Errorf("commits before the gate (-want +got):\n%s", d)
+	}
+	// The repository lock covers the writes, never the waits and soaks.
+	if d := cmp.Diff(map[rollout.Kind]bool{rollout.KindPromoted: true, rollout.KindHealthy: false, rollout.KindGate: true}, map[rollout.Kind]bool{
+		rollout.KindPromoted: h.lockSeen[rollout.KindPromoted], rollout.KindHealthy: h.lockSeen[rollout.KindHealthy], rollout.KindGate: h.lockSeen[rollout.KindGate]}); d != "" {
+		t.Errorf("repository lock held at events (-want +got):\n%s", d)
 	}
 	if !h.exists("config/workload/demo/integration/patch-001.yaml") || h.exists("config/workload/demo/production/us-east1/patch-001.yaml") {
 		t.Errorf("before the gate, the patch should be coalesced at integration and absent from production")
@@ -358,5 +364,25 @@ func testRetrying(t *testing.T, h *harness) {
 	}
 	if len(se.Failures) != 1 || se.Failures[0].Reason != "sync failed, Argo CD retries it: "+msg {
 		t.Errorf("failures: %+v", se.Failures)
+	}
+}
+
+// An Argo CD the rollout would wait on that cannot be read stops it
+// before its first commit or push, naming the cluster and the reason.
+func testUnreachable(t *testing.T, h *harness) {
+	h.unreachable, h.why = "w2", "dial tcp 127.0.0.1:1: connect: connection refused"
+	h.write(firstPatch, patch)
+	before, remote := h.commits(), h.run(h.dir, "rev-parse", "origin/main")
+	_, err := h.rollout(rollout.Options{})
+	var ue *rollout.UnreachableError
+	if !errors.As(err, &ue) {
+		t.Fatalf("rollout: %v, want an UnreachableError", err)
+	}
+	if d := cmp.Diff([]string{"w2: " + h.why}, ue.Reasons); d != "" {
+		t.Errorf("reasons (-want +got):\n%s", d)
+	}
+	h.run(h.dir, "fetch", "-q")
+	if h.commits() != before || h.run(h.dir, "rev-parse", "origin/main") != remote {
+		t.Errorf("the rollout committed or pushed before it could reach every Argo CD")
 	}
 }

@@ -198,13 +198,17 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 		return se
 	}
 	terminated := r.terminate(ctx, se.Failures)
-	if _, gerr := r.repo.run(ctx, "revert", "--no-edit", st.revert); gerr != nil {
-		return errors.Join(se, fmt.Errorf("reverting %.12s: %w", st.revert, gerr))
-	}
-	commit, gerr := r.repo.head(ctx)
-	if gerr == nil {
-		gerr = r.repo.push(ctx)
-	}
+	var commit string
+	gerr := r.locked(ctx, func() error {
+		if _, err := r.repo.run(ctx, "revert", "--no-edit", st.revert); err != nil {
+			return fmt.Errorf("reverting %.12s: %w", st.revert, err)
+		}
+		var err error
+		if commit, err = r.repo.head(ctx); err != nil {
+			return err
+		}
+		return r.repo.push(ctx)
+	})
 	if gerr != nil {
 		return errors.Join(se, gerr)
 	}
