@@ -38,6 +38,9 @@ const (
 	KindReverted Kind = "reverted"
 	// KindDone: the rollout ends (Message says how).
 	KindDone Kind = "done"
+	// KindReplayed: the remote moved before the step's push; the step was
+	// made again on it (Commit), or was already there (Message says).
+	KindReplayed Kind = "replayed"
 	// KindLost: the watch of an Argo CD failed (Message: which, and why);
 	// the step waits for it until its timeout.
 	KindLost Kind = "lost"

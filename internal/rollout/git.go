@@ -97,3 +97,17 @@ func (r *repo) unpushed(ctx context.Context) (bool, error) {
 	}
 	return out != "0", nil
 }
+
+// moved fetches the remote branch and reports whether it has commits HEAD
+// lacks (someone pushed meanwhile), with its commit.
+func (r *repo) moved(ctx context.Context) (upstream string, moved bool) {
+	if _, err := r.run(ctx, "fetch", "-q", r.remote, r.branch); err != nil {
+		return "", false
+	}
+	upstream, err := r.run(ctx, "rev-parse", "FETCH_HEAD")
+	if err != nil {
+		return "", false
+	}
+	behind, err := r.run(ctx, "rev-list", "--count", "HEAD.."+upstream)
+	return upstream, err == nil && behind != "0"
+}

@@ -60,6 +60,9 @@ type Env struct {
 	// are asked for a hard refresh (default DefaultRefreshEvery).
 	RefreshEvery time.Duration
 	Log          *slog.Logger
+	// PushBackoff is the wait before a step is replayed on a remote that
+	// moved, doubled for each further replay (default DefaultPushBackoff).
+	PushBackoff time.Duration
 	// Lock, when set, takes the repository's lock (package lock) for one
 	// write: the catch-up, a step (plan, promote, render, commit, push),
 	// a revert. It returns the lock's release. The rollout never holds it

@@ -37,6 +37,8 @@ func TestRollout(t *testing.T) {
 	t.Run("a resumed rollout soaks what remains since the root synced", func(t *testing.T) { testResumeSoak(t, newHarness(t, api), true) })
 	t.Run("dry run", func(t *testing.T) { testDryRun(t, newHarness(t, api)) })
 	t.Run("an unreachable Argo CD stops it before it commits", func(t *testing.T) { testUnreachable(t, newHarness(t, api)) })
+	t.Run("a moving main: others' commits kept, steps replayed", func(t *testing.T) { testMovingMain(t, newHarness(t, api)) })
+	t.Run("a moving main that changed the patch stops it", func(t *testing.T) { testMovingMainConflict(t, newHarness(t, api)) })
 }
 
 var wantSubjects = []string{
@@ -384,5 +386,71 @@ func testUnreachable(t *testing.T, h *harness) {
 	h.run(h.dir, "fetch", "-q")
 	if h.commits() != before || h.run(h.dir, "rev-parse", "origin/main") != remote {
 		t.Errorf("the rollout committed or pushed before it could reach every Argo CD")
+	}
+}
+
+// Someone pushes before each step's push, and once while a step waits
+// (Argo CD then syncs their newer commit, which the rollout's clone has
+// not fetched): every commit they pushed is kept, each step is replayed on
+// theirs and made once, and the wait judges their commit, fetched.
+func testMovingMain(t *testing.T, h *harness) {
+	h.write(firstPatch, patch)
+	h.beforePush = func(n int) {
+		if n == 1 {
+			h.otherPush("docs/note.md", "a note\n", "docs: a note")
+		}
+	}
+	waited := false
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindPromoted && !waited {
+			waited = true
+			h.otherPush("docs/while-waiting.md", "waiting\n", "docs: while the first step waits")
+		}
+	}
+	res, err := h.rollout(rollout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != rollout.StoppedGate || len(res.Steps) != 2 {
+		t.Errorf("result %+v, want two steps, then the gate", res)
+	}
+	h.run(h.dir, "fetch", "-q")
+	want := []string{"docs: a note", wantSubjects[0], "docs: while the first step waits", wantSubjects[1]}
+	got := strings.Split(h.run(h.dir, "log", "--reverse", "--format=%s", "origin/main~4..origin/main"), "\n")
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the remote's history (-want +got):\n%s", d)
+	}
+	replayed := 0
+	for _, e := range h.events {
+		if e.Kind == rollout.KindReplayed {
+			replayed++
+		}
+	}
+	if replayed != 2 {
+		t.Errorf("%d replayed events, want 2: %v", replayed, h.kinds())
+	}
+}
+
+// Someone changes the patch itself before the second step's push: that is
+// a conflict, which stops the rollout with nothing of the step pushed.
+func testMovingMainConflict(t *testing.T, h *harness) {
+	h.write(firstPatch, patch)
+	var theirs string
+	h.beforePush = func(n int) {
+		if n == 2 {
+			theirs = h.otherPush(firstPatch, strings.ReplaceAll(patch, "1.1.0", "1.2.0"), "demo: 1.2.0 instead")
+		}
+	}
+	_, err := h.rollout(rollout.Options{})
+	var ce *rollout.ConflictError
+	if !errors.As(err, &ce) {
+		t.Fatalf("rollout: %v, want a ConflictError", err)
+	}
+	if !strings.Contains(err.Error(), firstPatch) {
+		t.Errorf("the conflict does not name the file: %v", err)
+	}
+	h.run(h.dir, "fetch", "-q")
+	if got := h.run(h.dir, "rev-parse", "origin/main"); got != theirs {
+		t.Errorf("the remote is at %.12s, want their commit %.12s (nothing of the step pushed)", got, theirs)
 	}
 }

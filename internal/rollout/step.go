@@ -85,10 +85,10 @@ func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, err
 	}
 	st.commit, st.targets = done.Commit, targetsOf(f, done.Changed)
 	subject, _, _ := strings.Cut(done.Message, "\n")
-	st.revert, st.pick = st.commit, changedIn(st.commit)
-	if err := r.repo.push(ctx); err != nil {
+	if subject, err = r.publish(ctx, plan, st, c, subject); err != nil {
 		return nil, err
 	}
+	st.revert, st.pick = st.commit, changedIn(st.commit)
 	r.res.Steps = append(r.res.Steps, st.commit)
 	r.emit(Event{Kind: KindPromoted, Step: st.node, Commit: st.commit, Message: subject, Targets: targetIDs(st.targets)})
 	return st, nil
@@ -110,6 +110,17 @@ func targetIDs(ts []*target) []string {
 		out[i] = t.ID
 	}
 	return out
+}
+
+// fetch brings the remote branch's commits into the local repository, for
+// a revision Argo CD synced that someone pushed after the step's: its
+// containment of the step's commit is judged again rather than failing
+// the step.
+func (r *runner) fetch(ctx context.Context) func(string) error {
+	return func(string) error {
+		_, err := r.repo.run(ctx, "fetch", "-q", r.repo.remote, r.repo.branch)
+		return err
+	}
 }
 
 // policyAt is the rollout policy at node, with the run's overrides.
@@ -138,6 +149,7 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 	if err != nil {
 		return err
 	}
+	ws.history.Fetch = r.fetch(ctx)
 	if err := r.waitHealthy(ctx, st.node, ws, st.policy.Timeout); err != nil {
 		return err
 	}
@@ -219,6 +231,7 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets), Message: msg})
 	ws, werr := r.newWaitSet(commit, changedIn(commit))
 	if werr == nil {
+		ws.history.Fetch = r.fetch(ctx)
 		r.reverting = true
 		werr = r.waitHealthy(ctx, st.node, ws, st.policy.Timeout)
 		r.reverting = false
