@@ -51,6 +51,9 @@ const (
 type Event struct {
 	Kind Kind      `json:"event"`
 	Time time.Time `json:"time"`
+	// Patch is the rollout's <type>/<component>/<patch>, set by RunAll,
+	// which interleaves the events of many.
+	Patch string `json:"patch,omitempty"`
 	// Step is the node the patch moved to (or is at, for the first wait).
 	Step   string `json:"step,omitempty"`
 	Commit string `json:"commit,omitempty"`

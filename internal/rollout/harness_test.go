@@ -229,7 +229,7 @@ func (h *harness) env() rollout.Env {
 			return nsClient{h.dyn, h.ns + "-" + c.Name}, nil
 		},
 		Lock: func(ctx context.Context) (func(), error) {
-			l, err := lock.Acquire(ctx, h.dir, lock.Options{Command: "rollout test"})
+			l, err := lock.Acquire(ctx, h.dir, lock.Options{Command: "rollout test", Wait: time.Minute})
 			if err != nil {
 				return nil, err
 			}

@@ -68,6 +68,9 @@ type Env struct {
 	// a revert. It returns the lock's release. The rollout never holds it
 	// while it waits or soaks, so that other patches move meanwhile.
 	Lock func(context.Context) (release func(), err error)
+	// Hold, when set, takes the lock of one patch's rollout (patch is
+	// <type>/<component>/<patch>) for RunAll's run of it.
+	Hold func(ctx context.Context, patch string) (release func(), err error)
 }
 
 // Result is how a rollout ended.

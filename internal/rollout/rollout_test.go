@@ -39,6 +39,7 @@ func TestRollout(t *testing.T) {
 	t.Run("an unreachable Argo CD stops it before it commits", func(t *testing.T) { testUnreachable(t, newHarness(t, api)) })
 	t.Run("a moving main: others' commits kept, steps replayed", func(t *testing.T) { testMovingMain(t, newHarness(t, api)) })
 	t.Run("a moving main that changed the patch stops it", func(t *testing.T) { testMovingMainConflict(t, newHarness(t, api)) })
+	t.Run("every patch in flight at once", func(t *testing.T) { testAll(t, newHarness(t, api)) })
 }
 
 var wantSubjects = []string{
@@ -452,5 +453,54 @@ func testMovingMainConflict(t *testing.T, h *harness) {
 	h.run(h.dir, "fetch", "-q")
 	if got := h.run(h.dir, "rev-parse", "origin/main"); got != theirs {
 		t.Errorf("the remote is at %.12s, want their commit %.12s (nothing of the step pushed)", got, theirs)
+	}
+}
+
+// RunAll rolls out both patches in flight at once, each to the gate, with
+// one commit per step and every event naming its patch.
+func testAll(t *testing.T, h *harness) {
+	h.write(firstPatch, patch)
+	h.write("config/workload/demo/integration/us-east1/patch-002.yaml", `applications:
+  demo:
+    source:
+      helm:
+        valuesObject:
+          color: blue
+`)
+	if _, err := output.Run(output.Options{Root: h.dir, FS: os.DirFS(h.dir)}); err != nil {
+		t.Fatal(err)
+	}
+	h.run(h.dir, "add", "-A")
+	h.run(h.dir, "commit", "-q", "-m", "two patches")
+	h.run(h.dir, "push", "-q")
+	h.syncAll()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	results, err := rollout.RunAll(ctx, h.env(), rollout.Options{Approver: "Jane Doe <jane@example.com>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, pr := range results {
+		if pr.Err != nil {
+			t.Errorf("%s: %v", pr.Patch, pr.Err)
+			continue
+		}
+		got = append(got, fmt.Sprintf("%s %s %d", pr.Patch, pr.Result.Stopped, len(pr.Result.Steps)))
+	}
+	want := []string{"workload/demo/patch-001 gate 1", "workload/demo/patch-002 gate 1"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("results (-want +got):\n%s", d)
+	}
+	subjects := h.run(h.dir, "log", "--format=%s", "HEAD~2..HEAD")
+	for _, p := range []string{"patch-001", "patch-002"} {
+		if want := "Promote " + p + " of workload/demo to integration/eu-west1, coalesce it at integration: 1 of 3 targets' rendered output changed"; !strings.Contains(subjects, want) {
+			t.Errorf("no commit %q in:\n%s", want, subjects)
+		}
+	}
+	for _, e := range h.events {
+		if e.Patch == "" {
+			t.Errorf("event %s without its patch", e.Kind)
+		}
 	}
 }

@@ -112,6 +112,23 @@ func targetIDs(ts []*target) []string {
 	return out
 }
 
+// waitSet is newWaitSet read under the repository lock (another rollout
+// of this process or checkout may be writing config/ and rendered/), its
+// history fetching the revisions it lacks (fetch).
+func (r *runner) waitSet(ctx context.Context, commit string, pick func(live.AppState) bool) (*waitSet, error) {
+	var ws *waitSet
+	err := r.locked(ctx, func() error {
+		var err error
+		ws, err = r.newWaitSet(commit, pick)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ws.history.Fetch = r.fetch(ctx)
+	return ws, nil
+}
+
 // fetch brings the remote branch's commits into the local repository, for
 // a revision Argo CD synced that someone pushed after the step's: its
 // containment of the step's commit is judged again rather than failing
@@ -145,11 +162,10 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 		r.emit(Event{Kind: KindHealthy, Step: st.node, Commit: st.commit, Message: "no target's rendered output changed: nothing to wait for"})
 		return nil
 	}
-	ws, err := r.newWaitSet(st.commit, st.pick)
+	ws, err := r.waitSet(ctx, st.commit, st.pick)
 	if err != nil {
 		return err
 	}
-	ws.history.Fetch = r.fetch(ctx)
 	if err := r.waitHealthy(ctx, st.node, ws, st.policy.Timeout); err != nil {
 		return err
 	}
@@ -229,9 +245,8 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 		msg = fmt.Sprintf("terminated the failing syncs of %s; ", strings.Join(terminated, ", ")) + msg
 	}
 	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets), Message: msg})
-	ws, werr := r.newWaitSet(commit, changedIn(commit))
+	ws, werr := r.waitSet(ctx, commit, changedIn(commit))
 	if werr == nil {
-		ws.history.Fetch = r.fetch(ctx)
 		r.reverting = true
 		werr = r.waitHealthy(ctx, st.node, ws, st.policy.Timeout)
 		r.reverting = false
