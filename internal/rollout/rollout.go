@@ -188,6 +188,10 @@ func (r *runner) run(ctx context.Context) error {
 		var plan *promote.Plan
 		var st *step
 		err := r.locked(ctx, func() error {
+			// Others may have pushed while the last step waited: plan on theirs.
+			if _, err := r.repo.unpushed(ctx); err != nil {
+				return err
+			}
 			f, err := r.load()
 			if err != nil {
 				return err

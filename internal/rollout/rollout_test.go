@@ -393,12 +393,19 @@ func testUnreachable(t *testing.T, h *harness) {
 // Someone pushes before each step's push, and once while a step waits
 // (Argo CD then syncs their newer commit, which the rollout's clone has
 // not fetched): every commit they pushed is kept, each step is replayed on
-// theirs and made once, and the wait judges their commit, fetched.
+// theirs and made once (the first copy, and a promotion), the wait judges
+// their commit, fetched, and the next step starts from it.
 func testMovingMain(t *testing.T, h *harness) {
 	h.write(firstPatch, patch)
-	h.beforePush = func(n int) {
-		if n == 1 {
-			h.otherPush("docs/note.md", "a note\n", "docs: a note")
+	pushed := map[string]bool{}
+	h.beforePush = func(int) {
+		// Before the first push of each step (of the first copy, and of
+		// the promotion to eu-west1).
+		subject := h.run(h.dir, "log", "-1", "--format=%s")
+		kind, _, _ := strings.Cut(subject, " ")
+		if !pushed[kind] {
+			pushed[kind] = true
+			h.otherPush("docs/"+kind+".md", "a note\n", "docs: before "+kind)
 		}
 	}
 	waited := false
@@ -416,8 +423,8 @@ func testMovingMain(t *testing.T, h *harness) {
 		t.Errorf("result %+v, want two steps, then the gate", res)
 	}
 	h.run(h.dir, "fetch", "-q")
-	want := []string{"docs: a note", wantSubjects[0], "docs: while the first step waits", wantSubjects[1]}
-	got := strings.Split(h.run(h.dir, "log", "--reverse", "--format=%s", "origin/main~4..origin/main"), "\n")
+	want := []string{"docs: before Start", wantSubjects[0], "docs: while the first step waits", "docs: before Promote", wantSubjects[1]}
+	got := strings.Split(h.run(h.dir, "log", "--reverse", "--format=%s", "origin/main~5..origin/main"), "\n")
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("the remote's history (-want +got):\n%s", d)
 	}
@@ -457,7 +464,8 @@ func testMovingMainConflict(t *testing.T, h *harness) {
 }
 
 // RunAll rolls out both patches in flight at once, each to the gate, with
-// one commit per step and every event naming its patch.
+// one commit per step and every event naming its patch, from a clone that
+// others' pushes left behind.
 func testAll(t *testing.T, h *harness) {
 	h.write(firstPatch, patch)
 	h.write("config/workload/demo/integration/us-east1/patch-002.yaml", `applications:
@@ -473,6 +481,8 @@ func testAll(t *testing.T, h *harness) {
 	h.run(h.dir, "add", "-A")
 	h.run(h.dir, "commit", "-q", "-m", "two patches")
 	h.run(h.dir, "push", "-q")
+	// Someone pushes before the rollouts start: they go on from there.
+	h.otherPush("docs/note.md", "a note\n", "docs: a note")
 	h.syncAll()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
