@@ -103,9 +103,10 @@ func TestWaitForTheLock(t *testing.T) {
 	}
 }
 
-// A rollout holds the repository lock from its start to its end, waits
-// included: it does not start while another command holds it.
-func TestRolloutNeedsTheLock(t *testing.T) {
+// A rollout takes the repository lock only while it writes (a step), never
+// for its whole run: it starts beside another command that holds it (and
+// goes on to say what is wrong: here, nowhere to push).
+func TestRolloutStartsBesideTheLock(t *testing.T) {
 	dir := newFleet(t)
 	held, err := lock.Acquire(context.Background(), dir, lock.Options{Command: "strata rollout a b patch-001"})
 	if err != nil {
@@ -113,9 +114,9 @@ func TestRolloutNeedsTheLock(t *testing.T) {
 	}
 	defer held.Release()
 	var out, errOut bytes.Buffer
-	code := cli.Main([]string{"--root", dir, "rollout", "a", "b", "patch-002"}, &out, &errOut)
-	if code != 5 || !strings.Contains(errOut.String(), `the repository is locked by "strata rollout a b patch-001" (pid `) {
-		t.Errorf("strata rollout: exit %d, stderr %q; want exit 5 (a failure, not a finding) naming the holder", code, errOut.String())
+	cli.Main([]string{"--root", dir, "rollout", "workload-cluster", "podinfo", "patch-002"}, &out, &errOut)
+	if got := errOut.String(); strings.Contains(got, "locked") || !strings.Contains(got, "no upstream") {
+		t.Errorf("strata rollout beside the holder: %q; want it to start and find no upstream", got)
 	}
 	// A dry run changes nothing: it runs beside the holder (and goes on
 	// to say what is wrong with its arguments).
@@ -243,5 +244,29 @@ func bumpPodinfo(t *testing.T, dir string) {
 	}
 	if err := os.WriteFile(values, bytes.Replace(data, []byte(`"6.7.1"`), []byte(`"6.9.9"`), 1), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A rollout holds its patch's lock, not the repository's: a second run of
+// the same patch fails at once naming the first, while the commands that
+// write the repository run beside it.
+func TestRolloutOfAPatchInFlightNamesTheHolder(t *testing.T) {
+	dir := newFleet(t)
+	held, err := lock.AcquireRollout(context.Background(), dir, "workload-cluster/podinfo/patch-001",
+		lock.Options{Command: "strata rollout workload-cluster podinfo patch-001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	var out, errOut bytes.Buffer
+	code := cli.Main([]string{"--root", dir, "rollout", "workload-cluster", "podinfo", "patch-001.yaml"}, &out, &errOut)
+	want := `the rollout of workload-cluster/podinfo/patch-001 is locked by "strata rollout workload-cluster podinfo patch-001" (pid `
+	if code != 5 || !strings.Contains(errOut.String(), want) {
+		t.Errorf("second rollout: exit %d, stderr %q; want exit 5 naming the holder (%s)", code, errOut.String(), want)
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := cli.Main([]string{"--root", dir, "render"}, &out, &errOut); code != 0 {
+		t.Errorf("strata render beside a rollout: exit %d, stderr %q", code, errOut.String())
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/promote"
@@ -160,7 +161,7 @@ func (o *promoteOptions) run() error {
 	}
 	var parsed *fleet.Config
 	if o.opts.ClusterType != "" {
-		f, err := loadForPromote(r, o.opts.ClusterType, o.opts.Component)
+		f, err := r.LoadComponent(o.opts.ClusterType, o.opts.Component)
 		if err != nil {
 			return err
 		}
@@ -177,7 +178,7 @@ func (o *promoteOptions) run() error {
 		}
 		rep.Plan = p
 		if !o.dryRun {
-			if err := promote.Apply(ops, p); err != nil {
+			if err := (&action.Step{Ops: ops}).Apply(p); err != nil {
 				return err
 			}
 		}
@@ -213,26 +214,30 @@ func (o *promoteOptions) run() error {
 
 // finish re-renders what the promotion (rep's plan, or the one resumed)
 // changed, unless --no-render, ends its journal and, with --commit,
-// commits the step.
+// commits the step: the action's Render and Commit.
 // parsed is config.yaml as the promotion loaded it (nil when resumed).
 func (o *promoteOptions) finish(r *repo, ops promote.FileOps, gr git.Repo, rep *promoteReport, parsed *fleet.Config) error {
 	p := rep.Plan
 	if p == nil {
 		p = rep.Resumed
 	}
-	if !o.noRender {
-		rr, err := rerender(r, p.RenderedDirs(), parsed)
-		if err != nil {
-			return fmt.Errorf("config/ is promoted but rendering failed; fix it, then run strata promote --resume to finish the promotion: %w", err)
+	step := &action.Step{Dir: r.dir, FS: r.fsys, Ops: ops, Config: parsed, Rendered: renderedHook,
+		Retry: "run strata promote --resume to finish the promotion"}
+	if o.noRender {
+		if err := promote.Finish(ops); err != nil {
+			return err
 		}
-		rep.Rendered = rr
-	}
-	if err := promote.Finish(ops); err != nil {
-		return err
+	} else {
+		res, err := step.Render(p)
+		if err != nil {
+			return err
+		}
+		rr := newRenderReport(res, false)
+		rep.Rendered = &rr
 	}
 	if o.commit {
 		var err error
-		if rep.Commit, err = o.commitStep(context.Background(), gr, r, p, rep.Rendered); err != nil {
+		if rep.Commit, err = o.commitStep(context.Background(), gr, step, p); err != nil {
 			return err
 		}
 	}
@@ -317,20 +322,6 @@ func (o *promoteOptions) complete(_ *cobra.Command, args []string, _ string) ([]
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
-}
-
-// loadForPromote loads only the component being promoted; when the cluster
-// type or component does not exist it loads the whole fleet, so that the
-// error can list the valid choices.
-func loadForPromote(r *repo, clusterType, component string) (*fleet.Fleet, error) {
-	f, err := fleet.LoadComponent(r.fsys, clusterType, component)
-	if err != nil {
-		return nil, err
-	}
-	if ct := f.ClusterType(clusterType); ct != nil && ct.Component(component) != nil {
-		return f, nil
-	}
-	return fleet.Load(r.fsys)
 }
 
 // gitIdentity is "Name <email>" as git would sign a commit in dir: the

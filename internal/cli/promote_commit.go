@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/git"
-	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/render"
 )
@@ -53,16 +52,9 @@ func (o *promoteOptions) startCommit(ctx context.Context, r *repo, pending *prom
 }
 
 // commitStep commits the step of plan: the component's files and
-// rendered/, with promote.CommitMessage.
-func (o *promoteOptions) commitStep(ctx context.Context, gr git.Repo, r *repo, p *promote.Plan, rr *renderReport) (*promoteCommit, error) {
-	f, err := fleet.LoadComponent(r.fsys, p.ClusterType, p.Component)
-	if err != nil {
-		return nil, err
-	}
-	rendered := promote.Rendered{Total: rr.Targets}
-	rendered.Changed = (&output.Plan{Changes: rr.Changes}).Targets(len(f.Config.Dimensions))
-	msg := promote.CommitMessage(promote.Subject(p), p, rendered)
-	commit, err := gr.Commit(ctx, msg, "config/"+p.ClusterType+"/"+p.Component, render.OutputDir)
+// rendered/, with the action's message.
+func (o *promoteOptions) commitStep(ctx context.Context, gr git.Repo, step *action.Step, p *promote.Plan) (*promoteCommit, error) {
+	done, err := step.Commit(ctx, p, action.Commit{Git: gr, Paths: []string{"config/" + p.ClusterType + "/" + p.Component, render.OutputDir}})
 	if err != nil {
 		return nil, fmt.Errorf("config/ is promoted and rendered but not committed (commit it yourself): %w", err)
 	}
@@ -70,7 +62,7 @@ func (o *promoteOptions) commitStep(ctx context.Context, gr git.Repo, r *repo, p
 	if err != nil {
 		branch = "" // detached: the commit is HEAD's
 	}
-	return &promoteCommit{Commit: commit, Branch: branch, NewBranch: o.newBranch, Message: msg}, nil
+	return &promoteCommit{Commit: done.Commit, Branch: branch, NewBranch: o.newBranch, Message: done.Message}, nil
 }
 
 // printCommit says what --commit did and what comes next.

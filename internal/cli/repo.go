@@ -9,14 +9,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/lock"
-	"github.com/strata-fleet/strata/internal/rootfs"
 )
 
-// repo is an open fleet repository: its directory and a read-only view of
-// it that refuses paths (and symbolic links) leaving it.
+// repo is an open fleet repository (action.Repo), with the short names
+// the commands use for its directory, read-only view and root.
 type repo struct {
+	*action.Repo
 	dir  string
 	fsys fs.FS
 	root *os.Root
@@ -40,14 +41,12 @@ func (g *globals) openRepoQuiet() (*repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := os.OpenRoot(dir)
+	a, err := action.Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", dir, err)
+		return nil, err
 	}
-	return &repo{dir: dir, fsys: rootfs.New(r), root: r}, nil
+	return &repo{Repo: a, dir: a.Dir, fsys: a.FS, root: a.Root}, nil
 }
-
-func (r *repo) Close() error { return r.root.Close() }
 
 // lock takes the lock of the repository at dir for a command that writes
 // it (package lock), waiting up to --wait and saying so on stderr.
@@ -59,7 +58,13 @@ func (g *globals) lock(dir string) (*lock.Lock, error) {
 // compares the repository with its output (beside other readers, never
 // beside a writer).
 func (g *globals) lockFor(dir string, shared bool) (*lock.Lock, error) {
-	return lock.Acquire(context.Background(), dir, lock.Options{
+	return lock.Acquire(context.Background(), dir, g.lockOptions(shared))
+}
+
+// lockOptions are the lock's options of this command line: who holds it,
+// how long to wait (--wait), saying so on stderr.
+func (g *globals) lockOptions(shared bool) lock.Options {
+	return lock.Options{
 		Command: strings.Join(append([]string{"strata"}, g.args...), " "),
 		Wait:    g.wait,
 		Shared:  shared,
@@ -68,7 +73,7 @@ func (g *globals) lockFor(dir string, shared bool) (*lock.Lock, error) {
 				fmt.Fprintf(g.stderr, "waiting up to %s for the repository lock held by %s\n", g.wait, h)
 			}
 		},
-	})
+	}
 }
 
 // completionFleet loads the fleet for shell completion, or returns nil:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
@@ -26,12 +27,13 @@ type rolloutOptions struct {
 	clusterContexts     []string
 	namespace           string
 	output              outputFormat
+	all                 bool
 }
 
 func newRolloutCmd(g *globals) *cobra.Command {
 	o := &rolloutOptions{globals: g}
 	cmd := &cobra.Command{
-		Use:   "rollout CLUSTER_TYPE COMPONENT PATCH",
+		Use:   "rollout CLUSTER_TYPE COMPONENT PATCH | --all",
 		Short: "Promote a patch step by step, waiting for Argo CD to sync each step and the clusters to stay healthy",
 		Long: `Rollout drives promote through the sequence. Each step is promoted, rendered,
 committed (the message says what moved where and how many targets' rendered
@@ -55,7 +57,13 @@ other codes of docs/exit-codes.md for errors (5: a cluster or Git failed).
 
 Run it again to continue: it starts from what the repository and the clusters
 say (an interrupted promotion, the patch's first copy not committed yet,
-commits not pushed), never from a state file.`,
+commits not pushed), never from a state file.
+
+It takes the repository lock only while a step writes, never while it waits
+or soaks; a second run of the same patch is refused. A push refused because
+the remote moved is replayed on the new upstream (others' commits kept); a
+change of the same patch or node there stops it. --all rolls out every
+patch in flight at once, each through its own sequence, gates and soaks.`,
 		Example: `  # Roll patch-001 of cert-manager out, up to the first manual gate
   strata rollout management-cluster cert-manager patch-001
 
@@ -66,20 +74,31 @@ commits not pushed), never from a state file.`,
   strata rollout management-cluster cert-manager patch-001 --dry-run
 
   # Stop after integration; revert a step that fails; events as JSON lines
-  strata rollout management-cluster cert-manager patch-001 --until integration --on-failure revert -o json`,
-		Args:              cobra.ExactArgs(3),
+  strata rollout management-cluster cert-manager patch-001 --until integration --on-failure revert -o json
+
+  # Every patch in flight at once
+  strata rollout --all`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.all {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(3)(cmd, args)
+		},
 		ValidArgsFunction: (&promoteOptions{globals: g}).complete,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(cmd); err != nil {
 				return err
 			}
-			o.opts.ClusterType, o.opts.Component, o.opts.Patch = args[0], args[1], args[2]
+			if !o.all {
+				o.opts.ClusterType, o.opts.Component, o.opts.Patch = args[0], args[1], args[2]
+			}
 			return o.run(cmd.Context())
 		},
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.soak, "soak", 0, "how long each step's Applications must stay healthy (default: config.yaml rollout.soak)")
 	f.DurationVar(&o.timeout, "timeout", 0, "how long a step may take to sync and become healthy (default: config.yaml rollout.timeout, else 15m)")
+	f.BoolVar(&o.all, "all", false, "roll out every patch in flight (not folded into values.yaml yet) at once, each through its own sequence, gates and soaks")
 	f.StringVar(&o.opts.Until, "until", "", "stop once every target under this node has the patch")
 	f.BoolVar(&o.opts.DryRun, "dry-run", false, "list the steps and change nothing")
 	f.StringVar(&o.opts.Remote, "remote", "", "the remote the steps are pushed to (default: the branch's upstream)")
@@ -135,14 +154,18 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 			return usageErrorf("--approve records who approved: give --approver \"Name <email>\" or set git config user.name and user.email")
 		}
 	}
-	if !o.opts.DryRun {
-		// Held throughout, waits included: no promote, pin, render or
-		// other rollout of this repository interleaves with its steps.
-		l, err := o.lock(r.dir)
+	var writeLock func(context.Context) (func(), error)
+	if !o.opts.DryRun && !o.all {
+		// The patch's own lock is held throughout: a second run of the same
+		// patch is refused, naming this one. The repository's lock is taken
+		// only while a step writes (Env.Lock), never while it waits.
+		patch := o.opts.ClusterType + "/" + o.opts.Component + "/" + strings.TrimSuffix(o.opts.Patch, ".yaml")
+		release, err := o.patchLock(r)(ctx, patch)
 		if err != nil {
 			return err
 		}
-		defer l.Release()
+		defer release()
+		writeLock = o.writeLock(r)
 	}
 	kc := live.Kubeconfig{Path: o.kubeconfig, Context: o.context, Contexts: map[string]string{}}
 	for _, cc := range o.clusterContexts {
@@ -162,7 +185,13 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	p := newRolloutPrinter(o.stdout, o.output)
 	defer p.close()
 	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir}, Connect: kc.Connect(f),
-		Live: live.Options{Namespace: o.namespace}, Events: p.event}
+		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock}
+	if o.all {
+		if !o.opts.DryRun {
+			env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
+		}
+		return o.runAll(ctx, env)
+	}
 	res, err := rollout.Run(ctx, env, o.opts)
 	if err != nil {
 		var se *rollout.StepError
@@ -176,6 +205,85 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	}
 	if res.Stopped == rollout.StoppedGate && !o.opts.DryRun {
 		return &exitError{code: exitGate}
+	}
+	return nil
+}
+
+// writeLock takes the repository's lock for one of the rollout's writes.
+// It waits for another writer (a step of another rollout, a render) at
+// least rolloutLockWait, longer with --wait, saying so on stderr.
+func (o *rolloutOptions) writeLock(r *repo) func(context.Context) (func(), error) {
+	return func(ctx context.Context) (func(), error) {
+		opts := o.lockOptions(false)
+		opts.Wait = max(opts.Wait, rolloutLockWait)
+		opts.Waiting = func(h lock.Holder) {
+			fmt.Fprintf(o.stderr, "waiting up to %s for the repository lock held by %s\n", opts.Wait, h)
+		}
+		l, err := r.Lock(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		return func() { l.Release() }, nil
+	}
+}
+
+// rolloutLockWait is how long a rollout's step waits for the repository
+// lock: other writers hold it for one write (a render, a step), not for
+// their waits.
+const rolloutLockWait = 10 * time.Minute
+
+// patchLock takes the lock of one patch's rollout (lock.AcquireRollout),
+// held for its run.
+func (o *rolloutOptions) patchLock(r *repo) func(context.Context, string) (func(), error) {
+	return func(ctx context.Context, patch string) (func(), error) {
+		opts := o.lockOptions(false)
+		opts.Waiting = func(h lock.Holder) {
+			if opts.Wait > 0 {
+				fmt.Fprintf(o.stderr, "waiting up to %s for the lock of the rollout of %s held by %s\n", opts.Wait, patch, h)
+			}
+		}
+		l, err := lock.AcquireRollout(ctx, r.dir, patch, opts)
+		if err != nil {
+			return nil, err
+		}
+		return func() { l.Release() }, nil
+	}
+}
+
+// runAll is rollout --all: every patch in flight at once. Each patch's
+// end is printed (its error on stderr, the command that continues past a
+// gate); the exit status is the worst: a failed step 1, another failure 5,
+// a gate 4, else 0.
+func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
+	results, err := rollout.RunAll(ctx, env, o.opts)
+	if err != nil {
+		return err
+	}
+	code := exitOK
+	for _, pr := range results {
+		switch {
+		case pr.Err != nil:
+			fmt.Fprintf(o.stderr, "strata: %s: %v\n", pr.Patch, pr.Err)
+			var se *rollout.StepError
+			if errors.As(pr.Err, &se) {
+				code = max(code, exitFindings)
+			} else {
+				code = exitFailure
+			}
+		case pr.Result.Stopped == rollout.StoppedGate:
+			if !o.output.data() {
+				fmt.Fprintf(o.stdout, "%s: continue with:\n  %s\n", pr.Patch, pr.Result.Command)
+			}
+			if !o.opts.DryRun && code != exitFailure && code != exitFindings {
+				code = exitGate
+			}
+		}
+	}
+	if len(results) == 0 && !o.output.data() {
+		fmt.Fprintln(o.stdout, "no patch in flight")
+	}
+	if code != exitOK {
+		return &exitError{code: code}
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func (p *rolloutPrinter) event(e rollout.Event) {
 		return
 	}
 	if e.Kind == rollout.KindWaiting {
-		same := fmt.Sprintf("%s %d %d %d%s", e.Step, e.Synced, e.Healthy, e.Total, notReady(e.Apps))
+		same := fmt.Sprintf("%s%s %d %d %d%s", e.Patch, e.Step, e.Synced, e.Healthy, e.Total, notReady(e.Apps))
 		if same == p.lastWait {
 			return
 		}
@@ -151,6 +151,9 @@ func rolloutLine(e rollout.Event, now time.Time) string {
 		fmt.Fprintf(&b, "%s %s", e.Kind, e.Message)
 	}
 	b.WriteString("\n")
+	if e.Patch != "" { // rollout --all: whose event
+		return e.Patch + ": " + b.String()
+	}
 	return b.String()
 }
 

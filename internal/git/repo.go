@@ -78,25 +78,34 @@ func (r Repo) Switch(ctx context.Context, name string) (created bool, err error)
 	return err == nil, err
 }
 
+// Stage stages everything under paths (additions, changes and removals)
+// and returns the files under paths whose staged content differs from
+// HEAD's, relative to the work tree's directory: what a commit of paths
+// changes against its parent.
+func (r Repo) Stage(ctx context.Context, paths ...string) ([]string, error) {
+	if _, err := r.Out(ctx, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
+		return nil, err
+	}
+	staged, err := r.Out(ctx, append([]string{"diff", "--cached", "--no-renames", "--relative", "--name-only", "-z", "--"}, paths...)...)
+	if err != nil || staged == "" {
+		return nil, err
+	}
+	return strings.Split(strings.TrimSuffix(staged, "\x00"), "\x00"), nil
+}
+
 // Commit commits everything under paths (additions, changes and
 // removals), and nothing else: what else is staged stays staged, not
 // committed. It returns the new commit. An empty commit is made when
 // nothing under paths changed (a step that changes no file is still a
 // step).
 func (r Repo) Commit(ctx context.Context, message string, paths ...string) (string, error) {
-	if _, err := r.Out(ctx, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
-		return "", err
-	}
-	staged, err := r.Out(ctx, append([]string{"diff", "--cached", "--no-renames", "--relative", "--name-only", "-z", "--"}, paths...)...)
+	staged, err := r.Stage(ctx, paths...)
 	if err != nil {
 		return "", err
 	}
 	// --only: the content of these files, whatever else is in the index
 	// (with no file, an empty commit).
-	args := []string{"commit", "-q", "--allow-empty", "--only", "-m", message, "--"}
-	if staged != "" {
-		args = append(args, strings.Split(strings.TrimSuffix(staged, "\x00"), "\x00")...)
-	}
+	args := append([]string{"commit", "-q", "--allow-empty", "--only", "-m", message, "--"}, staged...)
 	if _, err := r.Out(ctx, args...); err != nil {
 		return "", err
 	}

@@ -32,6 +32,12 @@ type History struct {
 	// revision is asked about many commits.
 	reach map[string]map[string]bool
 	asked map[string]int
+
+	// Fetch, when set, brings into the local repository a revision it
+	// lacks (a commit someone pushed after this run's fetch, which Argo CD
+	// synced): Contains then asks again, fetching once per revision.
+	Fetch   func(rev string) error
+	fetched map[string]bool
 }
 
 type ancestry struct {
@@ -133,6 +139,15 @@ func (h *History) Contains(commit, rev string) (bool, error) {
 		}
 	}
 	a := h.isAncestor(commit, rev)
+	if a.err != nil && h.Fetch != nil && !h.fetched[rev] {
+		if h.fetched == nil {
+			h.fetched = map[string]bool{}
+		}
+		h.fetched[rev] = true
+		if err := h.Fetch(rev); err == nil {
+			a = h.isAncestor(commit, rev)
+		}
+	}
 	h.anc[key] = a
 	return a.yes, a.err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -33,6 +34,9 @@ type HeldError struct {
 	Holder Holder
 	Waited time.Duration
 	Path   string // the lock file
+	// Of is what is locked: "" for the repository, else "the rollout of
+	// <type>/<component>/<patch>" (AcquireRollout).
+	Of string
 }
 
 func (e *HeldError) Error() string {
@@ -40,7 +44,11 @@ func (e *HeldError) Error() string {
 	if e.Waited > 0 {
 		waited = "waited " + e.Waited.Round(time.Millisecond).String()
 	}
-	return fmt.Sprintf("the repository is locked by %s; %s (run again once it is done, or wait longer with --wait)", e.Holder, waited)
+	of := e.Of
+	if of == "" {
+		of = "the repository"
+	}
+	return fmt.Sprintf("%s is locked by %s; %s (run again once it is done, or wait longer with --wait)", of, e.Holder, waited)
 }
 
 // Options says how Acquire takes a lock.
@@ -71,12 +79,31 @@ const pollInterval = 25 * time.Millisecond
 // Acquire takes the lock of the repository at repoRoot, waiting up to
 // o.Wait while another process holds it, or until ctx is done.
 func Acquire(ctx context.Context, repoRoot string, o Options) (*Lock, error) {
-	p, err := localstate.Path(repoRoot, "lock")
+	return acquire(ctx, repoRoot, "lock", "", o)
+}
+
+// AcquireRollout takes the lock of one patch's rollout (patch is
+// <type>/<component>/<patch>) in the repository at repoRoot, a lock file
+// of its own in the local state: two runs of the same patch refuse each
+// other, naming the holder, while rollouts of other patches go on (each
+// takes the repository's lock only while it writes).
+func AcquireRollout(ctx context.Context, repoRoot, patch string, o Options) (*Lock, error) {
+	return acquire(ctx, repoRoot, "rollout-"+url.QueryEscape(patch)+".lock", "the rollout of "+patch, o)
+}
+
+// acquire takes the lock in the file name of the local state; of is what
+// it locks ("" for the repository).
+func acquire(ctx context.Context, repoRoot, name, of string, o Options) (*Lock, error) {
+	what, lockName := of, "the lock of "+of
+	if of == "" {
+		what, lockName = "the repository", "the repository lock"
+	}
+	p, err := localstate.Path(repoRoot, name)
 	if err != nil {
-		return nil, fmt.Errorf("locking the repository: %w", err)
+		return nil, fmt.Errorf("locking %s: %w", what, err)
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, fmt.Errorf("locking the repository: %w", err)
+		return nil, fmt.Errorf("locking %s: %w", what, err)
 	}
 	start := time.Now()
 	var tick *time.Ticker
@@ -84,7 +111,7 @@ func Acquire(ctx context.Context, repoRoot string, o Options) (*Lock, error) {
 	for {
 		var ok bool
 		if f, ok, err = lockFile(p, o.Shared); err != nil {
-			return nil, fmt.Errorf("locking the repository with %s: %w", p, err)
+			return nil, fmt.Errorf("locking %s with %s: %w", what, p, err)
 		}
 		if ok {
 			break
@@ -97,11 +124,11 @@ func Acquire(ctx context.Context, repoRoot string, o Options) (*Lock, error) {
 			defer tick.Stop()
 		}
 		if time.Since(start) >= o.Wait {
-			return nil, &HeldError{Holder: readHolder(p), Waited: o.Wait, Path: p}
+			return nil, &HeldError{Holder: readHolder(p), Waited: o.Wait, Path: p, Of: of}
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("waiting for the repository lock held by %s: %w", readHolder(p), ctx.Err())
+			return nil, fmt.Errorf("waiting for %s held by %s: %w", lockName, readHolder(p), ctx.Err())
 		case <-tick.C:
 		}
 	}
@@ -113,7 +140,7 @@ func Acquire(ctx context.Context, repoRoot string, o Options) (*Lock, error) {
 	if err := errors.Join(f.Truncate(0), writeAt0(f, data)); err != nil {
 		unlock(f)
 		f.Close()
-		return nil, fmt.Errorf("locking the repository: %w", err)
+		return nil, fmt.Errorf("locking %s: %w", what, err)
 	}
 	return &Lock{f: f}, nil
 }

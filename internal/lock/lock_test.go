@@ -166,3 +166,33 @@ func TestHelperHoldLock(t *testing.T) {
 	os.Stdout.WriteString("locked\n")
 	select {}
 }
+
+// Two rollouts of one patch refuse each other, naming the holder, while a
+// rollout of another patch, and the repository's own lock, are free.
+func TestRolloutLockIsPerPatch(t *testing.T) {
+	repo := setup(t)
+	ctx := context.Background()
+	first, err := lock.AcquireRollout(ctx, repo, "mc/podinfo/patch-001", lock.Options{Command: "strata rollout mc podinfo patch-001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Release()
+	_, err = lock.AcquireRollout(ctx, repo, "mc/podinfo/patch-001", lock.Options{Command: "strata rollout mc podinfo patch-001 --approve prod"})
+	var held *lock.HeldError
+	if !errors.As(err, &held) {
+		t.Fatalf("second rollout of the patch: %v, want a HeldError", err)
+	}
+	if want := `the rollout of mc/podinfo/patch-001 is locked by "strata rollout mc podinfo patch-001" (pid `; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error %q, want it to start %q", err, want)
+	}
+	other, err := lock.AcquireRollout(ctx, repo, "mc/podinfo/patch-002", lock.Options{Command: "strata rollout mc podinfo patch-002"})
+	if err != nil {
+		t.Fatalf("a rollout of another patch: %v", err)
+	}
+	defer other.Release()
+	l, err := lock.Acquire(ctx, repo, lock.Options{Command: "strata render"})
+	if err != nil {
+		t.Fatalf("the repository's lock beside rollouts: %v", err)
+	}
+	l.Release()
+}

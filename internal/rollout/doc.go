@@ -5,17 +5,32 @@
 // git runner ([Git]; [ExecGit] is the real one), clock, and connection to
 // the API servers of the clusters that run Argo CD ([Env].Connect, a
 // live.Connect). It returns a [Result] and streams [Event]s; it prints
-// nothing (package cli does). The caller holds the repository lock
-// (package lock) throughout, so that no promote or other rollout
-// interleaves with its steps.
+// nothing (package cli does). It takes the repository lock only while it
+// writes ([Env].Lock: the catch-up, each step, a revert), never while it
+// waits or soaks, so that other patches move meanwhile; the caller holds
+// the patch's own lock (lock.AcquireRollout) for the run.
 //
-// One step: promote.Prepare and promote.Apply (journaled; an approved gate
-// is recorded in the patch's metadata with Options.Approver), a render of
-// rendered/ (package output), a commit of config/ and rendered/ whose
-// subject says what moved where and how many targets' rendered output
-// changed (with an Approved-by trailer per gate passed and a
-// Strata-Rollout trailer), a push (to Options.Remote, else the branch's
-// upstream), then the wait. What it waits for is package live's answer,
+// Before its first commit, push or wait it reads every Argo CD (one list
+// each); one that runs the cluster type's Applications and cannot be read
+// stops it with an [*UnreachableError], nothing committed or pushed. A
+// watch lost during a wait is reported at once (KindLost) and waited for
+// until the step's timeout.
+//
+// One step is package action's Step: promote.Prepare and promote.Apply
+// (journaled; an approved gate is recorded in the patch's metadata with
+// Options.Approver), a render of what it can change (package output), a
+// commit of config/ and rendered/ whose subject says what moved where and
+// how many targets' rendered files the commit changes (with the patch's
+// metadata, an Approved-by trailer per gate passed and a Strata-Rollout
+// trailer); then a push (to Options.Remote, else the branch's
+// upstream). A push refused because the remote moved is replayed: HEAD
+// reset to the new upstream (others' commits kept), the step planned,
+// promoted, rendered and committed again there, pushed again, at most
+// MaxReplays times with a doubling backoff; a step upstream already has is
+// not made twice, and a change of the same patch or node upstream stops
+// the rollout ([*ConflictError]). A revision Argo CD synced that the local
+// repository lacks (pushed by someone after the step) is fetched and
+// judged again. Then the wait. What it waits for is package live's answer,
 // never a second mapping: live.Expect lists the Applications and
 // ApplicationSets the rendered output makes for each cluster of the
 // inventory and where they live, live.Join joins them to what the Argo CDs

@@ -2,7 +2,6 @@ package rollout
 
 import (
 	"context"
-	"errors"
 	"io/fs"
 	"testing/fstest"
 
@@ -30,20 +29,8 @@ func (r *runner) dryRun(ctx context.Context, f *fleet.Fleet) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if r.reachedUntil(f) {
-			r.res.Stopped = StoppedUntil
-			r.emit(Event{Kind: KindDone, Step: r.opts.Until, Message: "dry run: every target under " + r.opts.Until + " would have " + r.opts.Patch})
-			return nil
-		}
-		plan, err := r.prepare(f)
-		switch {
-		case errors.Is(err, errGate):
-			return nil
-		case errors.Is(err, promote.ErrNothingToDo):
-			r.res.Stopped = StoppedDone
-			r.emit(Event{Kind: KindDone, Message: "dry run: " + r.opts.Patch + " would be rolled out"})
-			return nil
-		case err != nil:
+		plan, err := r.next(f)
+		if err != nil || plan == nil {
 			return err
 		}
 		node := plan.Target
@@ -66,8 +53,7 @@ func (r *runner) dryRun(ctx context.Context, f *fleet.Fleet) error {
 			}
 		}
 		if plan.Integrated != "" {
-			r.res.Stopped = StoppedDone
-			r.emit(Event{Kind: KindDone, Message: "dry run: " + r.opts.Patch + " would be rolled out and folded into " + plan.Integrated})
+			r.done(StoppedDone, "", "", r.opts.Patch+" would be rolled out and folded into "+plan.Integrated)
 			return nil
 		}
 		if f, err = fleet.LoadComponent(mem, r.opts.ClusterType, r.opts.Component); err != nil {

@@ -41,6 +41,12 @@ const (
 	KindReverted Kind = "reverted"
 	// KindDone: the rollout ends (Message says how).
 	KindDone Kind = "done"
+	// KindReplayed: the remote moved before the step's push; the step was
+	// made again on it (Commit), or was already there (Message says).
+	KindReplayed Kind = "replayed"
+	// KindLost: the watch of an Argo CD failed (Message: which, and why);
+	// the step waits for it until its timeout.
+	KindLost Kind = "lost"
 )
 
 // Event is one thing that happened in a rollout: the CLI prints it (a line,
@@ -48,6 +54,9 @@ const (
 type Event struct {
 	Kind Kind      `json:"event"`
 	Time time.Time `json:"time"`
+	// Patch is the rollout's <type>/<component>/<patch>, set by RunAll,
+	// which interleaves the events of many.
+	Patch string `json:"patch,omitempty"`
 	// Step is the node the patch moved to (or is at, for the first wait).
 	Step   string `json:"step,omitempty"`
 	Commit string `json:"commit,omitempty"`

@@ -79,7 +79,8 @@ func (r *repo) push(ctx context.Context) error {
 	return nil
 }
 
-// unpushed reports whether HEAD has commits the remote branch lacks.
+// unpushed reports whether HEAD has commits the remote branch lacks; a
+// branch only behind the remote is fast-forwarded to it first.
 func (r *repo) unpushed(ctx context.Context) (bool, error) {
 	if _, err := r.run(ctx, "fetch", "-q", r.remote, r.branch); err != nil {
 		return false, fmt.Errorf("fetching %s %s: %w", r.remote, r.branch, err)
@@ -92,8 +93,29 @@ func (r *repo) unpushed(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if behind != "0" {
+	switch {
+	case behind != "0" && out == "0":
+		// Others pushed since this clone last fetched: go on from theirs.
+		if _, err := r.run(ctx, "merge", "-q", "--ff-only", "FETCH_HEAD"); err != nil {
+			return false, fmt.Errorf("bringing this branch up to %s %s: %w", r.remote, r.branch, err)
+		}
+		return false, nil
+	case behind != "0":
 		return false, fmt.Errorf("%s %s has %s commits this branch lacks: pull them, then run the rollout again", r.remote, r.branch, behind)
 	}
 	return out != "0", nil
+}
+
+// moved fetches the remote branch and reports whether it has commits HEAD
+// lacks (someone pushed meanwhile), with its commit.
+func (r *repo) moved(ctx context.Context) (upstream string, moved bool) {
+	if _, err := r.run(ctx, "fetch", "-q", r.remote, r.branch); err != nil {
+		return "", false
+	}
+	upstream, err := r.run(ctx, "rev-parse", "FETCH_HEAD")
+	if err != nil {
+		return "", false
+	}
+	behind, err := r.run(ctx, "rev-list", "--count", "HEAD.."+upstream)
+	return upstream, err == nil && behind != "0"
 }

@@ -4,6 +4,7 @@ package rollout_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/testenv"
@@ -110,6 +112,15 @@ type harness struct {
 	// frozen stops it from reacting.
 	onEvent func(rollout.Event)
 	frozen  bool
+	// lockSeen records, per event kind, whether the repository lock was
+	// held when the event came (the rollout holds it only while it writes).
+	lockSeen map[rollout.Kind]bool
+	// unreachable is a cluster whose Argo CD cannot be reached, and why.
+	unreachable, why string
+	// bare is the remote; other a second clone of it (otherPush).
+	bare, other string
+	// beforePush runs before the rollout's n-th git push (from 1).
+	beforePush func(n int)
 }
 
 // startAPI starts the API server the subtests of t share, with Argo CD's
@@ -136,6 +147,7 @@ func newHarness(t *testing.T, api *testenv.APIServer) *harness {
 	h.ns = strings.Trim(h.ns, "-")
 	h.git = rollout.ExecGit{Dir: h.dir, Env: gitEnv}
 	bare := filepath.Join(t.TempDir(), "remote.git")
+	h.bare = bare
 	h.run("", "init", "-q", "--bare", "-b", "main", bare)
 	h.run("", "init", "-q", "-b", "main", h.dir)
 	for p, data := range fixture {
@@ -206,15 +218,26 @@ func (h *harness) createNamespace(ns string) {
 // env is the rollout's Env on the harness.
 func (h *harness) env() rollout.Env {
 	return rollout.Env{
-		Dir: h.dir, Git: h.git, Clock: h.clock,
+		Dir: h.dir, Git: &hookGit{h: h}, Clock: h.clock, PushBackoff: time.Millisecond,
 		Connect: func(c *fleet.Cluster) (dynamic.Interface, error) {
 			if _, ok := clusters[c.Name]; !ok {
 				return nil, fmt.Errorf("unknown cluster %s", c.Name)
 			}
+			if c.Name == h.unreachable {
+				return nil, errors.New(h.why)
+			}
 			return nsClient{h.dyn, h.ns + "-" + c.Name}, nil
+		},
+		Lock: func(ctx context.Context) (func(), error) {
+			l, err := lock.Acquire(ctx, h.dir, lock.Options{Command: "rollout test", Wait: time.Minute})
+			if err != nil {
+				return nil, err
+			}
+			return func() { l.Release() }, nil
 		},
 		Events: func(e rollout.Event) {
 			h.events = append(h.events, e)
+			h.seeLock(e.Kind)
 			if h.onEvent != nil {
 				h.onEvent(e)
 			}
@@ -226,6 +249,54 @@ func (h *harness) env() rollout.Env {
 			}
 		},
 	}
+}
+
+// hookGit is the rollout's git, running h.beforePush before each push.
+type hookGit struct {
+	h      *harness
+	pushes int
+}
+
+func (g *hookGit) Run(ctx context.Context, args ...string) (string, error) {
+	if len(args) > 0 && args[0] == "push" {
+		g.pushes++
+		if g.h.beforePush != nil {
+			g.h.beforePush(g.pushes)
+		}
+	}
+	return g.h.git.Run(ctx, args...)
+}
+
+// otherPush commits file (data) in a second clone of the remote, up to
+// date with it, and pushes it: someone else pushing meanwhile.
+func (h *harness) otherPush(file, data, msg string) string {
+	h.t.Helper()
+	if h.other == "" {
+		h.other = filepath.Join(h.t.TempDir(), "other")
+		h.run("", "clone", "-q", h.bare, h.other)
+	}
+	h.run(h.other, "pull", "-q", "--ff-only")
+	full := filepath.Join(h.other, filepath.FromSlash(file))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+	h.run(h.other, "add", "-A")
+	h.run(h.other, "commit", "-q", "-m", msg)
+	h.run(h.other, "push", "-q", "origin", "main")
+	return h.run(h.other, "rev-parse", "HEAD")
+}
+
+// seeLock records whether the repository lock is held now.
+func (h *harness) seeLock(k rollout.Kind) {
+	l, err := lock.Acquire(context.Background(), h.dir, lock.Options{Command: "probe"})
+	if h.lockSeen == nil {
+		h.lockSeen = map[rollout.Kind]bool{}
+	}
+	h.lockSeen[k] = h.lockSeen[k] || err != nil
+	l.Release()
 }
 
 // nsClient stands for the API server of one cluster running Argo CD: it
@@ -271,7 +342,7 @@ func (h *harness) rolloutCtx(ctx context.Context, opts rollout.Options) (*rollou
 // failed, or unhealthy, as the test says).
 func (h *harness) syncAll() {
 	h.t.Helper()
-	commit := h.run(h.dir, "rev-parse", "origin/main")
+	commit := h.run(h.bare, "rev-parse", "main") // Argo CD reads the remote
 	for c, target := range clusters {
 		h.syncCluster(c, target, commit)
 	}
@@ -291,7 +362,7 @@ func (h *harness) syncCluster(cluster, target, commit string) {
 	var doc struct {
 		Spec map[string]any `yaml:"spec"`
 	}
-	if err := yaml.Unmarshal([]byte(h.run(h.dir, "show", commit+":"+dir+"/templates/demo.yaml")), &doc); err != nil {
+	if err := yaml.Unmarshal([]byte(h.run(h.bare, "show", commit+":"+dir+"/templates/demo.yaml")), &doc); err != nil {
 		h.t.Fatal(err)
 	}
 	spec := doc.Spec

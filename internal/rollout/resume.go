@@ -31,6 +31,9 @@ func (r *runner) catchUp(ctx context.Context) error {
 			return err
 		}
 		r.emit(Event{Kind: KindResumed, Step: j.Plan.Target, Message: "completing " + pending.Describe()})
+		if err := r.reach(ctx); err != nil {
+			return err
+		}
 		_, err = r.commitStep(ctx, j.Plan)
 		return err
 	}
@@ -39,9 +42,11 @@ func (r *runner) catchUp(ctx context.Context) error {
 		return err
 	}
 	if len(dirty) > 0 {
-		if other := r.notOwnFiles(dirty); len(other) > 0 {
-			return fmt.Errorf("config/ or rendered/ has uncommitted changes that are not %s's own (commit or discard them, then run the rollout again):\n  %s",
-				r.opts.Patch, strings.Join(other, "\n  "))
+		if err := r.checkClean(ctx); err != nil {
+			return err
+		}
+		if err := r.reach(ctx); err != nil {
+			return err
 		}
 		_, err := r.commitStep(ctx, nil)
 		return err
@@ -50,13 +55,26 @@ func (r *runner) catchUp(ctx context.Context) error {
 	if err != nil || !ahead {
 		return err
 	}
+	if err := r.reach(ctx); err != nil {
+		return err
+	}
 	return r.repo.push(ctx)
 }
 
-// notOwnFiles are the lines of git status --porcelain that are not the
-// patch's own files or rendered/.
-func (r *runner) notOwnFiles(lines []string) []string {
-	return promote.Unrelated(r.opts.ClusterType, r.opts.Component, r.opts.Patch, nil, lines)
+// checkClean refuses uncommitted changes under config/ that are not the
+// patch's own files (or rendered/'s): the step's commit would take them
+// along. Another command of the repository may have left them while the
+// rollout waited without the lock.
+func (r *runner) checkClean(ctx context.Context) error {
+	dirty, err := r.repo.dirty(ctx, "config", render.OutputDir)
+	if err != nil {
+		return err
+	}
+	if other := promote.Unrelated(r.opts.ClusterType, r.opts.Component, r.opts.Patch, nil, dirty); len(other) > 0 {
+		return fmt.Errorf("config/ or rendered/ has uncommitted changes that are not %s's own (commit or discard them, then run the rollout again):\n  %s",
+			r.opts.Patch, strings.Join(other, "\n  "))
+	}
+	return nil
 }
 
 // settle waits for where the patch already is: the targets under its
@@ -107,6 +125,9 @@ func (r *runner) settle(ctx context.Context) error {
 	st.commit = commit
 	pattern := ":(glob)config/" + r.opts.ClusterType + "/" + r.opts.Component + "/**/" + strings.TrimSuffix(r.opts.Patch, ".yaml") + ".yaml"
 	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", pattern); err != nil {
+		return err
+	}
+	if err := r.reach(ctx); err != nil {
 		return err
 	}
 	r.emit(Event{Kind: KindStart, Step: st.node, Commit: commit, Targets: ids,

@@ -6,18 +6,18 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
-	"github.com/strata-fleet/strata/internal/rootfs"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -60,6 +60,17 @@ type Env struct {
 	// are asked for a hard refresh (default DefaultRefreshEvery).
 	RefreshEvery time.Duration
 	Log          *slog.Logger
+	// PushBackoff is the wait before a step is replayed on a remote that
+	// moved, doubled for each further replay (default DefaultPushBackoff).
+	PushBackoff time.Duration
+	// Lock, when set, takes the repository's lock (package lock) for one
+	// write: the catch-up, a step (plan, promote, render, commit, push),
+	// a revert. It returns the lock's release. The rollout never holds it
+	// while it waits or soaks, so that other patches move meanwhile.
+	Lock func(context.Context) (release func(), err error)
+	// Hold, when set, takes the lock of one patch's rollout (patch is
+	// <type>/<component>/<patch>) for RunAll's run of it.
+	Hold func(ctx context.Context, patch string) (release func(), err error)
 }
 
 // Result is how a rollout ended.
@@ -88,7 +99,6 @@ type runner struct {
 	opts  Options
 	repo  *repo
 	watch *watcher
-	root  *os.Root
 	fsys  fs.FS
 	ops   promote.DirOps
 	res   *Result
@@ -99,6 +109,11 @@ type runner struct {
 	// last step left unhealthy within it, for the next step's commit.
 	budget    *budget
 	unhealthy []string
+	// reached is set once reach has read every Argo CD.
+	reached bool
+	// emitMu serializes events: the watcher reports a lost Argo CD from
+	// its own goroutine.
+	emitMu sync.Mutex
 }
 
 // Run rolls the patch out: it completes what an earlier run left (an
@@ -114,11 +129,11 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 	if env.Log == nil {
 		env.Log = slog.New(slog.DiscardHandler)
 	}
-	root, err := os.OpenRoot(env.Dir)
+	ar, err := action.Open(env.Dir)
 	if err != nil {
 		return nil, err
 	}
-	defer root.Close()
+	defer ar.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ops, err := promote.NewDirOps(env.Dir)
@@ -126,7 +141,8 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 		return nil, err
 	}
 	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}}, watch: newWatcher(ctx, env.Connect, env.Live),
-		root: root, fsys: rootfs.New(root), ops: ops, res: &Result{Steps: []string{}}}
+		fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}}}
+	r.watch.lost = r.lost
 	if err := r.run(ctx); err != nil {
 		return r.res, err
 	}
@@ -134,6 +150,8 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 }
 
 func (r *runner) emit(e Event) {
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
 	if e.Time.IsZero() {
 		e.Time = r.env.Clock.Now()
 	}
@@ -148,14 +166,7 @@ func (r *runner) log(format string, args ...any) { r.env.Log.Warn(fmt.Sprintf(fo
 // (the whole fleet when either does not exist, so that the error can list
 // the valid choices).
 func (r *runner) load() (*fleet.Fleet, error) {
-	f, err := fleet.LoadComponent(r.fsys, r.opts.ClusterType, r.opts.Component)
-	if err != nil {
-		return nil, err
-	}
-	if ct := f.ClusterType(r.opts.ClusterType); ct != nil && ct.Component(r.opts.Component) != nil {
-		return f, nil
-	}
-	return fleet.Load(r.fsys)
+	return action.LoadComponent(r.fsys, r.opts.ClusterType, r.opts.Component)
 }
 
 func (r *runner) run(ctx context.Context) error {
@@ -172,46 +183,93 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.repo.pushTarget(ctx, r.opts.Remote); err != nil {
 		return err
 	}
-	if err := r.catchUp(ctx); err != nil {
+	if err := r.locked(ctx, func() error { return r.catchUp(ctx) }); err != nil {
 		return err
 	}
 	if err := r.settle(ctx); err != nil {
 		return err
 	}
 	for {
-		f, err := r.load()
-		if err != nil {
+		var plan *promote.Plan
+		var st *step
+		err := r.locked(ctx, func() error {
+			// Others may have pushed while the last step waited: plan on theirs.
+			if _, err := r.repo.unpushed(ctx); err != nil {
+				return err
+			}
+			f, err := r.load()
+			if err != nil {
+				return err
+			}
+			if plan, err = r.next(f); err != nil || plan == nil {
+				return err
+			}
+			if err := r.checkClean(ctx); err != nil {
+				return err
+			}
+			if err := r.reach(ctx); err != nil {
+				return err
+			}
+			st, err = r.promote(ctx, plan)
 			return err
-		}
-		if r.reachedUntil(f) {
-			r.res.Stopped = StoppedUntil
-			r.emit(Event{Kind: KindDone, Step: r.opts.Until, Message: "every target under " + r.opts.Until + " has " + r.opts.Patch})
-			return nil
-		}
-		plan, err := r.prepare(f)
-		switch {
-		case errors.Is(err, errGate):
-			return nil
-		case errors.Is(err, promote.ErrNothingToDo):
-			r.res.Stopped = StoppedDone
-			r.emit(Event{Kind: KindDone, Message: r.opts.Patch + " is rolled out"})
-			return nil
-		case err != nil:
-			return err
-		}
-		st, err := r.promote(ctx, f, plan)
-		if err != nil {
+		})
+		if err != nil || plan == nil {
 			return err
 		}
 		if err := r.verify(ctx, st); err != nil {
 			return r.failed(ctx, st, err)
 		}
 		if plan.Integrated != "" {
-			r.res.Stopped = StoppedDone
-			r.emit(Event{Kind: KindDone, Message: fmt.Sprintf("%s is rolled out and folded into %s", r.opts.Patch, plan.Integrated)})
+			r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded into "+plan.Integrated, "")
 			return nil
 		}
 	}
+}
+
+// next plans the step the rollout takes from f; nil when it ends there
+// (--until reached, the patch rolled out, a manual gate), which it
+// records in the result and says in an event. The rollout and its dry run
+// both take their steps from it.
+func (r *runner) next(f *fleet.Fleet) (*promote.Plan, error) {
+	if r.reachedUntil(f) {
+		r.done(StoppedUntil, r.opts.Until, "every target under "+r.opts.Until+" has "+r.opts.Patch,
+			"every target under "+r.opts.Until+" would have "+r.opts.Patch)
+		return nil, nil
+	}
+	plan, err := r.prepare(f)
+	switch {
+	case errors.Is(err, errGate):
+		return nil, nil
+	case errors.Is(err, promote.ErrNothingToDo):
+		r.done(StoppedDone, "", r.opts.Patch+" is rolled out", r.opts.Patch+" would be rolled out")
+		return nil, nil
+	}
+	return plan, err
+}
+
+// done ends the rollout for reason with an event saying so: is, or would
+// in a dry run (prefixed "dry run: ").
+func (r *runner) done(reason, step, is, would string) {
+	msg := is
+	if r.opts.DryRun {
+		msg = "dry run: " + would
+	}
+	r.res.Stopped = reason
+	r.emit(Event{Kind: KindDone, Step: step, Message: msg})
+}
+
+// locked runs write under the repository's lock (Env.Lock), released as
+// soon as it returns.
+func (r *runner) locked(ctx context.Context, write func() error) error {
+	if r.env.Lock == nil {
+		return write()
+	}
+	release, err := r.env.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return write()
 }
 
 func (r *runner) checkOptions(f *fleet.Fleet) error {

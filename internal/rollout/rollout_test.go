@@ -36,6 +36,10 @@ func TestRollout(t *testing.T) {
 	t.Run("a resumed rollout soaks what remains since Argo CD synced", func(t *testing.T) { testResumeSoak(t, newHarness(t, api), false) })
 	t.Run("a resumed rollout soaks what remains since the root synced", func(t *testing.T) { testResumeSoak(t, newHarness(t, api), true) })
 	t.Run("dry run", func(t *testing.T) { testDryRun(t, newHarness(t, api)) })
+	t.Run("an unreachable Argo CD stops it before it commits", func(t *testing.T) { testUnreachable(t, newHarness(t, api)) })
+	t.Run("a moving main: others' commits kept, steps replayed", func(t *testing.T) { testMovingMain(t, newHarness(t, api)) })
+	t.Run("a moving main that changed the patch stops it", func(t *testing.T) { testMovingMainConflict(t, newHarness(t, api)) })
+	t.Run("every patch in flight at once", func(t *testing.T) { testAll(t, newHarness(t, api)) })
 }
 
 var wantSubjects = []string{
@@ -57,6 +61,11 @@ func testHealthy(t *testing.T, h *harness) {
 	}
 	if d := cmp.Diff(wantSubjects[:2], h.subjects()); d != "" {
 		t.Errorf("commits before the gate (-want +got):\n%s", d)
+	}
+	// The repository lock covers the writes, never the waits and soaks.
+	if d := cmp.Diff(map[rollout.Kind]bool{rollout.KindPromoted: true, rollout.KindHealthy: false, rollout.KindGate: true}, map[rollout.Kind]bool{
+		rollout.KindPromoted: h.lockSeen[rollout.KindPromoted], rollout.KindHealthy: h.lockSeen[rollout.KindHealthy], rollout.KindGate: h.lockSeen[rollout.KindGate]}); d != "" {
+		t.Errorf("repository lock held at events (-want +got):\n%s", d)
 	}
 	if !h.exists("config/workload/demo/integration/patch-001.yaml") || h.exists("config/workload/demo/production/us-east1/patch-001.yaml") {
 		t.Errorf("before the gate, the patch should be coalesced at integration and absent from production")
@@ -358,5 +367,150 @@ func testRetrying(t *testing.T, h *harness) {
 	}
 	if len(se.Failures) != 1 || se.Failures[0].Reason != "sync failed, Argo CD retries it: "+msg {
 		t.Errorf("failures: %+v", se.Failures)
+	}
+}
+
+// An Argo CD the rollout would wait on that cannot be read stops it
+// before its first commit or push, naming the cluster and the reason.
+func testUnreachable(t *testing.T, h *harness) {
+	h.unreachable, h.why = "w2", "dial tcp 127.0.0.1:1: connect: connection refused"
+	h.write(firstPatch, patch)
+	before, remote := h.commits(), h.run(h.dir, "rev-parse", "origin/main")
+	_, err := h.rollout(rollout.Options{})
+	var ue *rollout.UnreachableError
+	if !errors.As(err, &ue) {
+		t.Fatalf("rollout: %v, want an UnreachableError", err)
+	}
+	if d := cmp.Diff([]string{"w2: " + h.why}, ue.Reasons); d != "" {
+		t.Errorf("reasons (-want +got):\n%s", d)
+	}
+	h.run(h.dir, "fetch", "-q")
+	if h.commits() != before || h.run(h.dir, "rev-parse", "origin/main") != remote {
+		t.Errorf("the rollout committed or pushed before it could reach every Argo CD")
+	}
+}
+
+// Someone pushes before each step's push, and once while a step waits
+// (Argo CD then syncs their newer commit, which the rollout's clone has
+// not fetched): every commit they pushed is kept, each step is replayed on
+// theirs and made once (the first copy, and a promotion), the wait judges
+// their commit, fetched, and the next step starts from it.
+func testMovingMain(t *testing.T, h *harness) {
+	h.write(firstPatch, patch)
+	pushed := map[string]bool{}
+	h.beforePush = func(int) {
+		// Before the first push of each step (of the first copy, and of
+		// the promotion to eu-west1).
+		subject := h.run(h.dir, "log", "-1", "--format=%s")
+		kind, _, _ := strings.Cut(subject, " ")
+		if !pushed[kind] {
+			pushed[kind] = true
+			h.otherPush("docs/"+kind+".md", "a note\n", "docs: before "+kind)
+		}
+	}
+	waited := false
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindPromoted && !waited {
+			waited = true
+			h.otherPush("docs/while-waiting.md", "waiting\n", "docs: while the first step waits")
+		}
+	}
+	res, err := h.rollout(rollout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != rollout.StoppedGate || len(res.Steps) != 2 {
+		t.Errorf("result %+v, want two steps, then the gate", res)
+	}
+	h.run(h.dir, "fetch", "-q")
+	want := []string{"docs: before Start", wantSubjects[0], "docs: while the first step waits", "docs: before Promote", wantSubjects[1]}
+	got := strings.Split(h.run(h.dir, "log", "--reverse", "--format=%s", "origin/main~5..origin/main"), "\n")
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("the remote's history (-want +got):\n%s", d)
+	}
+	replayed := 0
+	for _, e := range h.events {
+		if e.Kind == rollout.KindReplayed {
+			replayed++
+		}
+	}
+	if replayed != 2 {
+		t.Errorf("%d replayed events, want 2: %v", replayed, h.kinds())
+	}
+}
+
+// Someone changes the patch itself before the second step's push: that is
+// a conflict, which stops the rollout with nothing of the step pushed.
+func testMovingMainConflict(t *testing.T, h *harness) {
+	h.write(firstPatch, patch)
+	var theirs string
+	h.beforePush = func(n int) {
+		if n == 2 {
+			theirs = h.otherPush(firstPatch, strings.ReplaceAll(patch, "1.1.0", "1.2.0"), "demo: 1.2.0 instead")
+		}
+	}
+	_, err := h.rollout(rollout.Options{})
+	var ce *rollout.ConflictError
+	if !errors.As(err, &ce) {
+		t.Fatalf("rollout: %v, want a ConflictError", err)
+	}
+	if !strings.Contains(err.Error(), firstPatch) {
+		t.Errorf("the conflict does not name the file: %v", err)
+	}
+	h.run(h.dir, "fetch", "-q")
+	if got := h.run(h.dir, "rev-parse", "origin/main"); got != theirs {
+		t.Errorf("the remote is at %.12s, want their commit %.12s (nothing of the step pushed)", got, theirs)
+	}
+}
+
+// RunAll rolls out both patches in flight at once, each to the gate, with
+// one commit per step and every event naming its patch, from a clone that
+// others' pushes left behind.
+func testAll(t *testing.T, h *harness) {
+	h.write(firstPatch, patch)
+	h.write("config/workload/demo/integration/us-east1/patch-002.yaml", `applications:
+  demo:
+    source:
+      helm:
+        valuesObject:
+          color: blue
+`)
+	if _, err := output.Run(output.Options{Root: h.dir, FS: os.DirFS(h.dir)}); err != nil {
+		t.Fatal(err)
+	}
+	h.run(h.dir, "add", "-A")
+	h.run(h.dir, "commit", "-q", "-m", "two patches")
+	h.run(h.dir, "push", "-q")
+	// Someone pushes before the rollouts start: they go on from there.
+	h.otherPush("docs/note.md", "a note\n", "docs: a note")
+	h.syncAll()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	results, err := rollout.RunAll(ctx, h.env(), rollout.Options{Approver: "Jane Doe <jane@example.com>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, pr := range results {
+		if pr.Err != nil {
+			t.Errorf("%s: %v", pr.Patch, pr.Err)
+			continue
+		}
+		got = append(got, fmt.Sprintf("%s %s %d", pr.Patch, pr.Result.Stopped, len(pr.Result.Steps)))
+	}
+	want := []string{"workload/demo/patch-001 gate 1", "workload/demo/patch-002 gate 1"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("results (-want +got):\n%s", d)
+	}
+	subjects := h.run(h.dir, "log", "--format=%s", "HEAD~2..HEAD")
+	for _, p := range []string{"patch-001", "patch-002"} {
+		if want := "Promote " + p + " of workload/demo to integration/eu-west1, coalesce it at integration: 1 of 3 targets' rendered output changed"; !strings.Contains(subjects, want) {
+			t.Errorf("no commit %q in:\n%s", want, subjects)
+		}
+	}
+	for _, e := range h.events {
+		if e.Patch == "" {
+			t.Errorf("event %s without its patch", e.Kind)
+		}
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"path"
 	"strings"
 	"time"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
-	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/render"
 )
@@ -34,63 +36,73 @@ type step struct {
 }
 
 // promote applies plan, renders, commits and pushes it.
-func (r *runner) promote(ctx context.Context, f *fleet.Fleet, plan *promote.Plan) (*step, error) {
-	if err := promote.Apply(r.ops, plan); err != nil {
+func (r *runner) promote(ctx context.Context, plan *promote.Plan) (*step, error) {
+	if err := r.action().Apply(plan); err != nil {
 		return nil, err
 	}
 	return r.commitStep(ctx, plan)
 }
 
-// commitStep renders the work tree, commits config/ and rendered/ as the
-// step of plan (nil: the patch's first copy) and pushes it.
+// action is the promotion step of the work tree (package action).
+func (r *runner) action() *action.Step {
+	return &action.Step{Dir: r.env.Dir, FS: r.fsys, Ops: r.ops, Retry: "run the rollout again"}
+}
+
+// commitStep renders what the step of plan (nil: the patch's first copy,
+// every target) can change, commits config/ and rendered/ as that step
+// and pushes it.
 func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, error) {
 	f, err := r.load()
 	if err != nil {
 		return nil, err
 	}
-	statePath, _ := output.StatePath(r.env.Dir)
-	var only []string // the patch's first copy: every target
-	if plan != nil {
-		only = plan.RenderedDirs() // the targets the step can change
-	}
-	res, err := output.Run(output.Options{Root: r.env.Dir, FS: r.fsys, StatePath: statePath, Only: only, Config: f.Config})
-	if err != nil {
-		return nil, fmt.Errorf("config/ is promoted but rendering failed; fix it, then run the rollout again: %w", err)
-	}
-	if err := promote.Finish(r.ops); err != nil {
+	act := r.action()
+	if _, err := act.Render(plan); err != nil {
 		return nil, err
 	}
-	targets := changedTargets(f, res.Plan)
-	st := &step{targets: targets}
-	var subject string
+	st := &step{}
+	c := action.Commit{Git: r.repo.git, Paths: []string{"config", render.OutputDir},
+		Trailers: append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)}
 	if plan != nil {
 		st.node = plan.Target
-		subject = promote.Subject(plan)
 	} else {
 		locs := locations(f, r.opts)
 		st.node = locs[len(locs)-1]
-		subject = fmt.Sprintf("Start %s of %s/%s at %s", r.opts.Patch, r.opts.ClusterType, r.opts.Component, strings.Join(locs, ", "))
+		c.ClusterType, c.Component = r.opts.ClusterType, r.opts.Component
+		c.Subject = fmt.Sprintf("Start %s of %s/%s at %s", r.opts.Patch, r.opts.ClusterType, r.opts.Component, strings.Join(locs, ", "))
+		if c.Meta, err = r.patchMeta(st.node); err != nil {
+			return nil, err
+		}
 	}
 	if st.node == "" {
 		st.node = plan.Found[len(plan.Found)-1]
 	}
 	st.policy = r.policyAt(f, st.node)
 	st.soak = st.policy.Soak
-	rendered := promote.Rendered{Changed: targetIDs(targets), Total: len(f.Config.Root.Leaves())}
-	msg := promote.CommitMessage(subject, plan, rendered,
-		append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)...)
-	subject, _, _ = strings.Cut(msg, "\n")
-	if st.commit, err = r.repo.commit(ctx, msg, "config", render.OutputDir); err != nil {
+	done, err := act.Commit(ctx, plan, c)
+	if err != nil {
+		return nil, err
+	}
+	st.commit, st.targets = done.Commit, targetsOf(f, done.Changed)
+	subject, _, _ := strings.Cut(done.Message, "\n")
+	if subject, err = r.publish(ctx, plan, st, c, subject); err != nil {
 		return nil, err
 	}
 	r.unhealthy = nil
 	st.revert, st.pick = st.commit, changedIn(st.commit)
-	if err := r.repo.push(ctx); err != nil {
+	r.res.Steps = append(r.res.Steps, st.commit)
+	r.emit(Event{Kind: KindPromoted, Step: st.node, Commit: st.commit, Message: subject, Targets: targetIDs(st.targets)})
+	return st, nil
+}
+
+// patchMeta is the metadata of the patch's copy at node.
+func (r *runner) patchMeta(node string) (*promote.PatchMeta, error) {
+	p := path.Join("config", r.opts.ClusterType, r.opts.Component, node, strings.TrimSuffix(r.opts.Patch, ".yaml")+".yaml")
+	data, err := fs.ReadFile(r.fsys, p)
+	if err != nil {
 		return nil, err
 	}
-	r.res.Steps = append(r.res.Steps, st.commit)
-	r.emit(Event{Kind: KindPromoted, Step: st.node, Commit: st.commit, Message: subject, Targets: targetIDs(targets)})
-	return st, nil
+	return promote.ReadMeta(p, data)
 }
 
 func targetIDs(ts []*target) []string {
@@ -99,6 +111,34 @@ func targetIDs(ts []*target) []string {
 		out[i] = t.ID
 	}
 	return out
+}
+
+// waitSet is newWaitSet read under the repository lock (another rollout
+// of this process or checkout may be writing config/ and rendered/), its
+// history fetching the revisions it lacks (fetch).
+func (r *runner) waitSet(ctx context.Context, commit string, pick func(live.AppState) bool) (*waitSet, error) {
+	var ws *waitSet
+	err := r.locked(ctx, func() error {
+		var err error
+		ws, err = r.newWaitSet(commit, pick)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ws.history.Fetch = r.fetch(ctx)
+	return ws, nil
+}
+
+// fetch brings the remote branch's commits into the local repository, for
+// a revision Argo CD synced that someone pushed after the step's: its
+// containment of the step's commit is judged again rather than failing
+// the step.
+func (r *runner) fetch(ctx context.Context) func(string) error {
+	return func(string) error {
+		_, err := r.repo.run(ctx, "fetch", "-q", r.repo.remote, r.repo.branch)
+		return err
+	}
 }
 
 // policyAt is the rollout policy at node, with the run's overrides.
@@ -123,7 +163,7 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 		r.emit(Event{Kind: KindHealthy, Step: st.node, Commit: st.commit, Message: "no target's rendered output changed: nothing to wait for"})
 		return nil
 	}
-	ws, err := r.newWaitSet(st.commit, st.pick)
+	ws, err := r.waitSet(ctx, st.commit, st.pick)
 	if err != nil {
 		return err
 	}
@@ -193,13 +233,17 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 		return se
 	}
 	terminated := r.terminate(ctx, se.Failures)
-	if _, gerr := r.repo.run(ctx, "revert", "--no-edit", st.revert); gerr != nil {
-		return errors.Join(se, fmt.Errorf("reverting %.12s: %w", st.revert, gerr))
-	}
-	commit, gerr := r.repo.head(ctx)
-	if gerr == nil {
-		gerr = r.repo.push(ctx)
-	}
+	var commit string
+	gerr := r.locked(ctx, func() error {
+		if _, err := r.repo.run(ctx, "revert", "--no-edit", st.revert); err != nil {
+			return fmt.Errorf("reverting %.12s: %w", st.revert, err)
+		}
+		var err error
+		if commit, err = r.repo.head(ctx); err != nil {
+			return err
+		}
+		return r.repo.push(ctx)
+	})
 	if gerr != nil {
 		return errors.Join(se, gerr)
 	}
@@ -208,7 +252,7 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 		msg = fmt.Sprintf("terminated the failing syncs of %s; ", strings.Join(terminated, ", ")) + msg
 	}
 	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets), Message: msg})
-	ws, werr := r.newWaitSet(commit, changedIn(commit))
+	ws, werr := r.waitSet(ctx, commit, changedIn(commit))
 	if werr == nil {
 		r.reverting = true
 		werr = r.waitHealthy(ctx, st.node, ws, st.policy.Timeout)

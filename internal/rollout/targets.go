@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/output"
 )
 
 // target is a target whose rendered output a step changed.
@@ -14,10 +13,10 @@ type target struct {
 	Clusters []string
 }
 
-// changedTargets are the targets under which plan changes files.
-func changedTargets(f *fleet.Fleet, plan *output.Plan) []*target {
+// targetsOf are the targets of ids (<type>/<node>) with their clusters.
+func targetsOf(f *fleet.Fleet, ids []string) []*target {
 	var out []*target
-	for _, id := range plan.Targets(len(f.Config.Dimensions)) {
+	for _, id := range ids {
 		t := &target{ID: id}
 		ct, node, _ := strings.Cut(id, "/")
 		for _, c := range f.Clusters {

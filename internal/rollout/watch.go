@@ -25,6 +25,10 @@ type watcher struct {
 	opts    live.Options
 	changed chan struct{}
 
+	// lost, when set, is told at once when the watch of an Argo CD fails
+	// (once, until it is watched again).
+	lost func(cluster string, err error)
+
 	mu        sync.Mutex
 	f         *fleet.Fleet
 	instances []*live.Instance
@@ -66,6 +70,18 @@ func (w *watcher) start(f *fleet.Fleet) {
 	}
 }
 
+// read returns what the Argo CDs were when start read them (Error set for
+// those it could not read).
+func (w *watcher) read() []live.Instance {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]live.Instance, len(w.instances))
+	for i, in := range w.instances {
+		out[i] = *in
+	}
+	return out
+}
+
 // watch applies the changes to in's Applications until the context ends,
 // watching again where a watch ended and listing again when its resource
 // version expired.
@@ -73,8 +89,10 @@ func (w *watcher) watch(in *live.Instance, dyn dynamic.Interface) {
 	w.mu.Lock()
 	rv, ns := in.ResourceVersion, in.Namespace
 	w.mu.Unlock()
+	lost := false
 	for w.ctx.Err() == nil {
 		next, err := live.Watch(w.ctx, dyn, ns, rv, func(ev live.Event) bool {
+			lost = false
 			w.mu.Lock()
 			in.Apply(ev)
 			w.mu.Unlock()
@@ -86,6 +104,10 @@ func (w *watcher) watch(in *live.Instance, dyn dynamic.Interface) {
 		case errors.Is(err, live.ErrExpired):
 			rv = w.relist(in)
 		case err != nil && w.ctx.Err() == nil:
+			if !lost && w.lost != nil {
+				w.lost(in.Cluster, err)
+			}
+			lost = true
 			// The API server went away for a moment: watch again soon.
 			select {
 			case <-w.ctx.Done():

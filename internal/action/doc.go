@@ -1,0 +1,20 @@
+// Package action holds what strata's commands do, one library action per
+// verb, so that every command that needs one calls the same code: package
+// cli parses flags, runs an action and prints its result (as Helm's
+// pkg/cmd over pkg/action).
+//
+// [Open] is the preamble of every command that reads a fleet repository:
+// the directory opened as an os.Root (nothing resolves outside it) and a
+// read-only fs.FS over it; [Repo.Lock] takes the repository lock (package
+// lock) for the moment a command writes; [Repo.LoadComponent] loads what a
+// promotion works on.
+//
+// [Step] is one promotion step, the same for strata promote --commit and
+// strata rollout: promote.Apply under its journal, a render of the targets
+// the step can change (output.Run with Options.Only), the journal
+// finished, then a commit whose message (promote.CommitMessage) counts the
+// targets whose rendered files the commit changes against its parent (git
+// diff --cached of what it stages), of the targets render renders
+// (fleet.TargetCount), and carries the patch's metadata, the Approved-by
+// trailers and the caller's own (Strata-Rollout).
+package action

@@ -1,0 +1,125 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/promote"
+)
+
+// Step is one promotion step of a fleet repository's work tree: Apply,
+// Render, Commit, in that order (Run does all three).
+type Step struct {
+	Dir string
+	FS  fs.FS
+	Ops promote.FileOps
+	// Config is config.yaml as the promotion loaded it, so that the
+	// render does not parse it again (nil: it does).
+	Config *fleet.Config
+	// Rendered is output.Options.Rendered (nil: nothing).
+	Rendered func()
+	// Retry says how to finish the step once a failed render is fixed
+	// ("run strata promote --resume to finish the promotion").
+	Retry string
+}
+
+// Commit says how a step is committed.
+type Commit struct {
+	Git git.Repo
+	// Paths are what the commit takes, and only that.
+	Paths []string
+	// Subject replaces promote.Subject(plan) (a rollout's first step,
+	// the patch's first copy, has no plan to say it).
+	Subject string
+	// ClusterType and Component are the step's, when it has no plan.
+	ClusterType, Component string
+	// Meta is the patch's metadata, when the step has no plan.
+	Meta *promote.PatchMeta
+	// Trailers follow the Approved-by ones (Strata-Rollout).
+	Trailers []string
+}
+
+// Committed is a step's commit.
+type Committed struct {
+	Commit  string
+	Message string
+	// Changed are the targets (<cluster type>/<node>) whose rendered
+	// files the commit changes against its parent, of Total, the targets
+	// render renders (fleet.TargetCount).
+	Changed []string
+	Total   int
+}
+
+// Run applies plan's step, renders what it can change and commits it.
+func (s *Step) Run(ctx context.Context, plan *promote.Plan, c Commit) (*output.Result, *Committed, error) {
+	if err := s.Apply(plan); err != nil {
+		return nil, nil, err
+	}
+	res, err := s.Render(plan)
+	if err != nil {
+		return nil, nil, err
+	}
+	done, err := s.Commit(ctx, plan, c)
+	return res, done, err
+}
+
+// Apply promotes plan under its journal (promote.Apply).
+func (s *Step) Apply(plan *promote.Plan) error { return promote.Apply(s.Ops, plan) }
+
+// Render re-renders the targets plan can change (plan.RenderedDirs; every
+// target when plan is nil, or when that cannot be told), then finishes the
+// promotion's journal: the promotion is done only once rendered/ follows.
+func (s *Step) Render(plan *promote.Plan) (*output.Result, error) {
+	var only []string
+	if plan != nil {
+		only = plan.RenderedDirs()
+	}
+	statePath, _ := output.StatePath(s.Dir)
+	res, err := output.Run(output.Options{Root: s.Dir, FS: s.FS, StatePath: statePath, Only: only, Config: s.Config, Rendered: s.Rendered})
+	if err != nil {
+		return nil, fmt.Errorf("config/ is promoted but rendering failed; fix it, then %s: %w", s.Retry, err)
+	}
+	if err := promote.Finish(s.Ops); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Commit commits the step of plan (nil: the patch's first copy, c says
+// what it is) with promote.CommitMessage. Its counts are the commit's:
+// the targets whose files under rendered/ it stages, whoever rendered
+// them.
+func (s *Step) Commit(ctx context.Context, plan *promote.Plan, c Commit) (*Committed, error) {
+	ct, comp, subject, msgPlan := c.ClusterType, c.Component, c.Subject, plan
+	if plan != nil {
+		ct, comp = plan.ClusterType, plan.Component
+		if subject == "" {
+			subject = promote.Subject(plan)
+		}
+	} else if c.Meta != nil {
+		msgPlan = &promote.Plan{ClusterType: ct, Component: comp, Meta: c.Meta}
+	}
+	f, err := LoadComponent(s.FS, ct, comp)
+	if err != nil {
+		return nil, err
+	}
+	staged, err := c.Git.Stage(ctx, c.Paths...)
+	if err != nil {
+		return nil, err
+	}
+	changes := make([]output.Change, len(staged))
+	for i, p := range staged {
+		changes[i].Path = p
+	}
+	done := &Committed{Total: f.TargetCount()}
+	done.Changed = (&output.Plan{Changes: changes}).Targets(len(f.Config.Dimensions))
+	done.Message = promote.CommitMessage(subject, msgPlan, promote.Rendered{Changed: done.Changed, Total: done.Total}, c.Trailers...)
+	if done.Commit, err = c.Git.Commit(ctx, done.Message, c.Paths...); err != nil {
+		return nil, err
+	}
+	return done, nil
+}

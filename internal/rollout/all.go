@@ -1,0 +1,91 @@
+package rollout
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/strata-fleet/strata/internal/action"
+	"github.com/strata-fleet/strata/internal/fleet"
+)
+
+// PatchResult is how RunAll's rollout of one patch ended.
+type PatchResult struct {
+	// Patch is <type>/<component>/<patch>.
+	Patch  string  `json:"patch"`
+	Result *Result `json:"result"`
+	// Err is why it stopped, when it failed.
+	Err error `json:"-"`
+}
+
+// InFlight lists the patches of the fleet not folded into values.yaml yet,
+// <type>/<component>/<patch>, in order.
+func InFlight(f *fleet.Fleet) []string {
+	var out []string
+	for _, ct := range f.ClusterTypes {
+		for _, c := range ct.Components {
+			for _, lv := range c.Levels {
+				for _, p := range lv.Patches {
+					name := strings.TrimSuffix(p.Path[strings.LastIndexByte(p.Path, '/')+1:], ".yaml")
+					if id := ct.Name + "/" + c.Name + "/" + name; !slices.Contains(out, id) {
+						out = append(out, id)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// RunAll rolls out every patch in flight at once (strata rollout --all):
+// one Run per patch, each in its own goroutine with its own sequence,
+// gates and soaks, opts' settings for all (Approve, Until, Soak...). The
+// runs write one at a time (Env.Lock), wait and soak side by side. Events
+// carry their patch and come one at a time. A patch whose rollout fails
+// stops alone; the others go on.
+func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
+	r, err := action.Open(env.Dir)
+	if err != nil {
+		return nil, err
+	}
+	f, err := fleet.Load(r.FS)
+	r.Close()
+	if err != nil {
+		return nil, err
+	}
+	patches := InFlight(f)
+	out := make([]PatchResult, len(patches))
+	var mu sync.Mutex
+	events := env.Events
+	var wg sync.WaitGroup
+	for i, id := range patches {
+		out[i].Patch = id
+		e := env
+		e.Events = func(ev Event) {
+			ev.Patch = id
+			mu.Lock()
+			defer mu.Unlock()
+			if events != nil {
+				events(ev)
+			}
+		}
+		o := opts
+		parts := strings.SplitN(id, "/", 3)
+		o.ClusterType, o.Component, o.Patch = parts[0], parts[1], parts[2]
+		wg.Go(func() {
+			if env.Hold != nil && !o.DryRun {
+				release, err := env.Hold(ctx, id)
+				if err != nil {
+					out[i].Err = err
+					return
+				}
+				defer release()
+			}
+			out[i].Result, out[i].Err = Run(ctx, e, o)
+		})
+	}
+	wg.Wait()
+	return out, nil
+}

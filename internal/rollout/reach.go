@@ -1,0 +1,63 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// UnreachableError is a rollout stopped before its first commit or push:
+// an Argo CD it would wait on could not be read.
+type UnreachableError struct {
+	// Reasons are "<cluster>: <why>", one per Argo CD, by cluster.
+	Reasons []string
+}
+
+func (e *UnreachableError) Error() string {
+	return "cannot reach the Argo CD the rollout waits on, so nothing was committed or pushed:\n  " + strings.Join(e.Reasons, "\n  ")
+}
+
+// reach reads every Argo CD of the fleet once (one list each, live.Read)
+// and starts watching them: the read the first wait would make, made
+// before the rollout's first commit, push or wait. An Argo CD that runs
+// the Applications of a cluster of the rollout's cluster type and cannot
+// be read stops the rollout (*UnreachableError), nothing committed or
+// pushed. A run that neither writes nor waits (a gate next) reads none.
+func (r *runner) reach(ctx context.Context) error {
+	if r.reached {
+		return nil
+	}
+	r.reached = true
+	rd, err := render.Load(r.fsys)
+	if err != nil {
+		return err
+	}
+	need := map[string]bool{}
+	for _, c := range rd.Fleet.Clusters {
+		if c.Type == r.opts.ClusterType {
+			need[live.ArgoCDOf(c)] = true
+		}
+	}
+	r.watch.start(rd.Fleet)
+	var reasons []string
+	for _, in := range r.watch.read() {
+		if in.Error != "" && need[in.Cluster] {
+			reasons = append(reasons, in.Cluster+": "+in.Error)
+		}
+	}
+	if len(reasons) > 0 {
+		slices.Sort(reasons)
+		return &UnreachableError{Reasons: reasons}
+	}
+	return ctx.Err()
+}
+
+// lost says, as an event, that the watch of the Argo CD on cluster ended
+// with err: the step goes on waiting for it, until its timeout.
+func (r *runner) lost(cluster string, err error) {
+	r.emit(Event{Kind: KindLost, Message: fmt.Sprintf("the Argo CD on %s: %v; waiting for it until the step's timeout", cluster, err)})
+}

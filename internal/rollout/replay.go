@@ -1,0 +1,201 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/action"
+	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// MaxReplays bounds how many times a step is replayed on a remote that
+// moved before its push.
+const MaxReplays = 5
+
+// DefaultPushBackoff is the wait before the first replay; it doubles for
+// each further one.
+const DefaultPushBackoff = time.Second
+
+// ConflictError is a step that cannot be replayed on the new upstream:
+// someone changed the same patch or node meanwhile. That patch's rollout
+// stops; nothing of it was pushed.
+type ConflictError struct {
+	Step string
+	// Remote is "<remote> <branch>", Upstream the commit it moved to.
+	Remote, Upstream string
+	Reason           string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("the step to %s was not pushed: %s moved meanwhile (now %.12s) and %s; look at what changed (git log), then run the rollout again",
+		e.Step, e.Remote, e.Upstream, e.Reason)
+}
+
+// publish pushes the step st just committed. A push refused because the
+// remote branch moved is no failure: the step is replayed on the new
+// upstream (replay) and pushed again, at most MaxReplays times, waiting
+// Env.PushBackoff, doubled each time, in between. It returns the subject
+// of the commit pushed.
+func (r *runner) publish(ctx context.Context, plan *promote.Plan, st *step, c action.Commit, subject string) (string, error) {
+	backoff := r.env.PushBackoff
+	if backoff <= 0 {
+		backoff = DefaultPushBackoff
+	}
+	for attempt := 0; ; attempt++ {
+		err := r.repo.push(ctx)
+		if err == nil {
+			return subject, nil
+		}
+		upstream, moved := r.repo.moved(ctx)
+		if !moved || attempt == MaxReplays {
+			return "", err
+		}
+		t := time.NewTimer(backoff << attempt)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return "", context.Cause(ctx)
+		case <-t.C:
+		}
+		if upstream, moved = r.repo.moved(ctx); !moved {
+			continue // pushed by someone meanwhile? push again
+		}
+		s, again, err := r.replay(ctx, plan, st, c, upstream)
+		if err != nil || !again {
+			return s, err
+		}
+		subject = s
+	}
+}
+
+// replay makes st's step again on upstream, the remote branch's new
+// commit: HEAD is reset to it (git reset --keep: every commit others
+// pushed is kept, the step's old commit dropped), then the step is
+// planned, promoted, rendered and committed again there, never a textual
+// rebase of rendered/. again is false when upstream already has the step
+// (someone made it): it is not made twice, st becomes that commit's. A
+// change of the same patch or node upstream is a *ConflictError.
+func (r *runner) replay(ctx context.Context, plan *promote.Plan, st *step, c action.Commit, upstream string) (subject string, again bool, err error) {
+	base, err := r.repo.run(ctx, "rev-parse", st.commit+"^")
+	if err != nil {
+		return "", false, err
+	}
+	own, err := r.repo.run(ctx, "diff", "--relative", "--name-only", base, st.commit, "--", "config")
+	if err != nil {
+		return "", false, err
+	}
+	theirs, err := r.repo.run(ctx, "diff", "--relative", "--name-only", base, upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
+	if err != nil {
+		return "", false, err
+	}
+	old := st.commit
+	if _, err := r.repo.run(ctx, "reset", "-q", "--keep", upstream); err != nil {
+		return "", false, fmt.Errorf("moving to %.12s, the remote's new commit: %w", upstream, err)
+	}
+	conflict := func(reason string) error {
+		return &ConflictError{Step: st.node, Remote: r.repo.remote + " " + r.repo.branch, Upstream: upstream, Reason: reason}
+	}
+	touched := slices.DeleteFunc(lines(theirs), func(p string) bool { return !r.samePatchOrNode(p, st.node) })
+	f, err := r.load()
+	if err != nil {
+		return "", false, err
+	}
+	act := r.action()
+	var next *promote.Plan
+	if plan != nil {
+		next, err = r.prepare(f)
+		switch {
+		case errors.Is(err, errGate):
+			return "", false, conflict("the step now enters a manual gate this run was not given")
+		case errors.Is(err, promote.ErrNothingToDo) || err == nil && next.Target != plan.Target && slices.Contains(next.Found, plan.Target):
+			return r.madeUpstream(ctx, st, upstream)
+		case err != nil:
+			return "", false, conflict(err.Error())
+		case len(touched) > 0:
+			return "", false, conflict("it changed " + strings.Join(touched, ", "))
+		case promote.Subject(next) != promote.Subject(plan):
+			return "", false, conflict(fmt.Sprintf("the step would now be %q", promote.Subject(next)))
+		}
+		if err := act.Apply(next); err != nil {
+			return "", false, err
+		}
+	} else {
+		if len(touched) > 0 {
+			return "", false, conflict("it changed " + strings.Join(touched, ", "))
+		}
+		// The patch's first copy: its own files, as the step committed them.
+		if own != "" {
+			if _, err := r.repo.run(ctx, append([]string{"checkout", old, "--"}, lines(own)...)...); err != nil {
+				return "", false, err
+			}
+		}
+	}
+	if _, err := act.Render(next); err != nil {
+		return "", false, err
+	}
+	done, err := act.Commit(ctx, next, c)
+	if err != nil {
+		return "", false, err
+	}
+	st.commit, st.targets = done.Commit, targetsOf(f, done.Changed)
+	r.emit(Event{Kind: KindReplayed, Step: st.node, Commit: st.commit,
+		Message: fmt.Sprintf("the remote moved (now %.12s): the step is made again on it, replacing %.12s", upstream, old)})
+	subject, _, _ = strings.Cut(done.Message, "\n")
+	return subject, true, nil
+}
+
+// madeUpstream takes the step as upstream made it: the last commit there
+// that changed the patch's files, waited for like the step's own.
+func (r *runner) madeUpstream(ctx context.Context, st *step, upstream string) (string, bool, error) {
+	f, err := r.load()
+	if err != nil {
+		return "", false, err
+	}
+	commit, err := r.repo.run(ctx, "log", "-1", "--format=%H", upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
+	if err != nil {
+		return "", false, err
+	}
+	files, err := r.repo.run(ctx, "diff-tree", "--no-commit-id", "--relative", "--name-only", "-r", commit, "--", render.OutputDir)
+	if err != nil {
+		return "", false, err
+	}
+	var ids []string
+	for _, p := range lines(files) {
+		if id := output.TargetOf(len(f.Config.Dimensions), p); id != "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	subject, err := r.repo.run(ctx, "log", "-1", "--format=%s", commit)
+	if err != nil {
+		return "", false, err
+	}
+	st.commit, st.targets = commit, targetsOf(f, ids)
+	r.emit(Event{Kind: KindReplayed, Step: st.node, Commit: commit,
+		Message: fmt.Sprintf("the remote moved (now %.12s) and already has the step: it is not made twice", upstream)})
+	return subject, false, nil
+}
+
+// samePatchOrNode reports whether the file p (under the component's
+// directory) is one of the patch's copies or lies in the step's node.
+func (r *runner) samePatchOrNode(p, node string) bool {
+	dir := "config/" + r.opts.ClusterType + "/" + r.opts.Component + "/"
+	rest, ok := strings.CutPrefix(p, dir)
+	if !ok {
+		return false
+	}
+	name := strings.TrimSuffix(r.opts.Patch, ".yaml") + ".yaml"
+	return strings.HasSuffix(rest, "/"+name) || rest == name || node != "" && strings.HasPrefix(rest, node+"/")
+}
+
+func lines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
