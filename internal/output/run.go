@@ -13,11 +13,13 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/parallel"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/rootfs"
 )
 
 // Options configures Run.
 type Options struct {
-	// Root is the repository directory; FS reads it (nil: os.DirFS(Root)).
+	// Root is the repository directory; FS reads it (nil: Root through
+	// package rootfs, which refuses links out of it and git's data).
 	// Every write goes through an os.Root opened on Root.
 	Root string
 	FS   fs.FS
@@ -72,9 +74,6 @@ type Result struct {
 // Run renders the fleet at opts.Root into rendered/: load, fingerprint,
 // render what changed, stage, and (unless Check) switch.
 func Run(opts Options) (*Result, error) {
-	if opts.FS == nil {
-		opts.FS = os.DirFS(opts.Root)
-	}
 	if opts.ops == nil {
 		opts.ops = diskOps{exact: modesExact(opts.Root)}
 	}
@@ -83,6 +82,9 @@ func Run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer root.Close()
+	if opts.FS == nil {
+		opts.FS = rootfs.New(root)
+	}
 	res := &Result{}
 	if !opts.Check {
 		if res.Resumed, err = recoverStage(root, opts.ops); err != nil {
