@@ -76,7 +76,7 @@ func TestInterruptedStagingIsIgnoredAndCleanedUp(t *testing.T) {
 // one there (another inode).
 func TestForeignJournalDoesNothing(t *testing.T) {
 	for name, journal := range map[string]string{
-		"committed, a step outside rendered/": `{"version": 1, "entries": [{"path": "config", "old": ".strata-render/old/0"}]}`,
+		"committed, a step outside rendered/":  `{"version": 1, "entries": [{"path": "config", "old": ".strata-render/old/0"}]}`,
 		"committed, a tree moved into config/": `{"version": 1, "entries": [{"path": "rendered/mc/dev/us-east1", "old": ".strata-render/old/0"}]}`,
 		"committed, version 2":                 `{"version": 2, "staging": 1, "entries": [{"path": "rendered/mc/dev/us-east1", "old": ".strata-render/old/0"}]}`,
 		"local, another staging area":          "",

@@ -213,4 +213,3 @@ func mkdirAll(root *os.Root, ops fileOps, t *tree, dir string) error {
 	t.mu.Unlock()
 	return nil
 }
-
