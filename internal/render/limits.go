@@ -36,10 +36,15 @@ import (
 //     checked against it too. That bounds what one render allocates,
 //     except for text written by a loop that calls no function, which
 //     the time limit bounds, and the memory limit:
-//   - memory: while a target renders, the caller looks at strata's heap
-//     every memoryCheck; over render.limits.memory (after a collection)
-//     the target fails at once and its render is abandoned as above. The
-//     heap is the process's: every target rendering then fails.
+//   - memory: what the template functions of the renders in progress make
+//     is counted, process-wide, before the call where its size is known
+//     and after it otherwise, and may take half of render.limits.memory
+//     (limitsfuncs.go): a string doubled in a loop, lists grown without
+//     end, fail at the function that would go over, before the allocation
+//     that would. Besides, while a target renders, the caller looks at
+//     strata's heap every memoryCheck; over render.limits.memory (after a
+//     collection) the target fails at once and its render is abandoned as
+//     above. The heap is the process's: every target rendering then fails.
 //
 // Within the limits the bounded functions give Helm's bytes: they call the
 // same code.
@@ -49,6 +54,9 @@ type budget struct {
 	limits fleet.RenderLimits
 	// stop is set when the time is up: bounded functions fail from then on.
 	stop atomic.Bool
+
+	// madeBytes is what its template functions made (limitsfuncs.go).
+	madeBytes atomic.Int64
 
 	mu  sync.Mutex
 	err *LimitError // the first limit a function hit
@@ -124,12 +132,14 @@ func (b *budget) check() error {
 }
 
 // size fails when what a function would make, n bytes, is over the size
-// limit, or when the time is up.
+// limit, or would take what functions made over half the memory limit, or
+// when the time is up.
 func (b *budget) size(n int64, what func() string) error {
 	if n > b.limits.OutputPerTarget || n < 0 {
 		return b.fail(b.limitErr("outputPerTarget", what()))
 	}
-	return b.check()
+	// Counted before it is made (limitsfuncs.go).
+	return b.accountAs(n, func() string { return what() + ", which would take" })
 }
 
 // output fails when a pass's output, n bytes, is over the size limit.
@@ -157,6 +167,7 @@ func bounded[T any](b *budget, fn func() (T, error)) (T, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
+		defer b.release()
 		v, err := fn()
 		done <- result{v, err}
 	}()
