@@ -29,7 +29,9 @@ import (
 //     no function cannot be interrupted inside text/template, so after a
 //     grace period the caller abandons it and fails the target: the
 //     goroutine runs on until it ends or calls a bounded function, and the
-//     command, which fails, exits without waiting for it.
+//     command, which fails, exits without waiting for it. The targets of a
+//     run share render.limits.timePerRun too, and the run stops at the
+//     first target out of time (limitsrun.go).
 //   - size: the functions that make large strings or lists (until, repeat,
 //     indent, toYaml...) check the size of what they would make before
 //     making it, against outputPerTarget, and each pass's output is
@@ -52,8 +54,10 @@ import (
 // budget is what one target's render may still use.
 type budget struct {
 	limits fleet.RenderLimits
-	// stop is set when the time is up: bounded functions fail from then on.
-	stop atomic.Bool
+	run    *run // the run's time, nil for a render of its own (limitsrun.go)
+	// stop is set when the time is up: bounded functions fail from then on;
+	// timeUp when it is the run's time.
+	stop, timeUp atomic.Bool
 
 	// madeBytes is what its template functions made (limitsfuncs.go).
 	madeBytes atomic.Int64
@@ -70,6 +74,9 @@ func newBudget(l fleet.RenderLimits) *budget {
 	if l.TimePerTarget <= 0 {
 		l.TimePerTarget = fleet.DefaultTimePerTarget
 	}
+	if l.TimePerRun <= 0 {
+		l.TimePerRun = fleet.DefaultTimePerRun
+	}
 	if l.OutputPerTarget <= 0 {
 		l.OutputPerTarget = fleet.DefaultOutputPerTarget
 	}
@@ -85,6 +92,8 @@ func (b *budget) limitErr(limit, msg string) *LimitError {
 	switch limit {
 	case "timePerTarget":
 		e.Value = b.limits.TimePerTarget.String()
+	case "timePerRun":
+		e.Value = b.limits.TimePerRun.String()
 	case "memory":
 		e.Value = fleet.FormatSize(b.limits.Memory)
 	default:
@@ -126,6 +135,9 @@ func (b *budget) caused(err error) {
 // check fails once the time is up.
 func (b *budget) check() error {
 	if b.stop.Load() {
+		if b.timeUp.Load() {
+			return b.fail(b.limitErr("timePerRun", "the run ran out of time while this target rendered"))
+		}
 		return b.fail(b.limitErr("timePerTarget", "the templates ran out of time"))
 	}
 	return nil
@@ -165,23 +177,41 @@ func bounded[T any](b *budget, fn func() (T, error)) (T, error) {
 		v   T
 		err error
 	}
+	var zero T
+	select {
+	case <-b.run.done():
+		return zero, errRunStopped
+	default:
+	}
 	done := make(chan result, 1)
 	go func() {
 		defer b.release()
 		v, err := fn()
 		done <- result{v, err}
 	}()
-	timer := time.NewTimer(b.limits.TimePerTarget)
+	perTarget, runEnds := b.run.timeLeft(b.limits.TimePerTarget)
+	timer := time.NewTimer(perTarget)
 	defer timer.Stop()
 	tick := time.NewTicker(memoryCheck)
 	defer tick.Stop()
-	var zero T
+	limit, msg := "timePerTarget", "the templates ran out of time"
+	if runEnds {
+		limit, msg = "timePerRun", "the run ran out of time while this target rendered"
+	}
 	for waiting := true; waiting; {
 		select {
 		case r := <-done:
 			return r.v, r.err
 		case <-timer.C:
 			waiting = false
+		case <-b.run.done():
+			// Another target is out of time: this one stops as if it were.
+			b.stop.Store(true)
+			select {
+			case <-done:
+			case <-time.After(grace):
+			}
+			return zero, errRunStopped
 		case <-tick.C:
 			if heap, over := heapOver(b.limits.Memory); over {
 				b.stop.Store(true)
@@ -191,6 +221,7 @@ func bounded[T any](b *budget, fn func() (T, error)) (T, error) {
 			}
 		}
 	}
+	b.timeUp.Store(limit == "timePerRun")
 	b.stop.Store(true)
 	timer.Reset(grace)
 	select {
@@ -199,9 +230,11 @@ func bounded[T any](b *budget, fn func() (T, error)) (T, error) {
 			// Done just in time: the render is whole.
 			return r.v, nil
 		}
+		b.run.stop() // the other targets stop: this error says why
 		return r.v, r.err
 	case <-timer.C:
-		e := b.limitErr("timePerTarget", "the templates ran out of time in a loop that calls no template function")
+		b.run.stop()
+		e := b.limitErr(limit, msg+" in a loop that calls no template function")
 		e.Abandoned = true
 		return zero, e
 	}
