@@ -57,7 +57,7 @@ func gitDirs(root *os.Root) []string {
 		top = real
 	}
 	var out []string
-	add := func(dir string) string {
+	add := func(dir string) string { // dir: absolute, or relative to the repository
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(top, dir)
 		}
@@ -73,7 +73,9 @@ func gitDirs(root *os.Root) []string {
 	}
 	for _, env := range []string{"GIT_DIR", "GIT_COMMON_DIR"} {
 		if d := os.Getenv(env); d != "" {
-			add(d)
+			if abs, err := filepath.Abs(d); err == nil { // git reads it from the working directory
+				add(abs)
+			}
 		}
 	}
 	if data, err := root.ReadFile(".git"); err == nil {

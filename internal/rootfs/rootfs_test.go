@@ -266,3 +266,28 @@ func TestGitDataIsRefused(t *testing.T) {
 		})
 	}
 }
+
+// $GIT_DIR, when it is inside the repository, is git's data too, whatever
+// its name.
+func TestGitDirFromTheEnvironmentIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	write, link := writers(t, dir)
+	write("store/config", "SECRET\n")
+	write("values.yaml", "a: 1\n")
+	link("store/config", "linked.yaml")
+	t.Setenv("GIT_DIR", filepath.Join(dir, "store"))
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	f := rootfs.New(root)
+	for _, name := range []string{"store/config", "linked.yaml"} {
+		if data, err := f.ReadFile(name); !errors.Is(err, rootfs.ErrGitData) {
+			t.Errorf("ReadFile(%s) = %q, %v; want a GitDataError", name, data, err)
+		}
+	}
+	if _, err := f.ReadFile("values.yaml"); err != nil {
+		t.Error(err)
+	}
+}
