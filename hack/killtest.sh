@@ -47,18 +47,21 @@ digests >"$work/d6"
 echo "an uninterrupted render of the change takes ${took} s; $(wc -l <"$work/d6") targets"
 
 mixed=0 torn=0 pending=0 wrong=0 from=6 to=5
+# The journal of a switch is in the checkout's local state (internal/localstate).
+journal_file() { compgen -G "$STRATA_CACHE_DIR/repos/*/render.journal" >/dev/null; }
 printf '| run | killed after (s) | old | new | torn | journal | mixed | after the next render |\n|---|---|---|---|---|---|---|---|\n'
 for i in $(seq "$runs"); do
 	flip "$from" "$to"
 	"$work/strata" render >/dev/null 2>&1 &
 	pid=$!
 	if [ $((i % 2)) = 1 ]; then
-		phase=.strata-render/journal.json span=0.3
+		phase=journal span=0.3
 	else
 		phase=.strata-render/new span=$(awk -v t="$took" 'BEGIN {print t / 2}')
 	fi
 	start=$(date +%s%N)
-	while [ ! -e "$phase" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
+	appeared() { if [ "$phase" = journal ]; then journal_file; else [ -e "$phase" ]; fi; }
+	while ! appeared && kill -0 "$pid" 2>/dev/null; do sleep 0.01; done
 	delay=$(awk -v t="$span" -v r="$RANDOM" 'BEGIN {printf "%.2f", t * r / 32767}')
 	sleep "$delay"
 	kill -9 "$pid" 2>/dev/null || true
@@ -69,7 +72,7 @@ for i in $(seq "$runs"); do
 		join -a 1 -e MISSING -o 0,1.2,1.3,2.2 - "$work/d$to" |
 		awk '{if ($2 == $4) n++; else if ($2 == $3) o++; else t++} END {print o + 0, n + 0, t + 0}')
 	journal=no
-	[ -e .strata-render/journal.json ] && journal=yes && pending=$((pending + 1))
+	journal_file && journal=yes && pending=$((pending + 1))
 	ismixed=no
 	if [ "$t" -gt 0 ] || { [ "$o" -gt 0 ] && [ "$n" -gt 0 ] && [ "$journal" = no ]; }; then
 		ismixed=yes mixed=$((mixed + 1))

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -64,12 +63,7 @@ func (o *initOptions) run(dir string) error {
 	if err != nil {
 		return err
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
-	res, err := output.Run(output.Options{Root: dir, FS: root.FS()})
+	res, err := output.Run(output.Options{Root: dir})
 	if err != nil {
 		return fmt.Errorf("rendering the new repository: %w", err)
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,7 +16,12 @@ import (
 
 // renderedHook is called by every render once its targets have rendered,
 // before rendered/ changes; tests set it (export_test.go) to pause a run.
-var renderedHook func()
+// switchingHook is called before each step of a render's switch; tests set
+// it to stop a run there, as a kill would.
+var (
+	renderedHook  func()
+	switchingHook func(path string)
+)
 
 type renderOptions struct {
 	*globals
@@ -76,7 +82,7 @@ func (o *renderOptions) run() error {
 		return err
 	}
 	defer l.Release()
-	opts := output.Options{Root: r.dir, FS: r.fsys, Check: o.check, Fresh: o.noCache, Rendered: renderedHook}
+	opts := output.Options{Root: r.dir, FS: r.fsys, Check: o.check, Fresh: o.noCache, Rendered: renderedHook, Switching: switchingHook}
 	if opts.StatePath, err = output.StatePath(r.dir); err != nil {
 		opts.StatePath = ""
 	}
@@ -136,6 +142,11 @@ type renderReport struct {
 	Check     bool            `json:"check"`
 	UpToDate  bool            `json:"upToDate"`
 	Changes   []output.Change `json:"changes"`
+	// Resumed: the run first completed an interrupted render's switch,
+	// which moved the paths of rendered/ in Completed (both left out
+	// otherwise).
+	Resumed   bool     `json:"resumed,omitempty"`
+	Completed []string `json:"completed,omitempty"`
 }
 
 // newRenderReport summarizes what a run did.
@@ -145,6 +156,7 @@ func newRenderReport(res *output.Result, check bool) renderReport {
 		Targets: res.Targets, Rendered: res.Rendered,
 		Created: p.Count(output.Create), Updated: p.Count(output.Update), Deleted: p.Count(output.Delete),
 		Unchanged: p.Unchanged, Check: check, UpToDate: p.Empty(), Changes: p.Changes,
+		Resumed: res.Resumed, Completed: res.Completed,
 	}
 	if rep.Changes == nil {
 		rep.Changes = []output.Change{}
@@ -152,12 +164,30 @@ func newRenderReport(res *output.Result, check bool) renderReport {
 	return rep
 }
 
+// completedLine says what completing an interrupted render did, or "".
+func completedLine(res *output.Result) string {
+	if !res.Resumed {
+		return ""
+	}
+	if len(res.Completed) == 0 {
+		return "completed an interrupted render: its switch was done, its staging area is removed"
+	}
+	const shown = 5
+	list := res.Completed[:min(len(res.Completed), shown)]
+	more := ""
+	if n := len(res.Completed) - len(list); n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
+	}
+	return fmt.Sprintf("completed the switch of an interrupted render: %s moved into place: %s%s",
+		count(len(res.Completed), "path of rendered/", "paths of rendered/"), strings.Join(list, ", "), more)
+}
+
 // rerender brings rendered/ up to date after a command changed config/:
 // every target, or with only (output.Options.Only) the targets under those
 // directories of rendered/. The command holds the repository lock.
 func rerender(r *repo, only []string, parsed *fleet.Config) (*renderReport, error) {
 	statePath, _ := output.StatePath(r.dir)
-	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath, Only: only, Config: parsed, Rendered: renderedHook})
+	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath, Only: only, Config: parsed, Rendered: renderedHook, Switching: switchingHook})
 	if err != nil {
 		return nil, err
 	}
@@ -179,9 +209,14 @@ func (o *renderOptions) report(res *output.Result) error {
 		for _, d := range p.Dirs {
 			fmt.Fprintf(o.stdout, "%-6s %s/\n", "extra", d)
 		}
+	} else if line := completedLine(res); line != "" && p.Empty() {
+		fmt.Fprintf(o.stdout, "%s; rendered/ is up to date (%d targets)\n", line, res.Targets)
 	} else if p.Empty() {
 		fmt.Fprintf(o.stdout, "rendered/ is up to date (%d targets)\n", res.Targets)
 	} else {
+		if line := completedLine(res); line != "" {
+			fmt.Fprintln(o.stdout, line)
+		}
 		fmt.Fprintf(o.stdout, "rendered %d of %d targets: %d files created, %d updated, %d removed\n",
 			res.Rendered, res.Targets, rep.Created, rep.Updated, rep.Deleted)
 	}

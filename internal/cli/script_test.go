@@ -3,10 +3,13 @@ package cli_test
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -21,6 +24,24 @@ var update = flag.Bool("update", false, "rewrite the scripts' expected output (c
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"strata": func() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr)) },
+		// strata-killswitch N ARGS... is strata ARGS... killed (SIGKILL)
+		// before step N of a render's switch, when N steps are done.
+		"strata-killswitch": func() {
+			n, err := strconv.Atoi(os.Args[1])
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "usage: strata-killswitch N ARGS...")
+				os.Exit(2)
+			}
+			steps := 0
+			cli.SetSwitchingHook(func(string) {
+				if steps == n {
+					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+					select {} // until the signal arrives
+				}
+				steps++
+			})
+			os.Exit(cli.Main(os.Args[2:], os.Stdout, os.Stderr))
+		},
 	})
 }
 

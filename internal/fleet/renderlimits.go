@@ -15,6 +15,7 @@ import (
 //	render:
 //	  limits:
 //	    timePerTarget: 30s      # wall time of a target's two template passes
+//	    timePerRun: 10m         # wall time of a run's templates, all targets; once one target is out of time, the run stops
 //	    outputPerTarget: 64MiB  # its rendered text; also the largest string or list a template function may make
 //	    memory: 4GiB            # strata's heap while targets render (all of them: it is one process)
 //
@@ -23,6 +24,7 @@ import (
 // fleets.
 type RenderLimits struct {
 	TimePerTarget   time.Duration
+	TimePerRun      time.Duration
 	OutputPerTarget int64
 	Memory          int64
 	// Pos is where each limit is set, for the hint of an error that names
@@ -33,13 +35,14 @@ type RenderLimits struct {
 // Default render limits.
 const (
 	DefaultTimePerTarget   = 30 * time.Second
+	DefaultTimePerRun      = 10 * time.Minute
 	DefaultOutputPerTarget = 64 << 20
 	DefaultMemory          = 4 << 30
 )
 
 // DefaultRenderLimits are the limits of a fleet that sets none.
 func DefaultRenderLimits() RenderLimits {
-	return RenderLimits{TimePerTarget: DefaultTimePerTarget, OutputPerTarget: DefaultOutputPerTarget, Memory: DefaultMemory}
+	return RenderLimits{TimePerTarget: DefaultTimePerTarget, TimePerRun: DefaultTimePerRun, OutputPerTarget: DefaultOutputPerTarget, Memory: DefaultMemory}
 }
 
 func parseRenderLimits(v *values.Value, path []string) (RenderLimits, error) {
@@ -50,19 +53,27 @@ func parseRenderLimits(v *values.Value, path []string) (RenderLimits, error) {
 	if v.Kind != values.Map {
 		return l, values.TypeError(v, path, values.Map)
 	}
-	if err := knownKeys(v, path, "timePerTarget", "outputPerTarget", "memory"); err != nil {
+	if err := knownKeys(v, path, "timePerTarget", "timePerRun", "outputPerTarget", "memory"); err != nil {
 		return l, err
 	}
 	l.Pos = map[string]values.Pos{}
-	if t := v.Get("timePerTarget"); t != nil {
-		d, err := parseDuration(t, append(path, "timePerTarget"))
+	for _, f := range []struct {
+		key string
+		dst *time.Duration
+	}{{"timePerTarget", &l.TimePerTarget}, {"timePerRun", &l.TimePerRun}} {
+		key, dst := f.key, f.dst
+		t := v.Get(key)
+		if t == nil {
+			continue
+		}
+		d, err := parseDuration(t, append(path, key))
 		if err != nil {
 			return l, err
 		}
 		if d <= 0 {
-			return l, &values.Error{Pos: t.Pos, Path: append(path, "timePerTarget"), Msg: "expected a positive duration, got " + t.Text}
+			return l, &values.Error{Pos: t.Pos, Path: append(path, key), Msg: "expected a positive duration, got " + t.Text}
 		}
-		l.TimePerTarget, l.Pos["timePerTarget"] = d, t.Pos
+		*dst, l.Pos[key] = d, t.Pos
 	}
 	if o := v.Get("outputPerTarget"); o != nil {
 		n, err := parseSize(o, append(path, "outputPerTarget"))

@@ -7,13 +7,17 @@
 // its unchanged ones hard-linked) under the staging area .strata-render/,
 // which git ignores through its own .gitignore. Nothing in rendered/
 // changes until every target rendered and was staged; then a journal of
-// the switch is written and synced, and each staged target directory is
+// the switch is written and synced in the checkout's local state (package
+// localstate, outside the repository: a journal or staging area committed
+// to the repository is never replayed, only removed), and each staged
+// target directory is
 // switched into place in one step (renameat2 RENAME_EXCHANGE on Linux,
 // else two renames), stale files and directories are moved out, and the
 // staging area is removed. A run interrupted at any point (an error, a
 // full disk, kill -9) leaves every target's directory whole, old or new;
-// the next run (any command that renders) completes a recorded switch or
-// discards an unfinished staging. Errors and crashes at every file
+// the next run (any command that renders) completes a recorded switch,
+// and says which paths it moved (Result.Completed), or discards an
+// unfinished staging. Errors and crashes at every file
 // operation are tested in failure_test.go.
 //
 // Every write goes through an os.Root on the repository and through

@@ -155,6 +155,13 @@ func (o *faultyOps) RemoveAll(r *os.Root, name string) error {
 	return o.diskOps.RemoveAll(r, name)
 }
 
+func (o *faultyOps) RemoveLocal(path string) error {
+	if err := o.before(false); err != nil {
+		return err
+	}
+	return o.diskOps.RemoveLocal(path)
+}
+
 func (o *faultyOps) SaveState(path string, data []byte) error {
 	if err := o.before(true); err != nil {
 		if o.torn() {
@@ -296,7 +303,11 @@ func checkWholeTargets(t *testing.T, dir string, old, want map[string]string) {
 		}
 	}
 	if mixed["old"] && mixed["new"] {
-		if _, err := os.Lstat(filepath.Join(dir, journalName)); err != nil {
+		journal, err := JournalPath(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Lstat(journal); err != nil {
 			t.Fatalf("rendered/ mixes old and new targets without a journal to complete it: %v", err)
 		}
 	}

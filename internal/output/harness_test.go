@@ -10,6 +10,20 @@ import (
 	"time"
 )
 
+// TestMain keeps the local state of the tests' repositories (the journal
+// of a switch; the render state where a test does not name its own) out
+// of the user's cache.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "strata-output-test")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("STRATA_CACHE_DIR", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 // A fleet of three targets (v1) and a change of it (v2) that updates two
 // targets, leaves one as it is, adds one and removes one.
 var (

@@ -8,7 +8,8 @@ import (
 )
 
 // fileOps are the operations by which a run changes the disk: staging,
-// the journal, the switch, the clean-up and the render state. Every write
+// the journal, the switch, the clean-up and the render state (the last
+// two in the local state, outside the repository). Every write
 // of package output goes through them, so that the fault-injection tests
 // can fail, stop or tear each one (failure_test.go). Names are slash paths
 // relative to the root.
@@ -33,8 +34,12 @@ type fileOps interface {
 	Exchange(r *os.Root, a, b string) error
 	Remove(r *os.Root, name string) error
 	RemoveAll(r *os.Root, name string) error
-	// SaveState writes the render state file (outside the repository).
+	// SaveState writes a file of the local state, outside the repository
+	// (the render state, the journal of a switch), with package
+	// atomicfile.
 	SaveState(path string, data []byte) error
+	// RemoveLocal removes a file of the local state.
+	RemoveLocal(path string) error
 }
 
 // diskOps performs fileOps on the disk. The directories and files it
@@ -87,3 +92,5 @@ func (diskOps) Remove(r *os.Root, name string) error { return r.Remove(name) }
 func (diskOps) RemoveAll(r *os.Root, name string) error { return r.RemoveAll(name) }
 
 func (diskOps) SaveState(path string, data []byte) error { return atomicfile.WriteAt(path, data) }
+
+func (diskOps) RemoveLocal(path string) error { return os.Remove(path) }

@@ -128,7 +128,14 @@ func (o *clockStopOps) RemoveAll(r *os.Root, name string) error {
 	return o.diskOps.RemoveAll(r, name)
 }
 
-func (o *clockStopOps) SaveState(string, []byte) error { return errCrashed } // after the stop
+// SaveState writes the journal of the switch, before the stop, and fails
+// to write the render state after it.
+func (o *clockStopOps) SaveState(path string, data []byte) error {
+	if o.removals >= 2 {
+		return errCrashed
+	}
+	return o.diskOps.SaveState(path, data)
+}
 
 // A run stopped while it reads the clock leaves a directory git ignores,
 // which the next run removes.

@@ -13,11 +13,13 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/parallel"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/rootfs"
 )
 
 // Options configures Run.
 type Options struct {
-	// Root is the repository directory; FS reads it (nil: os.DirFS(Root)).
+	// Root is the repository directory; FS reads it (nil: Root through
+	// package rootfs, which refuses links out of it and git's data).
 	// Every write goes through an os.Root opened on Root.
 	Root string
 	FS   fs.FS
@@ -49,6 +51,9 @@ type Options struct {
 	// Rendered, when set, is called once every target has rendered and
 	// been staged, before rendered/ changes (tests pause a run there).
 	Rendered func()
+	// Switching, when set, is called before each step of the switch with
+	// the path of rendered/ it moves (tests stop a run there).
+	Switching func(path string)
 
 	ops fileOps // nil: the disk; failure_test.go injects faults
 }
@@ -65,16 +70,16 @@ type Result struct {
 	// patches of one level setting the same field, one line each.
 	Warnings []string
 	// Resumed says that the run first completed the switch of an
-	// interrupted render.
-	Resumed bool
+	// interrupted render; Completed lists the paths of rendered/ (target
+	// directories, stale files, or rendered/ itself for a first render)
+	// that completing it switched into place or removed.
+	Resumed   bool
+	Completed []string
 }
 
 // Run renders the fleet at opts.Root into rendered/: load, fingerprint,
 // render what changed, stage, and (unless Check) switch.
 func Run(opts Options) (*Result, error) {
-	if opts.FS == nil {
-		opts.FS = os.DirFS(opts.Root)
-	}
 	if opts.ops == nil {
 		opts.ops = diskOps{exact: modesExact(opts.Root)}
 	}
@@ -83,9 +88,16 @@ func Run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	defer root.Close()
+	if opts.FS == nil {
+		opts.FS = rootfs.New(root)
+	}
 	res := &Result{}
+	journal, err := JournalPath(opts.Root)
+	if err != nil {
+		return nil, err
+	}
 	if !opts.Check {
-		if res.Resumed, err = recoverStage(root, opts.ops); err != nil {
+		if res.Resumed, res.Completed, err = recoverStage(root, opts.ops, journal); err != nil {
 			return nil, err
 		}
 	}
@@ -131,7 +143,7 @@ func Run(opts Options) (*Result, error) {
 	if !exists {
 		want = nil
 	}
-	plan, staged, err := renderAndWrite(opts, r, t, dirty, want, !exists)
+	plan, staged, err := renderAndWrite(opts, r, t, dirty, want, !exists, journal)
 	if err != nil {
 		return nil, err
 	}
@@ -202,13 +214,14 @@ func targetDirs(targets []render.Target) map[string]bool {
 // Nothing in rendered/ changes unless every target rendered and was staged.
 // It also returns what staging learnt of the stamps of a target it
 // switched (writer.staged).
-func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Target, want map[string]bool, first bool) (*Plan, func(dir string) (stagedStamps, bool), error) {
+func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Target, want map[string]bool, first bool, journal string) (*Plan, func(dir string) (stagedStamps, bool), error) {
 	var s *stage
 	if !opts.Check {
 		var err error
-		if s, err = openStage(t.root, opts.ops); err != nil {
+		if s, err = openStage(t.root, opts.ops, journal); err != nil {
 			return nil, nil, err
 		}
+		s.switching = opts.Switching
 	}
 	w := newWriter(t, s, first)
 	var err error

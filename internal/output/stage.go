@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/strata-fleet/strata/internal/localstate"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -20,11 +21,16 @@ import (
 // changed target under new/, then switches them into rendered/ through
 // the journal (switch.go); the trees they replace go to old/. It is removed
 // at the end of a run, and whatever an interrupted run left is completed or
-// removed by the next one (recoverStage).
-const (
-	stagingDir  = ".strata-render"
-	journalName = stagingDir + "/journal.json"
-)
+// removed by the next one (recoverStage). The journal is not in the
+// staging area but in the local state (package localstate), outside the
+// repository: nothing committed to the repository is ever replayed.
+const stagingDir = ".strata-render"
+
+// JournalPath returns where the journal of the switch of the repository
+// at root is kept: in its local state, outside the repository.
+func JournalPath(root string) (string, error) {
+	return localstate.Path(root, "render.journal")
+}
 
 // writeIgnore makes git ignore the staging area, whatever it holds.
 func writeIgnore(root *os.Root, ops fileOps) error {
@@ -33,8 +39,11 @@ func writeIgnore(root *os.Root, ops fileOps) error {
 
 // stage is the staging area of a run that writes.
 type stage struct {
-	root *os.Root
-	ops  fileOps
+	root    *os.Root
+	ops     fileOps
+	journal string // JournalPath
+	// switching, when set, is called before each step of the switch.
+	switching func(path string)
 
 	mu      sync.Mutex
 	entries []switchEntry
@@ -47,8 +56,8 @@ type stage struct {
 }
 
 // openStage creates the staging area. recoverStage has removed any older one.
-func openStage(root *os.Root, ops fileOps) (*stage, error) {
-	s := &stage{root: root, ops: ops}
+func openStage(root *os.Root, ops fileOps, journal string) (*stage, error) {
+	s := &stage{root: root, ops: ops, journal: journal}
 	err := ops.Mkdir(root, stagingDir)
 	if err == nil {
 		// First, so that git ignores the area even if the run stops here.

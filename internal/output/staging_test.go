@@ -1,12 +1,15 @@
 package output
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/atomicfile"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -65,13 +68,18 @@ func TestInterruptedStagingIsIgnoredAndCleanedUp(t *testing.T) {
 	}
 }
 
-// A journal that strata did not write (committed to the repository, say)
-// moves nothing: its steps outside rendered/ or its trees that are not
-// the ones staged are ignored, and the run renders as usual.
+// A staging area committed to the repository, with a journal in it (the
+// place and format of strata's journal before it moved to the local state)
+// and a link to config/ where a switch moves old trees, moves nothing: the
+// journal in the work tree is never read, and the run renders as usual.
+// So does a journal of the local state whose staging area is not the
+// one there (another inode).
 func TestForeignJournalDoesNothing(t *testing.T) {
 	for name, journal := range map[string]string{
-		"a step outside rendered/":       `{"version": 1, "entries": [{"path": "config", "old": ".strata-render/old/0"}]}`,
-		"a staged tree it did not stage": `{"version": 1, "entries": [{"path": "rendered/mc/dev/us-east1", "staged": ".strata-render/new/0", "old": ".strata-render/old/0", "ino": 12345}]}`,
+		"committed, a step outside rendered/":  `{"version": 1, "entries": [{"path": "config", "old": ".strata-render/old/0"}]}`,
+		"committed, a tree moved into config/": `{"version": 1, "entries": [{"path": "rendered/mc/dev/us-east1", "old": ".strata-render/old/0"}]}`,
+		"committed, version 2":                 `{"version": 2, "staging": 1, "entries": [{"path": "rendered/mc/dev/us-east1", "old": ".strata-render/old/0"}]}`,
+		"local, another staging area":          "",
 	} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -81,18 +89,42 @@ func TestForeignJournalDoesNothing(t *testing.T) {
 			}
 			want := readTree(t, dir, "rendered")
 			writeFiles(t, dir, map[string]string{
-				journalName:                      journal,
-				stagingDir + "/new/0/Chart.yaml": "planted\n",
+				stagingDir + "/journal.json":                      journal,
+				stagingDir + "/new/0/Chart.yaml":                  "planted\n",
 				stagingDir + "/new/0/templates/cert-manager.yaml": "planted\n",
 			})
-			if _, err := run(t, dir, "", nil); err != nil {
+			if err := os.Symlink("../config", filepath.Join(dir, stagingDir, "old")); err != nil {
 				t.Fatal(err)
+			}
+			if journal == "" {
+				// What a run of this checkout would record, but for a
+				// staging area of another inode.
+				info, err := os.Lstat(filepath.Join(dir, stagingDir, "new/0"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ino, _ := fileID(info)
+				local := fmt.Sprintf(`{"version": 2, "staging": 1, "entries": [{"path": "rendered/mc/dev/us-east1", "staged": ".strata-render/new/0", "old": ".strata-render/old/0", "ino": %d}]}`, ino)
+				path, err := JournalPath(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := atomicfile.WriteAt(path, []byte(local)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, err := run(t, dir, "", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Resumed || len(res.Completed) > 0 {
+				t.Errorf("the run says it completed an interrupted render: %v", res.Completed)
 			}
 			if diff := cmp.Diff(want, readTree(t, dir, "rendered")); diff != "" {
 				t.Errorf("rendered/ (-want +got):\n%s", diff)
 			}
-			if _, err := os.Stat(filepath.Join(dir, "config/config.yaml")); err != nil {
-				t.Errorf("config/ was moved: %v", err)
+			if des, err := os.ReadDir(filepath.Join(dir, "config")); err != nil || len(des) != 2 {
+				t.Errorf("config/ holds %d entries, %v; want config.yaml and mc/ only", len(des), err)
 			}
 			if _, err := os.Lstat(filepath.Join(dir, stagingDir)); !os.IsNotExist(err) {
 				t.Errorf("the staging area is still there: %v", err)

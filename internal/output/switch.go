@@ -27,12 +27,16 @@ type switchEntry struct {
 	Ino    uint64 `json:"ino,omitempty"`
 }
 
+// journal is the switch recorded before its first step, in the local
+// state. Staging identifies the staging area it switches from: a journal
+// replays only into the very directory its run created.
 type journal struct {
 	Version int           `json:"version"`
+	Staging uint64        `json:"staging"`
 	Entries []switchEntry `json:"entries"`
 }
 
-const journalVersion = 1
+const journalVersion = 2
 
 // commit switches every staged tree into place through the journal, then
 // removes the staging area. The journal is written (and synced) before the
@@ -46,6 +50,11 @@ func (s *stage) commit(t *tree) error {
 		return nil
 	}
 	j := journal{Version: journalVersion, Entries: s.entries}
+	info, err := s.root.Lstat(stagingDir)
+	if err != nil {
+		return fmt.Errorf("staging: %w", err)
+	}
+	j.Staging, _ = fileID(info)
 	for i, e := range j.Entries {
 		if e.Staged == "" {
 			continue
@@ -60,11 +69,11 @@ func (s *stage) commit(t *tree) error {
 	if err != nil {
 		return err
 	}
-	if err := s.ops.WriteAtomic(s.root, journalName, data); err != nil {
-		return fmt.Errorf("writing the render journal %s: %w", journalName, err)
+	if err := s.ops.SaveState(s.journal, data); err != nil {
+		return fmt.Errorf("writing the render journal %s: %w", s.journal, err)
 	}
-	if err := replay(s.root, s.ops, t, j); err != nil {
-		return fmt.Errorf("%w (the switch is recorded in %s: the next strata render completes it)", err, journalName)
+	if _, err := replay(s.root, s.ops, t, j, s.switching); err != nil {
+		return fmt.Errorf("%w (the switch is recorded in %s: the next strata render completes it)", err, s.journal)
 	}
 	s.cleanUp()
 	return nil
@@ -74,7 +83,7 @@ func (s *stage) commit(t *tree) error {
 // replaced. A failure here leaves rendered/ complete; the next run removes
 // what is left.
 func (s *stage) cleanUp() {
-	err := s.ops.Remove(s.root, journalName)
+	err := s.ops.RemoveLocal(s.journal)
 	if err == nil || errors.Is(err, fs.ErrNotExist) {
 		err = s.ops.RemoveAll(s.root, stagingDir)
 	}
@@ -83,25 +92,35 @@ func (s *stage) cleanUp() {
 	}
 }
 
-// replay performs the steps of j that are not done yet.
-func replay(root *os.Root, ops fileOps, t *tree, j journal) error {
+// replay performs the steps of j that are not done yet, and returns the
+// paths of rendered/ they switched or removed. switching, when set, is
+// called before each step.
+func replay(root *os.Root, ops fileOps, t *tree, j journal, switching func(string)) ([]string, error) {
+	var done []string
 	for _, e := range j.Entries {
+		if switching != nil {
+			switching(e.Path)
+		}
 		exists, err := t.dir(path.Dir(e.Path))
+		did := false
 		switch {
 		case err != nil:
-			return err
+			return done, err
 		case e.Staged == "" && exists:
-			err = removeStale(root, ops, e)
+			did, err = removeStale(root, ops, e)
 		case e.Staged != "":
 			if err = mkdirAll(root, ops, t, path.Dir(e.Path)); err == nil {
-				err = switchTree(root, ops, e)
+				did, err = switchTree(root, ops, e)
 			}
 		}
 		if err != nil {
-			return err
+			return done, err
+		}
+		if did {
+			done = append(done, e.Path)
 		}
 	}
-	return nil
+	return done, nil
 }
 
 var (
@@ -120,41 +139,42 @@ func (e switchEntry) check() error {
 	return nil
 }
 
-// switchTree moves the staged tree of e into place, unless it is there.
-func switchTree(root *os.Root, ops fileOps, e switchEntry) error {
+// switchTree moves the staged tree of e into place, unless it is there; it
+// reports whether it moved it.
+func switchTree(root *os.Root, ops fileOps, e switchEntry) (bool, error) {
 	cur, err := root.Lstat(e.Path)
 	if err == nil && sameTree(cur, e.Ino) {
-		return nil // done
+		return false, nil // done
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
+		return false, err
 	}
 	staged, serr := root.Lstat(e.Staged)
 	if serr != nil || !sameTree(staged, e.Ino) {
 		// Not the tree this journal staged: the next render's own
 		// plan brings the target up to date.
 		slog.Debug("a staged tree of the journal is gone; the target renders again", "path", e.Path)
-		return nil
+		return false, nil
 	}
 	if err == nil {
 		if cur.Mode()&fs.ModeSymlink != 0 {
-			return &atomicfile.SymlinkError{Path: e.Path}
+			return false, &atomicfile.SymlinkError{Path: e.Path}
 		}
 		xerr := ops.Exchange(root, e.Staged, e.Path)
 		if !errors.Is(xerr, errors.ErrUnsupported) {
 			if xerr != nil {
-				return fmt.Errorf("switching %s: %w", e.Path, xerr)
+				return false, fmt.Errorf("switching %s: %w", e.Path, xerr)
 			}
-			return nil
+			return true, nil
 		}
 		if err := ops.Rename(root, e.Path, e.Old); err != nil {
-			return fmt.Errorf("switching %s: %w", e.Path, err)
+			return false, fmt.Errorf("switching %s: %w", e.Path, err)
 		}
 	}
 	if err := ops.Rename(root, e.Staged, e.Path); err != nil {
-		return fmt.Errorf("switching %s: %w", e.Path, err)
+		return false, fmt.Errorf("switching %s: %w", e.Path, err)
 	}
-	return nil
+	return true, nil
 }
 
 // sameTree reports whether info is of the staged tree with inode ino.
@@ -163,15 +183,16 @@ func sameTree(info fs.FileInfo, ino uint64) bool {
 	return got == ino
 }
 
-// removeStale moves the stale e.Path out of rendered/, if it is there.
-func removeStale(root *os.Root, ops fileOps, e switchEntry) error {
+// removeStale moves the stale e.Path out of rendered/, if it is there; it
+// reports whether it was.
+func removeStale(root *os.Root, ops fileOps, e switchEntry) (bool, error) {
 	if _, err := root.Lstat(e.Path); errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	if err := ops.Rename(root, e.Path, e.Old); err != nil {
-		return fmt.Errorf("removing stale %s: %w", e.Path, err)
+		return false, fmt.Errorf("removing stale %s: %w", e.Path, err)
 	}
-	return nil
+	return true, nil
 }
 
 // mkdirAll creates the directory dir of rendered/ and its missing parents.
@@ -191,70 +212,4 @@ func mkdirAll(root *os.Root, ops fileOps, t *tree, dir string) error {
 	}
 	t.mu.Unlock()
 	return nil
-}
-
-// legacyStaging is the staging directory of strata before the staging
-// area: a first render's .rendered-NNN in the repository root.
-var legacyStaging = regexp.MustCompile(`^\.rendered-[0-9]+$`)
-
-// recoverStage completes the switch an interrupted run recorded, then
-// removes what interrupted runs left: the staging area and older staging
-// directories. It reports whether it completed a switch.
-func recoverStage(root *os.Root, ops fileOps) (bool, error) {
-	resumed := false
-	info, err := root.Lstat(stagingDir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return false, err
-	case info.Mode()&fs.ModeSymlink != 0 || !info.IsDir():
-		return false, fmt.Errorf("%s is not a directory: strata keeps its staging area there; remove it", stagingDir)
-	default:
-		if j, ok := readJournal(root); ok {
-			t := newTree(root)
-			err := replay(root, ops, t, j)
-			t.close()
-			if err != nil {
-				return false, fmt.Errorf("completing the interrupted render: %w", err)
-			}
-			resumed = true
-		}
-		if err := ops.Remove(root, journalName); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return false, err
-		}
-		if err := ops.RemoveAll(root, stagingDir); err != nil {
-			return false, fmt.Errorf("removing the staging area of an interrupted render: %w", err)
-		}
-	}
-	des, err := fs.ReadDir(root.FS(), ".")
-	if err != nil {
-		return resumed, err
-	}
-	for _, de := range des {
-		if de.IsDir() && legacyStaging.MatchString(de.Name()) {
-			if err := ops.RemoveAll(root, de.Name()); err != nil {
-				return resumed, fmt.Errorf("removing %s, left by an interrupted render: %w", de.Name(), err)
-			}
-		}
-	}
-	return resumed, nil
-}
-
-// readJournal reads the journal of the staging area; false when there is
-// none, or it is not one strata wrote (torn writes never reach its name; a
-// journal committed to the repository holds steps strata never records, or
-// inodes of trees that are not there, and does nothing).
-func readJournal(root *os.Root) (journal, bool) {
-	var j journal
-	data, err := root.ReadFile(journalName)
-	if err != nil || json.Unmarshal(data, &j) != nil || j.Version != journalVersion {
-		return journal{}, false
-	}
-	for _, e := range j.Entries {
-		if err := e.check(); err != nil {
-			slog.Warn("ignoring a render journal that strata did not write", "journal", journalName, "err", err)
-			return journal{}, false
-		}
-	}
-	return j, true
 }

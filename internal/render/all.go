@@ -34,6 +34,7 @@ func (r *Renderer) RenderAll(targets []Target, progress func(done, total int)) (
 func (r *Renderer) RenderStream(targets []Target, progress func(done, total int), sink func(i int, o *Output) error) error {
 	errs := make([]error, len(targets))
 	var done atomic.Int64
+	run := newRun(r.limits().TimePerRun)
 	workers := runtime.GOMAXPROCS(0)
 	vals := make([]*values.Value, min(warmWindow, len(targets)))
 	for start := 0; start < len(targets); start += warmWindow {
@@ -50,7 +51,7 @@ func (r *Renderer) RenderStream(targets []Target, progress func(done, total int)
 		parallel.Each(workers, len(window), func(i int) {
 			k := start + i
 			var out *Output
-			if out, errs[k] = r.renderTarget(window[i], vals[i]); errs[k] == nil {
+			if out, errs[k] = r.renderTarget(window[i], vals[i], run); errs[k] == nil {
 				errs[k] = sink(k, out)
 			}
 			vals[i] = nil
@@ -73,8 +74,8 @@ func dedupe(errs []error) []error {
 	var out []error
 	index := map[string]*TargetError{}
 	for _, err := range errs {
-		if err == nil {
-			continue
+		if err == nil || errors.Is(err, errRunStopped) {
+			continue // the error of the target that stopped the run says why
 		}
 		te, ok := err.(*TargetError)
 		if !ok {

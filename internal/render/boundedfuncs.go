@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"text/template"
 
@@ -33,6 +34,14 @@ var (
 // funcs returns the bounded functions that replace Helm's in a render
 // under b, with toYaml memoized in memo when it is not nil.
 func (b *budget) funcs(memo *yamlMemo) template.FuncMap {
+	m := b.counted()
+	maps.Copy(m, b.sized(memo))
+	return m
+}
+
+// sized returns the functions that check what they would make before
+// making it.
+func (b *budget) sized(memo *yamlMemo) template.FuncMap {
 	return template.FuncMap{
 		"until": func(n int) ([]int, error) {
 			if err := b.size(8*int64(n), func() string { return fmt.Sprintf("until %d makes a list of %d numbers", n, n) }); err != nil {
@@ -103,6 +112,9 @@ func (b *budget) funcs(memo *yamlMemo) template.FuncMap {
 					return "", b.size(int64(n), func() string { return fmt.Sprintf("printf pads to %d characters", n) })
 				}
 			}
+			if err := b.ahead("printf", int64(len(format))+argSize(args)); err != nil {
+				return "", err
+			}
 			return b.made("printf", fmt.Sprintf(format, args...))
 		},
 		"toYaml": func(v any) (string, error) {
@@ -143,7 +155,7 @@ func (b *budget) funcs(memo *yamlMemo) template.FuncMap {
 	}
 }
 
-// made checks a string a function has made.
+// made checks a string a function has made, and counts it.
 func (b *budget) made(name, s string) (string, error) {
 	if err := b.size(int64(len(s)), func() string { return name + " makes " + byteCount(int64(len(s))) }); err != nil {
 		return "", err

@@ -2,7 +2,7 @@ package render
 
 import (
 	"fmt"
-	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
@@ -29,17 +29,24 @@ import (
 //     no function cannot be interrupted inside text/template, so after a
 //     grace period the caller abandons it and fails the target: the
 //     goroutine runs on until it ends or calls a bounded function, and the
-//     command, which fails, exits without waiting for it.
+//     command, which fails, exits without waiting for it. The targets of a
+//     run share render.limits.timePerRun too, and the run stops at the
+//     first target out of time (limitsrun.go).
 //   - size: the functions that make large strings or lists (until, repeat,
 //     indent, toYaml...) check the size of what they would make before
 //     making it, against outputPerTarget, and each pass's output is
 //     checked against it too. That bounds what one render allocates,
 //     except for text written by a loop that calls no function, which
 //     the time limit bounds, and the memory limit:
-//   - memory: while a target renders, the caller looks at strata's heap
-//     every memoryCheck; over render.limits.memory (after a collection)
-//     the target fails at once and its render is abandoned as above. The
-//     heap is the process's: every target rendering then fails.
+//   - memory: what the template functions of the renders in progress make
+//     is counted, process-wide, before the call where its size is known
+//     and after it otherwise, and may take half of render.limits.memory
+//     (limitsfuncs.go): a string doubled in a loop, lists grown without
+//     end, fail at the function that would go over, before the allocation
+//     that would. Besides, while a target renders, the caller looks at
+//     strata's heap every memoryCheck; over render.limits.memory (after a
+//     collection) the target fails at once and its render is abandoned as
+//     above. The heap is the process's: every target rendering then fails.
 //
 // Within the limits the bounded functions give Helm's bytes: they call the
 // same code.
@@ -47,8 +54,13 @@ import (
 // budget is what one target's render may still use.
 type budget struct {
 	limits fleet.RenderLimits
-	// stop is set when the time is up: bounded functions fail from then on.
-	stop atomic.Bool
+	run    *run // the run's time, nil for a render of its own (limitsrun.go)
+	// stop is set when the time is up: bounded functions fail from then on;
+	// timeUp when it is the run's time.
+	stop, timeUp atomic.Bool
+
+	// madeBytes is what its template functions made (limitsfuncs.go).
+	madeBytes atomic.Int64
 
 	mu  sync.Mutex
 	err *LimitError // the first limit a function hit
@@ -61,6 +73,9 @@ type budget struct {
 func newBudget(l fleet.RenderLimits) *budget {
 	if l.TimePerTarget <= 0 {
 		l.TimePerTarget = fleet.DefaultTimePerTarget
+	}
+	if l.TimePerRun <= 0 {
+		l.TimePerRun = fleet.DefaultTimePerRun
 	}
 	if l.OutputPerTarget <= 0 {
 		l.OutputPerTarget = fleet.DefaultOutputPerTarget
@@ -77,6 +92,8 @@ func (b *budget) limitErr(limit, msg string) *LimitError {
 	switch limit {
 	case "timePerTarget":
 		e.Value = b.limits.TimePerTarget.String()
+	case "timePerRun":
+		e.Value = b.limits.TimePerRun.String()
 	case "memory":
 		e.Value = fleet.FormatSize(b.limits.Memory)
 	default:
@@ -118,18 +135,23 @@ func (b *budget) caused(err error) {
 // check fails once the time is up.
 func (b *budget) check() error {
 	if b.stop.Load() {
+		if b.timeUp.Load() {
+			return b.fail(b.limitErr("timePerRun", "the run ran out of time while this target rendered"))
+		}
 		return b.fail(b.limitErr("timePerTarget", "the templates ran out of time"))
 	}
 	return nil
 }
 
 // size fails when what a function would make, n bytes, is over the size
-// limit, or when the time is up.
+// limit, or would take what functions made over half the memory limit, or
+// when the time is up.
 func (b *budget) size(n int64, what func() string) error {
 	if n > b.limits.OutputPerTarget || n < 0 {
 		return b.fail(b.limitErr("outputPerTarget", what()))
 	}
-	return b.check()
+	// Counted before it is made (limitsfuncs.go).
+	return b.accountAs(n, func() string { return what() + ", which would take" })
 }
 
 // output fails when a pass's output, n bytes, is over the size limit.
@@ -155,31 +177,51 @@ func bounded[T any](b *budget, fn func() (T, error)) (T, error) {
 		v   T
 		err error
 	}
+	var zero T
+	select {
+	case <-b.run.done():
+		return zero, errRunStopped
+	default:
+	}
 	done := make(chan result, 1)
 	go func() {
+		defer b.release()
 		v, err := fn()
 		done <- result{v, err}
 	}()
-	timer := time.NewTimer(b.limits.TimePerTarget)
+	perTarget, runEnds := b.run.timeLeft(b.limits.TimePerTarget)
+	timer := time.NewTimer(perTarget)
 	defer timer.Stop()
 	tick := time.NewTicker(memoryCheck)
 	defer tick.Stop()
-	var zero T
+	limit, msg := "timePerTarget", "the templates ran out of time"
+	if runEnds {
+		limit, msg = "timePerRun", "the run ran out of time while this target rendered"
+	}
 	for waiting := true; waiting; {
 		select {
 		case r := <-done:
 			return r.v, r.err
 		case <-timer.C:
 			waiting = false
+		case <-b.run.done():
+			// Another target is out of time: this one stops as if it were.
+			b.stop.Store(true)
+			select {
+			case <-done:
+			case <-time.After(grace):
+			}
+			return zero, errRunStopped
 		case <-tick.C:
 			if heap, over := heapOver(b.limits.Memory); over {
 				b.stop.Store(true)
-				e := b.limitErr("memory", fmt.Sprintf("strata's heap reached %s while this target rendered", byteCount(heap)))
+				e := b.limitErr("memory", fmt.Sprintf("strata's memory reached %s while this target rendered", byteCount(heap)))
 				e.Abandoned = true
 				return zero, e
 			}
 		}
 	}
+	b.timeUp.Store(limit == "timePerRun")
 	b.stop.Store(true)
 	timer.Reset(grace)
 	select {
@@ -188,29 +230,36 @@ func bounded[T any](b *budget, fn func() (T, error)) (T, error) {
 			// Done just in time: the render is whole.
 			return r.v, nil
 		}
+		b.run.stop() // the other targets stop: this error says why
 		return r.v, r.err
 	case <-timer.C:
-		e := b.limitErr("timePerTarget", "the templates ran out of time in a loop that calls no template function")
+		b.run.stop()
+		e := b.limitErr(limit, msg+" in a loop that calls no template function")
 		e.Abandoned = true
 		return zero, e
 	}
 }
 
-// heapOver reports whether the heap holds more than limit bytes, even
-// after a collection (garbage does not count), and its size.
+// heapOver reports whether strata's memory is over limit bytes, and its
+// size: the memory the Go runtime holds from the system and has not given
+// back (heap, free heap not yet returned, stacks, metadata), what the
+// system counts as the process's, even after a collection that returns
+// what it can (garbage does not count). The live heap alone left out
+// the buffers a growing string had outgrown: a render tripped at 263 MiB
+// of heap with 436 MiB resident.
 func heapOver(limit int64) (int64, bool) {
 	read := func() int64 {
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}} // live or not yet collected
+		s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 		metrics.Read(s)
-		if s[0].Value.Kind() != metrics.KindUint64 {
+		if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
 			return 0
 		}
-		return int64(s[0].Value.Uint64())
+		return int64(s[0].Value.Uint64()) - int64(s[1].Value.Uint64())
 	}
 	if n := read(); n <= limit {
 		return n, false
 	}
-	runtime.GC()
+	debug.FreeOSMemory()
 	n := read()
 	return n, n > limit
 }

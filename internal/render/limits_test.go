@@ -80,7 +80,7 @@ func TestRunawayTemplatesFailOverALimit(t *testing.T) {
 			"argocd-apps/templates/apps.yaml": "{{ $l := until 600 }}{{ range $l }}{{ range $l }}" + strings.Repeat("x", 1000) + "{{ end }}{{ end }}\n",
 		},
 		limit: "memory",
-		want:  []string{"strata's heap reached", "over render.limits.memory (128MiB)"},
+		want:  []string{"strata's memory reached", "over render.limits.memory (128MiB)"},
 	}, {
 		// The loop runs for about 1.4s on a 2-core machine, and the
 		// limit leaves a busy machine time to start it: it must be in the

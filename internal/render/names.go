@@ -52,7 +52,10 @@ func (r *Renderer) ItemsByName(t Target, vals *values.Value) (map[string]Item, e
 	final := text.String()
 	if strings.Contains(final, "{{") {
 		var err error
-		if final, err = renderText(final, vals, t.ClusterType.Name+"-apps-final", true, false, newBudget(r.limits())); err != nil {
+		b := newBudget(r.limits())
+		final, err = renderText(final, vals, t.ClusterType.Name+"-apps-final", true, false, b)
+		b.release()
+		if err != nil {
 			return nil, err
 		}
 	}

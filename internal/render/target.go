@@ -126,11 +126,13 @@ func (e *TargetError) Error() string {
 func (e *TargetError) Unwrap() error { return e.Err }
 
 // Render renders one target.
-func (r *Renderer) Render(t Target) (*Output, error) { return r.renderTarget(t, nil) }
+func (r *Renderer) Render(t Target) (*Output, error) { return r.renderTarget(t, nil, nil) }
 
-// renderTarget renders t with its values vals, or computes them when nil.
-func (r *Renderer) renderTarget(t Target, vals *values.Value) (*Output, error) {
+// renderTarget renders t with its values vals, or computes them when nil,
+// under the time of run when it is not nil.
+func (r *Renderer) renderTarget(t Target, vals *values.Value, run *run) (*Output, error) {
 	b := newBudget(r.limits())
+	b.run = run
 	out, err := bounded(b, func() (*Output, error) { return r.render(t, vals, b) })
 	if err != nil {
 		return nil, &TargetError{Target: t.ID(), Err: err}

@@ -3,6 +3,15 @@
 // a Cache, which reads each directory's files through the directory opened
 // once.
 //
+// It also refuses git's data (gitdata.go): any path with a .git component,
+// the git directory a .git file names, $GIT_DIR and $GIT_COMMON_DIR when
+// inside the repository, and whatever a symbolic link inside the
+// repository leads to there. A clone's .git/config can hold a remote's
+// credentials: a chart file or values file linked to it would otherwise be
+// rendered into rendered/ and printed by diff. The error (*GitDataError)
+// names the link and its target. Every input strata reads from the work
+// tree comes through this FS.
+//
 // os.Root resolves every path from the root, one component at a time, each
 // opened and closed again: reading config/<type>/<component>/<env>/<sector>/
 // <region>/override.yaml costs eight opens. Loading a fleet of 10,000

@@ -2,6 +2,7 @@ package rootfs
 
 import (
 	"container/list"
+	"errors"
 	"io/fs"
 	"os"
 	"path"
@@ -11,32 +12,67 @@ import (
 // maxOpen bounds the directories a Cache keeps open.
 const maxOpen = 256
 
-// FS is the directory of an os.Root, read as os.Root's FS reads it.
+// errCached is a Cache's own failure: FS answers instead.
+var errCached = errors.New("not cached")
+
+// FS is the directory of an os.Root, read as os.Root's FS reads it, except
+// that it refuses git's data (gitdata.go).
 type FS struct {
-	root *os.Root
-	fsys fs.FS // root.FS()
+	root    *os.Root
+	fsys    fs.FS    // root.FS()
+	gitDirs []string // git's data directories not named .git
 }
 
 // New returns root as an FS.
-func New(root *os.Root) *FS { return &FS{root: root, fsys: root.FS()} }
+func New(root *os.Root) *FS { return &FS{root: root, fsys: root.FS(), gitDirs: gitDirs(root)} }
 
 // Open is os.Root's.
-func (f *FS) Open(name string) (fs.File, error) { return f.fsys.Open(name) }
+func (f *FS) Open(name string) (fs.File, error) {
+	if err := f.check("open", name, false); err != nil {
+		return nil, err
+	}
+	return f.fsys.Open(name)
+}
 
 // ReadFile is os.Root's.
-func (f *FS) ReadFile(name string) ([]byte, error) { return fs.ReadFile(f.fsys, name) }
+func (f *FS) ReadFile(name string) ([]byte, error) {
+	if err := f.check("open", name, false); err != nil {
+		return nil, err
+	}
+	return fs.ReadFile(f.fsys, name)
+}
 
 // ReadDir is os.Root's.
-func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(f.fsys, name) }
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) {
+	if err := f.check("open", name, false); err != nil {
+		return nil, err
+	}
+	return fs.ReadDir(f.fsys, name)
+}
 
 // Stat is os.Root's.
-func (f *FS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(f.fsys, name) }
+func (f *FS) Stat(name string) (fs.FileInfo, error) {
+	if err := f.check("stat", name, false); err != nil {
+		return nil, err
+	}
+	return fs.Stat(f.fsys, name)
+}
 
 // Lstat is os.Root's.
-func (f *FS) Lstat(name string) (fs.FileInfo, error) { return fs.Lstat(f.fsys, name) }
+func (f *FS) Lstat(name string) (fs.FileInfo, error) {
+	if err := f.check("lstat", name, true); err != nil {
+		return nil, err
+	}
+	return fs.Lstat(f.fsys, name)
+}
 
 // ReadLink is os.Root's.
-func (f *FS) ReadLink(name string) (string, error) { return fs.ReadLink(f.fsys, name) }
+func (f *FS) ReadLink(name string) (string, error) {
+	if err := f.check("readlink", name, true); err != nil {
+		return "", err
+	}
+	return fs.ReadLink(f.fsys, name)
+}
 
 // Cache returns a view of f that keeps the directories it reads open, for
 // one pass of reading; the caller closes it.
@@ -55,6 +91,7 @@ type Cache struct {
 // dir is an open directory of the repository, in use by refs readers.
 type dir struct {
 	name    string
+	real    string // name with its symbolic links resolved
 	r       *os.Root
 	refs    int
 	elem    *list.Element
@@ -71,7 +108,14 @@ func (f *Cache) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return f.FS.ReadFile(name)
 	}
-	data, err := d.r.ReadFile(path.Base(name))
+	// A file that is a link, or of git's data, is FS's to answer.
+	base := path.Base(name)
+	info, err := d.r.Lstat(base)
+	if err != nil || info.Mode()&fs.ModeSymlink != 0 || f.gitDir(d.real+"/"+base) != "" {
+		f.release(d)
+		return f.FS.ReadFile(name)
+	}
+	data, err := d.r.ReadFile(base)
 	f.release(d)
 	if err != nil {
 		return f.FS.ReadFile(name)
@@ -117,20 +161,42 @@ func (f *Cache) acquire(name string) (*dir, error) {
 		return d, nil
 	}
 	f.mu.Unlock()
+	// Only a directory FS would read is kept: where name (or a link on
+	// the way) is of git's data, the caller asks FS, which refuses it.
 	var r *os.Root
-	var err error
+	var real string
 	if parent := path.Dir(name); parent == "." {
-		r, err = f.FS.root.OpenRoot(name)
-	} else {
-		var p *dir
-		if p, err = f.acquire(parent); err != nil {
+		var err error
+		if real, err = f.FS.resolve(name, false); err != nil || real == "" || f.gitDir(real) != "" {
+			return nil, errCached
+		}
+		if r, err = f.FS.root.OpenRoot(name); err != nil {
 			return nil, err
 		}
-		r, err = p.r.OpenRoot(path.Base(name))
+	} else {
+		p, err := f.acquire(parent)
+		if err != nil {
+			return nil, err
+		}
+		base := path.Base(name)
+		info, err := p.r.Lstat(base)
+		switch {
+		case err != nil:
+		case info.Mode()&fs.ModeSymlink != 0:
+			real, err = f.FS.resolve(name, false)
+		default:
+			real = path.Join(p.real, base)
+		}
+		if err == nil && (real == "" || f.gitDir(real) != "") {
+			err = errCached
+		}
+		if err == nil {
+			r, err = p.r.OpenRoot(base)
+		}
 		f.release(p)
-	}
-	if err != nil {
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -140,7 +206,7 @@ func (f *Cache) acquire(name string) (*dir, error) {
 		f.lru.MoveToFront(d.elem)
 		return d, nil
 	}
-	d := &dir{name: name, r: r, refs: 1}
+	d := &dir{name: name, real: real, r: r, refs: 1}
 	d.elem = f.lru.PushFront(d)
 	f.dirs[name] = d
 	for e := f.lru.Back(); f.lru.Len() > maxOpen && e != nil; {

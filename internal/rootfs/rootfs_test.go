@@ -1,6 +1,7 @@
 package rootfs_test
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,12 +14,10 @@ import (
 	"github.com/strata-fleet/strata/internal/rootfs"
 )
 
-// repo writes a repository with nested directories, a link inside it that
-// climbs out of its directory, and links that leave it.
-func repo(t *testing.T) (string, *os.Root) {
-	t.Helper()
-	dir := t.TempDir()
-	write := func(name, data string) {
+// writers returns functions that write a file (and its directories) and
+// make a symbolic link in dir.
+func writers(t *testing.T, dir string) (write func(name, data string), link func(target, name string)) {
+	write = func(name, data string) {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -27,15 +26,24 @@ func repo(t *testing.T) (string, *os.Root) {
 			t.Fatal(err)
 		}
 	}
-	write("config.yaml", "top\n")
-	write("config/a/b/c/override.yaml", "deep\n")
-	write("config/a/values.yaml", "a\n")
-	write("shared/common.yaml", "common\n")
-	link := func(target, name string) {
+	link = func(target, name string) {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return write, link
+}
+
+// repo writes a repository with nested directories, a link inside it that
+// climbs out of its directory, and links that leave it.
+func repo(t *testing.T) (string, *os.Root) {
+	t.Helper()
+	dir := t.TempDir()
+	write, link := writers(t, dir)
+	write("config.yaml", "top\n")
+	write("config/a/b/c/override.yaml", "deep\n")
+	write("config/a/values.yaml", "a\n")
+	write("shared/common.yaml", "common\n")
 	link("../../../../shared/common.yaml", "config/a/b/c/up.yaml") // inside the repository
 	link("../../../shared", "config/a/b/linked")                   // a directory, inside
 	link("/etc/passwd", "config/a/b/c/abs.yaml")                   // outside
@@ -175,4 +183,111 @@ func openFiles(t *testing.T) int {
 		t.Skip("no /proc/self/fd")
 	}
 	return len(des)
+}
+
+// TestGitDataIsRefused reads git's data by name and through links inside
+// the repository, through FS and a Cache: every read is refused with a
+// *GitDataError naming the link, and no byte of it comes back.
+func TestGitDataIsRefused(t *testing.T) {
+	for _, gitFile := range []bool{false, true} {
+		t.Run(fmt.Sprintf("gitfile=%v", gitFile), func(t *testing.T) {
+			dir := t.TempDir()
+			gitDir := ".git"
+			if gitFile { // a clone made with --separate-git-dir inside the tree
+				gitDir = "gitdata"
+			}
+			write, link := writers(t, dir)
+			write(gitDir+"/config", "[credential]\n\thelper = store SECRET\n")
+			write(gitDir+"/modules/sub/config", "SECRET\n")
+			if gitFile {
+				write(".git", "gitdir: gitdata\n")
+			}
+			write("sub/.git", "gitdir: ../"+gitDir+"/modules/sub\n")
+			write("charts/app/Chart.yaml", "name: app\n")
+			write("charts/app/values.yaml", "a: 1\n")
+			link("../../"+gitDir+"/config", "charts/app/templates.yaml") // a file
+			link("../../"+gitDir, "charts/app/meta")                     // a directory
+			link("../..", "charts/app/top")                              // the root, then .git by name
+			link("templates.yaml", "charts/app/again.yaml")              // a link to a link
+			link("../../sub/.git", "charts/app/subgit")                  // a submodule's .git file
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer root.Close()
+			f := rootfs.New(root)
+			cache := f.Cache()
+			defer cache.Close()
+			for _, tc := range []struct{ name, link string }{
+				{gitDir + "/config", ""},
+				{".GIT/config", ""},
+				{"sub/.git", ""},
+				{gitDir + "/modules/sub/config", ""},
+				{"charts/app/templates.yaml", "charts/app/templates.yaml -> ../../" + gitDir + "/config"},
+				{"charts/app/again.yaml", "charts/app/templates.yaml -> ../../" + gitDir + "/config"},
+				{"charts/app/meta/config", "charts/app/meta -> ../../" + gitDir},
+				{"charts/app/top/charts/app/meta/config", "charts/app/meta -> ../../" + gitDir},
+				{"charts/app/subgit", "charts/app/subgit -> ../../sub/.git"},
+			} {
+				if gitFile && tc.name == ".GIT/config" {
+					continue
+				}
+				for what, fsys := range map[string]fs.FS{"FS": f, "Cache": cache} {
+					data, err := fs.ReadFile(fsys, tc.name)
+					var ge *rootfs.GitDataError
+					if !errors.As(err, &ge) || !errors.Is(err, rootfs.ErrGitData) {
+						t.Errorf("%s: ReadFile(%s) = %q, %v; want a GitDataError", what, tc.name, data, err)
+						continue
+					}
+					if got := strings.TrimPrefix(ge.Link+" -> "+ge.Target, " -> "); got != tc.link {
+						t.Errorf("%s: ReadFile(%s): link %q, want %q", what, tc.name, got, tc.link)
+					}
+					if _, err := fs.Stat(fsys, tc.name); !errors.Is(err, rootfs.ErrGitData) {
+						t.Errorf("%s: Stat(%s) = %v, want a GitDataError", what, tc.name, err)
+					}
+				}
+			}
+			for _, name := range []string{"charts/app/meta", gitDir} {
+				if _, err := fs.ReadDir(cache, name); !errors.Is(err, rootfs.ErrGitData) {
+					t.Errorf("ReadDir(%s) = %v, want a GitDataError", name, err)
+				}
+			}
+			// What is not git's data reads as before; the link itself can
+			// be looked at.
+			if data, err := fs.ReadFile(cache, "charts/app/top/charts/app/values.yaml"); err != nil || string(data) != "a: 1\n" {
+				t.Errorf("ReadFile through a link to the root = %q, %v", data, err)
+			}
+			if _, err := fs.ReadDir(f, "."); err != nil {
+				t.Errorf("ReadDir(.) = %v", err)
+			}
+			if _, err := f.Lstat("charts/app/templates.yaml"); err != nil {
+				t.Errorf("Lstat of the link = %v", err)
+			}
+		})
+	}
+}
+
+// $GIT_DIR, when it is inside the repository, is git's data too, whatever
+// its name.
+func TestGitDirFromTheEnvironmentIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	write, link := writers(t, dir)
+	write("store/config", "SECRET\n")
+	write("values.yaml", "a: 1\n")
+	link("store/config", "linked.yaml")
+	t.Setenv("GIT_DIR", filepath.Join(dir, "store"))
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	f := rootfs.New(root)
+	for _, name := range []string{"store/config", "linked.yaml"} {
+		if data, err := f.ReadFile(name); !errors.Is(err, rootfs.ErrGitData) {
+			t.Errorf("ReadFile(%s) = %q, %v; want a GitDataError", name, data, err)
+		}
+	}
+	if _, err := f.ReadFile("values.yaml"); err != nil {
+		t.Error(err)
+	}
 }
