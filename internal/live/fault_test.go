@@ -49,9 +49,9 @@ func TestReadEndsWhateverTheServerDoes(t *testing.T) {
 		reason string
 	}{
 		{name: "hang after the request", handler: func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
-			want: "context deadline exceeded", reason: "no answer from the API server before the deadline"},
+			want: "listing Applications in argocd: no answer from the API server before the deadline: ", reason: "no answer from the API server before the deadline"},
 		{name: "hang after accept", raw: func(c net.Conn) { _, _ = c.Read(make([]byte, 1<<20)); select {} },
-			want: "context deadline exceeded", reason: "no answer from the API server before the deadline"},
+			want: "listing Applications in argocd: no answer from the API server before the deadline: ", reason: "no answer from the API server before the deadline"},
 		{name: "trickle", handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"kind":"ApplicationList","items":[`)
@@ -66,7 +66,7 @@ func TestReadEndsWhateverTheServerDoes(t *testing.T) {
 					fmt.Fprint(w, " ")
 				}
 			}
-		}, want: "context deadline exceeded", reason: "no answer from the API server before the deadline"},
+		}, want: "listing Applications in argocd: no answer from the API server before the deadline: ", reason: "no answer from the API server before the deadline"},
 		{name: "reset", raw: func(c net.Conn) {
 			_, _ = c.Read(make([]byte, 4096))
 			_ = c.(*net.TCPConn).SetLinger(0)
@@ -88,7 +88,7 @@ func TestReadEndsWhateverTheServerDoes(t *testing.T) {
 			fmt.Sscan(r.URL.Query().Get("continue"), &n)
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"kind":"ApplicationList","metadata":{"continue":"%d"},"items":[]}`, n+1)
-		}, want: "context deadline exceeded", reason: "no answer from the API server before the deadline"},
+		}, want: "listing Applications in argocd: no answer from the API server before the deadline: ", reason: "no answer from the API server before the deadline"},
 		{name: "a continue token answered with itself", handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"kind":"ApplicationList","metadata":{"continue":"again"},"items":[]}`)

@@ -21,6 +21,9 @@ import (
 // was being done, and its [Reason].
 func (in *Instance) fail(doing string, err error) {
 	msg := err.Error()
+	if errors.Is(err, context.DeadlineExceeded) {
+		msg = "no answer from the API server before the deadline: " + msg
+	}
 	if doing != "" {
 		msg = doing + ": " + msg
 	}
@@ -36,10 +39,16 @@ func ctxErr(ctx context.Context, err error) error {
 	// the deadline.
 	early := strings.Contains(err.Error(), "would exceed context deadline")
 	if (early || errors.Is(ctx.Err(), context.DeadlineExceeded)) && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%w: %w", context.DeadlineExceeded, err)
+		return deadlineError{err}
 	}
 	return err
 }
+
+// deadlineError is an error that the deadline's passing caused.
+type deadlineError struct{ error }
+
+func (e deadlineError) Unwrap() error        { return e.error }
+func (e deadlineError) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // Reason is why a cluster could not be read, without what is the
 // cluster's own (its name, its server's URL), so that the Argo CDs that
