@@ -156,7 +156,7 @@ func (k *Kubeconfig) checkServer(f *fleet.Fleet, c *fleet.Cluster, t *Target) er
 			msg := fmt.Sprintf("context %s (chosen by %s) reaches %s, the API server of cluster %s, but these objects go to %s",
 				t.Context, t.ChosenBy, t.Server, o.Name, c.Name)
 			if strings.TrimSuffix(o.Server, "/") != strings.TrimSuffix(t.Server, "/") {
-				msg += fmt.Sprintf(" (%s is %s)", o.Server, why)
+				msg += fmt.Sprintf(" (its server is %s: %s)", o.Server, why)
 			}
 			return &values.Error{Pos: v.Get("server").Pos, Msg: msg, Hint: fmt.Sprintf("give the context of %s", c.Name)}
 		}
@@ -211,7 +211,7 @@ func (t *Target) RESTConfig() (*rest.Config, error) {
 
 // Getter reaches the target for Helm, with namespace as the namespace of
 // objects that name none.
-func (t *Target) Getter(namespace string) genericclioptions.RESTClientGetter {
+func (t *Target) Getter(namespace string) *genericclioptions.ConfigFlags {
 	return KubeGetter(t.kc.path, t.Context, namespace)
 }
 

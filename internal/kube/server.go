@@ -61,7 +61,7 @@ func (s *Servers) Same(ctx context.Context, a, b string) (same bool, why string)
 		if a == b {
 			return true, "the same URL"
 		}
-		return true, fmt.Sprintf("the same server (%s)", na)
+		return true, "one server once normalised"
 	}
 	ua, _ := url.Parse(na)
 	ub, _ := url.Parse(nb)
@@ -69,7 +69,7 @@ func (s *Servers) Same(ctx context.Context, a, b string) (same bool, why string)
 		return false, ""
 	}
 	if addr, ok := s.commonAddress(ctx, ua.Hostname(), ub.Hostname()); ok {
-		return true, fmt.Sprintf("the same server: %s and %s both resolve to %s, port %s", ua.Hostname(), ub.Hostname(), addr, ua.Port())
+		return true, fmt.Sprintf("both hosts resolve to %s", addr)
 	}
 	return false, ""
 }
