@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,35 +18,44 @@ import (
 // misbehaves, for the scenario's lifetime, and writes a kubeconfig whose
 // context NAME reaches it (with a token, as a real one would):
 //
-//	faultserver hang KUBECONFIG NAME      read each request, never answer
-//	faultserver trickle KUBECONFIG NAME   answer a list a byte at a time, without end
+//	faultserver MODE KUBECONFIG NAME
+//
+// MODE is hang (read each request, never answer), trickle (answer a list
+// a byte at a time, without end), reset (reset the connection), error500
+// (answer 500 with an empty body), pages (answer a list with a new
+// continue token each time, without end).
 func cmdFaultServer(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 3 || (args[0] != "hang" && args[0] != "trickle") {
-		ts.Fatalf("usage: faultserver hang|trickle KUBECONFIG NAME")
+	modes := map[string]http.HandlerFunc{"hang": nil, "trickle": nil, "reset": faultReset, "error500": fault500, "pages": faultPages}
+	if _, ok := modes[args0(args)]; neg || len(args) != 3 || !ok {
+		ts.Fatalf("usage: faultserver hang|trickle|reset|error500|pages KUBECONFIG NAME")
 	}
 	stop := make(chan struct{})
 	trickle := args[0] == "trickle"
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		if trickle {
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprint(w, `{"kind":"ApplicationList","items":[`)
-		}
-		for {
+	handler := modes[args[0]]
+	if handler == nil {
+		handler = func(w http.ResponseWriter, r *http.Request) {
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
 			if trickle {
-				fmt.Fprint(w, " ")
-				w.(http.Flusher).Flush()
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprint(w, `{"kind":"ApplicationList","items":[`)
 			}
-			select {
-			case <-r.Context().Done():
-				return
-			case <-stop:
-				return
-			case <-tick.C:
+			for {
+				if trickle {
+					fmt.Fprint(w, " ")
+					w.(http.Flusher).Flush()
+				}
+				select {
+				case <-r.Context().Done():
+					return
+				case <-stop:
+					return
+				case <-tick.C:
+				}
 			}
 		}
-	}))
+	}
+	srv := httptest.NewTLSServer(handler)
 	ts.Defer(func() {
 		close(stop)
 		srv.CloseClientConnections()
@@ -121,4 +131,36 @@ func lookPath(ts *testscript.TestScript, prog string) string {
 	}
 	ts.Fatalf("%s is not on the scenario's PATH", prog)
 	return ""
+}
+
+func args0(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+func faultReset(w http.ResponseWriter, r *http.Request) {
+	c, _, err := w.(http.Hijacker).Hijack()
+	if err != nil {
+		return
+	}
+	if tc, ok := c.(interface{ NetConn() net.Conn }); ok {
+		if t, ok := tc.NetConn().(*net.TCPConn); ok {
+			_ = t.SetLinger(0)
+		}
+	}
+	_ = c.Close()
+}
+
+func fault500(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusInternalServerError)
+}
+
+func faultPages(w http.ResponseWriter, r *http.Request) {
+	var n int
+	fmt.Sscan(r.URL.Query().Get("continue"), &n)
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"kind":"ApplicationList","apiVersion":"argoproj.io/v1alpha1","metadata":{"resourceVersion":"1","continue":"%d"},"items":[]}`, n+1)
 }
