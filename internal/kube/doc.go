@@ -19,7 +19,8 @@
 //     the path do not make two spellings of one server two servers, and
 //     hosts that resolve to a common address on the same scheme, port and
 //     path are one server too.
-//   - [Deadline] bounds one call by the command's own deadline.
 //
-// Nothing here prints.
+// Deadlines are the callers': every call strata makes to an API server runs
+// under a context with the command's own deadline (ARCHITECTURE.md says
+// which bounds which). Nothing here prints.
 package kube
