@@ -118,7 +118,7 @@ func (w *watcher) client(in *live.Instance, c *fleet.Cluster) (dynamic.Interface
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err != nil {
-		in.Error = kube.Scrub(err.Error())
+		in.Error, in.Reason = kube.Scrub(err.Error()), kube.Scrub(live.Reason(err))
 		return nil, true
 	}
 	w.clients[in.Cluster] = dyn
