@@ -17,6 +17,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/strata-fleet/strata/internal/kube"
 )
 
 // FieldManager is the server-side apply field manager of strata.
@@ -63,8 +65,10 @@ type Applier struct {
 	WaitForKinds time.Duration
 }
 
-// NewApplier returns an Applier for the cluster cfg reaches.
+// NewApplier returns an Applier for the cluster cfg reaches, with
+// kube.Secure's safeguards (no redirect off the server).
 func NewApplier(cfg *rest.Config) (*Applier, error) {
+	cfg = kube.Secure(cfg)
 	client, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err

@@ -53,7 +53,11 @@
 // [Kubeconfig.Target] chooses the context of the cluster the objects go to
 // (--context, else the inventory's context:, else a context named as the
 // cluster; the current context only when so named) and refuses one that
-// reaches another cluster's server: of the inventory. [NewPlan] says what
+// reaches another cluster's server: of the inventory, servers compared as
+// servers (kube.Servers.Same: normalised URLs, or hosts that resolve to a
+// common address on one scheme, port and path). Every client here is built
+// on kube.Secure (no redirect to another server, where the token and the
+// spoke Secret would go). [NewPlan] says what
 // goes where, for the CLI to show before it writes.
 //
 // [Manifest] writes a bundle as YAML for kubectl apply -f -. [Applier]

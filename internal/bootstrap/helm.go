@@ -19,6 +19,8 @@ import (
 	releasev1 "helm.sh/helm/v4/pkg/release/v1"
 	"helm.sh/helm/v4/pkg/storage/driver"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	stratakube "github.com/strata-fleet/strata/internal/kube"
 )
 
 // InstallOptions say which Argo CD chart to install where.
@@ -124,6 +126,7 @@ func releaseChart(rel any) string {
 // chart's objects there).
 func KubeGetter(kubeconfig, context, namespace string) *genericclioptions.ConfigFlags {
 	flags := genericclioptions.NewConfigFlags(false)
+	flags.WrapConfigFn = stratakube.Secure // Helm's clients get strata's safeguards
 	flags.Namespace = &namespace
 	if kubeconfig != "" {
 		flags.KubeConfig = &kubeconfig

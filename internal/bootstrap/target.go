@@ -1,6 +1,7 @@
 package bootstrap
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/rest"
@@ -16,6 +18,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/kube"
 	"github.com/strata-fleet/strata/internal/suggest"
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -35,7 +38,7 @@ type Kubeconfig struct {
 func ReadKubeconfig(path string) (*Kubeconfig, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = path
-	raw, err := rules.Load()
+	raw, err := kube.Load(rules)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && path != "":
 		return nil, fmt.Errorf("reading the kubeconfig: %s does not exist", path)
@@ -136,21 +139,33 @@ func (k *Kubeconfig) missing(c *fleet.Cluster, t *Target) error {
 }
 
 // checkServer refuses a context that reaches another cluster of the
-// inventory, or another server than the context the inventory names.
+// inventory, or another server than the context the inventory names. URLs
+// are compared as servers (kube.Servers.Same: normalised, and hosts that
+// resolve to a common address on the same scheme, port and path are one),
+// the name look-ups bounded by checkTimeout in all.
 func (k *Kubeconfig) checkServer(f *fleet.Fleet, c *fleet.Cluster, t *Target) error {
+	ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+	defer cancel()
+	var servers kube.Servers
 	for _, o := range f.Clusters {
-		if o.Server != "" && sameServer(o.Server, t.Server) {
+		if o.Server == "" {
+			continue
+		}
+		if same, why := servers.Same(ctx, o.Server, t.Server); same {
 			v, _ := o.File.Value()
-			return &values.Error{Pos: v.Get("server").Pos,
-				Msg: fmt.Sprintf("context %s (chosen by %s) reaches %s, the API server of cluster %s, but these objects go to %s",
-					t.Context, t.ChosenBy, t.Server, o.Name, c.Name),
-				Hint: fmt.Sprintf("give the context of %s", c.Name)}
+			msg := fmt.Sprintf("context %s (chosen by %s) reaches %s, the API server of cluster %s, but these objects go to %s",
+				t.Context, t.ChosenBy, t.Server, o.Name, c.Name)
+			if strings.TrimSuffix(o.Server, "/") != strings.TrimSuffix(t.Server, "/") {
+				msg += fmt.Sprintf(" (its server is %s: %s)", o.Server, why)
+			}
+			return &values.Error{Pos: v.Get("server").Pos, Msg: msg, Hint: fmt.Sprintf("give the context of %s", c.Name)}
 		}
 	}
 	if t.ChosenBy != "--context" || c.Context == "" || c.Context == t.Context || k.raw.Contexts[c.Context] == nil {
 		return nil
 	}
-	if want := k.server(c.Context); !sameServer(want, t.Server) {
+	want := k.server(c.Context)
+	if same, _ := servers.Same(ctx, want, t.Server); !same {
 		v, _ := c.File.Value()
 		return &values.Error{Pos: v.Get("context").Pos,
 			Msg: fmt.Sprintf("--context %s reaches %s, but the context of cluster %s, %s, reaches %s",
@@ -182,9 +197,8 @@ func (k *Kubeconfig) nearestContexts(name string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(near, ", "), len(names)-len(near))
 }
 
-func sameServer(a, b string) bool {
-	return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/")
-}
+// checkTimeout bounds the name look-ups of checkServer.
+const checkTimeout = 10 * time.Second
 
 // RESTConfig is the client configuration of the target's context.
 func (t *Target) RESTConfig() (*rest.Config, error) {
@@ -197,7 +211,7 @@ func (t *Target) RESTConfig() (*rest.Config, error) {
 
 // Getter reaches the target for Helm, with namespace as the namespace of
 // objects that name none.
-func (t *Target) Getter(namespace string) genericclioptions.RESTClientGetter {
+func (t *Target) Getter(namespace string) *genericclioptions.ConfigFlags {
 	return KubeGetter(t.kc.path, t.Context, namespace)
 }
 

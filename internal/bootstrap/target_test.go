@@ -65,3 +65,44 @@ contexts:
 		})
 	}
 }
+
+// The check that a context does not reach another cluster's API server
+// compares servers, not text: the spellings of one server (host case, a
+// trailing dot or slash, a host and its address) are one server; another
+// port or another path is another server.
+func TestTargetComparesServersAsServers(t *testing.T) {
+	for _, tc := range []struct {
+		spoke   string
+		refused bool
+	}{
+		{"https://LocalHost:18070", true},
+		{"https://localhost.:18070/", true},
+		{"https://127.0.0.1:18070", true},
+		{"https://localhost:18071", false},
+		{"https://localhost:18070/k8s/clusters/c-2", false},
+	} {
+		t.Run(tc.spoke, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "kubeconfig")
+			data := `apiVersion: v1
+kind: Config
+clusters: [{name: hub, cluster: {server: "https://localhost:18070"}}]
+users: [{name: u, user: {token: t0ken}}]
+contexts: [{name: hub-1, context: {cluster: hub, user: u}}]
+`
+			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			k, err := bootstrap.ReadKubeconfig(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = k.Target(hubFleet(t, tc.spoke), "hub-1", "")
+			switch {
+			case tc.refused && (err == nil || !strings.Contains(err.Error(), "the API server of cluster spoke-1")):
+				t.Errorf("Target = %v, want it refused as spoke-1's server", err)
+			case !tc.refused && err != nil:
+				t.Errorf("Target: %v", err)
+			}
+		})
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
 	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/fleet"
 )
@@ -114,6 +116,10 @@ func (o *bootstrapOptions) applyBundle(ctx context.Context, b *bootstrap.Bundle,
 	if err != nil {
 		return fmt.Errorf("reaching %s: %w", b.ApplyTo, err)
 	}
+	// Each request, discovery's too (client-go gives it no context), ends
+	// by --timeout: a server that hangs does not hold the command.
+	cfg.Timeout = o.timeout
+	requestTimeout := o.timeout.String()
 	rep := applyReport{Cluster: b.Cluster, Model: b.Model, ApplyTo: b.ApplyTo, Context: p.Target.Context, Server: p.Target.Server,
 		Results: []bootstrap.Result{}}
 	if headed && !o.output.data() {
@@ -132,7 +138,7 @@ func (o *bootstrapOptions) applyBundle(ctx context.Context, b *bootstrap.Bundle,
 	if o.installArgoCD != "" {
 		res, err := bootstrap.InstallArgoCD(ctx, bootstrap.InstallOptions{
 			Chart: o.installArgoCD, RepoURL: o.argoRepo, Version: o.argoVersion, ValuesFiles: o.argoValues,
-			Namespace: o.opts.Namespace, Getter: p.Target.Getter(o.opts.Namespace), Timeout: o.timeout,
+			Namespace: o.opts.Namespace, Getter: withTimeout(p.Target.Getter(o.opts.Namespace), requestTimeout), Timeout: o.timeout,
 		})
 		if err != nil {
 			return err
@@ -151,4 +157,11 @@ func (o *bootstrapOptions) applyBundle(ctx context.Context, b *bootstrap.Bundle,
 		return o.output.write(o.stdout, rep)
 	}
 	return nil
+}
+
+// withTimeout bounds each request of Helm's clients by timeout (as
+// kubectl's --request-timeout).
+func withTimeout(g *genericclioptions.ConfigFlags, timeout string) *genericclioptions.ConfigFlags {
+	g.Timeout = &timeout
+	return g
 }

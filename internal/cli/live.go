@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/strata-fleet/strata/internal/kube"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
 )
@@ -47,12 +48,13 @@ func (l *liveOptions) load(ctx context.Context, dir string, r *render.Renderer, 
 	}
 	kc := live.Kubeconfig{Path: l.kubeconfig, Context: l.context, Contexts: l.contexts}
 	if err := kc.Check(r.Fleet); err != nil {
-		return nil, err
+		return nil, kube.ScrubError(err)
 	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.timeout)
 	defer cancel()
-	return live.Load(ctx, dir, r, kc.Connect(r.Fleet), live.Options{Namespace: l.namespace, Specs: specs})
+	rep, err := live.Load(ctx, dir, r, kc.Connect(r.Fleet), live.Options{Namespace: l.namespace, Specs: specs})
+	return rep, kube.ScrubError(err) // serve --live shows it on its pages
 }

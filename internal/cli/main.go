@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/strata-fleet/strata/internal/kube"
 )
 
 // Main runs strata with args and returns the process exit code.
@@ -42,7 +44,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	var ex *exitError
 	if errors.As(err, &ex) {
 		if ex.msg != "" {
-			fmt.Fprintf(stderr, "strata: %s\n", ex.msg)
+			fmt.Fprintf(stderr, "strata: %s\n", kube.Scrub(ex.msg))
 		}
 		return ex.code
 	}
@@ -78,7 +80,8 @@ func printError(w io.Writer, err error, all bool) {
 		fmt.Fprintf(w, "strata: %d errors\n", total)
 	}
 	for _, e := range errs {
-		msg := strings.TrimRight(e.Error(), "\n")
+		// Errors from client-go and kubeconfigs may hold credentials.
+		msg := strings.TrimRight(kube.Scrub(e.Error()), "\n")
 		fmt.Fprintf(w, "strata: %s\n", escapeControls(msg))
 	}
 	if len(errs) < total {

@@ -63,6 +63,9 @@ func TestScripts(t *testing.T) {
 			"waitfor":    cmdWaitfor,
 			"localstate": cmdLocalstate,
 			"helmchart":  cmdHelmchart,
+			// script_net_test.go
+			"faultserver": cmdFaultServer,
+			"within":      cmdWithin,
 		},
 	})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/atomicfile"
 	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/status"
 )
@@ -105,6 +106,7 @@ func (o *statusOptions) run(ctx context.Context) error {
 	if s, err = s.Filter(o.filter); err != nil {
 		return err
 	}
+	var unread error
 	if o.live.on {
 		rep, err := o.live.load(ctx, r.dir, rr, false)
 		if err != nil {
@@ -114,7 +116,16 @@ func (o *statusOptions) run(ctx context.Context) error {
 		if err := status.ReadUnhealthy(ctx, git.Exec{Dir: r.dir}, s); err != nil {
 			return err
 		}
+		unread = noneRead(rep)
 	}
+	if err := o.write(s); err != nil {
+		return err
+	}
+	return unread
+}
+
+// write prints s as asked: an HTML page, data, or the table.
+func (o *statusOptions) write(s *status.Status) error {
 	if o.html != "" {
 		if o.html == "-" {
 			return status.WriteHTML(o.stdout, s)
@@ -131,6 +142,21 @@ func (o *statusOptions) run(ctx context.Context) error {
 		return o.output.write(o.stdout, s)
 	}
 	return status.WriteTable(o.stdout, s, status.TableOptions{Width: o.width(), Color: useColor(o.stdout)})
+}
+
+// noneRead is the failure (exit 5) of a status --live that could read no
+// Argo CD: its output shows the matrix all the same, with the reasons,
+// one line per reason.
+func noneRead(rep *live.Report) error {
+	for _, in := range rep.ArgoCDs {
+		if in.Error == "" {
+			return nil
+		}
+	}
+	if len(rep.ArgoCDs) == 0 {
+		return &exitError{code: exitFailure, msg: "--live: no cluster of the inventory runs Argo CD (every one has a hub)"}
+	}
+	return &exitError{code: exitFailure, msg: fmt.Sprintf("--live: none of the %d Argo CDs could be read", len(rep.ArgoCDs))}
 }
 
 // writeHTMLFile writes the status page to file atomically (package

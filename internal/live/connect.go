@@ -11,6 +11,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/kube"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -75,7 +76,7 @@ func (k Kubeconfig) Connect(f *fleet.Fleet) Connect {
 		if k.Path != "" {
 			rules.ExplicitPath = k.Path
 		}
-		raw, err := rules.Load()
+		raw, err := kube.Load(rules)
 		if err != nil {
 			return nil, fmt.Errorf("reading the kubeconfig: %w", err)
 		}
@@ -85,7 +86,7 @@ func (k Kubeconfig) Connect(f *fleet.Fleet) Connect {
 		}
 		cfg, err := clientcmd.NewNonInteractiveClientConfig(*raw, name, &clientcmd.ConfigOverrides{}, rules).ClientConfig()
 		if err != nil {
-			return nil, fmt.Errorf("context %s: %w", name, err)
+			return nil, kube.ScrubError(fmt.Errorf("context %s: %w", name, err))
 		}
 		cfg.QPS, cfg.Burst = 50, 100
 		return ClientFor(cfg)
@@ -111,7 +112,7 @@ func (k Kubeconfig) Check(f *fleet.Fleet) error {
 	if k.Path != "" {
 		rules.ExplicitPath = k.Path
 	}
-	raw, err := rules.Load()
+	raw, err := kube.Load(rules)
 	if err != nil || len(raw.Contexts) == 0 {
 		return nil
 	}
@@ -133,12 +134,14 @@ func (k Kubeconfig) contextOf(c *fleet.Cluster, single bool, contexts map[string
 		if k.Path != "" {
 			where = k.Path + " has none"
 		}
-		return "", fmt.Errorf("no kubeconfig context to reach cluster %s: %s (pass --kubeconfig FILE)", c.Name, where)
+		return "", &contextError{fmt.Errorf("no kubeconfig context to reach cluster %s: %s (pass --kubeconfig FILE)", c.Name, where),
+			"the kubeconfig has no context (pass --kubeconfig FILE)"}
 	}
 	has := func(name string) bool { _, ok := contexts[name]; return ok }
 	pick := func(name, from string) (string, error) {
 		if !has(name) {
-			return "", fmt.Errorf("%s names context %q, which the kubeconfig does not have (%s)", from, name, suggest.NearestList(name, slices.Sorted(maps.Keys(contexts)), suggest.Shown))
+			return "", &contextError{fmt.Errorf("%s names context %q, which the kubeconfig does not have (%s)", from, name, suggest.NearestList(name, slices.Sorted(maps.Keys(contexts)), suggest.Shown)),
+				"the kubeconfig does not have the context named for it"}
 		}
 		return name, nil
 	}
@@ -154,6 +157,7 @@ func (k Kubeconfig) contextOf(c *fleet.Cluster, single bool, contexts map[string
 	case single && current != "":
 		return current, nil
 	}
-	return "", fmt.Errorf("no kubeconfig context for cluster %s: add context: <name> to %s, pass --cluster-context %s=<context>, or name a context %s",
-		c.Name, c.File.Path, c.Name, c.Name)
+	return "", &contextError{fmt.Errorf("no kubeconfig context for cluster %s: add context: <name> to %s, pass --cluster-context %s=<context>, or name a context %s",
+		c.Name, c.File.Path, c.Name, c.Name),
+		"no kubeconfig context is named for it (add context: to its file in config/clusters/, pass --cluster-context NAME=CONTEXT, or name a context like it)"}
 }

@@ -12,12 +12,15 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+
+	"github.com/strata-fleet/strata/internal/kube"
 )
 
 // Client is the client of one Argo CD's API server that [Kubeconfig.Connect]
@@ -31,8 +34,11 @@ type Client struct {
 	rest rest.Interface
 }
 
-// ClientFor returns the Client of the API server cfg reaches.
+// ClientFor returns the Client of the API server cfg reaches, with
+// kube.Secure's safeguards: no redirect off the server, the server's own
+// words in its errors.
 func ClientFor(cfg *rest.Config) (*Client, error) {
+	cfg = kube.Secure(cfg)
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -40,7 +46,11 @@ func ClientFor(cfg *rest.Config) (*Client, error) {
 	c := rest.CopyConfig(cfg)
 	c.GroupVersion = &schema.GroupVersion{Group: ApplicationGVR.Group, Version: ApplicationGVR.Version}
 	c.APIPath = "/apis"
-	c.NegotiatedSerializer = serializer.NewCodecFactory(runtime.NewScheme()).WithoutConversion()
+	// The scheme knows metav1.Status alone: an error response decodes
+	// into the server's message, not "unknown".
+	scheme := runtime.NewScheme()
+	metav1.AddToGroupVersion(scheme, schema.GroupVersion{Version: "v1"})
+	c.NegotiatedSerializer = serializer.NewCodecFactory(scheme).WithoutConversion()
 	c.AcceptContentTypes, c.ContentType = "application/json", "application/json"
 	rc, err := rest.RESTClientFor(c)
 	if err != nil {
@@ -73,6 +83,9 @@ func (c *Client) listRaw(ctx context.Context, gvr schema.GroupVersionResource, n
 		}
 		if meta.Continue == "" {
 			return meta.ResourceVersion, nil
+		}
+		if meta.Continue == params.Get("continue") {
+			return "", fmt.Errorf("the API server answered continue token %.40q with itself: the list of %s never ends", meta.Continue, gvr.Resource)
 		}
 		params = url.Values{"limit": {limit}, "continue": {meta.Continue}}
 	}

@@ -73,6 +73,16 @@
 // reports out of sync or unhealthy.
 //
 // [Watch] streams changes to an Argo CD's Applications from the resource
-// version a Read saw, for commands that wait (strata rollout). Nothing here
-// prints; package cli and package web show the [Report].
+// version a Read saw, for commands that wait (strata rollout); one Watch
+// lasts [WatchSpan]. Nothing here prints; package cli and package web show
+// the [Report].
+//
+// Reaching the API servers: [ClientFor] builds on kube.Secure (no redirect
+// off the server; an error in the server's own words, a Status decoded
+// even from a raw list). Read and Watch end by their context's deadline,
+// the caller's (--live-timeout, a rollout step's --timeout), whatever the
+// server does; a list whose continue token comes back unchanged ends at
+// once. An Argo CD that could not be read has its Error, scrubbed of
+// credentials (kube.Scrub), and a [Reason] without the cluster's own
+// names, by which [GroupUnreached] lists the Argo CDs that fail alike.
 package live

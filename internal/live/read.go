@@ -40,7 +40,11 @@ type Instance struct {
 	Cluster   string `json:"cluster"`
 	Namespace string `json:"namespace"`
 	// Error says why it could not be read; it is then "unreachable".
+	// Reason is the same without what is the cluster's own (its name,
+	// its server's address): the same for every Argo CD that fails alike
+	// (see [Reason]).
 	Error           string   `json:"error,omitempty"`
+	Reason          string   `json:"reason,omitempty"`
 	Applications    []App    `json:"-"`
 	ApplicationSets []AppSet `json:"-"`
 	// ResourceVersion is the list's, from which [Watch] continues.
@@ -149,22 +153,27 @@ func Read(ctx context.Context, f *fleet.Fleet, connect Connect, opts Options) []
 	return out
 }
 
+// ReadOne reads the Argo CD of cluster c alone, as Read reads each.
+func ReadOne(ctx context.Context, c *fleet.Cluster, connect Connect, opts Options) *Instance {
+	return readInstance(ctx, c, connect, opts)
+}
+
 func readInstance(ctx context.Context, c *fleet.Cluster, connect Connect, opts Options) *Instance {
 	in := &Instance{Cluster: c.Name, Namespace: opts.namespace()}
 	dyn, err := connect(c)
 	if err != nil {
-		in.Error = err.Error()
+		in.fail("", err)
 		return in
 	}
 	apps, rv, err := readKind(ctx, dyn, ApplicationGVR, in.Namespace, opts, decodeApp, parseApp)
 	if err != nil {
-		in.Error = fmt.Sprintf("listing Applications in %s: %v", in.Namespace, err)
+		in.fail("listing Applications in "+in.Namespace, ctxErr(ctx, err))
 		return in
 	}
 	in.Applications, in.ResourceVersion = apps, rv
 	in.ApplicationSets, _, err = readKind(ctx, dyn, ApplicationSetGVR, in.Namespace, opts, decodeAppSet, parseAppSet)
 	if err != nil {
-		in.Error = fmt.Sprintf("listing ApplicationSets in %s: %v", in.Namespace, err)
+		in.fail("listing ApplicationSets in "+in.Namespace, ctxErr(ctx, err))
 	}
 	return in
 }
@@ -207,6 +216,9 @@ func list(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionRes
 		}
 		if l.GetContinue() == "" {
 			return l.GetResourceVersion(), nil
+		}
+		if l.GetContinue() == opts.Continue {
+			return "", fmt.Errorf("the API server answered continue token %.40q with itself: the list of %s never ends", opts.Continue, gvr.Resource)
 		}
 		opts.Continue = l.GetContinue()
 	}

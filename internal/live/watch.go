@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +21,13 @@ type Event struct {
 	App  App
 }
 
+// WatchSpan is how long one [Watch] lasts.
+const WatchSpan = 5 * time.Minute
+
+// watchGrace is how much longer than WatchSpan the client waits for the
+// API server to end a watch.
+const watchGrace = 15 * time.Second
+
 // ErrExpired is returned by Watch when the resource version it started
 // from is too old for the API server: Read again, and watch from there.
 var ErrExpired = errors.New("the resource version is too old: list again")
@@ -29,8 +37,19 @@ var ErrExpired = errors.New("the resource version is too old: list again")
 // between the list and the watch is lost) and hands each change to fn,
 // until fn returns false, ctx ends or the watch fails. It returns the last
 // resource version it saw, from which a new Watch continues.
+//
+// One Watch lasts WatchSpan at most: the API server is asked to end it
+// then (timeoutSeconds), and the client ends it a little later should the
+// server not, or should it hang or trickle; it then returns with no error,
+// and the caller watches again from the resource version it returned.
 func Watch(ctx context.Context, dyn dynamic.Interface, ns, rv string, fn func(Event) bool) (string, error) {
-	w, err := dyn.Resource(ApplicationGVR).Namespace(ns).Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+	span, cancel := context.WithTimeout(ctx, WatchSpan+watchGrace)
+	defer cancel()
+	secs := int64(WatchSpan / time.Second)
+	w, err := dyn.Resource(ApplicationGVR).Namespace(ns).Watch(span, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true, TimeoutSeconds: &secs})
+	if ctx.Err() == nil && span.Err() != nil {
+		return rv, nil
+	}
 	if err != nil {
 		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
 			return rv, ErrExpired
@@ -40,7 +59,7 @@ func Watch(ctx context.Context, dyn dynamic.Interface, ns, rv string, fn func(Ev
 	defer w.Stop()
 	for {
 		select {
-		case <-ctx.Done():
+		case <-span.Done():
 			return rv, ctx.Err()
 		case ev, ok := <-w.ResultChan():
 			if !ok {

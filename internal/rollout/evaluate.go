@@ -40,7 +40,6 @@ func (r *runner) newWaitSet(commit string, pick func(live.AppState) bool) (*wait
 	if err != nil {
 		return nil, err
 	}
-	r.watch.start(rd.Fleet)
 	return &waitSet{commit: commit, f: rd.Fleet, expected: expected, history: h, pick: pick}, nil
 }
 

@@ -42,7 +42,13 @@ func (r *runner) reach(ctx context.Context) error {
 			need[live.ArgoCDOf(c)] = true
 		}
 	}
-	r.watch.start(rd.Fleet)
+	limit := callTimeout
+	if t := r.opts.Timeout; t != nil && *t < limit {
+		limit = *t
+	}
+	calls, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	r.watch.start(calls, rd.Fleet)
 	var reasons []string
 	for _, in := range r.watch.read() {
 		if in.Error != "" && need[in.Cluster] {

@@ -56,8 +56,13 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, time
 	defer deadline.Stop()
 	refresh := r.env.Clock.NewTicker(r.refreshEvery())
 	defer refresh.Stop()
+	// The calls to the API servers of the wait end by its deadline, so
+	// that one that hangs or trickles does not hold the step past it.
+	calls, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	r.watch.start(calls, ws.f)
 	o := r.observe(ws)
-	r.refresh(ctx, o)
+	r.refresh(calls, o)
 	var last []AppState
 	for {
 		if f := o.failures(); len(f) > 0 && !r.reverting {
@@ -95,7 +100,7 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, time
 			return &StepError{Step: step, Commit: ws.commit, Failures: append([]Failure{{Reason: fmt.Sprintf(
 				"timed out after %s waiting for the Applications to sync and become healthy", timeout)}}, f...)}
 		case <-refresh.C():
-			r.refresh(ctx, o)
+			r.refresh(calls, o)
 		case <-r.watch.changed:
 		}
 		o = r.observe(ws)

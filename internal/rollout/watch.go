@@ -11,6 +11,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/kube"
 	"github.com/strata-fleet/strata/internal/live"
 )
 
@@ -46,27 +47,26 @@ func (w *watcher) notify() {
 	}
 }
 
-// start reads every Argo CD of f and watches those it could read, once.
-func (w *watcher) start(f *fleet.Fleet) {
+// callTimeout bounds each call the watcher makes on its own, outside a
+// step's wait (a list again, a hard refresh, a terminate): an API server
+// that hangs or trickles holds none of them longer.
+const callTimeout = 30 * time.Second
+
+// start reads every Argo CD of f, once, within ctx (a step's wait, whose
+// deadline is the step's timeout), and keeps each one current from then
+// on: watched when it was read, read again until it can be when not.
+func (w *watcher) start(ctx context.Context, f *fleet.Fleet) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.instances != nil {
 		return
 	}
 	w.f = f
-	w.instances = live.Read(w.ctx, f, w.connect, w.opts)
+	w.instances = live.Read(ctx, f, w.connect, w.opts)
 	for _, in := range w.instances {
-		c := f.Cluster(in.Cluster)
-		if in.Error != "" || c == nil {
-			continue
+		if c := f.Cluster(in.Cluster); c != nil {
+			go w.watch(in, c)
 		}
-		dyn, err := w.connect(c)
-		if err != nil {
-			in.Error = err.Error()
-			continue
-		}
-		w.clients[in.Cluster] = dyn
-		go w.watch(in, dyn)
 	}
 }
 
@@ -83,14 +83,32 @@ func (w *watcher) read() []live.Instance {
 }
 
 // watch applies the changes to in's Applications until the context ends,
-// watching again where a watch ended and listing again when its resource
-// version expired.
-func (w *watcher) watch(in *live.Instance, dyn dynamic.Interface) {
+// watching again where a watch ended, and reading again when its resource
+// version expired or it could not be read.
+func (w *watcher) watch(in *live.Instance, c *fleet.Cluster) {
 	w.mu.Lock()
-	rv, ns := in.ResourceVersion, in.Namespace
+	rv, ns, unread := in.ResourceVersion, in.Namespace, in.Error != ""
 	w.mu.Unlock()
 	lost := false
+	var dyn dynamic.Interface
+	if !unread {
+		dyn, unread = w.client(in, c)
+	}
 	for w.ctx.Err() == nil {
+		if unread {
+			if dyn, unread = w.relist(in, c); unread {
+				if !lost && w.lost != nil {
+					w.mu.Lock()
+					reason := in.Error
+					w.mu.Unlock()
+					w.lost(in.Cluster, errors.New(reason))
+				}
+				lost = true
+				w.pause()
+				continue
+			}
+			rv = in.ResourceVersion
+		}
 		next, err := live.Watch(w.ctx, dyn, ns, rv, func(ev live.Event) bool {
 			lost = false
 			w.mu.Lock()
@@ -102,36 +120,61 @@ func (w *watcher) watch(in *live.Instance, dyn dynamic.Interface) {
 		rv = next
 		switch {
 		case errors.Is(err, live.ErrExpired):
-			rv = w.relist(in)
+			unread = true
 		case err != nil && w.ctx.Err() == nil:
 			if !lost && w.lost != nil {
 				w.lost(in.Cluster, err)
 			}
 			lost = true
 			// The API server went away for a moment: watch again soon.
-			select {
-			case <-w.ctx.Done():
-			case <-time.After(time.Second):
-			}
+			w.pause()
 		}
 	}
 }
 
-// relist reads in's Argo CD again and returns the new resource version.
-func (w *watcher) relist(in *live.Instance) string {
-	w.mu.Lock()
-	f := w.f
-	w.mu.Unlock()
-	for _, fresh := range live.Read(w.ctx, f, w.connect, w.opts) {
-		if fresh.Cluster == in.Cluster && fresh.Error == "" {
-			w.mu.Lock()
-			*in = *fresh
-			w.mu.Unlock()
-			w.notify()
-			return fresh.ResourceVersion
-		}
+// pause waits a second, or until the rollout ends.
+func (w *watcher) pause() {
+	select {
+	case <-w.ctx.Done():
+	case <-time.After(time.Second):
 	}
-	return ""
+}
+
+// client connects to in's Argo CD; unread when it cannot, its error then
+// recorded in in.
+func (w *watcher) client(in *live.Instance, c *fleet.Cluster) (dynamic.Interface, bool) {
+	dyn, err := w.connect(c)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err != nil {
+		in.Error, in.Reason = kube.Scrub(err.Error()), kube.Scrub(live.Reason(err))
+		return nil, true
+	}
+	w.clients[in.Cluster] = dyn
+	return dyn, false
+}
+
+// relist reads in's Argo CD again, within callTimeout, and records what it
+// read in in, or why it could not; unread when it could not.
+func (w *watcher) relist(in *live.Instance, c *fleet.Cluster) (dynamic.Interface, bool) {
+	ctx, cancel := context.WithTimeout(w.ctx, callTimeout)
+	defer cancel()
+	fresh := live.ReadOne(ctx, c, w.connect, w.opts)
+	if fresh.Error != "" {
+		w.mu.Lock()
+		changed := in.Error != fresh.Error
+		in.Error, in.Reason = fresh.Error, fresh.Reason
+		w.mu.Unlock()
+		if changed {
+			w.notify()
+		}
+		return nil, true
+	}
+	w.mu.Lock()
+	*in = *fresh
+	w.mu.Unlock()
+	w.notify()
+	return w.client(in, c)
 }
 
 // report joins what the Argo CDs hold, now, to what the rendered output
@@ -155,6 +198,8 @@ func (w *watcher) refresh(ctx context.Context, argocd, name string) error {
 	if ns == "" {
 		ns = live.DefaultNamespace
 	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	patch := []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"hard"}}}`)
 	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	return err
@@ -175,6 +220,8 @@ func (w *watcher) terminate(ctx context.Context, argocd, name string) (bool, err
 	if ns == "" {
 		ns = live.DefaultNamespace
 	}
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
 	patch := []byte(`{"status":{"operationState":{"phase":"Terminating"}}}`)
 	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	return err == nil, err

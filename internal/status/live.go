@@ -128,7 +128,8 @@ func orDash(s string) string {
 }
 
 // writeLive writes what the live state says beyond the matrix: the Argo
-// CDs that could not be read, the cells of no component, the unmapped and
+// CDs that could not be read, one line per reason (the full error of
+// each is in -o json), the cells of no component, the unmapped and
 // missing objects.
 //
 // Names and messages come from the clusters: they are printed escaped
@@ -142,10 +143,8 @@ func (tw *tableWriter) writeLive(l *Live) {
 		}
 	}
 	tw.line(truncate("Argo CD: "+orNone(reached), tw.opts.Width, false))
-	for _, in := range l.ArgoCDs {
-		if in.Error != "" {
-			tw.line(tw.style(truncate(values.Printable("unreachable: "+in.Cluster+": "+in.Error), tw.opts.Width, false), styleBad))
-		}
+	for _, u := range live.GroupUnreached(l.ArgoCDs) {
+		tw.line(tw.style(truncate(values.Printable("unreachable: "+u.Names()+": "+u.Reason), tw.opts.Width, false), styleBad))
 	}
 	for _, c := range l.Other {
 		for _, line := range cellLines(c) {
@@ -189,11 +188,12 @@ func newLiveView(s *Status) *LiveView {
 	}
 	v := &LiveView{}
 	for _, in := range l.ArgoCDs {
-		if in.Error != "" {
-			v.Unreachable = append(v.Unreachable, in.Cluster+": "+in.Error)
-		} else {
+		if in.Error == "" {
 			v.Reached = append(v.Reached, fmt.Sprintf("%s (%d Applications)", in.Cluster, len(in.Applications)))
 		}
+	}
+	for _, u := range live.GroupUnreached(l.ArgoCDs) {
+		v.Unreachable = append(v.Unreachable, u.Names()+": "+u.Reason)
 	}
 	for i := range s.ClusterTypes {
 		v.Problems = append(v.Problems, liveLines(&s.ClusterTypes[i])...)
