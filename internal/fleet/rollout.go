@@ -26,15 +26,24 @@ type RolloutSettings struct {
 	// missing key.
 	HasChecks bool
 	Pos       values.Pos
+
+	// StopWhen are the conditions that stop every step from starting, and
+	// fail a step they interrupt; HasStopWhen tells "stopWhen: []" from a
+	// missing key.
+	StopWhen    []StopCondition
+	HasStopWhen bool
 }
 
-// Check is a command strata rollout runs after a step has synced, become
-// healthy and soaked; exit status 0 passes.
+// Check is what strata rollout runs after a step has synced, become
+// healthy and soaked: a command (exit status 0 passes) or a Prometheus
+// query (no samples passes, as an alerting rule that does not fire).
 type Check struct {
 	Name    string
 	Command string
 	Timeout time.Duration
 	Pos     values.Pos
+
+	Prometheus *PrometheusQuery
 }
 
 // RolloutPolicy is what strata rollout does at a node, every key resolved.
@@ -45,6 +54,8 @@ type RolloutPolicy struct {
 	// become healthy.
 	Timeout time.Duration
 	Checks  []Check
+
+	StopWhen []StopCondition
 }
 
 // RolloutAt resolves the rollout policy of node n (nil: the top level).
@@ -60,6 +71,7 @@ func (c *Config) RolloutAt(n *Node) RolloutPolicy {
 	}
 	pol := RolloutPolicy{Timeout: DefaultRolloutTimeout}
 	soak, timeout, checks := false, false, false
+	stopWhen := false
 	for _, s := range chain {
 		if s.Soak != nil && !soak {
 			pol.Soak, soak = *s.Soak, true
@@ -69,6 +81,9 @@ func (c *Config) RolloutAt(n *Node) RolloutPolicy {
 		}
 		if s.HasChecks && !checks {
 			pol.Checks, checks = s.Checks, true
+		}
+		if s.HasStopWhen && !stopWhen {
+			pol.StopWhen, stopWhen = s.StopWhen, true
 		}
 	}
 	return pol
@@ -80,7 +95,7 @@ func parseRollout(v *values.Value, path []string) (*RolloutSettings, error) {
 		e.Hint = "rollout: {soak: 10m, timeout: 15m, checks: [{name: smoke, command: ./smoke.sh}]}"
 		return nil, e
 	}
-	if err := knownKeys(v, path, "soak", "timeout", "checks"); err != nil {
+	if err := knownKeys(v, path, "soak", "timeout", "checks", "stopWhen"); err != nil {
 		return nil, err
 	}
 	s := &RolloutSettings{Pos: v.Pos}
@@ -107,6 +122,14 @@ func parseRollout(v *values.Value, path []string) (*RolloutSettings, error) {
 		}
 		s.Checks = checks
 	}
+	if sv := v.Get("stopWhen"); sv != nil {
+		s.HasStopWhen = true
+		conds, err := parseStopWhen(sv, append(path[:len(path):len(path)], "stopWhen"))
+		if err != nil {
+			return nil, err
+		}
+		s.StopWhen = conds
+	}
 	return s, nil
 }
 
@@ -125,16 +148,29 @@ func parseChecks(v *values.Value, path []string) ([]Check, error) {
 		if it.Kind != values.Map {
 			return nil, values.TypeError(it, ipath, values.Map)
 		}
-		if err := knownKeys(it, ipath, "name", "command", "timeout"); err != nil {
+		if err := knownKeys(it, ipath, "name", "command", "timeout", "prometheus"); err != nil {
 			return nil, err
 		}
 		c := Check{Name: stringAt(it, "name"), Command: stringAt(it, "command"), Timeout: DefaultCheckTimeout, Pos: it.Pos}
-		if c.Command == "" {
-			return nil, &values.Error{Pos: it.Pos, Path: ipath, Msg: "missing key command",
-				Hint: "the command is run by sh -c in the repository, with the step's targets in STRATA_TARGETS; exit status 0 passes"}
+		if pv := it.Get("prometheus"); pv != nil {
+			q, err := parsePrometheus(pv, append(ipath, "prometheus"))
+			if err != nil {
+				return nil, err
+			}
+			c.Prometheus, c.Timeout = q, DefaultQueryTimeout
+		}
+		switch {
+		case c.Command == "" && c.Prometheus == nil:
+			return nil, &values.Error{Pos: it.Pos, Path: ipath, Msg: "missing key command (or prometheus)",
+				Hint: "the command is run by sh -c in the repository, with the step's targets in STRATA_TARGETS; exit status 0 passes; a prometheus: {url, query} check passes when the query returns no samples"}
+		case c.Command != "" && c.Prometheus != nil:
+			return nil, &values.Error{Pos: it.Pos, Path: ipath, Msg: "a check is a command or a prometheus query, not both"}
 		}
 		if c.Name == "" {
 			c.Name = c.Command
+			if c.Prometheus != nil {
+				c.Name = c.Prometheus.Query
+			}
 		}
 		if tv := it.Get("timeout"); tv != nil {
 			d, err := parseDuration(tv, append(ipath, "timeout"))
