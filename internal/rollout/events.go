@@ -1,6 +1,10 @@
 package rollout
 
-import "time"
+import (
+	"time"
+
+	"github.com/strata-fleet/strata/internal/alert"
+)
 
 // Kind names what an Event reports.
 type Kind string
@@ -38,6 +42,10 @@ const (
 	KindReverted Kind = "reverted"
 	// KindDone: the rollout ends (Message says how).
 	KindDone Kind = "done"
+	// KindHeld: the next step does not start: a freeze holds its node, or
+	// a stopWhen condition holds (Message says which, Alerts what fires);
+	// the rollout waits until neither does.
+	KindHeld Kind = "held"
 )
 
 // Event is one thing that happened in a rollout: the CLI prints it (a line,
@@ -76,6 +84,8 @@ type Event struct {
 	Command string   `json:"command,omitempty"`
 	// Failures are the Applications (or checks) that failed.
 	Failures []Failure `json:"failures,omitempty"`
+	// Alerts are what fires, for a KindHeld event held by stopWhen.
+	Alerts []alert.Alert `json:"alerts,omitempty"`
 }
 
 // AppState is one Application (or ApplicationSet) a step waits for, and
@@ -118,6 +128,10 @@ type Failure struct {
 	App     string `json:"app,omitempty"`
 	ArgoCD  string `json:"argocd,omitempty"`
 	Check   string `json:"check,omitempty"`
+	// Alert is the stopWhen condition that held during the step, Alerts
+	// what fired.
+	Alert  string        `json:"alert,omitempty"`
+	Alerts []alert.Alert `json:"alerts,omitempty"`
 	// Reason is Argo CD's own message (or the check's output).
 	Reason string `json:"reason"`
 }

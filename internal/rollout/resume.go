@@ -43,6 +43,9 @@ func (r *runner) catchUp(ctx context.Context) error {
 			return fmt.Errorf("config/ or rendered/ has uncommitted changes that are not %s's own (commit or discard them, then run the rollout again):\n  %s",
 				r.opts.Patch, strings.Join(other, "\n  "))
 		}
+		if err := r.holdFirstCopy(ctx); err != nil {
+			return err
+		}
 		_, err := r.commitStep(ctx, nil)
 		return err
 	}

@@ -59,7 +59,10 @@ type Env struct {
 	// RefreshEvery is how often Applications not at the step's commit yet
 	// are asked for a hard refresh (default DefaultRefreshEvery).
 	RefreshEvery time.Duration
-	Log          *slog.Logger
+	// HoldEvery is how often a held rollout reads the freezes and the
+	// stopWhen conditions again (default DefaultHoldEvery).
+	HoldEvery time.Duration
+	Log       *slog.Logger
 }
 
 // Result is how a rollout ended.
@@ -94,6 +97,9 @@ type runner struct {
 	res   *Result
 	// reverting is set while the rollout waits for a revert.
 	reverting bool
+	// alarm fails the wait or soak it interrupts: a stopWhen condition
+	// held (see guard); nil when no guard runs.
+	alarm chan error
 }
 
 // Run rolls the patch out: it completes what an earlier run left (an
@@ -192,6 +198,9 @@ func (r *runner) run(ctx context.Context) error {
 			r.emit(Event{Kind: KindDone, Message: r.opts.Patch + " is rolled out"})
 			return nil
 		case err != nil:
+			return err
+		}
+		if err := r.hold(ctx, f, plan.Target); err != nil {
 			return err
 		}
 		st, err := r.promote(ctx, f, plan)

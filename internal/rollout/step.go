@@ -126,6 +126,8 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 	if err != nil {
 		return err
 	}
+	g := r.guard(ctx, st)
+	defer g.stop()
 	if err := r.waitHealthy(ctx, st.node, ws, st.policy.Timeout); err != nil {
 		return err
 	}
@@ -133,6 +135,9 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 		st.soak = r.remainingSoak(ws, st.policy.Soak)
 	}
 	if err := r.soak(ctx, st.node, ws, st.soak); err != nil {
+		return err
+	}
+	if err := g.last(ctx); err != nil {
 		return err
 	}
 	return r.runChecks(ctx, st)
