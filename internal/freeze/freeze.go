@@ -69,11 +69,12 @@ type FrozenError struct {
 }
 
 func (e *FrozenError) Error() string {
-	into := "into " + e.Node
+	step := "no step starts into " + e.Node
 	if e.Node == "" {
-		into = "reaching every node"
+		step = "no step that reaches every node (a fold into values.yaml) starts"
 	}
-	return fmt.Sprintf("no step starts %s: %s (%s:%d; strata unfreeze %s lifts it)", into, e.Freeze, File, e.Freeze.Pos.Line, e.Freeze.Node)
+	lift := strings.TrimSpace("strata unfreeze " + e.Freeze.Node)
+	return fmt.Sprintf("%s: %s (%s:%d; %s lifts it)", step, e.Freeze, File, e.Freeze.Pos.Line, lift)
 }
 
 // Check returns a *FrozenError when a freeze holds a step into node.

@@ -102,6 +102,11 @@ func TestHolding(t *testing.T) {
 	if err := freeze.Check([]freeze.Freeze{prod}, "production"); err == nil || err.Error() != want {
 		t.Errorf("message:\n got %v\nwant %s", err, want)
 	}
+	all := freeze.Freeze{By: "a <a@x>", At: at, Reason: "all", Pos: fleetPos(5)}
+	want = "no step that reaches every node (a fold into values.yaml) starts: the whole fleet is frozen by a <a@x> since 2026-11-26T13:40:00Z: all (config/freezes.yaml:5; strata unfreeze lifts it)"
+	if err := freeze.Check([]freeze.Freeze{all}, ""); err == nil || err.Error() != want {
+		t.Errorf("message:\n got %v\nwant %s", err, want)
+	}
 }
 
 func TestAddRemove(t *testing.T) {
