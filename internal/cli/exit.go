@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/freeze"
 	"github.com/strata-fleet/strata/internal/pin"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/rollout"
@@ -35,7 +36,8 @@ const (
 	// template error), or no config/config.yaml.
 	exitConfig = 3
 	// exitGate: rollout, promote or pin stopped at a manual gate the run
-	// did not approve (promote.GateError, pin.GateError): nothing failed,
+	// did not approve (promote.GateError, pin.GateError), or promote
+	// refused a step into a frozen node (freeze.FrozenError): nothing failed,
 	// but the change is not made; it waits for an approval (a CI job tells
 	// it from done, 0, and from a failure).
 	exitGate = 4
@@ -72,12 +74,13 @@ func exitCode(err error) int {
 	var un *suggest.UnknownError
 	var ge *promote.GateError
 	var pe *pin.GateError
+	var fe *freeze.FrozenError
 	switch {
 	case errors.As(err, &ex):
 		return ex.code
 	case errors.As(err, &se):
 		return exitFindings
-	case errors.As(err, &ge), errors.As(err, &pe):
+	case errors.As(err, &ge), errors.As(err, &pe), errors.As(err, &fe):
 		return exitGate
 	case errors.As(err, &ue), errors.As(err, &un), cobraUsage(err):
 		return exitUsage

@@ -185,6 +185,8 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 		newVerifyCmd(g),
 		newRolloutCmd(g),
 		newChartCmd(g),
+		newFreezeCmd(g),
+		newUnfreezeCmd(g),
 	)
 	addBuiltinExamples(cmd)
 	markUsageErrors(cmd)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/freeze"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/promote"
 )
@@ -171,6 +172,9 @@ func (o *promoteOptions) run() error {
 		}
 		p, err := promote.Prepare(f, o.opts)
 		if err != nil {
+			return err
+		}
+		if err := freeze.Guard(r.fsys, f.Config, p.Target); err != nil {
 			return err
 		}
 		if len(p.Gates) > 0 && o.opts.Approver == "" {

@@ -50,6 +50,13 @@ continues it (--approve NODE, recorded in the patch and the commit). A failure
 with Argo CD's messages and a non-zero exit; --on-failure revert reverts the
 failed step and waits for its targets to be healthy again.
 
+Stop the line: no step starts into a node frozen by strata freeze (read from
+the remote branch before each step) or while a rollout.stopWhen condition
+holds (alerts firing in Alertmanager, or a Prometheus query returning
+samples); the rollout says it is held ("held" event) and goes on once neither
+holds. A stopWhen condition that starts holding during a step's wait or soak
+fails the step. Checks may be Prometheus queries: samples fail them.
+
 Exit status: 0 when the patch is rolled out (or --until is reached), 1 when a
 step failed, 4 when the rollout stopped at a manual gate it may not enter (the
 "gate" event, with the command that continues; a dry run exits 0), and the

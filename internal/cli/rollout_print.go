@@ -143,6 +143,8 @@ func rolloutLine(e rollout.Event, now time.Time) string {
 		}
 	case rollout.KindGate:
 		fmt.Fprintf(&b, "stopped: %s", e.Message)
+	case rollout.KindHeld:
+		fmt.Fprintf(&b, "held: %s", e.Message)
 	case rollout.KindFailed:
 		fmt.Fprintf(&b, "%s: the step failed (%d failures)", e.Step, len(e.Failures))
 	case rollout.KindReverted:

@@ -36,7 +36,10 @@ at the merge base of REV and HEAD and as it is in the working tree, and fails
   removed-in-gate  removes one, with no approval;
   outside-patch    changes values.yaml, an override, defaults.yaml, config.yaml
                    (a pin) or the templates chart so that a target behind a
-                   manual gate changes, with no approval.
+                   manual gate changes, with no approval;
+  frozen           changes a target under a node frozen by strata freeze
+                   (config/freezes.yaml), or lifts the freeze in the same
+                   change.
 
 An approval is recorded by strata promote --approve in the patch copy that
 enters the gate (metadata.approvals: node, by, at), or by a trailer in a commit

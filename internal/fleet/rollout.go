@@ -33,15 +33,23 @@ type RolloutSettings struct {
 	Waves        Waves
 	HasWaves     bool
 	MaxUnhealthy *Amount
+	// StopWhen are the conditions that stop every step from starting, and
+	// fail a step they interrupt; HasStopWhen tells "stopWhen: []" from a
+	// missing key.
+	StopWhen    []StopCondition
+	HasStopWhen bool
 }
 
-// Check is a command strata rollout runs after a step has synced, become
-// healthy and soaked; exit status 0 passes.
+// Check is what strata rollout runs after a step has synced, become
+// healthy and soaked: a command (exit status 0 passes) or a Prometheus
+// query (no samples passes, as an alerting rule that does not fire).
 type Check struct {
 	Name    string
 	Command string
 	Timeout time.Duration
 	Pos     values.Pos
+
+	Prometheus *PrometheusQuery
 }
 
 // RolloutPolicy is what strata rollout does at a node, every key resolved.
@@ -57,6 +65,9 @@ type RolloutPolicy struct {
 	// synced and healthy (named, not waited for) without failing the
 	// step: a count, or a percentage of the step's clusters (default 0).
 	MaxUnhealthy Amount
+	// StopWhen are the conditions that hold every step of the rollout
+	// from starting, and fail a step whose wait or soak they interrupt.
+	StopWhen []StopCondition
 }
 
 // RolloutAt resolves the rollout policy of node n (nil: the top level).
@@ -72,6 +83,7 @@ func (c *Config) RolloutAt(n *Node) RolloutPolicy {
 	}
 	pol := RolloutPolicy{Timeout: DefaultRolloutTimeout}
 	soak, timeout, checks := false, false, false
+	stopWhen := false
 	for _, s := range chain {
 		if s.Soak != nil && !soak {
 			pol.Soak, soak = *s.Soak, true
@@ -81,6 +93,9 @@ func (c *Config) RolloutAt(n *Node) RolloutPolicy {
 		}
 		if s.HasChecks && !checks {
 			pol.Checks, checks = s.Checks, true
+		}
+		if s.HasStopWhen && !stopWhen {
+			pol.StopWhen, stopWhen = s.StopWhen, true
 		}
 	}
 	for _, s := range chain {
@@ -99,7 +114,7 @@ func parseRollout(v *values.Value, path []string) (*RolloutSettings, error) {
 		return nil, e
 	}
 	if err := knownKeys(v, path, "soak", "timeout", "checks",
-		"waves", "maxUnhealthy"); err != nil {
+		"waves", "maxUnhealthy", "stopWhen"); err != nil {
 		return nil, err
 	}
 	s := &RolloutSettings{Pos: v.Pos}
@@ -129,6 +144,14 @@ func parseRollout(v *values.Value, path []string) (*RolloutSettings, error) {
 	if err := parseWavesAndBudget(s, v, path); err != nil {
 		return nil, err
 	}
+	if sv := v.Get("stopWhen"); sv != nil {
+		s.HasStopWhen = true
+		conds, err := parseStopWhen(sv, append(path[:len(path):len(path)], "stopWhen"))
+		if err != nil {
+			return nil, err
+		}
+		s.StopWhen = conds
+	}
 	return s, nil
 }
 
@@ -147,16 +170,29 @@ func parseChecks(v *values.Value, path []string) ([]Check, error) {
 		if it.Kind != values.Map {
 			return nil, values.TypeError(it, ipath, values.Map)
 		}
-		if err := knownKeys(it, ipath, "name", "command", "timeout"); err != nil {
+		if err := knownKeys(it, ipath, "name", "command", "timeout", "prometheus"); err != nil {
 			return nil, err
 		}
 		c := Check{Name: stringAt(it, "name"), Command: stringAt(it, "command"), Timeout: DefaultCheckTimeout, Pos: it.Pos}
-		if c.Command == "" {
-			return nil, &values.Error{Pos: it.Pos, Path: ipath, Msg: "missing key command",
-				Hint: "the command is run by sh -c in the repository, with the step's targets in STRATA_TARGETS; exit status 0 passes"}
+		if pv := it.Get("prometheus"); pv != nil {
+			q, err := parsePrometheus(pv, append(ipath, "prometheus"))
+			if err != nil {
+				return nil, err
+			}
+			c.Prometheus, c.Timeout = q, DefaultQueryTimeout
+		}
+		switch {
+		case c.Command == "" && c.Prometheus == nil:
+			return nil, &values.Error{Pos: it.Pos, Path: ipath, Msg: "missing key command (or prometheus)",
+				Hint: "the command is run by sh -c in the repository, with the step's targets in STRATA_TARGETS; exit status 0 passes; a prometheus: {url, query} check passes when the query returns no samples"}
+		case c.Command != "" && c.Prometheus != nil:
+			return nil, &values.Error{Pos: it.Pos, Path: ipath, Msg: "a check is a command or a prometheus query, not both"}
 		}
 		if c.Name == "" {
 			c.Name = c.Command
+			if c.Prometheus != nil {
+				c.Name = c.Prometheus.Query
+			}
 		}
 		if tv := it.Get("timeout"); tv != nil {
 			d, err := parseDuration(tv, append(ipath, "timeout"))

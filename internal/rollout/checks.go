@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/alert"
 	"github.com/strata-fleet/strata/internal/fleet"
 )
 
@@ -38,8 +39,12 @@ func (e CheckEnv) Environ() []string {
 }
 
 // runCheck runs c's command with sh -c in dir, bounded by its timeout; the
-// error says why it failed, with the end of its output.
+// error says why it failed, with the end of its output. A Prometheus check
+// runs its query instead: samples fail it, named in the error.
 func runCheck(ctx context.Context, dir string, c fleet.Check, env CheckEnv) error {
+	if c.Prometheus != nil {
+		return queryCheck(ctx, c)
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", c.Command)
@@ -57,6 +62,19 @@ func runCheck(ctx context.Context, dir string, c fleet.Check, env CheckEnv) erro
 		return fmt.Errorf("timed out after %s%s", c.Timeout, tail)
 	}
 	return fmt.Errorf("%v%s", err, tail)
+}
+
+// queryCheck runs a Prometheus check: as an alerting rule, a query that
+// returns samples means trouble.
+func queryCheck(ctx context.Context, c fleet.Check) error {
+	samples, err := alert.Client{Timeout: c.Timeout}.Query(ctx, c.Prometheus.URL, c.Prometheus.Query)
+	if err != nil {
+		return err
+	}
+	if len(samples) > 0 {
+		return fmt.Errorf("the query %s returned %d samples: %s", c.Prometheus.Query, len(samples), alert.Describe(samples))
+	}
+	return nil
 }
 
 func lastLines(s string, n int) string {

@@ -45,7 +45,17 @@
 // Env.RefreshEvery. Then the soak: they must stay healthy (failed,
 // degraded, missing or out of sync ends it) for the soak time; then the
 // checks, commands run with sh -c in the repository with the step in
-// STRATA_* variables (CheckEnv), exit status 0 passing.
+// STRATA_* variables (CheckEnv), exit status 0 passing, or Prometheus
+// queries, no sample passing.
+//
+// Stop the line: before a step starts (hold.go), the freezes (package
+// freeze; read from the remote branch after a fetch, so that a freeze
+// pushed from any clone counts) and the stopWhen conditions of the node's
+// policy (package alert) are read; while one holds, the rollout is held
+// (KindHeld) and reads them again every Env.HoldEvery. During each wait
+// and soak a guard reads the stopWhen conditions every condition's
+// interval, and once more at the end of the soak: one that holds fails
+// the step (a Failure naming the condition and its alerts).
 //
 // Where config.yaml's rollout waves: apply, a step is a wave of nodes
 // (promote.Plan.Wave): one promotion, one commit, one wait, one soak. A

@@ -1,6 +1,10 @@
 package rollout
 
-import "time"
+import (
+	"time"
+
+	"github.com/strata-fleet/strata/internal/alert"
+)
 
 // Kind names what an Event reports.
 type Kind string
@@ -47,6 +51,10 @@ const (
 	// KindLost: the watch of an Argo CD failed (Message: which, and why);
 	// the step waits for it until its timeout.
 	KindLost Kind = "lost"
+	// KindHeld: the next step does not start: a freeze holds its node, or
+	// a stopWhen condition holds (Message says which, Alerts what fires);
+	// the rollout waits until neither does.
+	KindHeld Kind = "held"
 )
 
 // Event is one thing that happened in a rollout: the CLI prints it (a line,
@@ -98,6 +106,8 @@ type Event struct {
 	Nodes        []string `json:"nodes,omitempty"`
 	Wave         string   `json:"wave,omitempty"`
 	MaxUnhealthy string   `json:"maxUnhealthy,omitempty"`
+	// Alerts are what fires, for a KindHeld event held by stopWhen.
+	Alerts []alert.Alert `json:"alerts,omitempty"`
 }
 
 // AppState is one Application (or ApplicationSet) a step waits for, and
@@ -140,6 +150,10 @@ type Failure struct {
 	App     string `json:"app,omitempty"`
 	ArgoCD  string `json:"argocd,omitempty"`
 	Check   string `json:"check,omitempty"`
+	// Alert is the stopWhen condition that held during the step, Alerts
+	// what fired.
+	Alert  string        `json:"alert,omitempty"`
+	Alerts []alert.Alert `json:"alerts,omitempty"`
 	// Reason is Argo CD's own message (or the check's output).
 	Reason string `json:"reason"`
 }

@@ -48,6 +48,9 @@ func (r *runner) catchUp(ctx context.Context) error {
 		if err := r.reach(ctx); err != nil {
 			return err
 		}
+		if err := r.holdFirstCopy(ctx); err != nil {
+			return err
+		}
 		_, err := r.commitStep(ctx, nil)
 		return err
 	}

@@ -71,6 +71,9 @@ type Env struct {
 	// Hold, when set, takes the lock of one patch's rollout (patch is
 	// <type>/<component>/<patch>) for RunAll's run of it.
 	Hold func(ctx context.Context, patch string) (release func(), err error)
+	// HoldEvery is how often a held rollout reads the freezes and the
+	// stopWhen conditions again (default DefaultHoldEvery).
+	HoldEvery time.Duration
 }
 
 // Result is how a rollout ended.
@@ -114,6 +117,9 @@ type runner struct {
 	// emitMu serializes events: the watcher reports a lost Argo CD from
 	// its own goroutine.
 	emitMu sync.Mutex
+	// alarm fails the wait or soak it interrupts: a stopWhen condition
+	// held (see guard); nil when no guard runs.
+	alarm chan error
 }
 
 // Run rolls the patch out: it completes what an earlier run left (an
@@ -190,9 +196,27 @@ func (r *runner) run(ctx context.Context) error {
 		return err
 	}
 	for {
+		// A freeze or a stopWhen condition may hold the next step for hours:
+		// the rollout waits for them without the lock, then plans again
+		// under it (the remote may have moved meanwhile).
 		var plan *promote.Plan
-		var st *step
+		var f *fleet.Fleet
 		err := r.locked(ctx, func() error {
+			var err error
+			if f, err = r.load(); err != nil {
+				return err
+			}
+			plan, err = r.next(f)
+			return err
+		})
+		if err != nil || plan == nil {
+			return err
+		}
+		if err := r.hold(ctx, f, plan.Target); err != nil {
+			return err
+		}
+		var st *step
+		err = r.locked(ctx, func() error {
 			// Others may have pushed while the last step waited: plan on theirs.
 			if _, err := r.repo.unpushed(ctx); err != nil {
 				return err

@@ -169,6 +169,8 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 	}
 	r.budget = stepBudget(st.policy)
 	defer func() { r.budget = nil }()
+	g := r.guard(ctx, st)
+	defer g.stop()
 	if err := r.waitHealthy(ctx, st.node, ws, st.policy.Timeout); err != nil {
 		return err
 	}
@@ -176,6 +178,9 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 		st.soak = r.remainingSoak(ws, st.policy.Soak)
 	}
 	if err := r.soak(ctx, st.node, ws, st.soak); err != nil {
+		return err
+	}
+	if err := g.last(ctx); err != nil {
 		return err
 	}
 	if err := r.runChecks(ctx, st); err != nil {

@@ -31,6 +31,8 @@ func (e *StepError) Error() string {
 		switch {
 		case f.Check != "":
 			s += fmt.Sprintf("\n  check %s: %s", f.Check, f.Reason)
+		case f.Alert != "":
+			s += "\n  " + f.Reason
 		case f.App != "" && f.ArgoCD == f.Cluster:
 			s += fmt.Sprintf("\n  %s: Application %s on %s: %s", f.Target, f.App, f.ArgoCD, f.Reason)
 		case f.App != "":
@@ -101,6 +103,8 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, time
 				"timed out after %s waiting for the Applications to sync and become healthy", timeout)}}, f...)}
 		case <-refresh.C():
 			r.refresh(calls, o)
+		case err := <-r.alarm:
+			return err
 		case <-r.watch.changed:
 		}
 		o = r.observe(ws)
@@ -134,6 +138,8 @@ func (r *runner) soak(ctx context.Context, step string, ws *waitSet, d time.Dura
 		case <-done.C():
 			r.emit(Event{Kind: KindSoaked, Step: step, Commit: ws.commit, Message: fmt.Sprintf("healthy for %s", d.Round(time.Second))})
 			return nil
+		case err := <-r.alarm:
+			return err
 		case <-r.watch.changed:
 		}
 	}

@@ -24,7 +24,10 @@
 //     chart) reaches a target behind a manual gate without approval. To tell
 //     it apart from the patches' part of the change, the fleet after the
 //     change but with the patches of the base is rendered too: a target that
-//     differs there from the base is reached by the other files.
+//     differs there from the base is reached by the other files;
+//   - frozen: a target whose output changes is under a node frozen in
+//     config/freezes.yaml (package freeze) after the change, or at the
+//     base when the change lifts the freeze along with the step.
 //
 // Approvals count only when the change adds them: one that the base already
 // records approved an earlier change. The result is data (findings with

@@ -88,6 +88,9 @@ func Check(opts Options) (*Result, error) {
 		return nil, err
 	}
 	c.patches()
+	if err := c.frozen(full); err != nil {
+		return nil, err
+	}
 	if len(full.Changes) > 0 {
 		if err := c.outside(full); err != nil {
 			return nil, err

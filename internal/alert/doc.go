@@ -1,0 +1,20 @@
+// Package alert reads alerting systems for strata rollout: the alerts an
+// Alertmanager has firing (its API v2, GET /api/v2/alerts, active and
+// neither silenced nor inhibited, filtered by matchers), and the samples an
+// instant query returns from Prometheus (its API v1, /api/v1/query, through
+// Prometheus's own Go client). Both answer with the same [Alert]s: what
+// fires, named by its labels, so that a rollout can say which alert held
+// or failed a step.
+//
+// The rule is an alerting rule's: an Alertmanager alert that matches, or a
+// query that returns samples, means trouble; no alert and no sample mean
+// none. A query that returns a range vector or a string is an error, as it
+// is for a Prometheus alerting rule.
+//
+// Every call has a deadline (Client.Timeout, default 10s); an error names
+// the server and carries its own message (Alertmanager's error string,
+// Prometheus's errorType and error). The callers are package rollout
+// (rollout.stopWhen, checked before each step and throughout each wait and
+// soak; checks with a prometheus: query); the conditions come from
+// config.yaml through package fleet.
+package alert

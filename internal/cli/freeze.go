@@ -1,0 +1,257 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/strata-fleet/strata/internal/atomicfile"
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/freeze"
+	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/suggest"
+)
+
+type freezeOptions struct {
+	*globals
+	unfreeze bool
+	node     string
+	reason   string
+	by       string
+	noCommit bool
+	push     bool
+	list     bool
+	output   outputFormat
+}
+
+func newFreezeCmd(g *globals) *cobra.Command {
+	o := &freezeOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "freeze [NODE] --reason TEXT",
+		Short: "Stop every promote and rollout from starting a step into a node (the whole fleet without NODE)",
+		Long: `Freeze records in config/freezes.yaml that a node of the sequence is frozen
+(without NODE, the whole fleet): who froze it (--by, default git's user.name
+and user.email), when, and why (--reason). While it is frozen, strata promote
+refuses a step into the node, into a node under it or above it, and strata
+rollout starts no step there: a rollout that is waiting or soaking finishes
+its wait, then says it is held and waits for the freeze to be lifted (strata
+unfreeze). strata verify flags a change that reaches a target under a freeze.
+
+The file is committed on its own (nothing else staged goes along), so that
+Git keeps who froze what, when and why; --push pushes the commit to the
+branch's upstream at once, so that rollouts running from other clones see it
+when they next read the remote. --list prints the freezes.`,
+		Example: `  # An incident: stop every rollout, everywhere
+  strata freeze --reason "INC-4711: database failover in eu-west1" --push
+
+  # Freeze production only
+  strata freeze production --reason "end-of-year change freeze"
+
+  # What is frozen
+  strata freeze --list`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.node = strings.Trim(args[0], "/")
+			}
+			return o.validateAndRun()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.reason, "reason", "", "why the node is frozen (recorded, and printed to whoever is held)")
+	f.BoolVar(&o.list, "list", false, "print the freezes and change nothing")
+	o.flags(cmd)
+	return cmd
+}
+
+func newUnfreezeCmd(g *globals) *cobra.Command {
+	o := &freezeOptions{globals: g, unfreeze: true}
+	cmd := &cobra.Command{
+		Use:   "unfreeze [NODE]",
+		Short: "Lift the freeze of a node (of the whole fleet without NODE)",
+		Long: `Unfreeze removes the freeze of NODE (without NODE, the freeze of the whole
+fleet) from config/freezes.yaml and commits it, its message naming who lifts
+it and the freeze lifted. Rollouts held by it go on.`,
+		Example: `  strata unfreeze --push
+  strata unfreeze production`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				o.node = strings.Trim(args[0], "/")
+			}
+			return o.validateAndRun()
+		},
+	}
+	o.flags(cmd)
+	return cmd
+}
+
+func (o *freezeOptions) flags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.by, "by", "", "who, `\"Name <email>\"` (default: git's user.name and user.email)")
+	f.BoolVar(&o.noCommit, "no-commit", false, "write config/freezes.yaml and leave committing it to you")
+	f.BoolVar(&o.push, "push", false, "push the commit to the branch's upstream")
+	addOutputFlag(f, &o.output, "")
+}
+
+func (o *freezeOptions) validateAndRun() error {
+	if err := o.output.validate(); err != nil {
+		return err
+	}
+	switch {
+	case o.list && (o.node != "" || o.reason != "" || o.push || o.noCommit):
+		return usageErrorf("--list changes nothing: give no NODE, --reason, --push or --no-commit with it")
+	case !o.unfreeze && !o.list && strings.TrimSpace(o.reason) == "":
+		return usageErrorf("--reason is required: say why, for whoever is held by the freeze")
+	case o.push && o.noCommit:
+		return usageErrorf("--push pushes the commit --no-commit does not make: give one or the other")
+	}
+	return o.run(context.Background())
+}
+
+// freezeReport is what freeze and unfreeze did.
+type freezeReport struct {
+	// Frozen is the freeze added, Unfrozen the one lifted.
+	Frozen   *freeze.Freeze `json:"frozen,omitempty"`
+	Unfrozen *freeze.Freeze `json:"unfrozen,omitempty"`
+	Commit   string         `json:"commit,omitempty"`
+	Pushed   bool           `json:"pushed,omitempty"`
+	// Freezes are the freezes afterwards.
+	Freezes []freeze.Freeze `json:"freezes"`
+}
+
+func (o *freezeOptions) run(ctx context.Context) error {
+	r, err := o.openRepo()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if !o.list {
+		l, err := o.lock(r.dir)
+		if err != nil {
+			return err
+		}
+		defer l.Release()
+	}
+	f, err := fleet.LoadScope(r.fsys, fleet.Scope{})
+	if err != nil {
+		return err
+	}
+	freezes, err := freeze.Read(r.fsys, f.Config)
+	if err != nil {
+		return err
+	}
+	if o.list {
+		return o.printList(freezes)
+	}
+	if o.node != "" && f.Config.Find(strings.Split(o.node, "/")) == nil {
+		var ids []string
+		f.Config.Root.Walk(func(n *fleet.Node) { ids = append(ids, n.ID()) })
+		return suggest.Unknown("node", o.node, ids)
+	}
+	gr := git.Repo{Git: git.Exec{Dir: r.dir}}
+	if !o.noCommit {
+		if err := o.checkClean(ctx, gr); err != nil {
+			return err
+		}
+	}
+	if o.by == "" {
+		o.by = gitIdentity(r.dir)
+	}
+	if o.by == "" {
+		return usageErrorf("a freeze is recorded with who made it: give --by \"Name <email>\" or set git config user.name and user.email")
+	}
+	rep := freezeReport{}
+	var subject, body string
+	if o.unfreeze {
+		rest, gone, err := freeze.Remove(freezes, o.node)
+		if err != nil {
+			return err
+		}
+		freezes, rep.Unfrozen = rest, &gone
+		subject = "Unfreeze " + gone.Scope()
+		body = fmt.Sprintf("It was frozen by %s since %s: %s\n\nUnfrozen-by: %s\n", gone.By, gone.At.UTC().Format(time.RFC3339), gone.Reason, o.by)
+	} else {
+		fr := freeze.Freeze{Node: o.node, By: o.by, At: time.Now().UTC().Truncate(time.Second), Reason: strings.TrimSpace(o.reason)}
+		if freezes, err = freeze.Add(freezes, fr); err != nil {
+			return err
+		}
+		rep.Frozen = &fr
+		subject = "Freeze " + fr.Scope() + ": " + firstLine(fr.Reason)
+		body = fmt.Sprintf("%s\n\nFrozen-by: %s\n", fr.Reason, o.by)
+	}
+	if err := atomicfile.WriteFile(r.root, freeze.File, freeze.Encode(freezes)); err != nil {
+		return err
+	}
+	rep.Freezes = freezes
+	if !o.noCommit {
+		if rep.Commit, err = gr.Commit(ctx, subject+"\n\n"+body, freeze.File); err != nil {
+			return fmt.Errorf("%s is written but not committed (commit it yourself): %w", freeze.File, err)
+		}
+		if o.push {
+			if _, err := gr.Out(ctx, "push", "-q"); err != nil {
+				return fmt.Errorf("committed %s, but pushing it failed (pull, then push it yourself): %w", short(rep.Commit), err)
+			}
+			rep.Pushed = true
+		}
+	}
+	return o.print(rep, subject)
+}
+
+// checkClean refuses to commit config/freezes.yaml over changes to it not
+// made by this command: the commit would take them along.
+func (o *freezeOptions) checkClean(ctx context.Context, gr git.Repo) error {
+	if _, err := gr.Head(ctx); err != nil {
+		return fmt.Errorf("%s is committed, and this is not a Git repository with a commit (give --no-commit to only write it): %w", freeze.File, err)
+	}
+	dirty, err := gr.Dirty(ctx, freeze.File)
+	if err != nil {
+		return err
+	}
+	if len(dirty) > 0 {
+		return fmt.Errorf("%s has uncommitted changes that the commit would take along; commit or discard them first, nothing was changed", freeze.File)
+	}
+	return nil
+}
+
+func (o *freezeOptions) print(rep freezeReport, subject string) error {
+	if o.output.data() {
+		return o.output.write(o.stdout, rep)
+	}
+	w := o.stdout
+	if rep.Frozen != nil {
+		fmt.Fprintf(w, "frozen: %s\n", rep.Frozen)
+	} else {
+		fmt.Fprintf(w, "unfrozen: %s (it was frozen by %s: %s)\n", rep.Unfrozen.Scope(), rep.Unfrozen.By, rep.Unfrozen.Reason)
+	}
+	switch {
+	case rep.Pushed:
+		fmt.Fprintf(w, "committed and pushed %s: %s\n", short(rep.Commit), subject)
+	case rep.Commit != "":
+		fmt.Fprintf(w, "committed %s: %s\nnext: push it (git push) so that rollouts running from other clones see it\n", short(rep.Commit), subject)
+	default:
+		fmt.Fprintf(w, "%s is written, not committed\n", freeze.File)
+	}
+	return nil
+}
+
+func (o *freezeOptions) printList(freezes []freeze.Freeze) error {
+	if o.output.data() {
+		return o.output.write(o.stdout, freezeReport{Freezes: append([]freeze.Freeze{}, freezes...)})
+	}
+	if len(freezes) == 0 {
+		fmt.Fprintln(o.stdout, "nothing is frozen")
+	}
+	for _, f := range freezes {
+		fmt.Fprintf(o.stdout, "%s:%d: %s\n", freeze.File, f.Pos.Line, f)
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

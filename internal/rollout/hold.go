@@ -1,0 +1,211 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/alert"
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/freeze"
+)
+
+// DefaultHoldEvery is how often a held rollout reads the freezes and the
+// stopWhen conditions again.
+const DefaultHoldEvery = 30 * time.Second
+
+// hold returns once no freeze holds a step into node ("" for a fold) and
+// no stopWhen condition of its policy holds. Until then the rollout is
+// held: it says why (KindHeld, again when the reason changes) and reads
+// both again every Env.HoldEvery.
+func (r *runner) hold(ctx context.Context, f *fleet.Fleet, node string) error {
+	tick := r.env.Clock.NewTicker(r.holdEvery())
+	defer tick.Stop()
+	last := ""
+	for {
+		why, alerts, err := r.held(ctx, f, node)
+		if err != nil || why == "" {
+			return err
+		}
+		if why != last {
+			last = why
+			r.emit(Event{Kind: KindHeld, Step: node, Message: why, Alerts: alerts})
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-tick.C():
+		}
+	}
+}
+
+// held says what holds a step into node: a freeze, a stopWhen condition
+// that holds (with its alerts), or one that cannot be read (a rollout that
+// cannot tell whether the line is stopped takes it for stopped); "" when
+// nothing does.
+func (r *runner) held(ctx context.Context, f *fleet.Fleet, node string) (string, []alert.Alert, error) {
+	freezes, err := r.freezes(ctx, f)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := freeze.Check(freezes, node); err != nil {
+		return err.Error(), nil, nil
+	}
+	for _, c := range r.policyAt(f, node).StopWhen {
+		alerts, err := readCondition(ctx, c)
+		if err != nil {
+			return fmt.Sprintf("no step starts: stopWhen %s cannot be read: %v", c.Name, err), nil, nil
+		}
+		if len(alerts) > 0 {
+			return fmt.Sprintf("no step starts while stopWhen %s holds: %s", c.Name, alert.Describe(alerts)), alerts, nil
+		}
+	}
+	return "", nil, nil
+}
+
+// freezes reads the freezes of the remote branch the rollout pushes to,
+// which every clone shares (a freeze pushed from anywhere holds this
+// rollout, an unfreeze pushed from anywhere lets it go); those of the work
+// tree when the remote cannot be read.
+func (r *runner) freezes(ctx context.Context, f *fleet.Fleet) ([]freeze.Freeze, error) {
+	if r.repo.remote == "" {
+		return freeze.Read(r.fsys, f.Config)
+	}
+	_, err := r.repo.run(ctx, "fetch", "-q", r.repo.remote, r.repo.branch)
+	var listed string
+	if err == nil {
+		listed, err = r.repo.run(ctx, "ls-tree", "--name-only", "FETCH_HEAD", "--", freeze.File)
+	}
+	if err != nil {
+		r.log("reading the freezes of %s %s: %v; reading the work tree's", r.repo.remote, r.repo.branch, err)
+		return freeze.Read(r.fsys, f.Config)
+	}
+	if listed == "" {
+		return nil, nil
+	}
+	data, err := r.repo.run(ctx, "show", "FETCH_HEAD:"+freeze.File)
+	if err != nil {
+		return nil, err
+	}
+	freezes, err := freeze.Parse(freeze.File, []byte(data+"\n"))
+	if err == nil {
+		err = freeze.Validate(freezes, f.Config)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", r.repo.remote, r.repo.branch, err)
+	}
+	return freezes, nil
+}
+
+func (r *runner) holdEvery() time.Duration {
+	if r.env.HoldEvery > 0 {
+		return r.env.HoldEvery
+	}
+	return DefaultHoldEvery
+}
+
+// readCondition reads one stopWhen condition: the alerts that make it
+// hold (none: it does not).
+func readCondition(ctx context.Context, c fleet.StopCondition) ([]alert.Alert, error) {
+	cl := alert.Client{Timeout: c.Timeout}
+	if c.Prometheus != nil {
+		return cl.Query(ctx, c.Prometheus.URL, c.Prometheus.Query)
+	}
+	return cl.Firing(ctx, c.Alertmanager.URL, c.Alertmanager.Matchers)
+}
+
+// guard reads a step's stopWhen conditions throughout its wait and soak,
+// each every its own interval: the first that holds fails the step, sent
+// on r.alarm, which the wait and the soak select on. A condition that
+// cannot be read meanwhile is logged, not a failure (the next step's hold
+// reads it again).
+type guard struct {
+	r      *runner
+	st     *step
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func (r *runner) guard(ctx context.Context, st *step) *guard {
+	ctx, cancel := context.WithCancel(ctx)
+	g := &guard{r: r, st: st, cancel: cancel}
+	alarm := make(chan error, 1)
+	r.alarm = alarm
+	for _, c := range st.policy.StopWhen {
+		tick := r.env.Clock.NewTicker(c.Every)
+		g.wg.Go(func() {
+			defer tick.Stop()
+			for {
+				alerts, err := readCondition(ctx, c)
+				switch {
+				case ctx.Err() != nil:
+					return
+				case err != nil:
+					r.log("stopWhen %s: %v", c.Name, err)
+				case len(alerts) > 0:
+					select {
+					case alarm <- g.failure(c, alerts):
+					default:
+					}
+					return
+				}
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C():
+				}
+			}
+		})
+	}
+	return g
+}
+
+// stop ends the guard's readings.
+func (g *guard) stop() {
+	g.cancel()
+	g.wg.Wait()
+	g.r.alarm = nil
+}
+
+// last reads every condition once more at the end of the soak, so that a
+// condition that holds now fails the step whatever the interval: then
+// the guard stops.
+func (g *guard) last(ctx context.Context) error {
+	alarm := g.r.alarm
+	g.stop()
+	select {
+	case err := <-alarm:
+		return err
+	default:
+	}
+	for _, c := range g.st.policy.StopWhen {
+		alerts, err := readCondition(ctx, c)
+		if err != nil {
+			g.r.log("stopWhen %s: %v", c.Name, err)
+		}
+		if len(alerts) > 0 {
+			return g.failure(c, alerts)
+		}
+	}
+	return nil
+}
+
+func (g *guard) failure(c fleet.StopCondition, alerts []alert.Alert) error {
+	return &StepError{Step: g.st.node, Commit: g.st.commit, Failures: []Failure{{Alert: c.Name, Alerts: alerts,
+		Reason: fmt.Sprintf("stopWhen %s holds during the step's wait or soak: %s", c.Name, alert.Describe(alerts))}}}
+}
+
+// holdFirstCopy holds the commit of the patch's first copy, written by
+// hand: a step into its latest location.
+func (r *runner) holdFirstCopy(ctx context.Context) error {
+	f, err := r.load()
+	if err != nil {
+		return err
+	}
+	node := ""
+	if locs := locations(f, r.opts); len(locs) > 0 {
+		node = locs[len(locs)-1]
+	}
+	return r.hold(ctx, f, node)
+}
