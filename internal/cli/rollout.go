@@ -199,7 +199,9 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		}
 		return o.runAll(ctx, env)
 	}
-	res, err := rollout.Run(ctx, env, o.opts)
+	opts := o.opts
+	opts.Args = o.args
+	res, err := rollout.Run(ctx, env, opts)
 	if err != nil {
 		var se *rollout.StepError
 		if errors.As(err, &se) && o.output.data() {

@@ -79,9 +79,17 @@ func (r *repo) push(ctx context.Context) error {
 	return nil
 }
 
-// unpushed reports whether HEAD has commits the remote branch lacks; a
-// branch only behind the remote is fast-forwarded to it first.
+// unpushed reports whether HEAD has commits the remote branch lacks (all
+// of them when the remote has no such branch yet: the first push makes
+// it); a branch only behind the remote is fast-forwarded to it first.
 func (r *repo) unpushed(ctx context.Context) (bool, error) {
+	heads, err := r.run(ctx, "ls-remote", "--heads", r.remote, "refs/heads/"+r.branch)
+	if err != nil {
+		return false, fmt.Errorf("reading the branches of %s: %w", r.remote, err)
+	}
+	if heads == "" {
+		return true, nil
+	}
 	if _, err := r.run(ctx, "fetch", "-q", r.remote, r.branch); err != nil {
 		return false, fmt.Errorf("fetching %s %s: %w", r.remote, r.branch, err)
 	}

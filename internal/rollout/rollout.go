@@ -41,6 +41,11 @@ type Options struct {
 	Revert bool
 	// Remote is where the steps are pushed ("" for the branch's upstream).
 	Remote string
+	// Args, when set, are the arguments of the strata command that started
+	// the run: the command that continues past a gate repeats them all
+	// (--remote, --kubeconfig, contexts, soak, timeout...) and adds the
+	// approvals, so that it works when pasted as printed.
+	Args []string
 }
 
 // Env is what a rollout works with; tests give their own.
@@ -345,6 +350,15 @@ var errGate = errors.New("stopped at a manual gate")
 
 // continueCommand is the command that continues the rollout past gates.
 func (r *runner) continueCommand(gates []string) string {
+	if len(r.opts.Args) > 0 {
+		// A dry run's continuation is the run itself.
+		args := slices.DeleteFunc(slices.Clone(r.opts.Args), func(a string) bool { return a == "--dry-run" || a == "--dry-run=true" })
+		cmd := "strata " + shellQuote(args...)
+		for _, g := range gates {
+			cmd += " --approve " + shellQuote(g)
+		}
+		return cmd
+	}
 	cmd := fmt.Sprintf("strata rollout %s %s %s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)
 	for _, g := range gates {
 		cmd += " --approve " + g
@@ -353,6 +367,21 @@ func (r *runner) continueCommand(gates []string) string {
 		cmd += " --level " + r.opts.Level
 	}
 	return cmd
+}
+
+// shellQuote joins args as a POSIX shell reads them back: each one as it
+// is when it holds only characters the shell takes literally, else in
+// single quotes.
+func shellQuote(args ...string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-") == "" {
+			out[i] = a
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
 }
 
 // reachedUntil reports whether every target under opts.Until has the
