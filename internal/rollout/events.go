@@ -1,6 +1,10 @@
 package rollout
 
-import "time"
+import (
+	"time"
+
+	"github.com/strata-fleet/strata/internal/live"
+)
 
 // Kind names what an Event reports.
 type Kind string
@@ -107,8 +111,9 @@ type AppState struct {
 // Synced reports whether it is synced at a revision containing its commit.
 func (a AppState) Synced() bool { return a.State == "healthy" || a.State == "synced" }
 
-// Healthy reports whether it is synced at its commit and healthy.
-func (a AppState) Healthy() bool { return a.State == "healthy" }
+// Healthy reports whether it is done: synced at its commit, healthy, its
+// last operation succeeded (live.State.Done, docs/verdicts.md).
+func (a AppState) Healthy() bool { return live.State(a.State).Done() }
 
 // Failure is one reason a step failed.
 type Failure struct {
