@@ -26,6 +26,10 @@ type RolloutSettings struct {
 	// missing key.
 	HasChecks bool
 	Pos       values.Pos
+	// Watch is "watch: false" on a node whose targets have nothing for
+	// strata rollout to wait on (no cluster of the inventory, or none it
+	// can read): its steps run their checks alone (nil: not set).
+	Watch *bool
 }
 
 // Check is a command strata rollout runs after a step has synced, become
@@ -45,6 +49,9 @@ type RolloutPolicy struct {
 	// become healthy.
 	Timeout time.Duration
 	Checks  []Check
+	// NoWatch: the node declares it has nothing to watch (watch: false);
+	// otherwise a step with nothing to wait on stops the rollout.
+	NoWatch bool
 }
 
 // RolloutAt resolves the rollout policy of node n (nil: the top level).
@@ -71,6 +78,12 @@ func (c *Config) RolloutAt(n *Node) RolloutPolicy {
 			pol.Checks, checks = s.Checks, true
 		}
 	}
+	for _, s := range chain {
+		if s.Watch != nil {
+			pol.NoWatch = !*s.Watch
+			break
+		}
+	}
 	return pol
 }
 
@@ -80,10 +93,18 @@ func parseRollout(v *values.Value, path []string) (*RolloutSettings, error) {
 		e.Hint = "rollout: {soak: 10m, timeout: 15m, checks: [{name: smoke, command: ./smoke.sh}]}"
 		return nil, e
 	}
-	if err := knownKeys(v, path, "soak", "timeout", "checks"); err != nil {
+	if err := knownKeys(v, path, "soak", "timeout", "checks", "watch"); err != nil {
 		return nil, err
 	}
 	s := &RolloutSettings{Pos: v.Pos}
+	if wv := v.Get("watch"); wv != nil {
+		if wv.Kind != values.Bool {
+			return nil, &values.Error{Pos: wv.Pos, Path: append(path[:len(path):len(path)], "watch"),
+				Msg: "expected true or false, got " + describe(wv), Hint: "watch: false declares that the node's steps have nothing for strata rollout to wait on"}
+		}
+		w := wv.Text == "true"
+		s.Watch = &w
+	}
 	for _, key := range []string{"soak", "timeout"} {
 		dv := v.Get(key)
 		if dv == nil {
