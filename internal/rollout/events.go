@@ -25,6 +25,10 @@ const (
 	// KindHealthy: every Application of the step is synced at its commit
 	// and healthy.
 	KindHealthy Kind = "healthy"
+	// KindUnwatched: the step's node declares it has nothing to watch
+	// (rollout: {watch: false}); it is not waited for nor soaked, its
+	// checks run.
+	KindUnwatched Kind = "unwatched"
 	// KindSoaking: the soak began (SoakUntil) or an Application changed
 	// state during it.
 	KindSoaking Kind = "soaking"

@@ -167,6 +167,11 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.repo.pushTarget(ctx, r.opts.Remote); err != nil {
 		return err
 	}
+	if locs := locations(f, r.opts); len(locs) > 0 {
+		if err := r.watchable(f, locs[len(locs)-1], locs); err != nil {
+			return err
+		}
+	}
 	if err := r.catchUp(ctx); err != nil {
 		return err
 	}
@@ -192,6 +197,9 @@ func (r *runner) run(ctx context.Context) error {
 			r.emit(Event{Kind: KindDone, Message: r.opts.Patch + " is rolled out"})
 			return nil
 		case err != nil:
+			return err
+		}
+		if err := r.watchablePlan(f, plan); err != nil {
 			return err
 		}
 		st, err := r.promote(ctx, f, plan)
