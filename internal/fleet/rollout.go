@@ -38,6 +38,10 @@ type RolloutSettings struct {
 	// missing key.
 	StopWhen    []StopCondition
 	HasStopWhen bool
+	// Watch is "watch: false" on a node whose targets have nothing for
+	// strata rollout to wait on (no cluster of the inventory, or none it
+	// can read): its steps run their checks alone (nil: not set).
+	Watch *bool
 }
 
 // Check is what strata rollout runs after a step has synced, become
@@ -68,6 +72,9 @@ type RolloutPolicy struct {
 	// StopWhen are the conditions that hold every step of the rollout
 	// from starting, and fail a step whose wait or soak they interrupt.
 	StopWhen []StopCondition
+	// NoWatch: the node declares it has nothing to watch (watch: false);
+	// otherwise a step with nothing to wait on stops the rollout.
+	NoWatch bool
 }
 
 // RolloutAt resolves the rollout policy of node n (nil: the top level).
@@ -104,6 +111,12 @@ func (c *Config) RolloutAt(n *Node) RolloutPolicy {
 			break
 		}
 	}
+	for _, s := range chain {
+		if s.Watch != nil {
+			pol.NoWatch = !*s.Watch
+			break
+		}
+	}
 	return pol
 }
 
@@ -114,10 +127,18 @@ func parseRollout(v *values.Value, path []string) (*RolloutSettings, error) {
 		return nil, e
 	}
 	if err := knownKeys(v, path, "soak", "timeout", "checks",
-		"waves", "maxUnhealthy", "stopWhen"); err != nil {
+		"waves", "maxUnhealthy", "stopWhen", "watch"); err != nil {
 		return nil, err
 	}
 	s := &RolloutSettings{Pos: v.Pos}
+	if wv := v.Get("watch"); wv != nil {
+		if wv.Kind != values.Bool {
+			return nil, &values.Error{Pos: wv.Pos, Path: append(path[:len(path):len(path)], "watch"),
+				Msg: "expected true or false, got " + describe(wv), Hint: "watch: false declares that the node's steps have nothing for strata rollout to wait on"}
+		}
+		w := wv.Text == "true"
+		s.Watch = &w
+	}
 	for _, key := range []string{"soak", "timeout"} {
 		dv := v.Get(key)
 		if dv == nil {

@@ -24,11 +24,12 @@ sequence:
       regions: [us-east1]
     - name: production
       promotion: manual
-      rollout: {soak: 30m, timeout: 1h}
+      rollout: {soak: 30m, timeout: 1h, watch: false}
       regions:
         - us-east1
         - name: eu-west1
           rollout:
+            watch: true
             checks:
               - {name: metrics, command: ./metrics.sh --slo 99.9, timeout: 90s}
         - name: ap-south1
@@ -47,11 +48,11 @@ func TestRolloutPolicyInheritance(t *testing.T) {
 		want fleet.RolloutPolicy
 	}{
 		{"integration/us-east1", fleet.RolloutPolicy{Soak: 2 * time.Minute, Timeout: fleet.DefaultRolloutTimeout, Checks: []fleet.Check{smoke}}},
-		{"production", fleet.RolloutPolicy{Soak: 30 * time.Minute, Timeout: time.Hour, Checks: []fleet.Check{smoke}}},
-		{"production/us-east1", fleet.RolloutPolicy{Soak: 30 * time.Minute, Timeout: time.Hour, Checks: []fleet.Check{smoke}}},
+		{"production", fleet.RolloutPolicy{Soak: 30 * time.Minute, Timeout: time.Hour, Checks: []fleet.Check{smoke}, NoWatch: true}},
+		{"production/us-east1", fleet.RolloutPolicy{Soak: 30 * time.Minute, Timeout: time.Hour, Checks: []fleet.Check{smoke}, NoWatch: true}},
 		{"production/eu-west1", fleet.RolloutPolicy{Soak: 30 * time.Minute, Timeout: time.Hour,
 			Checks: []fleet.Check{{Name: "metrics", Command: "./metrics.sh --slo 99.9", Timeout: 90 * time.Second}}}},
-		{"production/ap-south1", fleet.RolloutPolicy{Soak: 30 * time.Minute, Timeout: time.Hour}},
+		{"production/ap-south1", fleet.RolloutPolicy{Soak: 30 * time.Minute, Timeout: time.Hour, NoWatch: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.node, func(t *testing.T) {
@@ -90,6 +91,8 @@ func TestRolloutErrors(t *testing.T) {
 			[]string{"rollout.checks.0: missing key command", "config/config.yaml:5:7"}},
 		{"checks that are no list", "rollout: {checks: []}", "rollout: {checks: ./x.sh}",
 			[]string{"sequence.environments.1.regions.2.rollout.checks: expected a list"}},
+		{"watch that is no boolean", "watch: true", "watch: nope",
+			[]string{`sequence.environments.1.regions.1.rollout.watch: expected true or false, got "nope"`, "config/config.yaml:17:20", "nothing for strata rollout to wait on"}},
 		{"a negative check timeout", "timeout: 90s", "timeout: -1s",
 			[]string{`checks.0.timeout: "-1s" is not a duration`}},
 	}

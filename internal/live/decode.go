@@ -203,7 +203,16 @@ type appJSON struct {
 			RetryCount int64  `json:"retryCount"`
 			FinishedAt string `json:"finishedAt"`
 			SyncResult struct {
-				Revision string `json:"revision"`
+				Revision  string `json:"revision"`
+				Resources []struct {
+					Kind      string `json:"kind"`
+					Namespace string `json:"namespace"`
+					Name      string `json:"name"`
+					Status    string `json:"status"`
+					Message   string `json:"message"`
+					HookType  string `json:"hookType"`
+					HookPhase string `json:"hookPhase"`
+				} `json:"resources"`
 			} `json:"syncResult"`
 			Operation struct {
 				Sync struct {
@@ -341,6 +350,12 @@ func (j *appJSON) app() App {
 		a.Deployed = st.History[n-1].Revision
 		if a.Deployed == "" && len(st.History[n-1].Revisions) > 0 {
 			a.Deployed = st.History[n-1].Revisions[0]
+		}
+	}
+	for _, r := range st.OperationState.SyncResult.Resources {
+		if failedPhase(r.HookPhase) || r.Status == "SyncFailed" {
+			a.OpFailures = append(a.OpFailures, OpFailure{Kind: r.Kind, Namespace: r.Namespace, Name: r.Name,
+				HookType: r.HookType, HookPhase: r.HookPhase, Status: r.Status, Message: r.Message})
 		}
 	}
 	a.Retries = st.OperationState.RetryCount

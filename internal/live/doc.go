@@ -63,7 +63,10 @@
 // health, its last operation and whether Argo CD's last comparison was of
 // its current spec (status.sync.comparedTo), so that a status computed for
 // the previous spec is not taken for the new one. A cell has the worst
-// state of its objects over the clusters that run it.
+// state of its objects over the clusters that run it. Whether an object is
+// done and healthy is decided in one place (verdict.go, docs/verdicts.md):
+// its last operation must have succeeded, hooks included, whatever sync
+// and health say.
 //
 // [Compare] is diff --live: each rendered object, its templates rendered
 // as Argo CD renders the cluster's root (with the live root's

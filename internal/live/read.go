@@ -79,6 +79,10 @@ type App struct {
 	// it failed (status.operationState.retryCount): a Running operation
 	// with retries is a failed sync that Argo CD tries again.
 	Retries int64 `json:"retries,omitempty"`
+	// OpFailures are the resources its last operation failed on
+	// (status.operationState.syncResult.resources): hooks whose phase is
+	// Failed or Error, resources whose result is SyncFailed.
+	OpFailures []OpFailure `json:"opFailures,omitempty"`
 	// Deployed is the revision of its last successful sync (the last
 	// entry of status.history).
 	Deployed string `json:"deployed,omitempty"`
@@ -119,6 +123,19 @@ type Resource struct {
 	Name      string `json:"name"`
 	Status    string `json:"status,omitempty"`
 	Health    string `json:"health,omitempty"`
+	Message   string `json:"message,omitempty"`
+}
+
+// OpFailure is a resource of an operation's result that failed: a hook
+// (HookType PreSync, Sync, PostSync, SyncFail...) whose phase is Failed or
+// Error, or a resource whose result Status is SyncFailed.
+type OpFailure struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	HookType  string `json:"hookType,omitempty"`
+	HookPhase string `json:"hookPhase,omitempty"`
+	Status    string `json:"status,omitempty"`
 	Message   string `json:"message,omitempty"`
 }
 

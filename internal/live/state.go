@@ -1,9 +1,6 @@
 package live
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // State is where one Application (or one cell of the matrix) stands between
 // Git and the cluster.
@@ -12,7 +9,8 @@ type State string
 // The states, from the best to the worst (see [State.Rank]).
 const (
 	// Healthy: synced at a revision that contains the last change of its
-	// rendered output, and healthy.
+	// rendered output, healthy, its last operation (hooks included)
+	// succeeded, no error condition: done (verdict.go, docs/verdicts.md).
 	Healthy State = "healthy"
 	// Synced: as Healthy, but not healthy yet (progressing, suspended).
 	Synced State = "synced"
@@ -21,18 +19,21 @@ const (
 	// Waiting: committed, Argo CD has not synced it yet (or is syncing).
 	Waiting State = "waiting"
 	// Unknown: Argo CD's answer does not say (no root Application for its
-	// cluster, a revision the local repository does not have).
+	// cluster, a revision the local repository does not have, sync or
+	// health Unknown, an error condition such as ComparisonError).
 	Unknown State = "unknown"
 	// Unreachable: its Argo CD could not be read.
 	Unreachable State = "unreachable"
-	// Missing: Argo CD synced the change, yet there is no such object.
+	// Missing: Argo CD synced the change, yet there is no such object (or
+	// Argo CD reports its health Missing).
 	Missing State = "missing"
 	// OutOfSync: synced at the right revision, but what runs differs from
 	// it (drift).
 	OutOfSync State = "out of sync"
 	// Degraded: synced, but unhealthy.
 	Degraded State = "degraded"
-	// Failed: the last sync operation failed.
+	// Failed: the last sync operation failed or errored (a hook included),
+	// or a SyncError or DeletionError condition.
 	Failed State = "failed"
 )
 
@@ -43,8 +44,8 @@ var ranks = map[State]int{Healthy: 0, Synced: 1, NotCommitted: 2, Waiting: 3, Un
 // cell has the worst state of its Applications.
 func (s State) Rank() int { return ranks[s] }
 
-// Done reports whether s is a state a rollout may go on from: synced at
-// the change, and healthy.
+// Done reports whether s is a state a rollout may go on from: the one
+// verdict of "done and healthy" (verdict.go).
 func (s State) Done() bool { return s == Healthy }
 
 // worse returns the worse of two states.
@@ -53,35 +54,6 @@ func worse(a, b State) State {
 		return b
 	}
 	return a
-}
-
-// failedPhase reports whether an operation phase is a failure.
-func failedPhase(p string) bool { return p == "Failed" || p == "Error" }
-
-// appState is the state of a live Application whose cell's change its
-// root has synced (contains) or not.
-func appState(a *App, contains bool) (State, string) {
-	switch {
-	case failedPhase(a.Phase) && a.Sync != "Synced":
-		return Failed, "sync " + strings.ToLower(a.Phase) + ": " + a.Message
-	case !contains:
-		return Waiting, "Argo CD has not synced the change yet"
-	case a.Phase == "Running" && a.Retries > 0:
-		return Failed, "sync failed, Argo CD retries it: " + a.Message
-	case a.Phase == "Running" || a.Phase == "Terminating":
-		return Waiting, "syncing"
-	case !a.Fresh:
-		return Waiting, "Argo CD has not compared the new spec yet"
-	case a.Health == "Degraded":
-		return Degraded, joinNonEmpty(a.HealthMessage, resourceSummary(a.Resources, false))
-	case a.Sync == "OutOfSync":
-		return OutOfSync, resourceSummary(a.Resources, true)
-	case a.Sync == "Synced" && a.Health == "Healthy":
-		return Healthy, ""
-	case a.Sync == "Synced":
-		return Synced, joinNonEmpty("health "+firstNonEmpty(a.Health, "unknown"), a.HealthMessage)
-	}
-	return Unknown, fmt.Sprintf("sync status %q", a.Sync)
 }
 
 // resourceSummary names the resources out of sync (or not healthy, each

@@ -38,7 +38,15 @@
 // cluster type and component whose rendered file the step's commit changed
 // last, until each is live.Healthy: the cluster's root Application deployed
 // a revision that contains the commit, Argo CD compared the object with its
-// current spec, synced and healthy. The Argo CDs are read once (live.Read)
+// current spec, synced and healthy, its last operation succeeded (hooks
+// included) and no error condition: package live's one verdict
+// (live/verdict.go, docs/verdicts.md), which status --live shares. A step
+// with nothing to wait on is no pass: when no cluster of the inventory sits
+// at the targets a step can change (promote.Plan.Reach), the rollout stops
+// before it changes anything with an error at the node in config.yaml,
+// unless the node declares rollout: {watch: false} (fleet.RolloutPolicy
+// NoWatch: the step runs its checks alone, unwatched.go); a wait set that is
+// empty all the same fails the step. The Argo CDs are read once (live.Read)
 // and then watched (live.Watch, each change applied to its instance): the
 // wait never polls. Objects not synced yet, and their roots, are asked for
 // a hard refresh (argocd.argoproj.io/refresh: hard) at once and every
@@ -70,7 +78,7 @@
 // (fleet.Config.RolloutAt: per node of the sequence, inherited downwards),
 // Options.Soak and Options.Timeout override them for one run.
 //
-// A failure (a failed sync, or one Argo CD still retries after
+// A failure (a failed sync or hook, or one Argo CD still retries after
 // FailAfterRetries attempts; an object degraded at the step's commit; a
 // failed check; the timeout) ends the rollout with a *StepError naming the
 // targets, clusters and Applications with Argo CD's own messages; nothing

@@ -33,10 +33,10 @@ func (r *runner) dryRun(ctx context.Context, f *fleet.Fleet) error {
 		if err != nil || plan == nil {
 			return err
 		}
-		node := plan.Target
-		if node == "" {
-			node = plan.Found[len(plan.Found)-1]
+		if err := r.watchablePlan(f, plan); err != nil {
+			return err
 		}
+		node := stepNode(plan)
 		pol := r.policyAt(f, node)
 		ev := Event{Kind: KindPlanned, Step: node, Message: promote.Subject(plan), Gates: plan.Gates,
 			Soak: pol.Soak.String(), Timeout: pol.Timeout.String()}

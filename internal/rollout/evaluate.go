@@ -195,7 +195,7 @@ func failedHere(st live.AppState, root live.Root, h *live.History) bool {
 		if st.Live != nil && st.Live.Phase == "Running" {
 			return false // a failed sync Argo CD retries: see retrying
 		}
-		if st.Live != nil && st.Live.Sync != "Synced" && (st.Live.Phase == "Failed" || st.Live.Phase == "Error") {
+		if st.Live != nil && (st.Live.Phase == "Failed" || st.Live.Phase == "Error") {
 			return st.Contains != nil && *st.Contains && opContains(st.Live)
 		}
 		return opContains(root.App)

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/alert"
+	"github.com/strata-fleet/strata/internal/live"
 )
 
 // Kind names what an Event reports.
@@ -25,6 +26,10 @@ const (
 	// KindHealthy: every Application of the step is synced at its commit
 	// and healthy.
 	KindHealthy Kind = "healthy"
+	// KindUnwatched: the step's node declares it has nothing to watch
+	// (rollout: {watch: false}); it is not waited for nor soaked, its
+	// checks run.
+	KindUnwatched Kind = "unwatched"
 	// KindSoaking: the soak began (SoakUntil) or an Application changed
 	// state during it.
 	KindSoaking Kind = "soaking"
@@ -139,8 +144,9 @@ type AppState struct {
 // Synced reports whether it is synced at a revision containing its commit.
 func (a AppState) Synced() bool { return a.State == "healthy" || a.State == "synced" }
 
-// Healthy reports whether it is synced at its commit and healthy.
-func (a AppState) Healthy() bool { return a.State == "healthy" }
+// Healthy reports whether it is done: synced at its commit, healthy, its
+// last operation succeeded (live.State.Done, docs/verdicts.md).
+func (a AppState) Healthy() bool { return live.State(a.State).Done() }
 
 // Failure is one reason a step failed.
 type Failure struct {

@@ -108,6 +108,9 @@ type harness struct {
 	// retrySync says Argo CD's operation is Running, retrying a failed
 	// sync, with this message.
 	retrySync func(cluster, commit string) string
+	// hookFail says a PostSync hook failed with this message: the sync
+	// failed, while sync and health say Synced and Healthy.
+	hookFail func(cluster, commit string) string
 	// onEvent runs for each event, before the fake Argo CD reacts;
 	// frozen stops it from reacting.
 	onEvent func(rollout.Event)
@@ -382,7 +385,13 @@ func (h *harness) syncCluster(cluster, target, commit string) {
 			phase, msg = "Running", m
 		}
 	}
-	h.apply(ns, "demo", spec, status(spec, commit, health, phase, msg, h.finishedAt(ns, "demo", commit)))
+	st := status(spec, commit, health, phase, msg, h.finishedAt(ns, "demo", commit))
+	if h.hookFail != nil {
+		if m := h.hookFail(cluster, commit); m != "" {
+			failHook(st, m)
+		}
+	}
+	h.apply(ns, "demo", spec, st)
 }
 
 // finishedAt is when the sync of the Application name at commit ended: as

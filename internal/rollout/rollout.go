@@ -194,6 +194,11 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.repo.pushTarget(ctx, r.opts.Remote); err != nil {
 		return err
 	}
+	if locs := locations(f, r.opts); len(locs) > 0 {
+		if err := r.watchable(f, locs[len(locs)-1], locs); err != nil {
+			return err
+		}
+	}
 	if err := r.locked(ctx, func() error { return r.catchUp(ctx) }); err != nil {
 		return err
 	}
@@ -233,10 +238,13 @@ func (r *runner) run(ctx context.Context) error {
 			if plan, err = r.next(f); err != nil || plan == nil {
 				return err
 			}
+			if err := r.watchablePlan(f, plan); err != nil {
+				return err
+			}
 			if err := r.checkClean(ctx); err != nil {
 				return err
 			}
-			if err := r.reach(ctx); err != nil {
+			if err := r.reach(ctx, planNodes(plan)); err != nil {
 				return err
 			}
 			st, err = r.promote(ctx, plan)

@@ -159,6 +159,10 @@ func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
 
 // verify waits for the step's Applications, soaks and runs the checks.
 func (r *runner) verify(ctx context.Context, st *step) error {
+	if st.policy.NoWatch {
+		r.noWatch(st)
+		return r.runChecks(ctx, st)
+	}
 	if len(st.targets) == 0 && !st.settle {
 		r.emit(Event{Kind: KindHealthy, Step: st.node, Commit: st.commit, Message: "no target's rendered output changed: nothing to wait for"})
 		return nil

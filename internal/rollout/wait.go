@@ -64,6 +64,12 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, time
 	defer cancel()
 	r.watch.start(calls, ws.f)
 	o := r.observe(ws)
+	if len(o.apps) == 0 {
+		// Nothing to wait on is no pass (see unwatched.go).
+		return &StepError{Step: step, Commit: ws.commit, Failures: []Failure{{Reason: "nothing to wait on: the rendered output " +
+			"the step changed holds no Application or ApplicationSet of a cluster of the inventory; if the node has nothing " +
+			"to watch, declare it in config.yaml: rollout: {watch: false}"}}}
+	}
 	r.refresh(calls, o)
 	var last []AppState
 	for {

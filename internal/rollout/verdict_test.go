@@ -1,0 +1,103 @@
+//go:build linux
+
+package rollout_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/values"
+)
+
+// TestVerdicts holds the rollout to live's verdict (docs/verdicts.md): a
+// step whose PostSync hook failed fails, though Argo CD says Synced and
+// Healthy; a step with nothing to wait on stops the rollout before it
+// changes anything, unless its node declares watch: false.
+func TestVerdicts(t *testing.T) {
+	api := startAPI(t)
+	t.Run("a failed PostSync hook fails the step", func(t *testing.T) { testHookFails(t, newHarness(t, api)) })
+	t.Run("a step with nothing to wait on stops before committing", func(t *testing.T) { testNothingToWatch(t, newHarness(t, api)) })
+}
+
+// failHook makes an Application's status what Argo CD writes when a
+// PostSync hook fails: the operation Failed, the hook's result Failed with
+// its message, sync and health as they were (Synced, Healthy).
+func failHook(st map[string]any, msg string) {
+	op := st["operationState"].(map[string]any)
+	op["phase"], op["message"] = "Failed", "one or more synchronization tasks completed unsuccessfully"
+	op["syncResult"].(map[string]any)["resources"] = []any{map[string]any{
+		"group": "batch", "version": "v1", "kind": "Job", "namespace": "demo", "name": "smoke", "status": "Synced",
+		"hookType": "PostSync", "hookPhase": "Failed", "syncPhase": "PostSync", "message": msg}}
+	st["sync"].(map[string]any)["status"] = "Synced"
+}
+
+func testHookFails(t *testing.T, h *harness) {
+	h.write(firstPatch, patch)
+	const smoke = "Job has reached the specified backoff limit"
+	h.hookFail = func(cluster, commit string) string {
+		if strings.Contains(h.run(h.dir, "show", commit+":rendered/workload/"+clusters[cluster]+"/templates/demo.yaml"), "1.1.0") {
+			return smoke
+		}
+		return ""
+	}
+	res, err := h.rollout(rollout.Options{Approve: []string{"production"}})
+	var se *rollout.StepError
+	if !errors.As(err, &se) {
+		t.Fatalf("want a *StepError, got %v (%+v)", err, res)
+	}
+	want := "failed: sync failed: one or more synchronization tasks completed unsuccessfully; PostSync hook Job demo/smoke: Failed; " + smoke
+	if len(se.Failures) != 1 || se.Failures[0].App != "demo" || se.Failures[0].Target != "integration/us-east1" || se.Failures[0].Reason != want {
+		t.Errorf("failures: %+v\nwant demo at integration/us-east1: %s", se.Failures, want)
+	}
+	if len(res.Steps) != 1 || h.exists("config/workload/demo/integration/eu-west1/patch-001.yaml") {
+		t.Errorf("the patch went on after the failed hook: steps %v", res.Steps)
+	}
+}
+
+// noClusterRegion adds integration/ap-south1, where no cluster of the
+// inventory runs.
+func noClusterRegion(watch string) string {
+	return strings.Replace(fixture["config/config.yaml"], "regions: [us-east1, eu-west1]",
+		"regions:\n        - us-east1\n        - eu-west1\n        - name: ap-south1"+watch, 1)
+}
+
+func testNothingToWatch(t *testing.T, h *harness) {
+	h.write("config/config.yaml", noClusterRegion(""))
+	h.run(h.dir, "commit", "-qam", "ap-south1, no cluster yet")
+	h.write(firstPatch, patch)
+	res, err := h.rollout(rollout.Options{})
+	var ve *values.Error
+	if !errors.As(err, &ve) {
+		t.Fatalf("want a *values.Error, got %v (%+v)", err, res)
+	}
+	for _, w := range []string{"the step to integration/ap-south1 has nothing to wait on: no workload cluster of the inventory runs under integration/ap-south1",
+		"config/config.yaml:10:11", "rollout: {watch: false}"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
+	}
+	if len(res.Steps) != 2 || h.exists("config/workload/demo/integration/ap-south1/patch-001.yaml") {
+		t.Errorf("steps %v: want two, the patch not at ap-south1", res.Steps)
+	}
+	if st := h.run(h.dir, "status", "--porcelain"); st != "" {
+		t.Errorf("the stopped rollout changed the work tree:\n%s", st)
+	}
+
+	// Declared: the step goes on, not waited for.
+	h.write("config/config.yaml", noClusterRegion("\n          rollout: {watch: false}"))
+	h.run(h.dir, "commit", "-qam", "ap-south1 has nothing to watch")
+	h.events = nil
+	res, err = h.rollout(rollout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stopped != rollout.StoppedGate || !slices.Contains(h.kinds(), rollout.KindUnwatched) {
+		t.Errorf("with watch: false: %+v, events %v", res, h.kinds())
+	}
+	if !h.exists("config/workload/demo/integration/patch-001.yaml") {
+		t.Errorf("the patch should be coalesced at integration")
+	}
+}
