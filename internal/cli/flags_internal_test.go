@@ -22,6 +22,7 @@ var flagIdeas = map[string]string{
 	"abandon":                "drop an unfinished promotion",
 	"addr":                   "where the web UI listens",
 	"all":                    "every item at once (clusters to bootstrap, patches to roll out)",
+	"allow-uncommitted":      "take a step on top of an uncommitted one",
 	"allowed-host":           "host names the web UI answers",
 	"apply":                  "write to the cluster, not print",
 	"approve":                "manual gates a change may enter",

@@ -27,6 +27,9 @@ type promoteOptions struct {
 	commit    bool
 	branch    string
 	newBranch bool
+	// allowUncommitted takes a step on top of the last one promote took
+	// and nobody committed (see checkPreviousStep).
+	allowUncommitted bool
 }
 
 func newPromoteCmd(g *globals) *cobra.Command {
@@ -109,6 +112,7 @@ it without completing it.`,
 	f.BoolVar(&o.noRender, "no-render", false, "do not re-render rendered/ afterwards")
 	f.BoolVar(&o.resume, "resume", false, "complete an interrupted promotion, re-rendering included (with --dry-run: show it)")
 	f.BoolVar(&o.abandon, "abandon", false, "drop the record of an unfinished promotion without completing it (compare config/ with git afterwards)")
+	f.BoolVar(&o.allowUncommitted, "allow-uncommitted", false, "take the next step even though the previous one promote took is not committed yet")
 	f.BoolVar(&o.commit, "commit", false, "commit the step: the component's files and rendered/, nothing else, with a message saying what moved where, how many targets change, the patch's metadata and approvals")
 	f.StringVar(&o.branch, "branch", "", "commit the step on branch `NAME` (created at HEAD when it does not exist), for a pull request per step; implies --commit")
 	addOutputFlag(f, &o.output, "")
@@ -181,6 +185,9 @@ func (o *promoteOptions) run() error {
 			return usageErrorf("promotion enters the manual gate %s: the approval is recorded with who approved; give --approver \"Name <email>\" or set git config user.name and user.email", strings.Join(p.Gates, ", "))
 		}
 		rep.Plan = p
+		if err := o.checkPreviousStep(r.dir, p); err != nil {
+			return err
+		}
 		if !o.dryRun {
 			if err := (&action.Step{Ops: ops}).Apply(p); err != nil {
 				return err
@@ -197,6 +204,11 @@ func (o *promoteOptions) run() error {
 	if !o.dryRun {
 		if err := o.finish(r, ops, gr, &rep, parsed); err != nil {
 			return err
+		}
+		if rep.Plan != nil {
+			if err := o.recordStep(r.dir, rep.Plan, rep.Commit != nil || rep.Plan.Integrated != ""); err != nil {
+				return err
+			}
 		}
 	}
 	if o.output.data() {
