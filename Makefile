@@ -20,6 +20,9 @@ example: ## render the bundled seed 003 example fleet
 test: ## all tests, including those against a real kube-apiserver (prepares it first)
 	bash hack/test-deps.sh
 	$(GO) test -race -count=1 -timeout 30m ./...
+	# The race detector's shadow memory is in a process's peak RSS: the
+	# memory limit's test runs without it.
+	$(GO) test -count=1 -run '^TestMemoryLimitBoundsTheProcess$$' ./internal/render
 
 test-short: ## unit and CLI tests only (skips the API server and Argo CD tiers)
 	$(GO) test -short -count=1 ./...

@@ -108,7 +108,9 @@ func TestE2ERolloutCommand(t *testing.T) {
 	mark("rollout killed while it waits for its second step")
 
 	r = e.rollout(context.Background(), "", nil, "patch-001")
-	if r.Code != 4 || !strings.Contains(r.Stdout, "continue with:\n  strata rollout spoke demo patch-001 --approve stage\n") {
+	// The continuation repeats the run's flags (--root, --remote, --kubeconfig...).
+	if r.Code != 4 || !strings.Contains(r.Stdout, "continue with:\n  strata --root ") || !strings.Contains(r.Stdout, " rollout spoke demo patch-001 --remote origin ") ||
+		!strings.HasSuffix(r.Stdout, " --approve stage\n") {
 		t.Fatalf("the resumed rollout: want it stopped at stage, exit 4, got exit %d\n%s%s", r.Code, r.Stdout, r.Stderr)
 	}
 	mark("rollout resumed, up to the gate")

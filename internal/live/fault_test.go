@@ -3,10 +3,12 @@ package live
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -50,7 +52,7 @@ func TestReadEndsWhateverTheServerDoes(t *testing.T) {
 	}{
 		{name: "hang after the request", handler: func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() },
 			want: "listing Applications in argocd: no answer from the API server before the deadline: ", reason: "no answer from the API server before the deadline"},
-		{name: "hang after accept", raw: func(c net.Conn) { _, _ = c.Read(make([]byte, 1<<20)); select {} },
+		{name: "hang after accept", raw: func(c net.Conn) { _, _ = io.Copy(io.Discard, c) }, // reads, never answers
 			want: "listing Applications in argocd: no answer from the API server before the deadline: ", reason: "no answer from the API server before the deadline"},
 		{name: "trickle", handler: func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
@@ -128,13 +130,28 @@ func faultServer(t *testing.T, handler http.HandlerFunc, raw func(net.Conn)) str
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = l.Close() })
+	// The connections stay referenced until the test ends: a connection
+	// the garbage collector finds unreachable is closed by its finalizer,
+	// which a client reads as the server's EOF, not a hang.
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		_ = l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
 	go func() {
 		for {
 			c, err := l.Accept()
 			if err != nil {
 				return
 			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
 			go raw(c)
 		}
 	}()

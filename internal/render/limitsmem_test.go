@@ -50,6 +50,9 @@ func TestMemoryLimitBoundsTheProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders in child processes")
 	}
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory is in the peak RSS: run it without -race")
+	}
 	for name := range runawayTemplates {
 		t.Run(name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestMemoryLimitBoundsTheProcess$")

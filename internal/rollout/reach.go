@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/live"
-	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -22,38 +21,35 @@ func (e *UnreachableError) Error() string {
 	return "cannot reach the Argo CD the rollout waits on, so nothing was committed or pushed:\n  " + strings.Join(e.Reasons, "\n  ")
 }
 
-// reach makes sure the rollout can see the Argo CDs a step will wait on
-// before it commits or pushes the step: the first call reads every Argo CD
-// of the fleet once (one list each, live.Read) and starts watching them;
-// each call then checks those that run the Applications of a cluster of
-// the rollout's cluster type under nodes (every node: nil), unless its
-// node declares watch: false. One that could not be read stops the
-// rollout (*UnreachableError), nothing of the step committed or pushed.
-// A run that neither writes nor waits (a gate next) reads none.
-func (r *runner) reach(ctx context.Context, nodes []string) error {
+// reach reads every Argo CD of the fleet once (one list each, live.Read)
+// and starts watching them: the read the first wait would make, made
+// before the rollout's first commit, push or wait. An Argo CD that runs
+// the Applications of a cluster of the rollout's cluster type (under a
+// node that does not declare watch: false) and cannot be read stops the
+// rollout (*UnreachableError), nothing committed or pushed. A run that
+// neither writes nor waits (a gate next) reads none.
+func (r *runner) reach(ctx context.Context) error {
+	if r.reached {
+		return nil
+	}
+	r.reached = true
 	rd, err := render.Load(r.fsys)
 	if err != nil {
 		return err
 	}
 	need := map[string]bool{}
 	for _, c := range rd.Fleet.Clusters {
-		if c.Type != r.opts.ClusterType || c.Target == nil || rd.Fleet.Config.RolloutAt(c.Target).NoWatch {
-			continue
-		}
-		if nodes == nil || under(c.Target.ID(), nodes) {
+		if c.Type == r.opts.ClusterType && (c.Target == nil || !rd.Fleet.Config.RolloutAt(c.Target).NoWatch) {
 			need[live.ArgoCDOf(c)] = true
 		}
 	}
-	if !r.reached {
-		r.reached = true
-		limit := callTimeout
-		if t := r.opts.Timeout; t != nil && *t < limit {
-			limit = *t
-		}
-		calls, cancel := context.WithTimeout(ctx, limit)
-		defer cancel()
-		r.watch.start(calls, rd.Fleet)
+	limit := callTimeout
+	if t := r.opts.Timeout; t != nil && *t < limit {
+		limit = *t
 	}
+	calls, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	r.watch.start(calls, rd.Fleet)
 	var reasons []string
 	for _, in := range r.watch.read() {
 		if in.Error != "" && need[in.Cluster] {
@@ -65,21 +61,6 @@ func (r *runner) reach(ctx context.Context, nodes []string) error {
 		return &UnreachableError{Reasons: reasons}
 	}
 	return ctx.Err()
-}
-
-// planNodes are the nodes the step of plan changes targets under (nil:
-// every node).
-func planNodes(plan *promote.Plan) []string {
-	if plan.Wave != nil && len(plan.Wave.Nodes) > 0 {
-		return plan.Wave.Nodes
-	}
-	if plan.Target != "" {
-		return []string{plan.Target}
-	}
-	if nodes, ok := plan.Reach(); ok {
-		return nodes
-	}
-	return nil
 }
 
 // lost says, as an event, that the watch of the Argo CD on cluster ended

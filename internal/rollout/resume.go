@@ -31,7 +31,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 			return err
 		}
 		r.emit(Event{Kind: KindResumed, Step: j.Plan.Target, Message: "completing " + pending.Describe()})
-		if err := r.reach(ctx, planNodes(j.Plan)); err != nil {
+		if err := r.reach(ctx); err != nil {
 			return err
 		}
 		_, err = r.commitStep(ctx, j.Plan)
@@ -45,7 +45,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 		if err := r.checkClean(ctx); err != nil {
 			return err
 		}
-		if err := r.reachLocations(ctx); err != nil {
+		if err := r.reach(ctx); err != nil {
 			return err
 		}
 		if err := r.holdFirstCopy(ctx); err != nil {
@@ -58,7 +58,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 	if err != nil || !ahead {
 		return err
 	}
-	if err := r.reachLocations(ctx); err != nil {
+	if err := r.reach(ctx); err != nil {
 		return err
 	}
 	return r.repo.push(ctx)
@@ -130,7 +130,7 @@ func (r *runner) settle(ctx context.Context) error {
 	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", pattern); err != nil {
 		return err
 	}
-	if err := r.reach(ctx, locs); err != nil {
+	if err := r.reach(ctx); err != nil {
 		return err
 	}
 	r.emit(Event{Kind: KindStart, Step: st.node, Commit: commit, Targets: ids,
@@ -139,14 +139,4 @@ func (r *runner) settle(ctx context.Context) error {
 		return r.failed(ctx, st, err)
 	}
 	return nil
-}
-
-// reachLocations reaches the Argo CDs of the targets under the patch's
-// locations, which the settle after a catch-up waits on.
-func (r *runner) reachLocations(ctx context.Context) error {
-	f, err := r.load()
-	if err != nil {
-		return err
-	}
-	return r.reach(ctx, locations(f, r.opts))
 }

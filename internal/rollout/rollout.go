@@ -244,7 +244,7 @@ func (r *runner) run(ctx context.Context) error {
 			if err := r.checkClean(ctx); err != nil {
 				return err
 			}
-			if err := r.reach(ctx, planNodes(plan)); err != nil {
+			if err := r.reach(ctx); err != nil {
 				return err
 			}
 			st, err = r.promote(ctx, plan)
