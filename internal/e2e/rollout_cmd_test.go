@@ -124,10 +124,12 @@ func TestE2ERolloutCommand(t *testing.T) {
 	}
 	mark("rollout through the gate")
 
+	// The denominator is the targets render renders (6: two cluster types
+	// over three regions), as strata render says.
 	want := []string{
-		"Start patch-001 of spoke/demo at integration/int-sector-1/us-east1: 1 of 3 targets' rendered output changed",
-		"Promote patch-001 of spoke/demo to integration/int-sector-1/eu-west1, coalesce it at integration: 1 of 3 targets' rendered output changed",
-		"Promote patch-001 of spoke/demo to stage/stage-sector-1/ap-south1, coalesce it at stage, fold it into config/spoke/demo/values.yaml: 1 of 3 targets' rendered output changed",
+		"Start patch-001 of spoke/demo at integration/int-sector-1/us-east1: 1 of 6 targets' rendered output changed",
+		"Promote patch-001 of spoke/demo to integration/int-sector-1/eu-west1, coalesce it at integration: 1 of 6 targets' rendered output changed",
+		"Promote patch-001 of spoke/demo to stage/stage-sector-1/ap-south1, coalesce it at stage, fold it into config/spoke/demo/values.yaml: 1 of 6 targets' rendered output changed",
 	}
 	if d := cmp.Diff(want, e.subjectsSince(base)); d != "" {
 		t.Errorf("history (-want +got):\n%s", d)
