@@ -41,8 +41,9 @@ func (o *outputFormat) validate() error {
 func (o outputFormat) data() bool { return o == "json" || o == "yaml" }
 
 // write prints v as the format says, JSON (indented) or YAML (the JSON
-// field names, so that both hold the same keys).
+// field names, so that both hold the same keys), its empty lists as [].
 func (o outputFormat) write(w io.Writer, v any) error {
+	v = emptyLists(v)
 	if o == "yaml" {
 		data, err := yaml.Marshal(v)
 		if err != nil {
@@ -57,8 +58,9 @@ func (o outputFormat) write(w io.Writer, v any) error {
 }
 
 // writeEvent prints one event of a stream: a JSON object on one line, or
-// a YAML document.
+// a YAML document, its empty lists as [].
 func (o outputFormat) writeEvent(w io.Writer, v any) error {
+	v = emptyLists(v)
 	if o == "yaml" {
 		data, err := yaml.Marshal(v)
 		if err != nil {
