@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/kube"
+	"github.com/strata-fleet/strata/internal/rollout"
 )
 
 // Main runs strata with args and returns the process exit code.
@@ -216,6 +218,14 @@ func addBuiltinExamples(root *cobra.Command) {
 			}
 		}
 	}
+}
+
+// commandLine is the command strata was run with, quoted for a shell and
+// without --dry-run, as a command printed to run next repeats every flag
+// the run had: the run a dry run stands for (as rollout's continuation).
+func (g *globals) commandLine() string {
+	args := slices.DeleteFunc(slices.Clone(g.args), func(a string) bool { return a == "--dry-run" || a == "--dry-run=true" })
+	return "strata " + rollout.ShellQuote(args...)
 }
 
 // findRoot returns the repository directory: --root, or the nearest

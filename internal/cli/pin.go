@@ -84,13 +84,8 @@ moves a pin behind a manual gate records the approval in an Approved-by trailer
 				return err
 			}
 			o.opts.Node, o.opts.Revision = args[0], args[1]
-			o.opts.Command = "strata pin " + strings.Join(args, " ")
-			if o.opts.ClusterType != "" {
-				o.opts.Command += " --cluster-type " + o.opts.ClusterType
-			}
-			if o.force {
-				o.opts.Command += " --force"
-			}
+			// The gate's hint repeats the run's every flag.
+			o.opts.Command = g.commandLine()
 			o.commit = o.commit || o.branch != ""
 			switch {
 			case o.commit && o.dryRun:
@@ -155,6 +150,12 @@ func (o *pinOptions) run(ctx context.Context) error {
 			return err
 		}
 	}
+	var gr git.Repo
+	if p.Changed && o.commit {
+		if gr, err = o.checkCommit(ctx, r); err != nil {
+			return err
+		}
+	}
 	if err := pin.Gate(p, o.opts); err != nil {
 		return err
 	}
@@ -169,9 +170,8 @@ func (o *pinOptions) run(ctx context.Context) error {
 			fmt.Fprintf(o.stderr, "strata: warning: %s\n", w)
 		}
 	}
-	var gr git.Repo
 	if p.Changed && o.commit {
-		if gr, err = o.startCommit(ctx, r); err != nil {
+		if err := o.startCommit(ctx, gr); err != nil {
 			return err
 		}
 	}

@@ -11,11 +11,11 @@ import (
 	"github.com/strata-fleet/strata/internal/render"
 )
 
-// startCommit checks, before anything changes, that the pin's commit would
-// take only the pin's files: config/ must have no uncommitted change, or
-// the commit would take it along or leave rendered/ in it out of step with
-// config/. Then it switches to --branch.
-func (o *pinOptions) startCommit(ctx context.Context, r *repo) (git.Repo, error) {
+// checkCommit checks, before the gate and before anything changes, that
+// the pin's commit would take only the pin's files: config/ must have no
+// uncommitted change, or the commit would take it along or leave rendered/
+// in it out of step with config/.
+func (o *pinOptions) checkCommit(ctx context.Context, r *repo) (git.Repo, error) {
 	gr := git.Repo{Git: git.Exec{Dir: r.dir}}
 	if _, err := gr.Head(ctx); err != nil {
 		return gr, fmt.Errorf("--commit: %s is not in a Git repository with a commit: %w", r.dir, err)
@@ -28,12 +28,17 @@ func (o *pinOptions) startCommit(ctx context.Context, r *repo) (git.Repo, error)
 		return gr, fmt.Errorf("--commit: config/ has uncommitted changes, which the pin's commit would take along or leave rendered/ in it out of step with config/; commit or stash them first (git stash push -- config), nothing was changed:\n  %s",
 			strings.Join(dirty, "\n  "))
 	}
+	return gr, nil
+}
+
+// startCommit switches to --branch, once the pin passed its checks.
+func (o *pinOptions) startCommit(ctx context.Context, gr git.Repo) error {
 	if o.branch != "" {
 		if _, err := gr.Switch(ctx, o.branch); err != nil {
-			return gr, fmt.Errorf("--branch %s: %w", o.branch, err)
+			return fmt.Errorf("--branch %s: %w", o.branch, err)
 		}
 	}
-	return gr, nil
+	return nil
 }
 
 // commitPin commits config.yaml and rendered/ with pinMessage.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -175,19 +176,25 @@ func (o *promoteOptions) run() error {
 			o.opts.Approver = gitIdentity(r.dir)
 		}
 		p, err := promote.Prepare(f, o.opts)
+		var gate *promote.GateError
+		if errors.As(err, &gate) {
+			gate.Command = o.commandLine() // with every flag of the run
+			// A step that would be refused once approved is refused
+			// now: nobody is asked for an approval that cannot be used.
+			if err := o.checkStep(r, f.Config, gate.Target); err != nil {
+				return err
+			}
+		}
 		if err != nil {
 			return err
 		}
-		if err := freeze.Guard(r.fsys, f.Config, p.Target); err != nil {
+		if err := o.checkStep(r, f.Config, p.Target); err != nil {
 			return err
 		}
 		if len(p.Gates) > 0 && o.opts.Approver == "" {
 			return usageErrorf("promotion enters the manual gate %s: the approval is recorded with who approved; give --approver \"Name <email>\" or set git config user.name and user.email", strings.Join(p.Gates, ", "))
 		}
 		rep.Plan = p
-		if err := o.checkPreviousStep(r.dir, p); err != nil {
-			return err
-		}
 		if !o.dryRun {
 			if err := (&action.Step{Ops: ops}).Apply(p); err != nil {
 				return err
@@ -226,6 +233,15 @@ func (o *promoteOptions) run() error {
 		o.printNextSteps(rep.Plan)
 	}
 	return nil
+}
+
+// checkStep refuses a step to target that a freeze holds, or that would
+// go on top of the previous step left uncommitted.
+func (o *promoteOptions) checkStep(r *repo, cfg *fleet.Config, target string) error {
+	if err := freeze.Guard(r.fsys, cfg, target); err != nil {
+		return err
+	}
+	return o.checkPreviousStep(r.dir, target)
 }
 
 // finish re-renders what the promotion (rep's plan, or the one resumed)

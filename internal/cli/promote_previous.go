@@ -31,11 +31,11 @@ func patchID(o promote.Options) string {
 	return path.Join(o.ClusterType, o.Component, o.Patch)
 }
 
-// checkPreviousStep refuses a step of the patch that the last promote
-// stepped, uncommitted, with HEAD where it was then: it names the step it
+// checkPreviousStep refuses a step (to target) of the patch that the last
+// promote stepped, uncommitted, with HEAD where it was then: it names the step it
 // would take and the one not committed. --allow-uncommitted, --dry-run and
 // a directory that is no Git work tree skip it.
-func (o *promoteOptions) checkPreviousStep(dir string, p *promote.Plan) error {
+func (o *promoteOptions) checkPreviousStep(dir, target string) error {
 	if o.allowUncommitted || o.dryRun {
 		return nil
 	}
@@ -54,7 +54,7 @@ func (o *promoteOptions) checkPreviousStep(dir string, p *promote.Plan) error {
 		return err // the step was committed, stashed or dropped meanwhile
 	}
 	return usageErrorf("the previous step of %s (to %s) is not committed yet; this run would take the next one (to %s) on top of it: commit the previous step first (or promote --commit), or pass --allow-uncommitted to take both in one change",
-		o.opts.Patch, last.Target, p.Target)
+		o.opts.Patch, last.Target, target)
 }
 
 // recordStep remembers the step of p taken without a commit (see

@@ -90,6 +90,9 @@ type Plan struct {
 type GateError struct {
 	Gates   []string
 	Command string
+	// Target is the node the promotion would step to once approved, for
+	// the checks a caller makes before asking for the approval.
+	Target string
 }
 
 func (e *GateError) Error() string {
@@ -165,7 +168,7 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 				// The same promotion: without its level, it could go elsewhere.
 				cmd += " --level " + opts.Level
 			}
-			return nil, &GateError{Gates: p.Gates, Command: cmd}
+			return nil, &GateError{Gates: p.Gates, Command: cmd, Target: p.Target}
 		}
 		data := before[latest.ID()]
 		if opts.Approver != "" && len(p.Gates) > 0 {
