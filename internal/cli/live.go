@@ -18,7 +18,7 @@ type liveOptions struct {
 	on         bool
 	kubeconfig string
 	context    string
-	contexts   map[string]string
+	contexts   clusterContexts
 	namespace  string
 	timeout    time.Duration
 }
@@ -27,7 +27,7 @@ func (l *liveOptions) addFlags(f *pflag.FlagSet, what string) {
 	f.BoolVar(&l.on, "live", false, what)
 	f.StringVar(&l.kubeconfig, "kubeconfig", "", "the kubeconfig of --live (default: $KUBECONFIG, else ~/.kube/config)")
 	f.StringVar(&l.context, "context", "", "the kubeconfig context of a fleet with one Argo CD (default: the current context)")
-	f.StringToStringVar(&l.contexts, "cluster-context", nil, "reach the Argo CD of `CLUSTER=CONTEXT` through that kubeconfig context (repeatable; else the inventory's context:, else a context named like the cluster)")
+	addClusterContextFlag(f, &l.contexts)
 	f.StringVar(&l.namespace, "argocd-namespace", live.DefaultNamespace, "Argo CD's namespace on the clusters that run it")
 	f.DurationVar(&l.timeout, "live-timeout", 30*time.Second, "how long reading the Argo CDs may take")
 }

@@ -24,7 +24,7 @@ type rolloutOptions struct {
 	soak, timeout       time.Duration
 	onFailure           string
 	kubeconfig, context string
-	clusterContexts     []string
+	clusterContexts     clusterContexts
 	namespace           string
 	output              outputFormat
 	all                 bool
@@ -115,7 +115,7 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 	f.StringVar(&o.opts.Level, "level", "", "the dimension promotions land at (default: config promotion.level, else the second dimension)")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig that reaches the clusters running Argo CD (default: $KUBECONFIG, else ~/.kube/config)")
 	f.StringVar(&o.context, "context", "", "the kubeconfig context of a fleet with one Argo CD (default: the current context)")
-	f.StringSliceVar(&o.clusterContexts, "cluster-context", nil, "the kubeconfig context of a cluster running Argo CD, NAME=CONTEXT (repeatable; default: the inventory's context:, else a context named like the cluster)")
+	addClusterContextFlag(f, &o.clusterContexts)
 	f.StringVar(&o.namespace, "argocd-namespace", live.DefaultNamespace, "the namespace of Argo CD's Applications")
 	addOutputFlag(f, &o.output, "json: one event per line; yaml: one document per event")
 	return cmd
@@ -174,14 +174,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		defer release()
 		writeLock = o.writeLock(r)
 	}
-	kc := live.Kubeconfig{Path: o.kubeconfig, Context: o.context, Contexts: map[string]string{}}
-	for _, cc := range o.clusterContexts {
-		name, ctx, ok := strings.Cut(cc, "=")
-		if !ok || name == "" || ctx == "" {
-			return usageErrorf("--cluster-context %s: want NAME=CONTEXT", cc)
-		}
-		kc.Contexts[name] = ctx
-	}
+	kc := live.Kubeconfig{Path: o.kubeconfig, Context: o.context, Contexts: o.clusterContexts}
 	f, err := fleet.Load(r.fsys)
 	if err != nil {
 		return err
