@@ -49,6 +49,9 @@ func (o *diffOptions) runLive(ctx context.Context) error {
 	default:
 		printDrift(o.stdout, d, useColor(o.stdout))
 	}
+	if err := noneRead(rep); err != nil {
+		return err // nothing was compared: no finding either way
+	}
 	if o.exitCode && d.Differs() {
 		return &exitError{code: exitFindings}
 	}

@@ -266,6 +266,9 @@ func (o *pinOptions) print(rep pinReport) {
 		}
 	}
 	if rep.Rendered != nil {
+		if line := completedLine(rep.Rendered); line != "" {
+			fmt.Fprintln(w, line)
+		}
 		fmt.Fprintf(w, "rendered/: %d files created, %d updated, %d removed\n", rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
 	}
 	if rep.DryRun {

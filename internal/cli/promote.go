@@ -225,6 +225,9 @@ func (o *promoteOptions) run() error {
 		o.print(rep.Plan)
 	}
 	if rep.Rendered != nil {
+		if line := completedLine(rep.Rendered); line != "" {
+			fmt.Fprintln(o.stdout, line)
+		}
 		fmt.Fprintf(o.stdout, "rendered/: %d files created, %d updated, %d removed\n", rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
 	}
 	if rep.Commit != nil {

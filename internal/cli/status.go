@@ -144,9 +144,9 @@ func (o *statusOptions) write(s *status.Status) error {
 	return status.WriteTable(o.stdout, s, status.TableOptions{Width: o.width(), Color: useColor(o.stdout)})
 }
 
-// noneRead is the failure (exit 5) of a status --live that could read no
-// Argo CD: its output shows the matrix all the same, with the reasons,
-// one line per reason.
+// noneRead is the failure (exit 5) of a status --live or diff --live that
+// could read no Argo CD: its output shows the matrix (or the comparison)
+// all the same, with the reasons, one line per reason.
 func noneRead(rep *live.Report) error {
 	for _, in := range rep.ArgoCDs {
 		if in.Error == "" {

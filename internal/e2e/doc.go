@@ -45,7 +45,9 @@
 // which commits, pushes and waits for Argo CD itself (killed mid-wait and
 // resumed, stopped at a manual gate, approved) and its failures (a failing
 // check, and a patch the API server rejects at sync, each reverted with
-// --on-failure revert); strata status --live against the hub's Argo CD
+// --on-failure revert; a PostSync hook Job that fails while Argo CD says
+// Synced and Healthy, which fails the step and status --live shows
+// failed); strata status --live against the hub's Argo CD
 // (central model) and a spoke's own (distributed model): healthy, an
 // unreachable Argo CD, drift made by hand, a volume claim lost (degraded),
 // a rejected sync, each as the

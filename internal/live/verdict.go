@@ -26,8 +26,10 @@ import (
 //
 // Anything else is not healthy, and says why in Argo CD's own words: a
 // failed or errored operation, whatever sync and health say (a PostSync
-// hook that failed leaves an Application Synced and Healthy), is Failed;
-// Degraded and Missing health are Degraded and Missing; an error condition
+// hook that failed leaves an Application Synced and Healthy), is Failed,
+// and so is a Running operation Argo CD retries (retryCount > 0: it writes
+// a failed attempt back as Running, the attempt's result kept until the
+// next one starts); Degraded and Missing health are Degraded and Missing; an error condition
 // is Failed (SyncError, DeletionError) or Unknown (Argo CD could not
 // compare); Unknown or absent sync or health, or an operation phase strata
 // does not know, is Unknown; a Running or Terminating operation, a spec
@@ -46,7 +48,7 @@ func appState(a *App, contains bool) (State, string) {
 	case !contains:
 		return Waiting, "Argo CD has not synced the change yet"
 	case a.Phase == "Running" && a.Retries > 0:
-		return Failed, "sync failed, Argo CD retries it: " + a.Message
+		return Failed, "sync failed, Argo CD retries it: " + a.Message + failedResources(a)
 	case a.Phase == "Running" || a.Phase == "Terminating":
 		return Waiting, "syncing"
 	case a.Phase != "" && a.Phase != "Succeeded":
@@ -86,6 +88,15 @@ func opFailure(a *App) string {
 	if a.Message != "" {
 		s += ": " + a.Message
 	}
+	return s + failedResources(a)
+}
+
+// failedResources names the hooks and resources of the last operation's
+// result that failed, with their own messages, each after "; ". (Between
+// the attempts of a sync Argo CD retries, the result is the failed
+// attempt's.)
+func failedResources(a *App) string {
+	var s string
 	for _, f := range a.OpFailures {
 		what := f.Kind + " " + qualified(f.Namespace, f.Name)
 		if f.HookType != "" {

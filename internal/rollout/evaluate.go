@@ -2,10 +2,8 @@ package rollout
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
@@ -100,7 +98,7 @@ func (r *runner) observe(ws *waitSet) *observation {
 			case failedHere(st, o.roots[st.Cluster], ws.history):
 				o.failed = append(o.failed, a.failure(a.State+": "+orElse(a.Reason, "Argo CD gives no message")))
 			case retrying(st, ws.history):
-				o.failed = append(o.failed, a.failure("sync failed, Argo CD retries it: "+st.Live.Message))
+				o.failed = append(o.failed, a.failure(a.Reason))
 			}
 		}
 	}
@@ -137,37 +135,28 @@ func healthySince(st live.AppState) time.Time {
 }
 
 // FailAfterRetries is how many times Argo CD retries a failed sync of a
-// step (syncPolicy.retry) before the rollout takes it for failed: a
-// transient error is given that chance, an error that stays is not waited
-// for until the timeout.
+// step (syncPolicy.retry; 5 by default for an automated sync) before the
+// rollout takes it for failed: a transient error is given that chance, an
+// error that stays is not waited for until the timeout.
 const FailAfterRetries = 2
 
 // retrying reports whether the object's sync of its commit failed and Argo
-// CD is retrying it for the FailAfterRetries-th time or more (its operation
-// is Running with "Retrying attempt #N" in its message).
+// CD retries it (its operation is Running with status.operationState.
+// retryCount > 0), and the rollout takes it for failed: at once when the
+// failed attempt's result names a failed hook (the step's own test failed
+// on its revision; Argo CD runs it again, for minutes of backoff), else
+// from the FailAfterRetries-th retry. See docs/verdicts.md.
 func retrying(st live.AppState, h *live.History) bool {
 	a := st.Live
-	if a == nil || a.Phase != "Running" || st.Contains == nil || !*st.Contains {
+	if a == nil || a.Phase != "Running" || a.Retries == 0 || st.Contains == nil || !*st.Contains {
 		return false
 	}
-	_, after, ok := strings.Cut(a.Message, "Retrying attempt #")
-	if !ok {
-		return false
-	}
-	n, _ := strconv.Atoi(leadingDigits(after))
-	if n < FailAfterRetries {
+	hook := slices.ContainsFunc(a.OpFailures, func(f live.OpFailure) bool { return f.HookType != "" })
+	if a.Retries < FailAfterRetries && !hook {
 		return false
 	}
 	in, err := h.Contains(st.Commit, a.OpRevision)
 	return in || err != nil && a.Fresh
-}
-
-func leadingDigits(s string) string {
-	i := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsDigit(r) })
-	if i < 0 {
-		return s
-	}
-	return s[:i]
 }
 
 // failedHere reports whether a failed or degraded object failed on its own

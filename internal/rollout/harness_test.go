@@ -111,6 +111,9 @@ type harness struct {
 	// hookFail says a PostSync hook failed with this message: the sync
 	// failed, while sync and health say Synced and Healthy.
 	hookFail func(cluster, commit string) string
+	// hookRetried says Argo CD retries the sync whose hook failed: the
+	// operation Running again, between its attempts.
+	hookRetried bool
 	// onEvent runs for each event, before the fake Argo CD reacts;
 	// frozen stops it from reacting.
 	onEvent func(rollout.Event)
@@ -386,9 +389,12 @@ func (h *harness) syncCluster(cluster, target, commit string) {
 		}
 	}
 	st := status(spec, commit, health, phase, msg, h.finishedAt(ns, "demo", commit))
+	if phase == "Running" {
+		st["operationState"].(map[string]any)["retryCount"] = rollout.FailAfterRetries
+	}
 	if h.hookFail != nil {
 		if m := h.hookFail(cluster, commit); m != "" {
-			failHook(st, m)
+			failHook(st, m, h.hookRetried)
 		}
 	}
 	h.apply(ns, "demo", spec, st)

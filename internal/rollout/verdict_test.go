@@ -18,23 +18,33 @@ import (
 // changes anything, unless its node declares watch: false.
 func TestVerdicts(t *testing.T) {
 	api := startAPI(t)
-	t.Run("a failed PostSync hook fails the step", func(t *testing.T) { testHookFails(t, newHarness(t, api)) })
+	t.Run("a failed PostSync hook fails the step", func(t *testing.T) { testHookFails(t, newHarness(t, api), false) })
+	t.Run("a failed PostSync hook Argo CD retries fails the step at once", func(t *testing.T) { testHookFails(t, newHarness(t, api), true) })
 	t.Run("a step with nothing to wait on stops before committing", func(t *testing.T) { testNothingToWatch(t, newHarness(t, api)) })
 }
 
 // failHook makes an Application's status what Argo CD writes when a
 // PostSync hook fails: the operation Failed, the hook's result Failed with
-// its message, sync and health as they were (Synced, Healthy).
-func failHook(st map[string]any, msg string) {
+// its message, sync and health as they were (Synced, Healthy). retried:
+// what Argo CD v3.5 writes between the attempts of a sync it retries (an
+// automated sync, 5 times by default): the operation Running again, its
+// retryCount and the time of the next attempt in its message, the failed
+// attempt's result kept until the next attempt starts.
+func failHook(st map[string]any, msg string, retried bool) {
 	op := st["operationState"].(map[string]any)
 	op["phase"], op["message"] = "Failed", "one or more synchronization tasks completed unsuccessfully"
+	if retried {
+		op["phase"], op["retryCount"] = "Running", 1
+		op["message"] = op["message"].(string) + ". Retrying attempt #1 at 3:04PM."
+	}
 	op["syncResult"].(map[string]any)["resources"] = []any{map[string]any{
 		"group": "batch", "version": "v1", "kind": "Job", "namespace": "demo", "name": "smoke", "status": "Synced",
 		"hookType": "PostSync", "hookPhase": "Failed", "syncPhase": "PostSync", "message": msg}}
 	st["sync"].(map[string]any)["status"] = "Synced"
 }
 
-func testHookFails(t *testing.T, h *harness) {
+func testHookFails(t *testing.T, h *harness, retried bool) {
+	h.hookRetried = retried
 	h.write(firstPatch, patch)
 	const smoke = "Job has reached the specified backoff limit"
 	h.hookFail = func(cluster, commit string) string {
@@ -49,6 +59,9 @@ func testHookFails(t *testing.T, h *harness) {
 		t.Fatalf("want a *StepError, got %v (%+v)", err, res)
 	}
 	want := "failed: sync failed: one or more synchronization tasks completed unsuccessfully; PostSync hook Job demo/smoke: Failed; " + smoke
+	if retried {
+		want = "sync failed, Argo CD retries it: one or more synchronization tasks completed unsuccessfully. Retrying attempt #1 at 3:04PM.; PostSync hook Job demo/smoke: Failed; " + smoke
+	}
 	if len(se.Failures) != 1 || se.Failures[0].App != "demo" || se.Failures[0].Target != "integration/us-east1" || se.Failures[0].Reason != want {
 		t.Errorf("failures: %+v\nwant demo at integration/us-east1: %s", se.Failures, want)
 	}
