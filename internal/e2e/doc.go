@@ -52,8 +52,15 @@
 // unreachable Argo CD, drift made by hand, a volume claim lost (degraded),
 // a rejected sync, each as the
 // Application objects say ([Env.StatusLive], [Env.Kubeconfig]); pins with
-// strata pin; and that what strata validate rejects, the API server
-// rejects too. They are skipped under -short; without the binaries they
+// strata pin; that what strata validate rejects, the API server
+// rejects too; and continuous delivery in one fleet (TestE2EDelivery,
+// delivery_test.go): a rollout whose Argo CD cannot be reached commits
+// nothing (exit 5), rollout --all of two components' patches while others
+// push (one push refused and replayed, through the Git remote's
+// pre-receive hook), waves of [1, 100%] over a sector's regions, a freeze
+// pushed from another clone during a soak (held, then unfrozen), and
+// spokes whose admission policy refuses a version, within maxUnhealthy 1
+// and beyond it. They are skipped under -short; without the binaries they
 // fail, naming hack/build-argocd.sh.
 // They run one at a time: each starts its own fleet. The package supports
 // Linux only.

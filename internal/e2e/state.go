@@ -26,8 +26,9 @@ const ConvergeTimeout = 4 * time.Minute
 const refreshEvery = 15 * time.Second
 
 // Namespaces whose ConfigMaps make up the observed state of a cluster: those
-// the example fleet's charts deploy to.
-var stateNamespaces = []string{"demo", "hub-demo", "strata-info"}
+// the example fleet's charts deploy to (web: the delivery scenarios' second
+// component).
+var stateNamespaces = []string{"demo", "hub-demo", "strata-info", "web"}
 
 // App is what the tests read of an Application.
 type App struct {

@@ -199,6 +199,9 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := r.checkGap(f); err != nil {
+		return err
+	}
 	if err := r.locked(ctx, func() error { return r.catchUp(ctx) }); err != nil {
 		return err
 	}
@@ -351,6 +354,19 @@ func (r *runner) prepare(f *fleet.Fleet) (*promote.Plan, error) {
 	}
 	popts.Approve, popts.Approver, popts.Now = true, r.opts.Approver, r.env.Clock.Now()
 	return promote.Prepare(f, popts)
+}
+
+// checkGap refuses a patch that skips a target of the sequence (its first
+// copy written by hand past one): promote can never take it further, so
+// the rollout says so before it commits or waits for anything.
+func (r *runner) checkGap(f *fleet.Fleet) error {
+	_, err := promote.Prepare(f, promote.Options{ClusterType: r.opts.ClusterType, Component: r.opts.Component,
+		Patch: r.opts.Patch, Level: r.opts.Level, Until: r.opts.Until})
+	if gap := (*promote.GapError)(nil); errors.As(err, &gap) {
+		return fmt.Errorf("%s of %s/%s cannot be rolled out, nothing was committed: %w (a patch enters the sequence at its first target)",
+			r.opts.Patch, r.opts.ClusterType, r.opts.Component, err)
+	}
+	return nil
 }
 
 // errGate stops the loop at a manual gate; it is no failure.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
@@ -37,6 +38,7 @@ func TestRollout(t *testing.T) {
 	t.Run("a resumed rollout soaks what remains since the root synced", func(t *testing.T) { testResumeSoak(t, newHarness(t, api), true) })
 	t.Run("dry run", func(t *testing.T) { testDryRun(t, newHarness(t, api)) })
 	t.Run("an unreachable Argo CD stops it before it commits", func(t *testing.T) { testUnreachable(t, newHarness(t, api)) })
+	t.Run("a first copy past a target stops it before it commits", func(t *testing.T) { testGap(t, newHarness(t, api)) })
 	t.Run("a moving main: others' commits kept, steps replayed", func(t *testing.T) { testMovingMain(t, newHarness(t, api)) })
 	t.Run("a moving main that changed the patch stops it", func(t *testing.T) { testMovingMainConflict(t, newHarness(t, api)) })
 	t.Run("every patch in flight at once", func(t *testing.T) { testAll(t, newHarness(t, api)) })
@@ -387,6 +389,26 @@ func testUnreachable(t *testing.T, h *harness) {
 	h.run(h.dir, "fetch", "-q")
 	if h.commits() != before || h.run(h.dir, "rev-parse", "origin/main") != remote {
 		t.Errorf("the rollout committed or pushed before it could reach every Argo CD")
+	}
+}
+
+// A patch written by hand at eu-west1, skipping us-east1, can never be
+// promoted: the rollout says so before it commits its first copy (it
+// committed it, waited for it, and failed at the next step's plan).
+func testGap(t *testing.T, h *harness) {
+	h.write("config/workload/demo/integration/eu-west1/patch-001.yaml", patch)
+	before, remote := h.commits(), h.run(h.dir, "rev-parse", "origin/main")
+	_, err := h.rollout(rollout.Options{})
+	var gap *promote.GapError
+	if !errors.As(err, &gap) || !strings.Contains(err.Error(), "nothing was committed") {
+		t.Fatalf("rollout: %v, want a GapError", err)
+	}
+	if gap.Latest != "integration/eu-west1" || gap.Missing != "integration/us-east1" {
+		t.Errorf("the gap: %+v, want integration/us-east1 missing before integration/eu-west1", *gap)
+	}
+	h.run(h.dir, "fetch", "-q")
+	if h.commits() != before || h.run(h.dir, "rev-parse", "origin/main") != remote {
+		t.Errorf("the rollout committed or pushed a patch it cannot promote")
 	}
 }
 
