@@ -2,20 +2,25 @@
 # build-prom.sh builds the Prometheus and Alertmanager that tests of
 # rollout.stopWhen and of Prometheus checks run against (issue 25: a real
 # Prometheus scraping the end-to-end tier's Argo CD metrics, a real
-# Alertmanager whose alerts stop a rollout). It is not run by test-deps.sh
-# yet: no test uses the binaries so far.
+# Alertmanager whose alerts stop a rollout). hack/test-deps.sh runs it;
+# the tests start the binaries through package promenv, whose versions
+# must equal those below (a test checks that they do).
 #
 # Nothing it builds lives in the repository. Both come from their Go modules
 # (github.com/prometheus/prometheus, whose module versions are v0.<minor>.x
 # for Prometheus 3.<minor>.x, and github.com/prometheus/alertmanager) through
-# the Go module proxy, with go install MODULE@VERSION (neither go.mod has
+# the Go module proxy, Prometheus with go install MODULE@VERSION, Alertmanager
+# with go build in a copy of its module (see below; neither go.mod has
 # replace directives), into
 #
 #   ${STRATA_CACHE:-$HOME/.cache/strata}/prometheus/<version>/bin/
 #
-# Prometheus is built without its embedded web UI (the builtinassets tag
-# needs the UI's npm build): its HTTP API, which strata reads, is complete
-# without it.
+# Prometheus is built as its .promu.yml builds it (tag netgo) but without
+# its embedded web UI (the builtinassets tag needs the UI's npm build; its
+# HTTP API, which strata reads, is complete without it: web/ui/ui.go) and
+# without the optional service discoveries (tag remove_all_sd, README.md
+# "Service discovery plugins": static, file and http SD stay), which
+# leaves out the cloud SDKs: the tests scrape static targets.
 #
 # The script is idempotent: with everything present it only prints the bin
 # directory. Its last line on stdout is always that directory; progress goes to
@@ -56,7 +61,7 @@ if [[ ! -x "${bin}/prometheus" || "${FORCE:-0}" == 1 ]]; then
 	log "building prometheus ${v} (module ${PROMETHEUS_MODULE_VERSION}) into ${bin}"
 	start=${SECONDS}
 	# go install of a module@version ignores the surrounding module.
-	(cd / && GOFLAGS= GOBIN="${bin}" go install -trimpath -ldflags "$(version_flags "${v}")" \
+	(cd / && GOFLAGS= GOBIN="${bin}" go install -trimpath -tags netgo,remove_all_sd -ldflags "$(version_flags "${v}")" \
 		"github.com/prometheus/prometheus/cmd/prometheus@${PROMETHEUS_MODULE_VERSION}") >&2
 	log "prometheus built in $((SECONDS - start))s"
 fi
@@ -64,8 +69,26 @@ fi
 if [[ ! -x "${bin}/alertmanager" || "${FORCE:-0}" == 1 ]]; then
 	log "building alertmanager ${ALERTMANAGER_VERSION} into ${bin}"
 	start=${SECONDS}
-	(cd / && GOFLAGS= GOBIN="${bin}" go install -trimpath -ldflags "$(version_flags "${ALERTMANAGER_VERSION#v}")" \
-		"github.com/prometheus/alertmanager/cmd/alertmanager@${ALERTMANAGER_VERSION}") >&2
+	# Its web UI is embedded (ui/web.go: //go:embed app/dist), built by npm
+	# and left out of the module's zip, so go install MODULE@VERSION fails
+	# ("pattern app/dist: no matching files found") and no build tag leaves
+	# it out (README.md: building from source needs Node.js). The module is
+	# built from a copy whose app/dist holds a page that says so: the API
+	# v2, which strata reads, does not use it.
+	src=$(cd / && GOFLAGS= go mod download -json "github.com/prometheus/alertmanager@${ALERTMANAGER_VERSION}" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+	[[ -d "${src}" ]] || { log "go mod download found no directory for alertmanager ${ALERTMANAGER_VERSION}"; exit 1; }
+	work=$(mktemp -d)
+	trap 'rm -rf "${work}"' EXIT
+	cp -R "${src}/." "${work}"
+	chmod -R u+w "${work}"
+	for ui in elm mantine; do
+		mkdir -p "${work}/ui/app/dist/${ui}"
+		echo '<!doctype html><title>Alertmanager</title><p>This Alertmanager was built without its web UI (strata hack/build-prom.sh); its API v2 is complete.' \
+			>"${work}/ui/app/dist/${ui}/index.html"
+	done
+	(cd "${work}" && GOFLAGS= go build -trimpath -ldflags "$(version_flags "${ALERTMANAGER_VERSION#v}")" \
+		-o "${bin}/alertmanager" ./cmd/alertmanager) >&2
 	log "alertmanager built in $((SECONDS - start))s"
 fi
 

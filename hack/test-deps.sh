@@ -15,3 +15,8 @@ apt_ensure chromium chromium
 
 # The Argo CD end-to-end tier (internal/e2e): argocd, helm and redis-server.
 bash hack/build-argocd.sh >/dev/null
+
+# Prometheus and Alertmanager (package promenv): rollout.stopWhen and
+# Prometheus checks against the real servers, in internal/alert, rollout
+# and e2e.
+bash hack/build-prom.sh >/dev/null

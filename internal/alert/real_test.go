@@ -1,160 +1,119 @@
 package alert_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-fleet/strata/internal/alert"
-	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/promenv"
 )
 
 // The tests below run the clients against a real Alertmanager and a real
-// Prometheus, as hack/build-prom.sh builds them from their Go modules; they
-// are skipped where the binaries are not built (test-deps.sh does not build
-// them yet).
+// Prometheus (package promenv, built by hack/build-prom.sh); they are
+// skipped under -short and where the binaries are not built.
 
-// promBin is where hack/build-prom.sh puts the binaries; its versions must
-// equal the script's.
-func promBin(t *testing.T) string {
-	if testing.Short() {
-		t.Skip("starts Prometheus and Alertmanager")
-	}
-	cache, err := testenv.CacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(cache, "prometheus", "v0.316.0-am-v0.35.0", "bin")
-	for _, b := range []string{"prometheus", "alertmanager"} {
-		if err := testenv.Executable(filepath.Join(bin, b)); err != nil {
-			t.Skipf("%s/%s: %v (build it with hack/build-prom.sh)", bin, b, err)
-		}
-	}
-	return bin
-}
-
-// serve starts a server binary with args (one of them holding PORT) on a
-// free port of 127.0.0.1 and returns its URL once it says it is ready
-// (GET /-/ready answers 200), within a deadline.
-func serve(t *testing.T, binary string, args ...string) string {
-	t.Helper()
-	ports, err := testenv.FreePorts(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := fmt.Sprintf("127.0.0.1:%d", ports[0])
-	for i := range args {
-		args[i] = strings.ReplaceAll(args[i], "PORT", fmt.Sprint(ports[0]))
-	}
-	var log bytes.Buffer
-	cmd := exec.Command(binary, append(args, "--web.listen-address="+addr)...)
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	})
-	url := "http://" + addr
-	deadline := time.After(time.Minute)
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if resp, err := http.Get(url + "/-/ready"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return url
-			}
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("%s exited: %v\n%s", binary, err, log.String())
-		case <-deadline:
-			t.Fatalf("%s is not ready after a minute\n%s", binary, log.String())
-		case <-tick.C:
-		}
-	}
-}
-
-func post(t *testing.T, url, body string) {
-	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("POST %s: %s", url, resp.Status)
-	}
-}
-
+// An alert posted to Alertmanager fires for strata when it matches every
+// matcher and is neither silenced nor a non-match; a matcher
+// Alertmanager cannot parse is its 400 and message, not "no alert".
 func TestRealAlertmanager(t *testing.T) {
-	bin := promBin(t)
-	dir := t.TempDir()
-	config := filepath.Join(dir, "alertmanager.yml")
-	if err := os.WriteFile(config, []byte("route: {receiver: none}\nreceivers: [{name: none}]\n"), 0o644); err != nil {
-		t.Fatal(err)
+	am := promenv.StartAlertmanager(t)
+	ctx := context.Background()
+	critical := []string{`severity="critical"`, `cluster=~"w.*"`}
+	got, err := alert.Client{}.Firing(ctx, am.URL, critical)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("before any alert: %v, %v; want none", got, err)
 	}
-	am := serve(t, filepath.Join(bin, "alertmanager"), "--config.file="+config, "--storage.path="+dir, "--cluster.listen-address=")
-	now := time.Now().UTC()
-	post(t, am+"/api/v2/silences", fmt.Sprintf(`{"matchers":[{"name":"alertname","value":"Silenced","isRegex":false}],
-		"startsAt":%q,"endsAt":%q,"createdBy":"strata","comment":"test"}`, now.Format(time.RFC3339), now.Add(time.Hour).Format(time.RFC3339)))
-	post(t, am+"/api/v2/alerts", `[
-		{"labels":{"alertname":"HighErrorRate","severity":"critical","cluster":"w1"},"annotations":{"summary":"5xx above 1%"}},
-		{"labels":{"alertname":"Silenced","severity":"critical"}},
-		{"labels":{"alertname":"Minor","severity":"warning"}}]`)
 
-	got, err := alert.Client{}.Firing(context.Background(), am, []string{`severity="critical"`})
+	am.Silence(t, map[string]string{"alertname": "Silenced"})
+	am.Fire(t,
+		promenv.Alert{Labels: map[string]string{"alertname": "HighErrorRate", "severity": "critical", "cluster": "w1"},
+			Annotations: map[string]string{"summary": "5xx above 1%"}},
+		promenv.Alert{Labels: map[string]string{"alertname": "Silenced", "severity": "critical", "cluster": "w1"}},
+		promenv.Alert{Labels: map[string]string{"alertname": "Minor", "severity": "warning", "cluster": "w1"}},
+		promenv.Alert{Labels: map[string]string{"alertname": "Elsewhere", "severity": "critical", "cluster": "e1"}})
+	got, err = alert.Client{}.Firing(ctx, am.URL, critical)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].String() != `HighErrorRate{cluster="w1", severity="critical"}: 5xx above 1%` {
-		t.Errorf("firing: %v, want HighErrorRate alone (Silenced is silenced, Minor does not match)", got)
+	if len(got) != 1 || got[0].String() != `HighErrorRate{cluster="w1", severity="critical"}: 5xx above 1%` || got[0].Since.IsZero() {
+		t.Errorf("firing: %v, want HighErrorRate alone with its start (Silenced is silenced, Minor and Elsewhere do not match)", got)
 	}
-	if _, err := (alert.Client{}).Firing(context.Background(), am, []string{"severity"}); err == nil || !strings.Contains(err.Error(), ": 400 Bad Request: ") {
+	got, err = alert.Client{}.Firing(ctx, am.URL, []string{`severity="warning"`})
+	if err != nil || alert.Describe(got) != `Minor{cluster="w1", severity="warning"}` {
+		t.Errorf("warnings: %v, %v; want Minor", got, err)
+	}
+
+	_, err = alert.Client{}.Firing(ctx, am.URL, []string{"severity"})
+	if err == nil || !strings.HasPrefix(err.Error(), "Alertmanager "+am.URL+": 400 Bad Request: ") {
 		t.Errorf("a bad matcher: %v, want Alertmanager's 400 and message", err)
 	}
+	am.Process.Stop()
+	_, err = alert.Client{}.Firing(ctx, am.URL, critical)
+	if err == nil || !strings.HasPrefix(err.Error(), "Alertmanager "+am.URL+": ") || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("Alertmanager stopped: %v, want the connection refused", err)
+	}
 }
 
+// metrics serves a gauge, strata_test_errors{cluster="w1"}, at /metrics
+// in Prometheus's text format, for a real Prometheus to scrape.
+func metrics(t *testing.T, value *atomic.Int64) string {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
+		fmt.Fprintf(w, "# TYPE strata_test_errors gauge\nstrata_test_errors{cluster=\"w1\"} %d\n", value.Load())
+	}))
+	t.Cleanup(srv.Close)
+	return strings.TrimPrefix(srv.URL, "http://")
+}
+
+// A query over what Prometheus scraped returns samples while the errors
+// are high (trouble, named by their labels), none once they are gone; a
+// query Prometheus rejects, a range vector and a Prometheus that is down
+// are errors with their reasons, never "no samples".
 func TestRealPrometheus(t *testing.T) {
-	bin := promBin(t)
-	dir := t.TempDir()
-	config := filepath.Join(dir, "prometheus.yml")
-	if err := os.WriteFile(config, []byte("global: {scrape_interval: 1s}\nscrape_configs: [{job_name: self, static_configs: [{targets: ['127.0.0.1:PORT']}]}]\n"), 0o644); err != nil {
+	var errors atomic.Int64
+	errors.Store(7)
+	target := metrics(t, &errors)
+	prom := promenv.StartPrometheus(t, target)
+	prom.WaitFor(t, `strata_test_errors == 7`, time.Minute)
+	ctx := context.Background()
+
+	const query = `strata_test_errors > 5`
+	got, err := alert.Client{}.Query(ctx, prom.URL, query)
+	if err != nil {
 		t.Fatal(err)
 	}
-	prom := serve(t, filepath.Join(bin, "prometheus"), "--config.file="+config, "--storage.tsdb.path="+dir)
-	ctx := context.Background()
-	tests := []struct {
-		query, want, err string
-	}{
-		{query: `label_replace(vector(2), "cluster", "w1", "", "")`, want: `{cluster="w1"} = 2`},
-		{query: `vector(1) > 2`},
-		{query: `scalar(vector(3))`, want: "scalar = 3"},
-		{query: `up[5m]`, err: "returns a matrix, not an instant vector"},
-		{query: `sum(`, err: "bad_data: invalid parameter \"query\""},
+	want := []alert.Alert{{Name: "strata_test_errors", Labels: map[string]string{"cluster": "w1", "instance": target, "job": "test"}, Value: "7"}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("samples while errors are high (-want +got):\n%s", d)
 	}
-	for _, tt := range tests {
-		got, err := alert.Client{}.Query(ctx, prom, tt.query)
-		switch {
-		case tt.err != "":
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("%s: %v, want an error with %q", tt.query, err, tt.err)
-			}
-		case err != nil:
-			t.Errorf("%s: %v", tt.query, err)
-		case alert.Describe(got) != tt.want:
-			t.Errorf("%s: %q, want %q", tt.query, alert.Describe(got), tt.want)
+
+	errors.Store(0)
+	prom.WaitFor(t, `strata_test_errors == 0`, time.Minute)
+	if got, err := (alert.Client{}).Query(ctx, prom.URL, query); err != nil || len(got) != 0 {
+		t.Errorf("once errors are gone: %v, %v; want no sample", got, err)
+	}
+
+	for _, tt := range []struct{ query, err string }{
+		{`sum(`, `Prometheus ` + prom.URL + `: bad_data: invalid parameter "query": `},
+		{`strata_test_errors[1m]`, `returns a matrix, not an instant vector`},
+		{`label_replace(strata_test_errors, "a", "b", "c", "(")`, `execution: invalid regular expression in label_replace(): (`},
+	} {
+		if got, err := (alert.Client{}).Query(ctx, prom.URL, tt.query); err == nil || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%s: %v, %v; want an error with %q", tt.query, got, err, tt.err)
 		}
+	}
+
+	prom.Process.Stop()
+	_, err = alert.Client{}.Query(ctx, prom.URL, query)
+	if err == nil || !strings.HasPrefix(err.Error(), "Prometheus "+prom.URL+": ") || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("Prometheus stopped: %v, want the connection refused", err)
 	}
 }

@@ -217,6 +217,14 @@ func testQueryHolds(t *testing.T, h *harness) {
 			h.clock.Step(rollout.DefaultHoldEvery)
 		}
 	}
+	heldThenDone(t, h, "no step starts while stopWhen sum by (cluster) (rate(errors_total[5m])) > 1 holds: {cluster=\"w1\"} = 2.5")
+}
+
+// heldThenDone runs the rollout through production and checks that a
+// query's sample of cluster w1 held the step into production, with a
+// message that starts with held, and that the step came once it was gone.
+func heldThenDone(t *testing.T, h *harness, held string) {
+	t.Helper()
 	res, err := h.rollout(rollout.Options{Approve: []string{"production"}})
 	if err != nil {
 		t.Fatal(err)
@@ -229,9 +237,8 @@ func testQueryHolds(t *testing.T, h *harness) {
 		t.Fatalf("never held: %v", h.kinds())
 	}
 	e := h.events[i]
-	if e.Step != "production/us-east1" || len(e.Alerts) != 1 || e.Alerts[0].Labels["cluster"] != "w1" ||
-		!strings.HasPrefix(e.Message, "no step starts while stopWhen sum by (cluster) (rate(errors_total[5m])) > 1 holds: {cluster=\"w1\"} = 2.5") {
-		t.Errorf("held event: %+v", e)
+	if e.Step != "production/us-east1" || len(e.Alerts) != 1 || e.Alerts[0].Labels["cluster"] != "w1" || !strings.HasPrefix(e.Message, held) {
+		t.Errorf("held event: %+v, want a message starting with %s", e, held)
 	}
 	if promoted := slices.IndexFunc(h.events[i:], func(e rollout.Event) bool { return e.Kind == rollout.KindPromoted }); promoted < 0 {
 		t.Errorf("production was not promoted after the query stopped returning samples")

@@ -1,0 +1,32 @@
+package promenv_test
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/strata-fleet/strata/internal/promenv"
+)
+
+func TestBuildScriptPinsVersions(t *testing.T) {
+	script, err := os.ReadFile("../../" + promenv.BuildScript)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"PROMETHEUS_MODULE_VERSION": promenv.PrometheusModule,
+		"ALERTMANAGER_VERSION":      promenv.AlertmanagerVersion,
+	} {
+		m := regexp.MustCompile(`(?m)^` + name + `=(\S+)`).FindSubmatch(script)
+		if m == nil {
+			t.Errorf("%s: no %s= line", promenv.BuildScript, name)
+		} else if got := string(m[1]); got != want {
+			t.Errorf("%s pins %s=%s, package promenv says %s: change both together", promenv.BuildScript, name, got, want)
+		}
+	}
+	// Prometheus 3.16.0 is module v0.316.0.
+	if "v0."+strings.Replace(promenv.PrometheusVersion, ".", "", 1) != promenv.PrometheusModule {
+		t.Errorf("Prometheus %s is not module %s", promenv.PrometheusVersion, promenv.PrometheusModule)
+	}
+}
