@@ -44,6 +44,12 @@ const (
 	// exitFailure: anything else: Git, a cluster, the file system, the
 	// repository lock held by another command.
 	exitFailure = 5
+	// exitPending: rollout --once stopped at a wait that is not over (a
+	// step syncing or soaking, held by a freeze or stopWhen): nothing
+	// failed and nobody needs to act; the next run goes on. Apart from 4
+	// (a human must approve) and 0 (done), so that a scheduled job can
+	// tell the three apart.
+	exitPending = 6
 )
 
 // usageError is a command line strata refuses (exit 2).

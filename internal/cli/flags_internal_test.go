@@ -66,6 +66,7 @@ var flagIdeas = map[string]string{
 	"no-git":                 "no Git repository",
 	"no-render":              "do not render afterwards",
 	"on-failure":             "what a failed step does",
+	"once":                   "do what can be done now and exit",
 	"output":                 "the output format",
 	"owner":                  "who owns a change",
 	"patch":                  "one patch only",

@@ -60,11 +60,16 @@ fails the step. Checks may be Prometheus queries: samples fail them.
 Exit status: 0 when the patch is rolled out (or --until is reached), 1 when a
 step failed, 4 when the rollout stopped at a manual gate it may not enter (the
 "gate" event, with the command that continues; a dry run exits 0), and the
-other codes of docs/exit-codes.md for errors (5: a cluster or Git failed).
+other codes of docs/exit-codes.md for errors (5: a cluster or Git failed);
+6 when --once stopped at a step in progress.
 
 Run it again to continue: it starts from what the repository and the clusters
 say (an interrupted promotion, the patch's first copy not committed yet,
-commits not pushed), never from a state file.
+commits not pushed), never from a state file. --once does what can be done
+now and exits, for a job scheduled every few minutes: the steps whose soak
+is over (measured from the step's commit time in Git), pushes, one read of
+each Argo CD for the step in progress, a revert with --on-failure revert; a
+reverted step stays failed (exit 1) until the patch changes.
 
 It takes the repository lock only while a step writes, never while it waits
 or soaks; a second run of the same patch is refused. A push refused because
@@ -84,7 +89,10 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
   strata rollout management-cluster cert-manager patch-001 --until integration --on-failure revert -o json
 
   # Every patch in flight at once
-  strata rollout --all`,
+  strata rollout --all
+
+  # From a scheduled CI job: what can be done now (exit 0 done, 6 in progress)
+  strata rollout --all --once --on-failure revert`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if o.all {
 				return cobra.NoArgs(cmd, args)
@@ -106,6 +114,7 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 	f.DurationVar(&o.soak, "soak", 0, "how long each step's Applications must stay healthy (default: config.yaml rollout.soak)")
 	f.DurationVar(&o.timeout, "timeout", 0, "how long a step may take to sync and become healthy (default: config.yaml rollout.timeout, else 15m)")
 	f.BoolVar(&o.all, "all", false, "roll out every patch in flight (not folded into values.yaml yet) at once, each through its own sequence, gates and soaks")
+	f.BoolVar(&o.opts.Once, "once", false, "do what can be done now (steps whose soak is over, pushes, reverts) and exit: 0 done, 6 in progress, 4 at a gate, 1 failed (for a scheduled job)")
 	f.StringVar(&o.opts.Until, "until", "", "stop once every target under this node has the patch")
 	f.BoolVar(&o.opts.DryRun, "dry-run", false, "list the steps and change nothing")
 	f.StringVar(&o.opts.Remote, "remote", "", "the remote the steps are pushed to (default: the branch's upstream)")
@@ -118,6 +127,7 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 	addClusterContextFlag(f, &o.clusterContexts)
 	f.StringVar(&o.namespace, "argocd-namespace", live.DefaultNamespace, "the namespace of Argo CD's Applications")
 	addOutputFlag(f, &o.output, "json: one event per line; yaml: one document per event")
+	cmd.MarkFlagsMutuallyExclusive("once", "dry-run")
 	return cmd
 }
 
@@ -208,6 +218,9 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	if res.Stopped == rollout.StoppedGate && !o.opts.DryRun {
 		return &exitError{code: exitGate}
 	}
+	if res.Stopped == rollout.StoppedPending {
+		return &exitError{code: exitPending}
+	}
 	return nil
 }
 
@@ -255,7 +268,7 @@ func (o *rolloutOptions) patchLock(r *repo) func(context.Context, string) (func(
 // runAll is rollout --all: every patch in flight at once. Each patch's
 // end is printed (its error on stderr, the command that continues past a
 // gate); the exit status is the worst: a failed step 1, another failure 5,
-// a gate 4, else 0.
+// a gate 4, one in progress (--once) 6, else 0.
 func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 	results, err := rollout.RunAll(ctx, env, o.opts)
 	if err != nil {
@@ -278,6 +291,10 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 			}
 			if !o.opts.DryRun && code != exitFailure && code != exitFindings {
 				code = exitGate
+			}
+		case pr.Result.Stopped == rollout.StoppedPending:
+			if code == exitOK {
+				code = exitPending
 			}
 		}
 	}

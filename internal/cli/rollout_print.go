@@ -133,7 +133,7 @@ func rolloutLine(e rollout.Event, now time.Time) string {
 		b.WriteString(withinBudget(e.Unhealthy))
 	case rollout.KindSoaking:
 		fmt.Fprintf(&b, "%s: soaking, %d/%d healthy, %s left", e.Step, e.Healthy, e.Total, max(0, e.SoakUntil.Sub(now)).Round(time.Second))
-	case rollout.KindSoaked, rollout.KindUnhealthy, rollout.KindUnwatched:
+	case rollout.KindSoaked, rollout.KindUnhealthy, rollout.KindUnwatched, rollout.KindPending:
 		fmt.Fprintf(&b, "%s: %s", e.Step, e.Message)
 	case rollout.KindCheck:
 		if e.Passed {

@@ -100,4 +100,11 @@
 // where it records neither; then the checks of its latest location)
 // before the next step. So a rollout killed at any point, run again, ends
 // as an uninterrupted one.
+//
+// Options.Once (rollout --once, once.go) is that run made for a scheduled
+// job: each wait (the step's Applications, its soak, a hold) evaluates
+// what holds now and, when not over, ends the run (Result.Stopped
+// StoppedPending, a KindPending event) instead of waiting. A step's
+// timeout and soak are measured from its commit's time in Git, and a
+// step reverted by an earlier run stays failed until the patch changes.
 package rollout

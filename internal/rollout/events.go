@@ -48,6 +48,9 @@ const (
 	KindFailed Kind = "failed"
 	// KindReverted: the failed step was reverted (Commit) and pushed.
 	KindReverted Kind = "reverted"
+	// KindPending: a --once run ends at a wait that is not over (Message
+	// says which); the next run goes on from there.
+	KindPending Kind = "pending"
 	// KindDone: the rollout ends (Message says how).
 	KindDone Kind = "done"
 	// KindReplayed: the remote moved before the step's push; the step was

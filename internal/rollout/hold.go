@@ -32,6 +32,9 @@ func (r *runner) hold(ctx context.Context, f *fleet.Fleet, node string) error {
 			last = why
 			r.emit(Event{Kind: KindHeld, Step: node, Message: why, Alerts: alerts})
 		}
+		if r.opts.Once {
+			return r.pending(node, "", "held: "+why)
+		}
 		select {
 		case <-ctx.Done():
 			return context.Cause(ctx)

@@ -130,6 +130,9 @@ func (r *runner) settle(ctx context.Context) error {
 	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", pattern); err != nil {
 		return err
 	}
+	if err := r.reverted(ctx, st.node, st.revert); err != nil {
+		return err
+	}
 	if err := r.reach(ctx); err != nil {
 		return err
 	}

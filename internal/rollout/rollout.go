@@ -41,6 +41,10 @@ type Options struct {
 	Revert bool
 	// Remote is where the steps are pushed ("" for the branch's upstream).
 	Remote string
+	// Once does what can be done now and returns (--once): each wait,
+	// soak or hold that is not over ends the run (Result.Stopped
+	// StoppedPending, once.go).
+	Once bool
 	// Args, when set, are the arguments of the strata command that started
 	// the run: the command that continues past a gate repeats them all
 	// (--remote, --kubeconfig, contexts, soak, timeout...) and adds the
@@ -92,6 +96,10 @@ type Result struct {
 	// that continues.
 	Gates   []string `json:"gates,omitempty"`
 	Command string   `json:"command,omitempty"`
+	// Step and Waiting, when a --once run stopped in progress: the node
+	// of the step it waits for, and what for.
+	Step    string `json:"step,omitempty"`
+	Waiting string `json:"waiting,omitempty"`
 }
 
 // Stop reasons of a Result.
@@ -99,6 +107,9 @@ const (
 	StoppedDone  = "done"
 	StoppedUntil = "until"
 	StoppedGate  = "gate"
+	// StoppedPending: a --once run stopped at a wait that is not over
+	// (the step's Applications, its soak, a freeze or stopWhen).
+	StoppedPending = "in-progress"
 )
 
 // runner is one rollout.
@@ -154,10 +165,14 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}}, watch: newWatcher(ctx, env.Connect, env.Live),
 		fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}}}
 	r.watch.lost = r.lost
-	if err := r.run(ctx); err != nil {
-		return r.res, err
+	err = r.run(ctx)
+	var p *pendingError
+	if errors.As(err, &p) {
+		r.res.Stopped, r.res.Step, r.res.Waiting = StoppedPending, p.step, p.waiting
+		r.emit(Event{Kind: KindPending, Step: p.step, Commit: p.commit, Message: "in progress: " + p.waiting})
+		return r.res, nil
 	}
-	return r.res, nil
+	return r.res, err
 }
 
 func (r *runner) emit(e Event) {

@@ -175,13 +175,26 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 	defer func() { r.budget = nil }()
 	g := r.guard(ctx, st)
 	defer g.stop()
-	if err := r.waitHealthy(ctx, st.node, ws, st.policy.Timeout); err != nil {
+	since, err := r.waitStart(ctx, st)
+	if err != nil {
 		return err
 	}
-	if st.settle {
-		st.soak = r.remainingSoak(ws, st.policy.Soak)
+	err = r.waitHealthy(ctx, st.node, ws, since, st.policy.Timeout)
+	if err == nil {
+		if st.settle || r.opts.Once {
+			st.soak = r.remainingSoak(ws, st.policy.Soak, since)
+		}
+		err = r.soak(ctx, st.node, ws, st.soak)
 	}
-	if err := r.soak(ctx, st.node, ws, st.soak); err != nil {
+	var p *pendingError
+	if errors.As(err, &p) {
+		// A --once run ends here: a stopWhen condition that holds now
+		// fails the step all the same.
+		if gerr := g.last(ctx); gerr != nil {
+			return gerr
+		}
+	}
+	if err != nil {
 		return err
 	}
 	if err := g.last(ctx); err != nil {
@@ -198,9 +211,14 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 // before this run saw them (a resumed rollout): soak less the time since
 // they became synced and healthy, as Argo CD says (healthySince), so that
 // neither the time Argo CD took to sync nor a stale record counts. Where
-// Argo CD does not say, the whole soak.
-func (r *runner) remainingSoak(ws *waitSet, soak time.Duration) time.Duration {
+// Argo CD does not say, the whole soak, but for a --once run, which has
+// no later moment to start it from: then since its step's commit (start).
+// A --once run never counts from before start.
+func (r *runner) remainingSoak(ws *waitSet, soak time.Duration, start time.Time) time.Duration {
 	since := r.observe(ws).healthySince
+	if r.opts.Once && start.After(since) {
+		since = start
+	}
 	if since.IsZero() {
 		return soak
 	}
@@ -257,14 +275,22 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 		return errors.Join(se, gerr)
 	}
 	msg := fmt.Sprintf("reverted %.12s; waiting for its targets to be healthy again", st.revert)
+	if r.opts.Once {
+		msg = fmt.Sprintf("reverted %.12s and pushed the revert; its targets are not waited for (--once)", st.revert)
+	}
 	if len(terminated) > 0 {
 		msg = fmt.Sprintf("terminated the failing syncs of %s; ", strings.Join(terminated, ", ")) + msg
 	}
 	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets), Message: msg})
+	if r.opts.Once {
+		// The revert's targets are not waited for: the next run goes on
+		// from the revert (reverted).
+		return se
+	}
 	ws, werr := r.waitSet(ctx, commit, changedIn(commit))
 	if werr == nil {
 		r.reverting = true
-		werr = r.waitHealthy(ctx, st.node, ws, st.policy.Timeout)
+		werr = r.waitHealthy(ctx, st.node, ws, r.env.Clock.Now(), st.policy.Timeout)
 		r.reverting = false
 	}
 	if werr != nil {

@@ -51,10 +51,10 @@ func (e *StepError) Error() string {
 
 // waitHealthy waits until every object of ws is synced at its commit and
 // healthy, watching their changes; it fails on a failed sync, an object
-// degraded at its commit, or after timeout.
-func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, timeout time.Duration) error {
-	since := r.env.Clock.Now()
-	deadline := r.env.Clock.NewTimer(timeout)
+// degraded at its commit, or timeout after since. A --once run evaluates
+// them once: what is not over yet ends it (pendingError).
+func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, since time.Time, timeout time.Duration) error {
+	deadline := r.env.Clock.NewTimer(max(0, timeout-r.env.Clock.Since(since)))
 	defer deadline.Stop()
 	refresh := r.env.Clock.NewTicker(r.refreshEvery())
 	defer refresh.Stop()
@@ -96,17 +96,19 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, time
 		if r.budget.healthy(o) {
 			return nil
 		}
+		if r.opts.Once {
+			if r.env.Clock.Since(since) < timeout {
+				synced, healthy := o.counts()
+				return r.pending(step, ws.commit, fmt.Sprintf("waiting for the Applications to sync and become healthy: %d of %d synced, %d healthy, timeout at %s",
+					synced, len(o.apps), healthy, since.Add(timeout).UTC().Format(time.RFC3339)))
+			}
+			return r.timedOut(step, ws.commit, o, since, timeout)
+		}
 		select {
 		case <-ctx.Done():
 			return context.Cause(ctx)
 		case <-deadline.C():
-			f := r.budget.excuse(o, o.timeoutFailures())
-			if len(f) == 0 {
-				r.emitWithinBudget(step, ws.commit, o, since, timeout)
-				return nil
-			}
-			return &StepError{Step: step, Commit: ws.commit, Failures: append([]Failure{{Reason: fmt.Sprintf(
-				"timed out after %s waiting for the Applications to sync and become healthy", timeout)}}, f...)}
+			return r.timedOut(step, ws.commit, o, since, timeout)
 		case <-refresh.C():
 			r.refresh(calls, o)
 		case err := <-r.alarm:
@@ -115,6 +117,18 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, time
 		}
 		o = r.observe(ws)
 	}
+}
+
+// timedOut ends a wait past its timeout: a StepError naming what is not
+// healthy, or nil when the budget (maxUnhealthy) excuses all of it.
+func (r *runner) timedOut(step, commit string, o *observation, since time.Time, timeout time.Duration) error {
+	f := r.budget.excuse(o, o.timeoutFailures())
+	if len(f) == 0 {
+		r.emitWithinBudget(step, commit, o, since, timeout)
+		return nil
+	}
+	return &StepError{Step: step, Commit: commit, Failures: append([]Failure{{Reason: fmt.Sprintf(
+		"timed out after %s waiting for the Applications to sync and become healthy", timeout)}}, f...)}
 }
 
 // soak watches the objects of ws for d: any of them failed, degraded,
@@ -137,6 +151,9 @@ func (r *runner) soak(ctx context.Context, step string, ws *waitSet, d time.Dura
 			synced, healthy := o.counts()
 			r.emit(Event{Kind: KindSoaking, Step: step, Commit: ws.commit, Apps: o.apps, Synced: synced, Healthy: healthy,
 				Total: len(o.apps), SoakUntil: until, Unhealthy: r.budget.unhealthy(o)})
+		}
+		if r.opts.Once {
+			return r.pending(step, ws.commit, fmt.Sprintf("soaking until %s (%s left)", until.UTC().Format(time.RFC3339), d.Round(time.Second)))
 		}
 		select {
 		case <-ctx.Done():

@@ -1,0 +1,77 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A --once run (Options.Once) does what can be done now and returns: the
+// rollout's waits (waitHealthy, soak, hold) evaluate what Argo CD, the
+// freezes and the stopWhen conditions say at that moment and, where the
+// wait is not over, end the run with a *pendingError instead of waiting.
+// Run turns it into Result.Stopped StoppedPending and a KindPending event.
+// Soak and timeout are measured from the step's commit time in Git (the
+// soak from the later of it and when Argo CD says the objects became
+// healthy), since a scheduled job keeps no timer between its runs.
+
+// pendingError ends a --once run at a wait that is not over.
+type pendingError struct {
+	step, commit string
+	// waiting says what it waits for.
+	waiting string
+}
+
+func (e *pendingError) Error() string { return "in progress: " + e.waiting }
+
+// pending ends a --once run's wait: waiting says for what.
+func (r *runner) pending(step, commit, waiting string) error {
+	return &pendingError{step: step, commit: commit, waiting: waiting}
+}
+
+// commitTime is when commit was made, as Git records it (the committer's
+// date): where a --once run measures a step's timeout and soak from.
+func (r *runner) commitTime(ctx context.Context, commit string) (time.Time, error) {
+	out, err := r.repo.run(ctx, "log", "-1", "--format=%ct", commit)
+	if err != nil {
+		return time.Time{}, err
+	}
+	sec, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("the commit time of %.12s: %q: %w", commit, out, err)
+	}
+	return time.Unix(sec, 0), nil
+}
+
+// waitStart is when the wait for st began: now, or for a --once run the
+// step's commit time, so that its timeout spans the runs.
+func (r *runner) waitStart(ctx context.Context, st *step) (time.Time, error) {
+	if !r.opts.Once || st.commit == "" {
+		return r.env.Clock.Now(), nil
+	}
+	return r.commitTime(ctx, st.commit)
+}
+
+// reverted reports, for a --once run, whether the last commit that changed
+// the patch's files reverted a failed step (git revert, as --on-failure
+// revert makes it): the rollout stays stopped there, failed, until the
+// patch changes again, rather than taking the same step once more on the
+// next scheduled run.
+func (r *runner) reverted(ctx context.Context, node, last string) error {
+	if !r.opts.Once || last == "" {
+		return nil
+	}
+	body, err := r.repo.run(ctx, "log", "-1", "--format=%B", last)
+	if err != nil {
+		return err
+	}
+	_, rest, ok := strings.Cut(body, "This reverts commit ")
+	if !ok {
+		return nil
+	}
+	step := strings.TrimRight(strings.Fields(rest + " ")[0], ".")
+	return &StepError{Step: node, Commit: step, Reverted: last, Failures: []Failure{{Reason: fmt.Sprintf(
+		"the step was reverted by %.12s; the rollout stays stopped until the patch's files change", last)}}}
+}
