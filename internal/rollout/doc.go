@@ -87,6 +87,13 @@
 // they are healthy again. A manual gate that Options.Approve does not list
 // ends it (Result.Stopped "gate") with the command that continues.
 //
+// Where each rollout in flight stands (inflight.go, for status and the
+// web UI) is derived the same way, never stored: [Flights] reads the
+// fleet, the commits that changed each patch's files (its last step; a
+// revert commit of the rollout carries a Strata-Failed trailer per
+// failure, its last failure), the freezes and, when asked, the live state
+// and the stopWhen conditions.
+//
 // No state file: each run starts from the repository and the clusters. It
 // completes an interrupted promotion (promote's journal) and commits it as
 // its step; commits the patch's own uncommitted files (its first copy,

@@ -164,6 +164,9 @@ func testSyncFailure(t *testing.T, h *harness, revert bool) {
 	if got := h.subjects(); len(got) != 2 || !strings.HasPrefix(got[1], `Revert "Start patch-001`) {
 		t.Errorf("commits: %q", got)
 	}
+	if body := h.run(h.dir, "log", "-1", "--format=%B"); !strings.Contains(body, "\nStrata-Failed: integration/us-east1: Application demo on w1: failed: sync failed: one or more objects") {
+		t.Errorf("the revert does not say why (a Strata-Failed trailer):\n%s", body)
+	}
 	if h.run(h.dir, "rev-parse", "HEAD") != h.run(h.dir, "rev-parse", "origin/main") {
 		t.Errorf("the revert is not pushed")
 	}

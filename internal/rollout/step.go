@@ -265,6 +265,10 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 		if _, err := r.repo.run(ctx, "revert", "--no-edit", st.revert); err != nil {
 			return fmt.Errorf("reverting %.12s: %w", st.revert, err)
 		}
+		// Why, for status (Flights): the revert's Strata-Failed trailers.
+		if _, err := r.repo.run(ctx, append([]string{"commit", "--amend", "-q", "--no-edit"}, failedTrailers(st.node, se.Failures)...)...); err != nil {
+			return fmt.Errorf("recording the failure in the revert of %.12s: %w", st.revert, err)
+		}
 		var err error
 		if commit, err = r.repo.head(ctx); err != nil {
 			return err
@@ -325,6 +329,26 @@ func (r *runner) terminate(ctx context.Context, failures []Failure) []string {
 			break
 		}
 		deadline.Stop()
+	}
+	return out
+}
+
+// failedTrailers are the --trailer arguments of a revert: one
+// Strata-Failed trailer per failure, its reason on one line.
+func failedTrailers(node string, failures []Failure) []string {
+	var out []string
+	for _, f := range failures {
+		reason := strings.Join(strings.Fields(f.Reason), " ")
+		if r := []rune(reason); len(r) > 300 {
+			reason = string(r[:300]) + "..."
+		}
+		switch {
+		case f.App != "":
+			reason = fmt.Sprintf("Application %s on %s: %s", f.App, f.Cluster, reason)
+		case f.Check != "":
+			reason = fmt.Sprintf("check %s: %s", f.Check, reason)
+		}
+		out = append(out, "--trailer", fmt.Sprintf("%s: %s: %s", FailedTrailer, node, reason))
 	}
 	return out
 }

@@ -1,0 +1,301 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/alert"
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/freeze"
+	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/promote"
+)
+
+// FailedTrailer is the trailer of a revert commit of the rollout that says
+// why the step failed, one per failure: "Strata-Failed: NODE: REASON".
+const FailedTrailer = "Strata-Failed"
+
+// Flight is where the rollout of one patch in flight stands (status and
+// the web UI show it): derived from the fleet, its Git history and, when
+// asked, the live state; nothing is stored.
+type Flight struct {
+	// Patch is <type>/<component>/<patch>.
+	Patch string `json:"patch"`
+	// At is the patch's latest location, Wave its wave there (nil where no
+	// waves apply).
+	At   string        `json:"at"`
+	Wave *promote.Wave `json:"wave,omitempty"`
+	// Step is the last commit that moved the patch (changed one of its
+	// files); nil when it has none (its first copy is not committed, or
+	// the directory is no Git repository).
+	Step *Commit `json:"step,omitempty"`
+	// Next is the node the next step enters; Folds when the next step
+	// folds the patch into values.yaml; both empty when no step is left
+	// (Problem says why, when it is an error).
+	Next    string `json:"next,omitempty"`
+	Folds   bool   `json:"folds,omitempty"`
+	Problem string `json:"problem,omitempty"`
+	// Waits are what the next step waits for, in the order the rollout
+	// meets them: the step's Applications (with the live state only), the
+	// soak, a manual gate. Empty: the next step can start now.
+	Waits []Wait `json:"waits"`
+	// SoakUntil is when the soak of the last step ends, and SoakLeft how
+	// long that is from now, while it lasts. Without the live state it is
+	// counted from the step's commit (the soak starts when Argo CD has
+	// synced it and it is healthy: it ends later); with it, from when Argo
+	// CD says the Applications became synced and healthy.
+	SoakUntil *time.Time `json:"soakUntil,omitempty"`
+	SoakLeft  string     `json:"soakLeft,omitempty"`
+	// HeldBy is the freeze, or the stopWhen condition (read only when
+	// asked: FlightOptions.Alerts), that holds the next step.
+	HeldBy string `json:"heldBy,omitempty"`
+	// LastFailure is the patch's last failure: a failed Application at its
+	// locations (the live state), else the last revert of one of its steps.
+	LastFailure *Failed `json:"lastFailure,omitempty"`
+}
+
+// Commit is a commit of the patch's history.
+type Commit struct {
+	Commit  string    `json:"commit"`
+	At      time.Time `json:"at"`
+	Subject string    `json:"subject"`
+}
+
+// Wait is one thing a patch's next step waits for.
+type Wait struct {
+	// Kind is sync (its Applications synced and healthy), soak, gate (a
+	// manual gate: Node), commit (its first copy).
+	Kind    string `json:"kind"`
+	Node    string `json:"node,omitempty"`
+	Message string `json:"message"`
+}
+
+// Failed is a failure of a patch's rollout.
+type Failed struct {
+	// Source is "revert" (a revert commit of the rollout, Commit) or
+	// "live" (the live state of its Applications).
+	Source string    `json:"source"`
+	Commit string    `json:"commit,omitempty"`
+	At     time.Time `json:"at,omitzero"`
+	Reason string    `json:"reason"`
+}
+
+// FlightOptions are where Flights reads from besides the fleet.
+type FlightOptions struct {
+	// Git runs git in the repository; nil, or a directory that is no Git
+	// repository, leaves the history out (Flight.Step, soaks, reverts).
+	Git git.Runner
+	// Now is the time soaks are counted to.
+	Now time.Time
+	// Live, when not nil, is the live state read (live.Load): the waits
+	// for Applications and live failures.
+	Live *live.Report
+	// Alerts reads the stopWhen conditions of each next step (Prometheus,
+	// Alertmanager); off, they are not read.
+	Alerts bool
+}
+
+// Flights derives where the rollout of every patch in flight (InFlight)
+// stands: its latest location and wave, its last step (the last commit
+// that changed one of its files), the next step and what it waits for,
+// what holds it and its last failure. fsys is the repository (the
+// freezes are its config/freezes.yaml). History says whether the Git
+// history was read.
+func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions) (flights []Flight, history bool, err error) {
+	freezes, err := freeze.Read(fsys, f.Config)
+	if err != nil {
+		return nil, false, err
+	}
+	if opts.Git != nil {
+		if _, err := opts.Git.Run(ctx, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
+			history = true
+		}
+	}
+	flights = []Flight{}
+	for _, id := range InFlight(f) {
+		fl, err := flight(ctx, f, id, freezes, history, opts)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: %w", id, err)
+		}
+		flights = append(flights, fl)
+	}
+	return flights, history, nil
+}
+
+func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Freeze, history bool, opts FlightOptions) (Flight, error) {
+	parts := strings.SplitN(id, "/", 3)
+	po := promote.Options{ClusterType: parts[0], Component: parts[1], Patch: parts[2]}
+	fl := Flight{Patch: id, Waits: []Wait{}}
+	locs := locations(f, Options{ClusterType: po.ClusterType, Component: po.Component, Patch: po.Patch})
+	if len(locs) == 0 {
+		return fl, nil
+	}
+	fl.At = locs[len(locs)-1]
+	var err error
+	if fl.Wave, err = promote.WaveOf(f, po); err != nil {
+		return fl, err
+	}
+	if history {
+		if err := fl.readHistory(ctx, opts.Git, po); err != nil {
+			return fl, err
+		}
+		if fl.Step == nil {
+			fl.Waits = append(fl.Waits, Wait{Kind: "commit", Node: fl.At, Message: "the commit of its first copy (strata rollout commits it)"})
+		}
+	}
+	policy := f.Config.RolloutAt(f.Config.Find(strings.Split(fl.At, "/")))
+	var since time.Time // when the last step's Applications became healthy
+	waiting := false
+	if opts.Live != nil {
+		since, waiting = fl.liveWait(f, opts.Live, po, locs)
+	}
+	if since.IsZero() && fl.Step != nil {
+		since = fl.Step.At // Argo CD does not say, or was not asked
+	}
+	if !waiting && !since.IsZero() && policy.Soak > 0 {
+		if until := since.Add(policy.Soak); until.After(opts.Now) {
+			fl.SoakUntil = &until
+			fl.SoakLeft = until.Sub(opts.Now).Round(time.Second).String()
+			fl.Waits = append(fl.Waits, Wait{Kind: "soak", Node: fl.At,
+				Message: fmt.Sprintf("soak until %s (%s left)", until.UTC().Format(time.RFC3339), fl.SoakLeft)})
+		}
+	}
+	po.Approve = true
+	plan, err := promote.Prepare(f, po)
+	switch {
+	case errors.Is(err, promote.ErrNothingToDo):
+		return fl, nil
+	case err != nil:
+		fl.Problem, _, _ = strings.Cut(err.Error(), "\n")
+		return fl, nil
+	}
+	fl.Next, fl.Folds = plan.Target, plan.Target == "" && plan.Integrated != ""
+	for _, g := range plan.Gates {
+		fl.Waits = append(fl.Waits, Wait{Kind: "gate", Node: g, Message: "approval at the manual gate " + g})
+	}
+	if fz := freeze.Holding(freezes, plan.Target); fz != nil {
+		fl.HeldBy = fmt.Sprintf("freeze of %s by %s: %s", fz.Scope(), fz.By, fz.Reason)
+	} else if opts.Alerts {
+		fl.HeldBy = stopWhen(ctx, f, plan.Target)
+	}
+	return fl, nil
+}
+
+// stopWhen reads the stopWhen conditions of a step into node and says the
+// first that holds it (or cannot be read: the rollout takes that for
+// holding), "" when none does.
+func stopWhen(ctx context.Context, f *fleet.Fleet, node string) string {
+	var n *fleet.Node
+	if node != "" {
+		n = f.Config.Find(strings.Split(node, "/"))
+	}
+	for _, c := range f.Config.RolloutAt(n).StopWhen {
+		alerts, err := readCondition(ctx, c)
+		if err != nil {
+			return fmt.Sprintf("stopWhen %s cannot be read: %v", c.Name, err)
+		}
+		if len(alerts) > 0 {
+			return fmt.Sprintf("stopWhen %s: %s", c.Name, alert.Describe(alerts))
+		}
+	}
+	return ""
+}
+
+// readHistory reads the commits that changed the patch's files, newest
+// first: the newest is its last step, the newest revert its last failure
+// (the reasons its Strata-Failed trailers give). One git log.
+func (fl *Flight) readHistory(ctx context.Context, g git.Runner, po promote.Options) error {
+	pattern := ":(glob)config/" + po.ClusterType + "/" + po.Component + "/**/" + strings.TrimSuffix(po.Patch, ".yaml") + ".yaml"
+	out, err := g.Run(ctx, "log", "--format=%x1e%H%x00%ct%x00%s%x00%b", "HEAD", "--", pattern)
+	if err != nil {
+		return err
+	}
+	for rec := range strings.SplitSeq(out, "\x1e") {
+		fields := strings.SplitN(rec, "\x00", 4)
+		if len(fields) < 4 {
+			continue
+		}
+		secs, err := strconv.ParseInt(fields[1], 10, 64)
+		if err != nil {
+			return fmt.Errorf("git log: commit %.12s has time %q", fields[0], fields[1])
+		}
+		c := Commit{Commit: fields[0], At: time.Unix(secs, 0).UTC(), Subject: fields[2]}
+		if fl.Step == nil {
+			fl.Step = &c
+		}
+		if !strings.HasPrefix(c.Subject, "Revert ") {
+			continue
+		}
+		var reasons []string
+		for l := range strings.SplitSeq(fields[3], "\n") {
+			if r, ok := strings.CutPrefix(l, FailedTrailer+": "); ok {
+				reasons = append(reasons, strings.TrimSpace(r))
+			}
+		}
+		reason := strings.Join(reasons, "; ")
+		if reason == "" {
+			reason = c.Subject + " (the commit gives no reason)"
+		}
+		fl.LastFailure = &Failed{Source: "revert", Commit: c.Commit, At: c.At, Reason: reason}
+		break
+	}
+	return nil
+}
+
+// liveWait adds the wait for the patch's Applications at its locations
+// that are not synced and healthy yet, and a failure among them as its
+// last failure; it returns when they all became synced and healthy, as
+// Argo CD says (zero when it does not say), and whether some are not yet.
+func (fl *Flight) liveWait(f *fleet.Fleet, rep *live.Report, po promote.Options, locs []string) (time.Time, bool) {
+	var since time.Time
+	total, done, unread, known := 0, 0, 0, true
+	var failed []string
+	for _, cell := range rep.Cells {
+		if cell.ClusterType != po.ClusterType || cell.Component != po.Component {
+			continue
+		}
+		for _, st := range cell.Apps {
+			c := f.Cluster(st.Cluster)
+			if c == nil || c.Target == nil || !under(c.Target.ID(), locs) {
+				continue
+			}
+			total++
+			switch st.State {
+			case live.Healthy:
+				done++
+			case live.Unreachable:
+				unread++
+			case live.Failed, live.Degraded:
+				failed = append(failed, fmt.Sprintf("%s on %s is %s: %s", st.Name, st.Cluster, st.State, st.Reason))
+			}
+			if t := healthySince(st); t.IsZero() {
+				known = false
+			} else if t.After(since) {
+				since = t
+			}
+		}
+	}
+	if len(failed) > 0 {
+		slices.Sort(failed)
+		fl.LastFailure = &Failed{Source: "live", Reason: strings.Join(failed, "; ")}
+	}
+	if done < total {
+		msg := fmt.Sprintf("%d of %d Applications to be synced and healthy", total-done, total)
+		if unread > 0 {
+			msg += fmt.Sprintf(" (%d unread: their Argo CD is unreachable)", unread)
+		}
+		fl.Waits = append(fl.Waits, Wait{Kind: "sync", Node: fl.At, Message: msg})
+		return time.Time{}, true
+	}
+	if !known {
+		return time.Time{}, false
+	}
+	return since, false
+}

@@ -1,0 +1,258 @@
+package rollout_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/rollout"
+)
+
+// t0 is when the history of flightRepo's commits starts.
+var t0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+
+// flightRepo is a fleet repository in a temporary directory: the fixture,
+// with a soak of 10m, committed at t0.
+type flightRepo struct {
+	*harness // its write alone: no API server
+}
+
+func newFlightRepo(t *testing.T) *flightRepo {
+	r := &flightRepo{&harness{t: t, dir: t.TempDir()}}
+	for p, data := range fixture {
+		if p == "config/config.yaml" {
+			data = strings.Replace(data, "cluster_types:", "rollout: {soak: 10m}\ncluster_types:", 1)
+		}
+		r.write(p, data)
+	}
+	r.git(t0, "init", "-q", "-b", "main")
+	r.commit(t0, "the fleet")
+	return r
+}
+
+func (r *flightRepo) git(at time.Time, args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = r.dir
+	date := at.Format(time.RFC3339)
+	cmd.Env = append(os.Environ(), append(gitEnv, "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// commit commits everything at the time at and returns the commit.
+func (r *flightRepo) commit(at time.Time, msg string) string {
+	r.git(at, "add", "-A")
+	r.git(at, "commit", "-q", "-m", msg)
+	return r.git(at, "rev-parse", "HEAD")
+}
+
+func (r *flightRepo) flights(opts rollout.FlightOptions) []rollout.Flight {
+	r.t.Helper()
+	root, err := os.OpenRoot(r.dir)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer root.Close()
+	f, err := fleet.Load(root.FS())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if opts.Git == nil {
+		opts.Git = rollout.ExecGit{Dir: r.dir, Env: gitEnv}
+	}
+	got, _, err := rollout.Flights(context.Background(), f, root.FS(), opts)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return got
+}
+
+const secondPatch = "config/workload/demo/integration/eu-west1/patch-001.yaml"
+
+func TestFlights(t *testing.T) {
+	at := func(d time.Duration) *time.Time { t := t0.Add(d); return &t }
+	for _, tc := range []struct {
+		name  string
+		setup func(r *flightRepo) rollout.FlightOptions
+		want  func(r *flightRepo) []rollout.Flight
+	}{{
+		name:  "nothing in flight is an empty list",
+		setup: func(r *flightRepo) rollout.FlightOptions { return rollout.FlightOptions{Now: t0} },
+		want:  func(*flightRepo) []rollout.Flight { return []rollout.Flight{} },
+	}, {
+		name: "a first copy not committed waits for its commit",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			r.write(firstPatch, patch)
+			return rollout.FlightOptions{Now: t0}
+		},
+		want: func(*flightRepo) []rollout.Flight {
+			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+				Waits: []rollout.Wait{{Kind: "commit", Node: "integration/us-east1", Message: "the commit of its first copy (strata rollout commits it)"}}}}
+		},
+	}, {
+		name: "a step soaks from its commit: 6m left of 10m",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			r.write(firstPatch, patch)
+			r.commit(t0.Add(time.Minute), "Start patch-001 of workload/demo at integration/us-east1")
+			return rollout.FlightOptions{Now: t0.Add(5 * time.Minute)}
+		},
+		want: func(r *flightRepo) []rollout.Flight {
+			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+				Step:      &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(time.Minute), Subject: "Start patch-001 of workload/demo at integration/us-east1"},
+				SoakUntil: at(11 * time.Minute), SoakLeft: "6m0s",
+				Waits: []rollout.Wait{{Kind: "soak", Node: "integration/us-east1", Message: "soak until 2026-11-26T12:11:00Z (6m0s left)"}}}}
+		},
+	}, {
+		name: "a soaked step before a manual gate waits for its approval, held by a freeze",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			r.write(firstPatch, patch)
+			r.commit(t0.Add(time.Minute), "Start patch-001")
+			r.write(secondPatch, patch)
+			r.commit(t0.Add(2*time.Minute), "Promote patch-001 to integration/eu-west1")
+			r.write("config/freezes.yaml", "freezes:\n  - {node: production, by: Jane <jane@example.com>, at: 2026-11-26T12:30:00Z, reason: 'INC-42: failover'}\n")
+			return rollout.FlightOptions{Now: t0.Add(time.Hour)}
+		},
+		want: func(r *flightRepo) []rollout.Flight {
+			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/eu-west1", Next: "production/us-east1",
+				Step:   &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(2 * time.Minute), Subject: "Promote patch-001 to integration/eu-west1"},
+				Waits:  []rollout.Wait{{Kind: "gate", Node: "production", Message: "approval at the manual gate production"}},
+				HeldBy: "freeze of production by Jane <jane@example.com>: INC-42: failover"}}
+		},
+	}, {
+		name: "a reverted step is the last failure, with the reasons of its trailers",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			r.write(firstPatch, patch)
+			r.commit(t0.Add(time.Minute), "Start patch-001")
+			r.write(secondPatch, patch)
+			step := r.commit(t0.Add(2*time.Minute), "Promote patch-001 to integration/eu-west1")
+			r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
+			r.git(t0.Add(3*time.Minute), "commit", "--amend", "-q", "--no-edit", "--trailer", "Strata-Failed: integration/eu-west1: Application demo on w2: sync failed")
+			return rollout.FlightOptions{Now: t0.Add(time.Hour)}
+		},
+		want: func(r *flightRepo) []rollout.Flight {
+			head := r.git(t0, "rev-parse", "HEAD")
+			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+				Step:        &rollout.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Promote patch-001 to integration/eu-west1"`},
+				Waits:       []rollout.Wait{},
+				LastFailure: &rollout.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/eu-west1: Application demo on w2: sync failed"}}}
+		},
+	}, {
+		name: "the live state: Applications not healthy yet, one failed",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			r.write(firstPatch, patch)
+			r.write(secondPatch, patch)
+			r.commit(t0.Add(time.Minute), "Start patch-001")
+			rep := &live.Report{Cells: []live.Cell{
+				{ClusterType: "workload", Target: "workload/integration/us-east1", Component: "demo", Apps: []live.AppState{
+					{Expected: live.Expected{Cluster: "w1", Name: "demo"}, State: live.Healthy}}},
+				{ClusterType: "workload", Target: "workload/integration/eu-west1", Component: "demo", Apps: []live.AppState{
+					{Expected: live.Expected{Cluster: "w2", Name: "demo"}, State: live.Failed, Reason: "sync failed: hook demo-migrate failed"}}},
+				{ClusterType: "workload", Target: "workload/production/us-east1", Component: "demo", Apps: []live.AppState{
+					{Expected: live.Expected{Cluster: "w3", Name: "demo"}, State: live.Degraded, Reason: "not this patch's"}}},
+			}}
+			return rollout.FlightOptions{Now: t0.Add(time.Hour), Live: rep}
+		},
+		want: func(r *flightRepo) []rollout.Flight {
+			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/eu-west1", Next: "production/us-east1",
+				Step:        &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(time.Minute), Subject: "Start patch-001"},
+				Waits:       []rollout.Wait{{Kind: "sync", Node: "integration/eu-west1", Message: "1 of 2 Applications to be synced and healthy"}, {Kind: "gate", Node: "production", Message: "approval at the manual gate production"}},
+				LastFailure: &rollout.Failed{Source: "live", Reason: "demo on w2 is failed: sync failed: hook demo-migrate failed"}}}
+		},
+	}, {
+		name: "the live state: healthy since Argo CD says, the soak counted from then",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			r.write(firstPatch, patch)
+			r.commit(t0.Add(time.Minute), "Start patch-001")
+			rep := &live.Report{Cells: []live.Cell{{ClusterType: "workload", Target: "workload/integration/us-east1", Component: "demo", Apps: []live.AppState{
+				{Expected: live.Expected{Cluster: "w1", Name: "demo"}, State: live.Healthy, Live: &live.App{FinishedAt: t0.Add(4 * time.Minute), HealthSince: t0.Add(5 * time.Minute)}}}}}}
+			return rollout.FlightOptions{Now: t0.Add(7 * time.Minute), Live: rep}
+		},
+		want: func(r *flightRepo) []rollout.Flight {
+			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+				Step:      &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(time.Minute), Subject: "Start patch-001"},
+				SoakUntil: at(15 * time.Minute), SoakLeft: "8m0s",
+				Waits: []rollout.Wait{{Kind: "soak", Node: "integration/us-east1", Message: "soak until 2026-11-26T12:15:00Z (8m0s left)"}}}}
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newFlightRepo(t)
+			opts := tc.setup(r)
+			if diff := cmp.Diff(tc.want(r), r.flights(opts)); diff != "" {
+				t.Errorf("flights (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFlightsWithoutHistory: a directory that is no Git repository has no
+// steps, soaks or reverts to read; the rest is the fleet's.
+func TestFlightsWithoutHistory(t *testing.T) {
+	r := newFlightRepo(t)
+	r.write(firstPatch, patch)
+	if err := os.RemoveAll(filepath.Join(r.dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	f, err := fleet.Load(root.FS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, history, err := rollout.Flights(context.Background(), f, root.FS(), rollout.FlightOptions{Git: rollout.ExecGit{Dir: r.dir, Env: append(gitEnv, "GIT_CEILING_DIRECTORIES="+filepath.Dir(r.dir))}, Now: t0})
+	if err != nil || history {
+		t.Fatalf("history %v, err %v; want none read, no error", history, err)
+	}
+	want := []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1", Waits: []rollout.Wait{}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("flights (-want +got):\n%s", diff)
+	}
+}
+
+// TestFlightsReadStopWhenOnlyWhenAsked: status must not call Alertmanager
+// or Prometheus unless asked (Alerts); asked, a firing condition holds
+// the next step.
+func TestFlightsReadStopWhenOnlyWhenAsked(t *testing.T) {
+	var firing atomic.Bool
+	firing.Store(true)
+	var asked atomic.Int32
+	inner := alertmanager(t, &firing).Config.Handler
+	am := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		asked.Add(1)
+		inner.ServeHTTP(w, req)
+	}))
+	t.Cleanup(am.Close)
+	r := newFlightRepo(t)
+	cfg, err := os.ReadFile(filepath.Join(r.dir, "config/config.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.write("config/config.yaml", strings.Replace(string(cfg), "rollout: {soak: 10m}",
+		"rollout:\n  soak: 10m\n  stopWhen:\n    - name: critical\n      alertmanager: {url: '"+am.URL+"', matchers: ['severity=\"critical\"']}", 1))
+	r.write(firstPatch, patch)
+	r.commit(t0.Add(time.Minute), "Start patch-001")
+	if got := r.flights(rollout.FlightOptions{Now: t0.Add(time.Hour)}); got[0].HeldBy != "" || asked.Load() != 0 {
+		t.Errorf("not asked: held by %q, Alertmanager asked %d times", got[0].HeldBy, asked.Load())
+	}
+	got := r.flights(rollout.FlightOptions{Now: t0.Add(time.Hour), Alerts: true})
+	if want := `stopWhen critical: HighErrorRate{cluster="w1", severity="critical"}: 5xx above 1%`; got[0].HeldBy != want || asked.Load() != 1 {
+		t.Errorf("asked: held by %q, want %q (Alertmanager asked %d times)", got[0].HeldBy, want, asked.Load())
+	}
+}
