@@ -81,6 +81,7 @@ func exitCode(err error) int {
 	var ge *promote.GateError
 	var pe *pin.GateError
 	var fe *freeze.FrozenError
+	var gap *promote.GapError
 	switch {
 	case errors.As(err, &ex):
 		return ex.code
@@ -90,7 +91,7 @@ func exitCode(err error) int {
 		return exitGate
 	case errors.As(err, &ue), errors.As(err, &un), cobraUsage(err):
 		return exitUsage
-	case errors.As(err, &ce), errors.As(err, &ve):
+	case errors.As(err, &ce), errors.As(err, &ve), errors.As(err, &gap):
 		return exitConfig
 	}
 	return exitFailure

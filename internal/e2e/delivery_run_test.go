@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -22,10 +23,16 @@ import (
 // watched line by line, runs in the background, and spokes that refuse a
 // version.
 
+// output is where strata's standard output goes: lines, a watchWriter.
+type output interface {
+	io.Writer
+	String() string
+}
+
 // strata runs the strata command line in-process, on the fleet repository
 // unless args start with --root, writing its standard output to out (a new
 // one when nil), and logs what it printed.
-func (e *Env) strata(ctx context.Context, out *lines, args ...string) Result {
+func (e *Env) strata(ctx context.Context, out output, args ...string) Result {
 	e.t.Helper()
 	if len(args) == 0 || args[0] != "--root" {
 		args = append([]string{"--root", e.Repo.Dir}, args...)

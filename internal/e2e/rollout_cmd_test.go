@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/strata-fleet/strata/internal/cli"
 	"github.com/strata-fleet/strata/internal/testenv"
 )
 
@@ -36,12 +35,7 @@ func (e *Env) rollout(ctx context.Context, cancelAt string, cancel func(), args 
 	e.t.Helper()
 	args = append(append([]string{"--root", e.Repo.Dir, "rollout", "spoke", "demo"}, args...),
 		"--remote", "origin", "--kubeconfig", e.Hub.API.Kubeconfig, "--context", testenv.ContextName, "--soak", "3s", "--timeout", "4m")
-	stdout := &watchWriter{want: cancelAt, seen: cancel}
-	var stderr bytes.Buffer
-	code := cli.MainContext(ctx, args, stdout, &stderr)
-	r := Result{Code: code, Stdout: stdout.String(), Stderr: stderr.String()}
-	e.t.Logf("strata %s: exit %d\n%s%s", strings.Join(args[2:], " "), code, indent(r.Stdout), indent(r.Stderr))
-	return r
+	return e.strata(ctx, &watchWriter{want: cancelAt, seen: cancel}, args...)
 }
 
 // watchWriter is a buffer that calls seen once a line containing want has
