@@ -91,7 +91,7 @@ self-contained page.`,
 			return o.run(cmd.Context())
 		},
 	}
-	o.live.addFlags(cmd.Flags(), "add what Argo CD says of every cell: synced at the last change, healthy, drifted or failed")
+	o.live.addFlags(cmd.Flags(), "add what Argo CD says of every cell: synced at the last change, healthy, drifted or failed; and the stopWhen conditions holding rollouts")
 	addOutputFlag(cmd.Flags(), &o.output, "")
 	cmd.Flags().StringSliceVar(&o.filter.Components, "component", nil, "show only these `COMPONENT`s (repeatable, or comma-separated)")
 	cmd.Flags().StringVar(&o.filter.Target, "target", "", "show only the targets that match `GLOB` (or whose parents do), as diff --target")
