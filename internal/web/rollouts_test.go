@@ -1,15 +1,21 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"html"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/web"
 )
 
 // TestRolloutsInFlight: the matrix page and /api/status show where each
@@ -71,5 +77,54 @@ func TestRolloutsInFlight(t *testing.T) {
 	}
 	if len(st.Rollouts) != 3 || st.Rollouts[0].Patch != "management-cluster/cert-manager/patch-001" || st.Rollouts[0].Step.Commit != revert {
 		t.Errorf("GET /api/status: rollouts %+v, want 3, the first's step %s", st.Rollouts, revert)
+	}
+}
+
+// TestRolloutsInFlightLive: with Options.Live, the rollouts in flight wait
+// for the Applications at the patch's locations and name a failed one.
+func TestRolloutsInFlightLive(t *testing.T) {
+	dir := t.TempDir()
+	if err := testfleet.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "config/clusters"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "config/clusters/mc-int.yaml"), "type: management-cluster\ntarget: integration/int-sector-1/us-central1\n")
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	reads := make(chan struct{}, 100)
+	liveFn := func(ctx context.Context, r *render.Renderer) (*live.Report, error) {
+		defer func() {
+			select {
+			case reads <- struct{}{}:
+			default:
+			}
+		}()
+		e := live.Expected{ArgoCD: "mc-int", Cluster: "mc-int", ClusterType: "management-cluster", Target: "integration/int-sector-1/us-central1",
+			Component: "cert-manager", Kind: "Application", Name: "cert-manager"}
+		app := live.AppState{Expected: e, State: live.Failed, Reason: "sync failed: the webhook refused it"}
+		return &live.Report{ArgoCDs: []*live.Instance{{Cluster: "mc-int", Namespace: "argocd"}},
+			Cells: []live.Cell{{ClusterType: e.ClusterType, Target: e.Target, Component: e.Component, State: app.State, Apps: []live.AppState{app}}}}, nil
+	}
+	s := web.New(web.Options{Dir: dir, FS: root.FS(), Live: liveFn, LiveInterval: 20 * time.Millisecond, Interval: time.Hour})
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	gen := s.Generation()
+	go s.Watch(ctx)
+	waitGeneration(t, s, gen, reads)
+	_, body := get(t, ts, "/")
+	for _, want := range []string{
+		`<td>1 of 1 Applications to be synced and healthy</td>`,
+		`<td class="problem">cert-manager on mc-int is failed: sync failed: the webhook refused it</td>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the matrix page lacks %q", want)
+		}
 	}
 }
