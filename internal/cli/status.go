@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -15,6 +16,7 @@ import (
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/status"
 )
 
@@ -48,6 +50,16 @@ context for a fleet with one Argo CD) and says per cell: uncommitted, waiting
 synced, healthy, drift (synced but out of sync), degraded, failed, missing or
 unreachable, with Argo CD's reasons below the matrix.
 
+Below it all, the rollouts in flight, one line per patch: where it is and its
+wave, what its next step waits for (its Applications to be synced and healthy,
+with --live; the soak, counted from the step's commit, or with --live from when
+Argo CD says they became healthy; a manual gate), the soak left, what holds it
+(a freeze in config/freezes.yaml; with --live, a stopWhen condition that
+holds, read from its Alertmanager or Prometheus) and its last failure (a
+failed Application, with --live; else the last revert of one of its steps,
+with the reason of its Strata-Failed trailers). All of it comes from the
+repository, its Git history and the clusters: no state is stored.
+
 On a terminal the table fits the window's width (COLUMNS sets it elsewhere) and
 is coloured. -o json prints the same data; --html FILE writes it as one
 self-contained page.`,
@@ -79,7 +91,7 @@ self-contained page.`,
 			return o.run(cmd.Context())
 		},
 	}
-	o.live.addFlags(cmd.Flags(), "add what Argo CD says of every cell: synced at the last change, healthy, drifted or failed")
+	o.live.addFlags(cmd.Flags(), "add what Argo CD says of every cell: synced at the last change, healthy, drifted or failed; and the stopWhen conditions holding rollouts")
 	addOutputFlag(cmd.Flags(), &o.output, "")
 	cmd.Flags().StringSliceVar(&o.filter.Components, "component", nil, "show only these `COMPONENT`s (repeatable, or comma-separated)")
 	cmd.Flags().StringVar(&o.filter.Target, "target", "", "show only the targets that match `GLOB` (or whose parents do), as diff --target")
@@ -107,6 +119,7 @@ func (o *statusOptions) run(ctx context.Context) error {
 		return err
 	}
 	var unread error
+	flights := rollout.FlightOptions{Git: git.Exec{Dir: r.dir}, Now: time.Now()}
 	if o.live.on {
 		rep, err := o.live.load(ctx, r.dir, rr, false)
 		if err != nil {
@@ -117,6 +130,10 @@ func (o *statusOptions) run(ctx context.Context) error {
 			return err
 		}
 		unread = noneRead(rep)
+		flights.Live, flights.Alerts = rep, true
+	}
+	if err := status.ReadRollouts(ctx, s, rr.Fleet, r.fsys, flights); err != nil {
+		return err
 	}
 	if err := o.write(s); err != nil {
 		return err

@@ -21,6 +21,9 @@
 // which plans the next promotion without touching anything. The result is
 // plain data that encodes as JSON; [WriteTable] prints it as a table that
 // fits a width, [WriteHTML] as a self-contained HTML page. The web UI
-// (package web) shows the same data. Target names, as every command takes
+// (package web) shows the same data. [ReadRollouts] adds where each
+// rollout in flight stands (package rollout's Flights: from the Git
+// history, and the live state when read); the table ends with them, the
+// JSON has them as "rollouts". Target names, as every command takes
 // them, are defined here too: [TargetName] and [FindTarget].
 package status

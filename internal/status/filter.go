@@ -6,6 +6,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -37,7 +38,7 @@ func (s *Status) Filter(f Filter) (*Status, error) {
 	}
 	var comps, targets, patches []string
 	matched := map[string]bool{}
-	out := &Status{Dimensions: s.Dimensions, Live: s.Live}
+	out := &Status{Dimensions: s.Dimensions, Live: s.Live, Rollouts: s.Rollouts, noHistory: s.noHistory}
 	for _, ct := range s.ClusterTypes {
 		keep := map[string]bool{}
 		for _, c := range ct.Components {
@@ -101,5 +102,6 @@ func (s *Status) Filter(f Filter) (*Status, error) {
 	if out.ClusterTypes == nil {
 		out.ClusterTypes = []ClusterType{}
 	}
+	out.Rollouts = slices.DeleteFunc(append([]rollout.Flight{}, s.Rollouts...), func(fl rollout.Flight) bool { return !out.shows(fl.Patch) })
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -22,6 +23,11 @@ type Status struct {
 	ClusterTypes []ClusterType `json:"clusterTypes"`
 	// Live is the live state (WithLive), when asked for.
 	Live *Live `json:"live,omitempty"`
+	// Rollouts are where the rollouts of the patches in flight stand
+	// (ReadRollouts; empty until read).
+	Rollouts []rollout.Flight `json:"rollouts"`
+	// noHistory: the rollouts were read without a Git history.
+	noHistory bool
 }
 
 // ClusterType is the matrix of one cluster type.
@@ -146,7 +152,7 @@ type Patch struct {
 
 // Compute returns the status of fleet f.
 func Compute(f *fleet.Fleet) (*Status, error) {
-	s := &Status{Dimensions: []string{}}
+	s := &Status{Dimensions: []string{}, Rollouts: []rollout.Flight{}}
 	for _, d := range f.Config.Dimensions {
 		s.Dimensions = append(s.Dimensions, d.Name)
 	}

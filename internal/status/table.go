@@ -45,6 +45,7 @@ func WriteTable(w io.Writer, s *Status, opts TableOptions) error {
 	if s.Live != nil {
 		tw.writeLive(s.Live)
 	}
+	tw.rollouts(s)
 	return tw.err
 }
 

@@ -171,7 +171,7 @@ func (s *Server) apiStatus(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, _ := s.statusOf(snap)
-	_ = enc.Encode(st)
+	_ = enc.Encode(s.withRollouts(r.Context(), snap, st))
 }
 
 func (s *Server) apiGeneration(w http.ResponseWriter, r *http.Request) {

@@ -61,6 +61,7 @@ func (s *Server) matrix(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, liveErr := s.statusOf(snap)
+	st = s.withRollouts(r.Context(), snap, st)
 	p, ok := pageOf(r, targets(st))
 	if !ok {
 		s.notFound(w, "the matrix has no page "+r.URL.Query().Get("page")+": it has pages 1 to "+strconv.Itoa(p.Pages))

@@ -1,0 +1,30 @@
+package web
+
+import (
+	"context"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/status"
+)
+
+// withRollouts is st with the rollouts in flight as they stand now
+// (status.ReadRollouts): read at each request, since soaks run down with
+// the clock and steps are committed without a change under config/ the
+// reload would see. With Options.Live, the last live state read gives the
+// waits for Applications, and the stopWhen conditions are read. A failure
+// is logged; the page shows the rest.
+func (s *Server) withRollouts(ctx context.Context, snap *snapshot, st *status.Status) *status.Status {
+	cp := *st
+	opts := rollout.FlightOptions{Git: git.Exec{Dir: s.opts.Dir}, Now: time.Now()}
+	if s.opts.Live != nil {
+		s.live.mu.RLock()
+		opts.Live, opts.Alerts = s.live.rep, true
+		s.live.mu.RUnlock()
+	}
+	if err := status.ReadRollouts(ctx, &cp, snap.fleet, s.opts.FS, opts); err != nil {
+		s.opts.Logger.Warn("reading the rollouts in flight", "err", err)
+	}
+	return &cp
+}

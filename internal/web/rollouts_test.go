@@ -1,0 +1,130 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"html"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/web"
+)
+
+// TestRolloutsInFlight: the matrix page and /api/status show where each
+// rollout in flight stands, from the repository's Git history read at the
+// request: a revert of a step with its reason, a freeze that holds the
+// next step.
+func TestRolloutsInFlight(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	if err := testfleet.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "fleet")
+	p := filepath.Join(dir, "config/management-cluster/cert-manager/stage/stage-sector-1/patch-001.yaml")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, p, string(data)+"# back at stage-sector-1\n")
+	git("add", ".")
+	git("commit", "-q", "-m", `Revert "Promote patch-001 to stage/stage-sector-2"`, "-m",
+		"Strata-Failed: stage/stage-sector-2: Application cert-manager on mc-stage2: sync failed")
+	revert := git("rev-parse", "HEAD")
+	write(t, filepath.Join(dir, "config/freezes.yaml"), "freezes:\n  - {node: stage, by: Jane <jane@example.com>, at: 2026-11-26T12:30:00Z, reason: 'INC-42: failover'}\n")
+	_, ts, _ := serveDir(t, dir)
+
+	code, body := get(t, ts, "/")
+	for _, want := range []string{
+		"<h2>Rollouts in flight</h2>",
+		`<a class="patch-link" href="/patch/management-cluster/cert-manager/patch-001">management-cluster/cert-manager/patch-001</a>`,
+		"reverted in " + revert[:12] + ": stage/stage-sector-2: Application cert-manager on mc-stage2: sync failed",
+		"freeze of stage by Jane <jane@example.com>: INC-42: failover",
+	} {
+		if !strings.Contains(html.UnescapeString(body), want) {
+			t.Errorf("GET /: %d, the page lacks %q", code, want)
+		}
+	}
+	_, body = get(t, ts, "/api/status")
+	var st struct {
+		Rollouts []struct {
+			Patch string
+			Step  struct{ Commit string }
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Rollouts) != 3 || st.Rollouts[0].Patch != "management-cluster/cert-manager/patch-001" || st.Rollouts[0].Step.Commit != revert {
+		t.Errorf("GET /api/status: rollouts %+v, want 3, the first's step %s", st.Rollouts, revert)
+	}
+}
+
+// TestRolloutsInFlightLive: with Options.Live, the rollouts in flight wait
+// for the Applications at the patch's locations and name a failed one.
+func TestRolloutsInFlightLive(t *testing.T) {
+	dir := t.TempDir()
+	if err := testfleet.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "config/clusters"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(dir, "config/clusters/mc-int.yaml"), "type: management-cluster\ntarget: integration/int-sector-1/us-central1\n")
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	reads := make(chan struct{}, 100)
+	liveFn := func(ctx context.Context, r *render.Renderer) (*live.Report, error) {
+		defer func() {
+			select {
+			case reads <- struct{}{}:
+			default:
+			}
+		}()
+		e := live.Expected{ArgoCD: "mc-int", Cluster: "mc-int", ClusterType: "management-cluster", Target: "integration/int-sector-1/us-central1",
+			Component: "cert-manager", Kind: "Application", Name: "cert-manager"}
+		app := live.AppState{Expected: e, State: live.Failed, Reason: "sync failed: the webhook refused it"}
+		return &live.Report{ArgoCDs: []*live.Instance{{Cluster: "mc-int", Namespace: "argocd"}},
+			Cells: []live.Cell{{ClusterType: e.ClusterType, Target: e.Target, Component: e.Component, State: app.State, Apps: []live.AppState{app}}}}, nil
+	}
+	s := web.New(web.Options{Dir: dir, FS: root.FS(), Live: liveFn, LiveInterval: 20 * time.Millisecond, Interval: time.Hour})
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	gen := s.Generation()
+	go s.Watch(ctx)
+	waitGeneration(t, s, gen, reads)
+	_, body := get(t, ts, "/")
+	for _, want := range []string{
+		`<td>1 of 1 Applications to be synced and healthy</td>`,
+		`<td class="problem">cert-manager on mc-int is failed: sync failed: the webhook refused it</td>`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the matrix page lacks %q", want)
+		}
+	}
+}
