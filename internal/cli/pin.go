@@ -260,7 +260,7 @@ func (o *pinOptions) print(rep pinReport) {
 		}
 	} else {
 		for _, g := range groupChanges(p.Changes) {
-			for _, l := range g.lines(3) {
+			for _, l := range g.lines(func(names []string) string { return nameList(names, false) }) {
 				fmt.Fprintf(w, "  %s\n", l)
 			}
 		}
@@ -305,10 +305,5 @@ func (o *pinOptions) printFollow(branch string, p *pin.Plan) {
 	if len(p.Clusters) == 0 {
 		return
 	}
-	names := p.Clusters
-	more := ""
-	if !o.verbose && len(names) > 5 {
-		names, more = names[:3], fmt.Sprintf(" and %d more clusters", len(names)-3)
-	}
-	fmt.Fprintf(o.stdout, "once the commit is on %s, the root objects of %s%s read the pin there and follow it (no bootstrap needed)\n", branch, strings.Join(names, ", "), more)
+	fmt.Fprintf(o.stdout, "once the commit is on %s, the root objects of %s read the pin there and follow it (no bootstrap needed)\n", branch, nameList(p.Clusters, o.verbose))
 }

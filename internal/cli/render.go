@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -165,21 +164,15 @@ func newRenderReport(res *output.Result, check bool) renderReport {
 }
 
 // completedLine says what completing an interrupted render did, or "".
-func completedLine(res *output.Result) string {
+func completedLine(res *output.Result, verbose bool) string {
 	if !res.Resumed {
 		return ""
 	}
 	if len(res.Completed) == 0 {
 		return "completed an interrupted render: its switch was done, its staging area is removed"
 	}
-	const shown = 5
-	list := res.Completed[:min(len(res.Completed), shown)]
-	more := ""
-	if n := len(res.Completed) - len(list); n > 0 {
-		more = fmt.Sprintf(" and %d more", n)
-	}
-	return fmt.Sprintf("completed the switch of an interrupted render: %s moved into place: %s%s",
-		count(len(res.Completed), "path of rendered/", "paths of rendered/"), strings.Join(list, ", "), more)
+	return fmt.Sprintf("completed the switch of an interrupted render: %s moved into place: %s",
+		count(len(res.Completed), "path of rendered/", "paths of rendered/"), nameList(res.Completed, verbose))
 }
 
 // rerender brings rendered/ up to date after a command changed config/:
@@ -209,12 +202,12 @@ func (o *renderOptions) report(res *output.Result) error {
 		for _, d := range p.Dirs {
 			fmt.Fprintf(o.stdout, "%-6s %s/\n", "extra", d)
 		}
-	} else if line := completedLine(res); line != "" && p.Empty() {
+	} else if line := completedLine(res, o.verbose); line != "" && p.Empty() {
 		fmt.Fprintf(o.stdout, "%s; rendered/ is up to date (%d targets)\n", line, res.Targets)
 	} else if p.Empty() {
 		fmt.Fprintf(o.stdout, "rendered/ is up to date (%d targets)\n", res.Targets)
 	} else {
-		if line := completedLine(res); line != "" {
+		if line := completedLine(res, o.verbose); line != "" {
 			fmt.Fprintln(o.stdout, line)
 		}
 		fmt.Fprintf(o.stdout, "rendered %d of %d targets: %d files created, %d updated, %d removed\n",
