@@ -181,7 +181,7 @@ func (o *pinOptions) run(ctx context.Context) error {
 		}
 		if !o.noRender {
 			if rep.Rendered, err = rerender(r, nil, nil); err != nil {
-				return fmt.Errorf("the pin is set but rendering failed (fix it, then run strata render): %w", err)
+				return fmt.Errorf("the pin is set but rendering failed (fix it, then run %s): %w", o.strata("render"), err)
 			}
 		}
 		if o.commit {
@@ -275,7 +275,7 @@ func (o *pinOptions) print(rep pinReport) {
 		o.printCommit(c, rep.Branch, p)
 		return
 	}
-	fmt.Fprintf(w, "next steps:\n  git add %s rendered/\n  git commit -m %q", p.File, pinSubject(p))
+	fmt.Fprintf(w, "next steps:\n  %[1]s add %[2]s rendered/\n  %[1]s commit -m %[3]q", o.gitCommand(), p.File, pinSubject(p))
 	approver := o.approver
 	if approver == "" {
 		approver = "Name <email>"
@@ -295,7 +295,7 @@ func (o *pinOptions) printCommit(c *promoteCommit, branch string, p *pin.Plan) {
 	}
 	fmt.Fprintf(o.stdout, "committed %s %s: %s\n", short(c.Commit), on, pinSubject(p))
 	if o.branch != "" {
-		fmt.Fprintf(o.stdout, "next: push it and open a pull request (git push -u origin %s)\n", c.Branch)
+		fmt.Fprintf(o.stdout, "next: push it and open a pull request (%s push -u origin %s)\n", o.gitCommand(), c.Branch)
 	}
 	o.printFollow(branch, p)
 }

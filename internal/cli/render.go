@@ -218,7 +218,7 @@ func (o *renderOptions) report(res *output.Result) error {
 		if len(p.Dirs) > 0 {
 			differ = count(len(p.Changes), "file", "files") + " and " + count(len(p.Dirs), "directory", "directories") + " differ"
 		}
-		return &exitError{code: exitFindings, msg: "rendered/ is out of date: " + differ + "; run strata render"}
+		return &exitError{code: exitFindings, msg: "rendered/ is out of date: " + differ + "; run " + o.strata("render")}
 	}
 	if o.check && !o.output.data() {
 		fmt.Fprintf(o.stdout, "rendered/ is up to date (%d targets)\n", res.Targets)
