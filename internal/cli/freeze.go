@@ -231,7 +231,7 @@ func (o *freezeOptions) print(rep freezeReport, subject string) error {
 	case rep.Pushed:
 		fmt.Fprintf(w, "committed and pushed %s: %s\n", short(rep.Commit), subject)
 	case rep.Commit != "":
-		fmt.Fprintf(w, "committed %s: %s\nnext: push it (git push) so that rollouts running from other clones see it\n", short(rep.Commit), subject)
+		fmt.Fprintf(w, "committed %s: %s\nnext: push it (%s push) so that rollouts running from other clones see it\n", short(rep.Commit), subject, o.gitCommand())
 	default:
 		fmt.Fprintf(w, "%s is written, not committed\n", freeze.File)
 	}

@@ -15,7 +15,16 @@ func nameList(names []string, verbose bool) string {
 	if verbose || len(names) <= shownNames+1 {
 		return strings.Join(names, ", ")
 	}
-	return fmt.Sprintf("%s and %d more (-v lists them)", strings.Join(names[:shownNames], ", "), len(names)-shownNames)
+	return shortList(names) + " (-v lists them)"
+}
+
+// shortList is names cut as nameList cuts them, without the hint at -v:
+// for text read elsewhere than on the terminal (a commit message).
+func shortList(names []string) string {
+	if len(names) <= shownNames+1 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shownNames], ", "), len(names)-shownNames)
 }
 
 // group collects items that print alike under one key, in the order the

@@ -3,6 +3,10 @@ package cli
 import (
 	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/pin"
 )
 
 func TestNameList(t *testing.T) {
@@ -20,6 +24,27 @@ func TestNameList(t *testing.T) {
 		if got := nameList(tc.names, tc.verbose); got != tc.want {
 			t.Errorf("nameList(%q, %v) = %q, want %q", tc.names, tc.verbose, got, tc.want)
 		}
+	}
+}
+
+// TestPinMessageListsAsTheTerminal checks that a pin's commit message cuts
+// a group's targets as the terminal does, without the hint at -v.
+func TestPinMessageListsAsTheTerminal(t *testing.T) {
+	var changes []pin.Change
+	for _, r := range []string{"r1", "r2", "r3", "r4", "r5"} {
+		changes = append(changes, pin.Change{ClusterType: "mc", Target: "prod/" + r, From: "main", To: "v2"})
+	}
+	changes = append(changes, pin.Change{ClusterType: "edge", Target: "prod/r1", From: "main", To: "v2"})
+	got := pinMessage(&pin.Plan{Node: "prod", Revision: "v2", Changes: changes, Gates: []string{"prod"}}, "Jane <jane@example.com>")
+	want := `Pin prod to v2
+
+mc, 5 targets: main -> v2 (prod/r1, prod/r2, prod/r3 and 2 more)
+edge prod/r1: main -> v2
+
+Approved-by: Jane <jane@example.com> for prod
+`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("pinMessage (-want +got):\n%s", diff)
 	}
 }
 

@@ -228,6 +228,25 @@ func (g *globals) commandLine() string {
 	return "strata " + rollout.ShellQuote(args...)
 }
 
+// strata is the strata command args as a message prints it for the user
+// to run next: with --root when the run had it, so that it works when
+// pasted where this one ran.
+func (g *globals) strata(args ...string) string {
+	if g.root != "" {
+		args = append([]string{"--root", g.root}, args...)
+	}
+	return "strata " + rollout.ShellQuote(args...)
+}
+
+// gitCommand is "git" as a message prints it for the user to run next:
+// with -C and the repository when the run had --root, as strata does.
+func (g *globals) gitCommand() string {
+	if g.root != "" {
+		return "git -C " + rollout.ShellQuote(g.root)
+	}
+	return "git"
+}
+
 // findRoot returns the repository directory: --root, or the nearest
 // directory from the working directory upwards holding config/config.yaml.
 func (g *globals) findRoot() (string, error) {

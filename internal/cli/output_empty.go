@@ -7,28 +7,19 @@ import (
 	"strings"
 )
 
-// emptyLists returns v with every nil slice and map that its JSON holds
-// made empty, so that a report prints an empty list as [] (and an empty
-// map as {}), never null, whichever package built it. The report is copied
-// first when it is not a pointer; what pointers reach is changed in place,
-// which only replaces a nil list with an empty one. Types that marshal
-// themselves (time.Time, unstructured objects) are left as they are.
+// emptyLists returns a copy of v in which every nil slice and map that its
+// JSON holds is empty, so that a report prints an empty list as [] (and an
+// empty map as {}), never null, whichever package built it. It copies
+// what it walks (structs, slices, maps, what pointers reach) rather than
+// change the report, which a running command (rollout's events) may still
+// read. Types that marshal themselves (time.Time, unstructured objects)
+// are kept as they are.
 func emptyLists(v any) any {
 	rv := reflect.ValueOf(v)
 	if !rv.IsValid() {
 		return v
 	}
-	if rv.Kind() != reflect.Pointer {
-		c := reflect.New(rv.Type()).Elem()
-		c.Set(rv)
-		rv = c
-		v = nil // the copy is returned
-	}
-	fillEmpty(rv, map[uintptr]bool{})
-	if v == nil {
-		return rv.Interface()
-	}
-	return v
+	return emptied(rv, map[uintptr]bool{}).Interface()
 }
 
 var (
@@ -36,75 +27,65 @@ var (
 	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
-// fillEmpty makes the nil slices and maps under v empty; seen holds the
-// pointers already walked (a report may share or loop through pointers).
-func fillEmpty(v reflect.Value, seen map[uintptr]bool) {
+// emptied is v with its nil slices and maps made empty, as a new value
+// of v's type; seen holds the pointers being walked (a report that loops
+// through pointers is left as it is at the loop).
+func emptied(v reflect.Value, seen map[uintptr]bool) reflect.Value {
 	t := v.Type()
 	if t.Implements(jsonMarshaler) || t.Implements(textMarshaler) ||
-		reflect.PointerTo(t).Implements(jsonMarshaler) && v.CanAddr() {
-		return
+		reflect.PointerTo(t).Implements(jsonMarshaler) || reflect.PointerTo(t).Implements(textMarshaler) {
+		return v
 	}
 	switch v.Kind() {
 	case reflect.Pointer:
 		if v.IsNil() || seen[v.Pointer()] {
-			return
+			return v
 		}
 		seen[v.Pointer()] = true
-		fillEmpty(v.Elem(), seen)
+		defer delete(seen, v.Pointer())
+		c := reflect.New(t.Elem())
+		c.Elem().Set(emptied(v.Elem(), seen))
+		return c
 	case reflect.Interface:
 		if v.IsNil() {
-			return
+			return v
 		}
-		// The value an interface holds cannot be set: walk a copy and put
-		// it back.
-		e := v.Elem()
-		c := reflect.New(e.Type()).Elem()
-		c.Set(e)
-		fillEmpty(c, seen)
-		if v.CanSet() {
-			v.Set(c)
-		}
+		c := reflect.New(t).Elem()
+		c.Set(emptied(v.Elem(), seen))
+		return c
 	case reflect.Struct:
+		c := reflect.New(t).Elem()
+		c.Set(v)
 		for i := range t.NumField() {
 			f := t.Field(i)
-			if !f.IsExported() {
+			if !f.IsExported() || f.Tag.Get("json") == "-" || strings.Contains(f.Tag.Get("json"), ",string") {
 				continue
 			}
-			tag := f.Tag.Get("json")
-			if tag == "-" || strings.Contains(tag, ",string") {
-				continue
-			}
-			fillEmpty(v.Field(i), seen)
+			c.Field(i).Set(emptied(v.Field(i), seen))
 		}
+		return c
 	case reflect.Slice:
-		if v.IsNil() {
-			if v.CanSet() && t.Elem().Kind() != reflect.Uint8 { // []byte is base64 text
-				v.Set(reflect.MakeSlice(t, 0, 0))
-			}
-			return
+		if t.Elem().Kind() == reflect.Uint8 { // []byte is base64 text
+			return v
 		}
+		c := reflect.MakeSlice(t, v.Len(), v.Len())
 		for i := range v.Len() {
-			fillEmpty(v.Index(i), seen)
+			c.Index(i).Set(emptied(v.Index(i), seen))
 		}
+		return c
 	case reflect.Array:
+		c := reflect.New(t).Elem()
 		for i := range v.Len() {
-			fillEmpty(v.Index(i), seen)
+			c.Index(i).Set(emptied(v.Index(i), seen))
 		}
+		return c
 	case reflect.Map:
-		if v.IsNil() {
-			if v.CanSet() {
-				v.Set(reflect.MakeMap(t))
-			}
-			return
-		}
-		// Map values cannot be set in place: walk a copy of each.
+		c := reflect.MakeMapWithSize(t, v.Len())
 		iter := v.MapRange()
 		for iter.Next() {
-			e := iter.Value()
-			c := reflect.New(e.Type()).Elem()
-			c.Set(e)
-			fillEmpty(c, seen)
-			v.SetMapIndex(iter.Key(), c)
+			c.SetMapIndex(iter.Key(), emptied(iter.Value(), seen))
 		}
+		return c
 	}
+	return v
 }

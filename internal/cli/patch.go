@@ -133,9 +133,9 @@ func (o *patchNewOptions) run() error {
 		fmt.Fprintf(o.stdout, "---\n%s", p.Data)
 	}
 	if p.Empty {
-		fmt.Fprintf(o.stdout, "next: write the change into %s, then strata render\n", p.Path)
+		fmt.Fprintf(o.stdout, "next: write the change into %s, then %s\n", p.Path, o.strata("render"))
 	} else {
-		fmt.Fprintf(o.stdout, "next: strata render, then strata promote %s %s %s\n", o.opts.ClusterType, o.opts.Component, p.Patch)
+		fmt.Fprintf(o.stdout, "next: %s, then %s\n", o.strata("render"), o.strata("promote", o.opts.ClusterType, o.opts.Component, p.Patch))
 	}
 	return nil
 }

@@ -181,7 +181,7 @@ func (o *pinOptions) run(ctx context.Context) error {
 		}
 		if !o.noRender {
 			if rep.Rendered, err = rerender(r, nil, nil); err != nil {
-				return fmt.Errorf("the pin is set but rendering failed (fix it, then run strata render): %w", err)
+				return fmt.Errorf("the pin is set but rendering failed (fix it, then run %s): %w", o.strata("render"), err)
 			}
 		}
 		if o.commit {
@@ -260,13 +260,13 @@ func (o *pinOptions) print(rep pinReport) {
 		}
 	} else {
 		for _, g := range groupChanges(p.Changes) {
-			for _, l := range g.lines(3) {
+			for _, l := range g.lines(func(names []string) string { return nameList(names, false) }) {
 				fmt.Fprintf(w, "  %s\n", l)
 			}
 		}
 	}
 	if rep.Rendered != nil {
-		if line := completedLine(rep.Rendered); line != "" {
+		if line := completedLine(rep.Rendered, o.verbose); line != "" {
 			fmt.Fprintln(w, line)
 		}
 		fmt.Fprintf(w, "rendered/: %d files created, %d updated, %d removed\n", rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
@@ -278,7 +278,7 @@ func (o *pinOptions) print(rep pinReport) {
 		o.printCommit(c, rep.Branch, p)
 		return
 	}
-	fmt.Fprintf(w, "next steps:\n  git add %s rendered/\n  git commit -m %q", p.File, pinSubject(p))
+	fmt.Fprintf(w, "next steps:\n  %[1]s add %[2]s rendered/\n  %[1]s commit -m %[3]q", o.gitCommand(), p.File, pinSubject(p))
 	approver := o.approver
 	if approver == "" {
 		approver = "Name <email>"
@@ -298,7 +298,7 @@ func (o *pinOptions) printCommit(c *promoteCommit, branch string, p *pin.Plan) {
 	}
 	fmt.Fprintf(o.stdout, "committed %s %s: %s\n", short(c.Commit), on, pinSubject(p))
 	if o.branch != "" {
-		fmt.Fprintf(o.stdout, "next: push it and open a pull request (git push -u origin %s)\n", c.Branch)
+		fmt.Fprintf(o.stdout, "next: push it and open a pull request (%s push -u origin %s)\n", o.gitCommand(), c.Branch)
 	}
 	o.printFollow(branch, p)
 }
@@ -308,10 +308,5 @@ func (o *pinOptions) printFollow(branch string, p *pin.Plan) {
 	if len(p.Clusters) == 0 {
 		return
 	}
-	names := p.Clusters
-	more := ""
-	if !o.verbose && len(names) > 5 {
-		names, more = names[:3], fmt.Sprintf(" and %d more clusters", len(names)-3)
-	}
-	fmt.Fprintf(o.stdout, "once the commit is on %s, the root objects of %s%s read the pin there and follow it (no bootstrap needed)\n", branch, strings.Join(names, ", "), more)
+	fmt.Fprintf(o.stdout, "once the commit is on %s, the root objects of %s read the pin there and follow it (no bootstrap needed)\n", branch, nameList(p.Clusters, o.verbose))
 }

@@ -72,7 +72,7 @@ func pinMessage(p *pin.Plan, approver string) string {
 	b.WriteString(pinSubject(p))
 	b.WriteString("\n\n")
 	for _, g := range groupChanges(p.Changes) {
-		for _, l := range g.lines(3) {
+		for _, l := range g.lines(shortList) {
 			fmt.Fprintf(&b, "%s\n", l)
 		}
 	}
@@ -95,34 +95,26 @@ type changeGroup struct {
 // groupChanges groups changes by cluster type and revisions, in the order
 // of their first target (rollout order).
 func groupChanges(changes []pin.Change) []*changeGroup {
-	var out []*changeGroup
-	index := map[[3]string]*changeGroup{}
+	var g group[[3]string]
 	for _, c := range changes {
-		k := [3]string{c.ClusterType, c.From, c.To}
-		g := index[k]
-		if g == nil {
-			g = &changeGroup{clusterType: c.ClusterType, from: c.From, to: c.To}
-			index[k] = g
-			out = append(out, g)
-		}
-		g.targets = append(g.targets, c.Target)
+		g.add([3]string{c.ClusterType, c.From, c.To}, c.Target)
+	}
+	out := make([]*changeGroup, len(g.keys))
+	for i, k := range g.keys {
+		out[i] = &changeGroup{clusterType: k[0], from: k[1], to: k[2], targets: g.names[k]}
 	}
 	return out
 }
 
-// lines is the group as a line per target when it has at most shown
-// targets, else as one line naming shown of them.
-func (g *changeGroup) lines(shown int) []string {
-	if len(g.targets) <= shown {
+// lines is the group as a line per target when it has few, else as one
+// line with the targets summarised (list: nameList or shortList).
+func (g *changeGroup) lines(list func([]string) string) []string {
+	if len(g.targets) <= shownNames {
 		out := make([]string, len(g.targets))
 		for i, t := range g.targets {
 			out[i] = fmt.Sprintf("%s %s: %s -> %s", g.clusterType, t, short(g.from), short(g.to))
 		}
 		return out
 	}
-	names := strings.Join(g.targets[:min(shown, len(g.targets))], ", ")
-	if more := len(g.targets) - shown; more > 0 {
-		names += fmt.Sprintf(" and %d more", more)
-	}
-	return []string{fmt.Sprintf("%s, %d targets: %s -> %s (%s)", g.clusterType, len(g.targets), short(g.from), short(g.to), names)}
+	return []string{fmt.Sprintf("%s, %d targets: %s -> %s (%s)", g.clusterType, len(g.targets), short(g.from), short(g.to), list(g.targets))}
 }

@@ -225,7 +225,7 @@ func (o *promoteOptions) run() error {
 		o.print(rep.Plan)
 	}
 	if rep.Rendered != nil {
-		if line := completedLine(rep.Rendered); line != "" {
+		if line := completedLine(rep.Rendered, o.verbose); line != "" {
 			fmt.Fprintln(o.stdout, line)
 		}
 		fmt.Fprintf(o.stdout, "rendered/: %d files created, %d updated, %d removed\n", rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
@@ -257,7 +257,7 @@ func (o *promoteOptions) finish(r *repo, ops promote.FileOps, gr git.Repo, rep *
 		p = rep.Resumed
 	}
 	step := &action.Step{Dir: r.dir, FS: r.fsys, Ops: ops, Config: parsed, Rendered: renderedHook,
-		Retry: "run strata promote --resume to finish the promotion"}
+		Retry: "run " + o.strata("promote", "--resume") + " to finish the promotion"}
 	if o.noRender {
 		if err := promote.Finish(ops); err != nil {
 			return err
@@ -285,7 +285,7 @@ func (o *promoteOptions) finish(r *repo, ops promote.FileOps, gr git.Repo, rep *
 // (docs/review-flow.md).
 func (o *promoteOptions) printNextSteps(p *promote.Plan) {
 	w := o.stdout
-	fmt.Fprintf(w, "next steps:\n  git add config/%s/%s rendered/\n  git commit -m %q", p.ClusterType, p.Component, promote.Subject(p))
+	fmt.Fprintf(w, "next steps:\n  %[1]s add config/%[2]s/%[3]s rendered/\n  %[1]s commit -m %[4]q", o.gitCommand(), p.ClusterType, p.Component, promote.Subject(p))
 	for _, g := range p.Gates {
 		fmt.Fprintf(w, " --trailer %q", "Approved-by: "+o.opts.Approver+" for "+g)
 	}

@@ -77,6 +77,6 @@ func (o *promoteOptions) printCommit(c *promoteCommit) {
 	}
 	fmt.Fprintf(o.stdout, "committed %s %s: %s\n", short(c.Commit), on, subject)
 	if o.branch != "" {
-		fmt.Fprintf(o.stdout, "next: push it and open a pull request (git push -u origin %s)\n", c.Branch)
+		fmt.Fprintf(o.stdout, "next: push it and open a pull request (%s push -u origin %s)\n", o.gitCommand(), c.Branch)
 	}
 }

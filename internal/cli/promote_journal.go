@@ -27,7 +27,7 @@ func (o *promoteOptions) unfinished(ops promote.FileOps, rep *promoteReport) (do
 		if o.output.data() {
 			return true, o.output.write(o.stdout, rep)
 		}
-		fmt.Fprintf(o.stdout, "unfinished: %s\nstrata promote --resume finishes it:\n", pending.Describe())
+		fmt.Fprintf(o.stdout, "unfinished: %s\n%s finishes it:\n", pending.Describe(), o.strata("promote", "--resume"))
 		o.print(pending.Plan)
 		return true, nil
 	}
@@ -80,7 +80,7 @@ func (g *globals) warnUnfinished(r *repo) {
 	case err != nil:
 		fmt.Fprintf(g.stderr, "warning: %v\n", err)
 	case j != nil:
-		fmt.Fprintf(g.stderr, "warning: %s: run strata promote --resume to finish it\n", j.Describe())
+		fmt.Fprintf(g.stderr, "warning: %s: run %s to finish it\n", j.Describe(), g.strata("promote", "--resume"))
 	}
 }
 

@@ -3,7 +3,6 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -166,21 +165,15 @@ func newRenderReport(res *output.Result, check bool) renderReport {
 
 // completedLine says what completing an interrupted render did, or "":
 // render, promote and pin say it before what they changed.
-func completedLine(rep *renderReport) string {
+func completedLine(rep *renderReport, verbose bool) string {
 	if !rep.Resumed {
 		return ""
 	}
 	if len(rep.Completed) == 0 {
 		return "completed an interrupted render: its switch was done, its staging area is removed"
 	}
-	const shown = 5
-	list := rep.Completed[:min(len(rep.Completed), shown)]
-	more := ""
-	if n := len(rep.Completed) - len(list); n > 0 {
-		more = fmt.Sprintf(" and %d more", n)
-	}
-	return fmt.Sprintf("completed the switch of an interrupted render: %s moved into place: %s%s",
-		count(len(rep.Completed), "path of rendered/", "paths of rendered/"), strings.Join(list, ", "), more)
+	return fmt.Sprintf("completed the switch of an interrupted render: %s moved into place: %s",
+		count(len(rep.Completed), "path of rendered/", "paths of rendered/"), nameList(rep.Completed, verbose))
 }
 
 // rerender brings rendered/ up to date after a command changed config/:
@@ -210,12 +203,12 @@ func (o *renderOptions) report(res *output.Result) error {
 		for _, d := range p.Dirs {
 			fmt.Fprintf(o.stdout, "%-6s %s/\n", "extra", d)
 		}
-	} else if line := completedLine(&rep); line != "" && p.Empty() {
+	} else if line := completedLine(&rep, o.verbose); line != "" && p.Empty() {
 		fmt.Fprintf(o.stdout, "%s; rendered/ is up to date (%d targets)\n", line, res.Targets)
 	} else if p.Empty() {
 		fmt.Fprintf(o.stdout, "rendered/ is up to date (%d targets)\n", res.Targets)
 	} else {
-		if line := completedLine(&rep); line != "" {
+		if line := completedLine(&rep, o.verbose); line != "" {
 			fmt.Fprintln(o.stdout, line)
 		}
 		fmt.Fprintf(o.stdout, "rendered %d of %d targets: %d files created, %d updated, %d removed\n",
@@ -226,7 +219,7 @@ func (o *renderOptions) report(res *output.Result) error {
 		if len(p.Dirs) > 0 {
 			differ = count(len(p.Changes), "file", "files") + " and " + count(len(p.Dirs), "directory", "directories") + " differ"
 		}
-		return &exitError{code: exitFindings, msg: "rendered/ is out of date: " + differ + "; run strata render"}
+		return &exitError{code: exitFindings, msg: "rendered/ is out of date: " + differ + "; run " + o.strata("render")}
 	}
 	if o.check && !o.output.data() {
 		fmt.Fprintf(o.stdout, "rendered/ is up to date (%d targets)\n", res.Targets)

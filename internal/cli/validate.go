@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -90,7 +89,7 @@ func (o *validateOptions) run() error {
 			return err
 		}
 	} else {
-		printFindings(o.stdout, rep.Findings)
+		printFindings(o.stdout, rep.Findings, o.verbose)
 		fmt.Fprintf(o.stdout, "checked %s of %s against the Argo CD %s schemas: %s\n",
 			plural(rep.Resources, "resource"), plural(rep.Targets, "target"), rep.ArgoCD, countSummary(rep))
 	}
@@ -115,7 +114,7 @@ func plural(n int, word string) string {
 // printFindings prints findings grouped by file. A finding that repeats one
 // printed for an earlier file (the same field, message and source in another
 // target) is not printed again: the first one lists the other files.
-func printFindings(w io.Writer, findings []validate.Finding) {
+func printFindings(w io.Writer, findings []validate.Finding, verbose bool) {
 	type key struct{ sev, check, rule, path, msg, source string }
 	first := map[key]int{} // key -> index of its first finding
 	also := map[int][]string{}
@@ -153,12 +152,7 @@ func printFindings(w io.Writer, findings []validate.Finding) {
 			fmt.Fprintf(w, "    %s\n", f.Source)
 		}
 		if others := also[i]; len(others) > 0 {
-			shown := others[:min(len(others), 3)]
-			more := ""
-			if len(others) > len(shown) {
-				more = fmt.Sprintf(" and %d more", len(others)-len(shown))
-			}
-			fmt.Fprintf(w, "    also in %s%s\n", strings.Join(shown, ", "), more)
+			fmt.Fprintf(w, "    also in %s\n", nameList(others, verbose))
 		}
 	}
 }
