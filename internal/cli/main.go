@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -40,18 +41,18 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 		return 0
 	}
 	if jsonOutput(ran) {
-		printJSONError(stderr, err)
+		printJSONError(stderr, err, g.clean)
 		return exitCode(err)
 	}
 	var ex *exitError
 	if errors.As(err, &ex) {
 		if ex.msg != "" {
-			fmt.Fprintf(stderr, "strata: %s\n", kube.Scrub(ex.msg))
+			fmt.Fprintf(stderr, "strata: %s\n", g.clean(ex.msg))
 		}
 		return ex.code
 	}
 	// A report as data lists every error: a script reads them all.
-	printError(stderr, err, g.verbose || outputFormat(outputFlag(ran)).data())
+	printError(stderr, err, g.verbose || outputFormat(outputFlag(ran)).data(), g.clean)
 	return exitCode(err)
 }
 
@@ -71,7 +72,7 @@ const shownErrors = 20
 // printError prints err as "strata: <first line>" then its details; joined
 // errors each get their own block, after a line that says how many there
 // are, and how many of them are shown.
-func printError(w io.Writer, err error, all bool) {
+func printError(w io.Writer, err error, all bool, clean func(string) string) {
 	errs := errorList(err)
 	total := len(errs)
 	switch {
@@ -82,14 +83,31 @@ func printError(w io.Writer, err error, all bool) {
 		fmt.Fprintf(w, "strata: %d errors\n", total)
 	}
 	for _, e := range errs {
-		// Errors from client-go and kubeconfigs may hold credentials.
-		msg := strings.TrimRight(kube.Scrub(e.Error()), "\n")
+		msg := strings.TrimRight(clean(e.Error()), "\n")
 		fmt.Fprintf(w, "strata: %s\n", escapeControls(msg))
 	}
 	if len(errs) < total {
 		fmt.Fprintf(w, "strata: %d of %d errors shown\n", len(errs), total)
 	}
 }
+
+// clean is an error message as strata prints it: without the credentials
+// errors from client-go and kubeconfigs may hold, and with the next
+// commands the libraries name (strata promote --resume...) repeating
+// --root, so that they work when pasted where this run was started.
+func (g *globals) clean(msg string) string {
+	msg = kube.Scrub(msg)
+	if g.root == "" {
+		return msg
+	}
+	return libraryHint.ReplaceAllStringFunc(msg, func(m string) string {
+		return strings.Replace(m, "strata ", "strata --root "+rollout.ShellQuote(g.root)+" ", 1)
+	})
+}
+
+// libraryHint matches a strata command a library names in a message for
+// the user to run next; the CLI's own hints already carry --root.
+var libraryHint = regexp.MustCompile(`\bstrata (promote|pin|render|rollout|freeze|unfreeze)\b`)
 
 // errorList is the errors err joins, or err alone.
 func errorList(err error) []error {
