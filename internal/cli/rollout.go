@@ -28,6 +28,7 @@ type rolloutOptions struct {
 	namespace           string
 	output              outputFormat
 	all                 bool
+	w                   watchOptions
 }
 
 func newRolloutCmd(g *globals) *cobra.Command {
@@ -94,7 +95,7 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
   # From a scheduled CI job: what can be done now (exit 0 done, 6 in progress)
   strata rollout --all --once --on-failure revert`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if o.all {
+			if o.all || o.w.watch {
 				return cobra.NoArgs(cmd, args)
 			}
 			return cobra.ExactArgs(3)(cmd, args)
@@ -104,7 +105,7 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 			if err := o.validate(cmd); err != nil {
 				return err
 			}
-			if !o.all {
+			if !o.all && !o.w.watch {
 				o.opts.ClusterType, o.opts.Component, o.opts.Patch = args[0], args[1], args[2]
 			}
 			return o.run(cmd.Context())
@@ -127,7 +128,11 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 	addClusterContextFlag(f, &o.clusterContexts)
 	f.StringVar(&o.namespace, "argocd-namespace", live.DefaultNamespace, "the namespace of Argo CD's Applications")
 	addOutputFlag(f, &o.output, "json: one event per line; yaml: one document per event")
-	cmd.MarkFlagsMutuallyExclusive("once", "dry-run")
+	f.BoolVar(&o.w.watch, "watch", false, "keep running: fetch the remote every --interval and roll out every patch in flight as it is pushed, until SIGTERM (implies --all)")
+	f.DurationVar(&o.w.interval, "interval", time.Minute, "with --watch, how often the remote is fetched for new patches")
+	f.StringVar(&o.w.metricsAddr, "metrics-addr", "", "with --watch, the `HOST:PORT` serving Prometheus metrics at /metrics and /healthz (default: none)")
+	f.StringVar(&o.w.lease, "lease", "", "with --watch, elect a leader among runners through this Kubernetes Lease, `NAMESPACE/NAME` (only the leader drives rollouts)")
+	cmd.MarkFlagsMutuallyExclusive("once", "dry-run", "watch")
 	return cmd
 }
 
@@ -141,6 +146,14 @@ func (o *rolloutOptions) validate(cmd *cobra.Command) error {
 		o.opts.Revert = true
 	default:
 		return usageErrorf("--on-failure %s: stop or revert", o.onFailure)
+	}
+	for _, name := range []string{"interval", "metrics-addr", "lease"} {
+		if cmd.Flags().Changed(name) && !o.w.watch {
+			return usageErrorf("--%s goes with --watch", name)
+		}
+	}
+	if o.w.watch && o.w.interval <= 0 {
+		return usageErrorf("--interval %s: want a positive duration", o.w.interval)
 	}
 	if cmd.Flags().Changed("soak") {
 		o.opts.Soak = &o.soak
@@ -172,7 +185,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		}
 	}
 	var writeLock func(context.Context) (func(), error)
-	if !o.opts.DryRun && !o.all {
+	if !o.opts.DryRun && !o.all && !o.w.watch {
 		// The patch's own lock is held throughout: a second run of the same
 		// patch is refused, naming this one. The repository's lock is taken
 		// only while a step writes (Env.Lock), never while it waits.
@@ -196,6 +209,10 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	defer p.close()
 	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir}, Connect: kc.Connect(f),
 		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock}
+	if o.w.watch {
+		env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
+		return o.runWatch(ctx, env, kc)
+	}
 	if o.all {
 		if !o.opts.DryRun {
 			env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)

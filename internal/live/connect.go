@@ -68,17 +68,17 @@ type Kubeconfig struct {
 // first found: k.Contexts[name]; the cluster's context: in the inventory; a
 // context of the kubeconfig named like the cluster; and, when the fleet has
 // one Argo CD only, k.Context or the current context. A cluster with none
-// of them is not guessed at: Connect says what to add.
+// of them is not guessed at: Connect says what to add. In a pod without a
+// kubeconfig, the pod's service account (incluster.go).
 func (k Kubeconfig) Connect(f *fleet.Fleet) Connect {
 	single := len(ArgoCDs(f)) == 1
 	return func(c *fleet.Cluster) (dynamic.Interface, error) {
-		rules := clientcmd.NewDefaultClientConfigLoadingRules()
-		if k.Path != "" {
-			rules.ExplicitPath = k.Path
+		if k.inCluster() {
+			return k.connectInCluster(f, c)
 		}
-		raw, err := kube.Load(rules)
+		raw, rules, err := k.load()
 		if err != nil {
-			return nil, fmt.Errorf("reading the kubeconfig: %w", err)
+			return nil, err
 		}
 		name, err := k.contextOf(c, single, raw.Contexts, raw.CurrentContext)
 		if err != nil {

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -61,31 +62,46 @@ func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
 	events := env.Events
 	var wg sync.WaitGroup
 	for i, id := range patches {
-		out[i].Patch = id
 		e := env
 		e.Events = func(ev Event) {
-			ev.Patch = id
 			mu.Lock()
 			defer mu.Unlock()
 			if events != nil {
 				events(ev)
 			}
 		}
-		o := opts
-		parts := strings.SplitN(id, "/", 3)
-		o.ClusterType, o.Component, o.Patch = parts[0], parts[1], parts[2]
-		wg.Go(func() {
-			if env.Hold != nil && !o.DryRun {
-				release, err := env.Hold(ctx, id)
-				if err != nil {
-					out[i].Err = err
-					return
-				}
-				defer release()
-			}
-			out[i].Result, out[i].Err = Run(ctx, e, o)
-		})
+		wg.Go(func() { out[i] = RunPatch(ctx, e, opts, id) })
 	}
 	wg.Wait()
 	return out, nil
+}
+
+// RunPatch is one patch's rollout of RunAll, and of a runner that keeps
+// delivering (package runner): patch is <type>/<component>/<patch>, taken
+// under its lock (Env.Hold), its events carrying it.
+func RunPatch(ctx context.Context, env Env, opts Options, patch string) PatchResult {
+	out := PatchResult{Patch: patch}
+	events := env.Events
+	env.Events = func(ev Event) {
+		ev.Patch = patch
+		if events != nil {
+			events(ev)
+		}
+	}
+	parts := strings.SplitN(patch, "/", 3)
+	if len(parts) != 3 {
+		out.Err = fmt.Errorf("patch %q: want <cluster type>/<component>/<patch>", patch)
+		return out
+	}
+	opts.ClusterType, opts.Component, opts.Patch = parts[0], parts[1], parts[2]
+	if env.Hold != nil && !opts.DryRun {
+		release, err := env.Hold(ctx, patch)
+		if err != nil {
+			out.Err = err
+			return out
+		}
+		defer release()
+	}
+	out.Result, out.Err = Run(ctx, env, opts)
+	return out
 }

@@ -1,0 +1,138 @@
+package runner
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/strata-fleet/strata/internal/rollout"
+)
+
+// Metrics are a runner's Prometheus metrics, made from the rollouts'
+// events (Observe):
+//
+//   - strata_rollouts_in_flight: rollouts running now;
+//   - strata_rollout_steps_total: steps committed and pushed;
+//   - strata_rollout_step_duration_seconds: from a step's push to its
+//     Applications all synced at its commit and healthy;
+//   - strata_rollout_failures_total{reason}: steps failed ("step") and
+//     rollouts ended by another error ("error");
+//   - strata_rollout_reaction_seconds: from the moment a step was done
+//     (its last Application healthy, soak and checks passed: the last of
+//     those events) to the next step's push;
+//   - strata_runner_leader: 1 while this runner holds the Lease (or runs
+//     without one).
+type Metrics struct {
+	reg      *prometheus.Registry
+	inFlight prometheus.Gauge
+	steps    prometheus.Counter
+	duration prometheus.Histogram
+	failures *prometheus.CounterVec
+	reaction prometheus.Histogram
+	leader   prometheus.Gauge
+
+	mu sync.Mutex
+	// pushed is when each patch's step in progress was pushed, done when
+	// its last step was done (zero when none yet).
+	pushed, done map[string]time.Time
+	health       error
+}
+
+// NewMetrics returns a runner's metrics, registered on a registry of
+// their own.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		reg: prometheus.NewRegistry(),
+		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_rollouts_in_flight",
+			Help: "Rollouts running now."}),
+		steps: prometheus.NewCounter(prometheus.CounterOpts{Name: "strata_rollout_steps_total",
+			Help: "Steps committed and pushed."}),
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "strata_rollout_step_duration_seconds",
+			Help:    "From a step's push to its Applications synced at its commit and healthy.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 14)}),
+		failures: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_rollout_failures_total",
+			Help: "Steps that failed (reason step) and rollouts ended by another error (reason error)."}, []string{"reason"}),
+		reaction: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "strata_rollout_reaction_seconds",
+			Help:    "From a step done (last Application healthy, soak and checks passed) to the next step's push.",
+			Buckets: []float64{0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300}}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_runner_leader",
+			Help: "1 while this runner drives the rollouts (holds the Lease, or runs without one)."}),
+		pushed: map[string]time.Time{}, done: map[string]time.Time{},
+	}
+	m.reg.MustRegister(m.inFlight, m.steps, m.duration, m.failures, m.reaction, m.leader)
+	m.failures.WithLabelValues("step")
+	m.failures.WithLabelValues("error")
+	return m
+}
+
+// Observe counts one event of a rollout.
+func (m *Metrics) Observe(e rollout.Event) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	switch e.Kind {
+	case rollout.KindPromoted:
+		m.steps.Inc()
+		if done := m.done[e.Patch]; !done.IsZero() {
+			m.reaction.Observe(e.Time.Sub(done).Seconds())
+		}
+		m.pushed[e.Patch], m.done[e.Patch] = e.Time, time.Time{}
+	case rollout.KindHealthy:
+		if pushed := m.pushed[e.Patch]; !pushed.IsZero() {
+			m.duration.Observe(e.Time.Sub(pushed).Seconds())
+			m.pushed[e.Patch] = time.Time{}
+		}
+		m.done[e.Patch] = e.Time
+	case rollout.KindSoaked, rollout.KindUnhealthy, rollout.KindUnwatched:
+		m.done[e.Patch] = e.Time
+	case rollout.KindCheck:
+		if e.Passed {
+			m.done[e.Patch] = e.Time
+		}
+	case rollout.KindFailed:
+		m.failures.WithLabelValues("step").Inc()
+		m.pushed[e.Patch], m.done[e.Patch] = time.Time{}, time.Time{}
+	case rollout.KindDone, rollout.KindGate:
+		delete(m.pushed, e.Patch)
+		delete(m.done, e.Patch)
+	}
+}
+
+// setHealth records how the runner's last look for patches went.
+func (m *Metrics) setHealth(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.health = err
+}
+
+// SetLeader records whether this runner drives the rollouts.
+func (m *Metrics) SetLeader(leading bool) {
+	if leading {
+		m.leader.Set(1)
+	} else {
+		m.leader.Set(0)
+	}
+}
+
+// Handler serves the metrics at /metrics and the runner's health at
+// /healthz: 200 "ok", or 503 with why its last look for patches failed
+// (the remote could not be fetched, the repository not loaded).
+func (m *Metrics) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		m.mu.Lock()
+		err := m.health
+		m.mu.Unlock()
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(err.Error() + "\n"))
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	return mux
+}

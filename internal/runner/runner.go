@@ -1,0 +1,222 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"k8s.io/utils/clock"
+
+	"github.com/strata-fleet/strata/internal/action"
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/rollout"
+)
+
+// DefaultInterval is how often a runner looks for new patches.
+const DefaultInterval = time.Minute
+
+// Options configure a runner.
+type Options struct {
+	// Env and Rollout are every rollout's (Rollout's patch is set per
+	// patch); Env.Events receives all their events, one at a time.
+	Env     rollout.Env
+	Rollout rollout.Options
+	// Interval is how often the remote is fetched for new patches
+	// (default DefaultInterval).
+	Interval time.Duration
+	// Metrics, when set, observe every event and the runner's health.
+	Metrics *Metrics
+	// Ended, when set, is told each rollout's end.
+	Ended func(rollout.PatchResult)
+	Log   *slog.Logger
+}
+
+// runner is one Run.
+type runner struct {
+	o      Options
+	events sync.Mutex
+	mu     sync.Mutex
+	// running are the patches whose rollout runs; ended the patches whose
+	// rollout ended, with the key (last commit of their files) then.
+	running map[string]bool
+	ended   map[string]string
+	wg      sync.WaitGroup
+}
+
+// Run keeps delivering until ctx ends, then waits for its rollouts to stop
+// (they stop at once: a step interrupted mid-write is completed by the
+// next run from its journal). It returns ctx's cause.
+func Run(ctx context.Context, o Options) error {
+	if o.Interval <= 0 {
+		o.Interval = DefaultInterval
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Env.Clock == nil {
+		o.Env.Clock = clock.RealClock{}
+	}
+	r := &runner{o: o, running: map[string]bool{}, ended: map[string]string{}}
+	events := o.Env.Events
+	r.o.Env.Events = func(e rollout.Event) {
+		r.events.Lock()
+		defer r.events.Unlock()
+		if o.Metrics != nil {
+			o.Metrics.Observe(e)
+		}
+		if events != nil {
+			events(e)
+		}
+	}
+	tick := o.Env.Clock.NewTicker(o.Interval)
+	defer tick.Stop()
+	for {
+		err := r.tick(ctx)
+		if err != nil && ctx.Err() == nil {
+			o.Log.Warn("looking for patches in flight", "error", err)
+		}
+		if o.Metrics != nil {
+			o.Metrics.setHealth(err)
+		}
+		select {
+		case <-ctx.Done():
+			r.wg.Wait()
+			return context.Cause(ctx)
+		case <-tick.C():
+		}
+	}
+}
+
+// tick brings the work tree up to its upstream and starts the rollouts of
+// the patches in flight that none runs.
+func (r *runner) tick(ctx context.Context) error {
+	if err := r.sync(ctx); err != nil {
+		return err
+	}
+	patches, err := r.inFlight(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range patches {
+		key, err := r.key(ctx, id)
+		if err != nil {
+			return err
+		}
+		r.mu.Lock()
+		skip := r.running[id] || (r.ended[id] != "" && r.ended[id] == key)
+		if !skip {
+			r.running[id] = true
+		}
+		r.mu.Unlock()
+		if skip {
+			continue
+		}
+		r.wg.Go(func() { r.roll(ctx, id, key) })
+	}
+	return nil
+}
+
+// roll runs one patch's rollout to its end.
+func (r *runner) roll(ctx context.Context, id, key string) {
+	if m := r.o.Metrics; m != nil {
+		m.inFlight.Inc()
+		defer m.inFlight.Dec()
+	}
+	res := rollout.RunPatch(ctx, r.o.Env, r.o.Rollout, id)
+	if res.Err != nil && ctx.Err() == nil {
+		r.o.Log.Warn("rollout ended", "patch", id, "error", res.Err)
+	}
+	var se *rollout.StepError
+	if m := r.o.Metrics; m != nil && res.Err != nil && !errors.As(res.Err, &se) && ctx.Err() == nil {
+		m.failures.WithLabelValues("error").Inc()
+	}
+	// Its key is read again: the rollout's own steps changed the files.
+	if k, err := r.key(context.WithoutCancel(ctx), id); err == nil {
+		key = k
+	}
+	r.mu.Lock()
+	delete(r.running, id)
+	// A failed step or a gate waits for the patch to change; another
+	// error (the remote, a cluster, the lock) is tried again next tick.
+	if ctx.Err() == nil && (res.Err == nil || errors.As(res.Err, &se)) {
+		r.ended[id] = key
+	}
+	r.mu.Unlock()
+	if r.o.Ended != nil && ctx.Err() == nil {
+		r.o.Ended(res)
+	}
+}
+
+// sync fetches the remote and fast-forwards the work tree to it, under the
+// repository lock.
+func (r *runner) sync(ctx context.Context) error {
+	lock := r.o.Env.Lock
+	if lock != nil {
+		release, err := lock(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	g := r.o.Env.Git
+	upstream := "@{upstream}"
+	if remote := r.o.Rollout.Remote; remote != "" {
+		branch, err := g.Run(ctx, "rev-parse", "--abbrev-ref", "HEAD")
+		if err != nil {
+			return err
+		}
+		upstream = remote + "/" + strings.TrimSpace(branch)
+		if _, err := g.Run(ctx, "fetch", "-q", remote); err != nil {
+			return fmt.Errorf("fetching %s: %w", remote, err)
+		}
+	} else if _, err := g.Run(ctx, "fetch", "-q"); err != nil {
+		return fmt.Errorf("fetching: %w", err)
+	}
+	if _, err := g.Run(ctx, "merge", "-q", "--ff-only", upstream); err != nil {
+		return fmt.Errorf("bringing the work tree up to %s: %w", upstream, err)
+	}
+	return nil
+}
+
+// inFlight lists the patches in flight in the work tree.
+func (r *runner) inFlight(ctx context.Context) ([]string, error) {
+	var out []string
+	err := r.locked(ctx, func() error {
+		ar, err := action.Open(r.o.Env.Dir)
+		if err != nil {
+			return err
+		}
+		defer ar.Close()
+		f, err := fleet.Load(ar.FS)
+		if err != nil {
+			return err
+		}
+		out = rollout.InFlight(f)
+		return nil
+	})
+	return out, err
+}
+
+// key is the last commit that changed the files of patch id: a rollout
+// that ended starts again once it changes.
+func (r *runner) key(ctx context.Context, id string) (string, error) {
+	parts := strings.SplitN(id, "/", 3)
+	out, err := r.o.Env.Git.Run(ctx, "log", "-1", "--format=%H", "--", ":(glob)config/"+parts[0]+"/"+parts[1]+"/**/"+parts[2]+".yaml")
+	return strings.TrimSpace(out), err
+}
+
+func (r *runner) locked(ctx context.Context, f func() error) error {
+	if r.o.Env.Lock == nil {
+		return f()
+	}
+	release, err := r.o.Env.Lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	return f()
+}
