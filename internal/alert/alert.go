@@ -1,9 +1,11 @@
 package alert
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -64,8 +66,9 @@ func Describe(alerts []Alert) string {
 	return strings.Join(parts, "; ")
 }
 
-// Client is what a call goes through: an HTTP client (nil:
-// http.DefaultClient) and the deadline of each call.
+// Client is what a call goes through: an HTTP client (nil: one that
+// follows no redirect off the server, see sameOrigin) and the deadline of
+// each call.
 type Client struct {
 	HTTP    *http.Client
 	Timeout time.Duration
@@ -75,7 +78,55 @@ func (c Client) http() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
 	}
-	return http.DefaultClient
+	return &http.Client{CheckRedirect: sameOrigin}
+}
+
+// sameOrigin refuses a redirect to another scheme, host or port, as
+// kube.Secure does for API servers: a URL of config.yaml may carry a
+// password (https://user:pass@...), and a server that redirects elsewhere
+// is not the one the fleet named.
+func sameOrigin(req *http.Request, via []*http.Request) error {
+	from := via[0].URL
+	if req.URL.Scheme != from.Scheme || !strings.EqualFold(req.URL.Host, from.Host) {
+		return fmt.Errorf("redirected to %s: strata follows no redirect to another scheme, host or port", redacted(req.URL.String()))
+	}
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	return nil
+}
+
+// userinfo is what stands between "//" and "@" in u (user:password), or "".
+func userinfo(u string) string {
+	if i, j := strings.Index(u, "//"), strings.LastIndex(u, "@"); i >= 0 && j > i {
+		return u[i+2 : j]
+	}
+	return ""
+}
+
+// hidden is err with the user information of base (its password) taken
+// out of an *Error's message: url's and Prometheus's client's errors quote
+// the URL.
+func hidden(err error, base string) error {
+	var e *Error
+	if ui := userinfo(base); ui != "" && errors.As(err, &e) {
+		e.Message = strings.ReplaceAll(e.Message, ui, "xxxxx")
+	}
+	return err
+}
+
+// redacted is u with its password, if any, replaced by "xxxxx": the
+// servers named in errors and events.
+func redacted(u string) string {
+	p, err := url.Parse(u)
+	if err == nil {
+		return p.Redacted()
+	}
+	// Not a URL: whatever stands between "//" and "@" goes.
+	if ui := userinfo(u); ui != "" {
+		return strings.Replace(u, ui, "xxxxx", 1)
+	}
+	return u
 }
 
 func (c Client) timeout() time.Duration {

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -210,5 +211,45 @@ func TestQueryGet(t *testing.T) {
 	}
 	if d := cmp.Diff([]string{"POST", "GET"}, methods); d != "" {
 		t.Errorf("methods (-want +got):\n%s", d)
+	}
+}
+
+// A server that redirects to another host or port is not followed (as
+// kube.Secure has it for API servers), and a password in the server's URL
+// is in no error.
+func TestCredentialsStayPut(t *testing.T) {
+	var asked atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		io.WriteString(w, `[]`)
+	}))
+	defer elsewhere.Close()
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusFound)
+	}))
+	defer redirect.Close()
+	withPassword := strings.Replace(redirect.URL, "http://", "http://strata:s3cr3t@", 1)
+
+	for name, call := range map[string]func() error{
+		"Alertmanager": func() error { _, err := alert.Client{}.Firing(context.Background(), withPassword, nil); return err },
+		"Prometheus": func() error {
+			_, err := alert.Client{}.Query(context.Background(), withPassword, "up == 0")
+			return err
+		},
+	} {
+		err := call()
+		if err == nil || !strings.Contains(err.Error(), "strata follows no redirect to another scheme, host or port") {
+			t.Errorf("%s: want the redirect refused, got %v", name, err)
+		}
+		if err != nil && strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("%s: the error shows the password: %v", name, err)
+		}
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the other server was asked %d times", n)
+	}
+	_, err := alert.Client{}.Firing(context.Background(), "http://strata:s3cr3t@bad host/", nil)
+	if err == nil || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("a URL that does not parse: want an error without the password, got %v", err)
 	}
 }

@@ -26,8 +26,9 @@ type gettableAlert struct {
 // Firing returns the alerts that the Alertmanager at base has firing
 // (active, neither silenced nor inhibited) and that match every matcher:
 // GET /api/v2/alerts?active=true&silenced=false&inhibited=false&filter=...
-func (c Client) Firing(ctx context.Context, base string, matchers []string) ([]Alert, error) {
-	server := "Alertmanager " + base
+func (c Client) Firing(ctx context.Context, base string, matchers []string) (_ []Alert, err error) {
+	defer func() { err = hidden(err, base) }()
+	server := "Alertmanager " + redacted(base)
 	u, err := url.Parse(strings.TrimRight(base, "/") + "/api/v2/alerts")
 	if err != nil {
 		return nil, &Error{Server: server, Message: err.Error()}

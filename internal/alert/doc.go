@@ -13,7 +13,9 @@
 //
 // Every call has a deadline (Client.Timeout, default 10s); an error names
 // the server and carries its own message (Alertmanager's error string,
-// Prometheus's errorType and error). The callers are package rollout
+// Prometheus's errorType and error). No redirect to another scheme, host
+// or port is followed, and a password in a server's URL is in no error.
+// The callers are package rollout
 // (rollout.stopWhen, checked before each step and throughout each wait and
 // soak; checks with a prometheus: query); the conditions come from
 // config.yaml through package fleet.

@@ -18,8 +18,9 @@ import (
 // none means nothing is wrong. A vector's samples are named by their
 // labels; a scalar is one sample, as a Prometheus alerting rule takes it;
 // a range vector or a string is an error, as it is for such a rule.
-func (c Client) Query(ctx context.Context, base, query string) ([]Alert, error) {
-	server := "Prometheus " + base
+func (c Client) Query(ctx context.Context, base, query string) (_ []Alert, err error) {
+	defer func() { err = hidden(err, base) }()
+	server := "Prometheus " + redacted(base)
 	pc, err := api.NewClient(api.Config{Address: base, Client: c.http()})
 	if err != nil {
 		return nil, &Error{Server: server, Message: err.Error()}

@@ -113,7 +113,7 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 	}
 	f := cmd.Flags()
 	f.DurationVar(&o.soak, "soak", 0, "how long each step's Applications must stay healthy (default: config.yaml rollout.soak)")
-	f.DurationVar(&o.timeout, "timeout", 0, "how long a step may take to sync and become healthy (default: config.yaml rollout.timeout, else 15m)")
+	f.DurationVar(&o.timeout, "timeout", 0, "how long a step may take to sync and become healthy (default: config.yaml rollout.timeout, else 15m); also bounds each git fetch and push (default 2m)")
 	f.BoolVar(&o.all, "all", false, "roll out every patch in flight (not folded into values.yaml yet) at once, each through its own sequence, gates and soaks")
 	f.BoolVar(&o.opts.Once, "once", false, "do what can be done now (steps whose soak is over, pushes, reverts) and exit: 0 done, 6 in progress, 4 at a gate, 1 failed (for a scheduled job)")
 	f.StringVar(&o.opts.Until, "until", "", "stop once every target under this node has the patch")
@@ -207,7 +207,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	}
 	p := newRolloutPrinter(o.stdout, o.output)
 	defer p.close()
-	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir}, Connect: kc.Connect(f),
+	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir, NetTimeout: o.timeout}, Connect: kc.Connect(f),
 		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock}
 	if o.w.watch {
 		env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)

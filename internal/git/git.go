@@ -2,6 +2,7 @@ package git
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"time"
 )
 
 // Runner runs git with args and returns its standard output.
@@ -21,13 +23,33 @@ type Exec struct {
 	Dir string
 	// Env is added to the environment (tests set the author).
 	Env []string
+	// NetTimeout bounds each git command that talks to a remote (fetch,
+	// push, ls-remote, pull, clone): DefaultNetTimeout when zero; a
+	// deadline of the caller's context that comes sooner wins. A remote
+	// that accepts the connection and never answers holds none longer.
+	NetTimeout time.Duration
 }
 
+// DefaultNetTimeout is how long a git command that talks to a remote may
+// take when the command running it states no timeout of its own.
+const DefaultNetTimeout = 2 * time.Minute
+
 // Run runs git args; a failure returns an *Error with git's standard error.
+// git runs in a process group of its own, killed whole when ctx ends (or
+// a remote's NetTimeout passes): the helpers git starts for a remote (ssh,
+// git-remote-https, an upload-pack) go with it.
 func (g Exec) Run(ctx context.Context, args ...string) (string, error) {
+	var limit time.Duration
+	if networked(args) {
+		limit = cmp.Or(g.NetTimeout, DefaultNetTimeout)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, limit, errNetTimeout)
+		defer cancel()
+	}
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = g.Dir
 	cmd.Env = append(os.Environ(), g.Env...)
+	killGroup(cmd)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -36,9 +58,35 @@ func (g Exec) Run(ctx context.Context, args ...string) (string, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
+		if errors.Is(context.Cause(ctx), errNetTimeout) {
+			msg = fmt.Sprintf("no answer from the remote within %s: stopped (a command that reaches a remote runs under the "+
+				"command's --timeout, else %s)", limit, DefaultNetTimeout)
+			err = context.Cause(ctx)
+		}
 		return string(out), &Error{Args: args, Msg: msg, Err: err}
 	}
 	return string(out), nil
+}
+
+// errNetTimeout is the cause of a remote's NetTimeout passing.
+var errNetTimeout = errors.New("the remote did not answer in time")
+
+// networked reports whether git args talks to a remote.
+func networked(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-c" || a == "-C":
+			i++ // its value
+		case strings.HasPrefix(a, "-"):
+		default:
+			switch a {
+			case "fetch", "push", "ls-remote", "pull", "clone":
+				return true
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // Error is a git command that failed.

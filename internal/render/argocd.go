@@ -39,5 +39,8 @@ func addStrataFuncs(funcs template.FuncMap) template.FuncMap {
 		funcs = template.FuncMap{}
 	}
 	funcs["argocd"] = argocdFunc
+	if _, ok := funcs[rangeTextFunc]; !ok {
+		funcs[rangeTextFunc] = func(int) string { return "" } // no budget
+	}
 	return funcs
 }

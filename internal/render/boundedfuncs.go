@@ -36,6 +36,7 @@ var (
 func (b *budget) funcs(memo *yamlMemo) template.FuncMap {
 	m := b.counted()
 	maps.Copy(m, b.sized(memo))
+	m[rangeTextFunc] = b.wroteText
 	return m
 }
 

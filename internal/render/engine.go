@@ -121,7 +121,7 @@ func (c *Chart) renderTemplates(ch *chart.Chart, v map[string]any, release, pref
 	}
 	funcs = addStrataFuncs(funcs)
 	funcs["strataNamePrefix"] = func() string { return prefix }
-	out, err := engine.Engine{CustomTemplateFuncs: funcs}.Render(ch, rv)
+	out, err := engine.Engine{CustomTemplateFuncs: funcs}.Render(tickedChart(ch), rv)
 	b.caused(err)
 	return out, err
 }

@@ -35,9 +35,10 @@ import (
 //   - size: the functions that make large strings or lists (until, repeat,
 //     indent, toYaml...) check the size of what they would make before
 //     making it, against outputPerTarget, and each pass's output is
-//     checked against it too. That bounds what one render allocates,
-//     except for text written by a loop that calls no function, which
-//     the time limit bounds, and the memory limit:
+//     checked against it too, and so is the text ranges write
+//     (rangetext.go). That bounds what one render allocates, except for
+//     what a range's actions print, which the time limit bounds, and the
+//     memory limit:
 //   - memory: what the template functions of the renders in progress make
 //     is counted, process-wide, before the call where its size is known
 //     and after it otherwise, and may take half of render.limits.memory
@@ -61,6 +62,8 @@ type budget struct {
 
 	// madeBytes is what its template functions made (limitsfuncs.go).
 	madeBytes atomic.Int64
+	// rangeText is the text its ranges wrote (rangetext.go).
+	rangeText atomic.Int64
 
 	mu  sync.Mutex
 	err *LimitError // the first limit a function hit
@@ -284,7 +287,7 @@ func byteCount(n int64) string {
 func RenderChart(c *chart.Chart, vals common.Values, limits fleet.RenderLimits, dir string) (map[string]string, error) {
 	b := newBudget(limits)
 	return bounded(b, func() (map[string]string, error) {
-		out, err := engine.Engine{CustomTemplateFuncs: b.funcs(nil)}.Render(c, vals)
+		out, err := engine.Engine{CustomTemplateFuncs: b.funcs(nil)}.Render(tickedChart(c), vals)
 		b.caused(err)
 		if e, cause := b.hit(); e != nil {
 			return nil, e.located(cause, dir, nil)

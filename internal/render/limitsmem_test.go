@@ -21,10 +21,9 @@ const memoryLimitTest = 256 << 20
 
 // runawayTemplates grow memory by template functions that each make less
 // than the size limit (which is raised out of the way): a string doubled,
-// lists grown, tpl recursing through include. Not here: a range that
-// writes text and calls no function, whose growth is the engine's output
-// buffer doubling at once (a 128 MiB text: 496 MiB peak under 256 MiB);
-// the heap watch stops it, but only after that allocation.
+// lists grown, tpl recursing through include; and ranges that write text
+// and call no function, whose growth is the engine's output buffer
+// (rangetext.go counts it: 496 MiB peak under 256 MiB without).
 var runawayTemplates = map[string]string{
 	"cat doubles a string":    `{{ $s := "xxxxxxxxxxxxxxxx" }}{{ range until 60 }}{{ $s = cat $s $s }}{{ end }}{{ len $s }}`,
 	"print doubles a string":  `{{ $s := "xxxxxxxxxxxxxxxx" }}{{ range until 60 }}{{ $s = print $s $s }}{{ end }}{{ len $s }}`,
@@ -32,6 +31,9 @@ var runawayTemplates = map[string]string{
 	"upper copies a string":   `{{ $s := repeat 1000000 "x" }}{{ $l := list }}{{ range until 100000 }}{{ $l = append $l (upper $s) }}{{ end }}{{ len $l }}`,
 	"tpl recursion":           `{{ define "r" }}{{ tpl "{{ include \"r\" . }}{{ include \"r\" . }}" . }}{{ end }}{{ include "r" . }}`,
 	"a list of lists":         `{{ $l := list }}{{ range until 100000 }}{{ $l = append $l (until 100000) }}{{ end }}{{ len $l }}`,
+	"a range writes text":     `{{ range 100000000 }}xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx{{ end }}`,
+	"nested ranges write text": `{{ range until 20000 }}{{- range until 20000 }}
+  key: xxxxxxxxxxxxxxxxxxxxxxxx{{ end }}{{ end }}`,
 }
 
 // The memory limit bounds the process: each runaway template fails over
