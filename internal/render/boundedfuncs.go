@@ -32,17 +32,17 @@ var (
 )
 
 // funcs returns the bounded functions that replace Helm's in a render
-// under b, with toYaml memoized in memo when it is not nil.
-func (b *budget) funcs(memo *yamlMemo) template.FuncMap {
+// under b.
+func (b *budget) funcs() template.FuncMap {
 	m := b.counted()
-	maps.Copy(m, b.sized(memo))
+	maps.Copy(m, b.sized())
 	m[rangeTextFunc] = b.wroteText
 	return m
 }
 
 // sized returns the functions that check what they would make before
 // making it.
-func (b *budget) sized(memo *yamlMemo) template.FuncMap {
+func (b *budget) sized() template.FuncMap {
 	return template.FuncMap{
 		"until": func(n int) ([]int, error) {
 			if err := b.size(8*int64(n), func() string { return fmt.Sprintf("until %d makes a list of %d numbers", n, n) }); err != nil {
@@ -119,15 +119,7 @@ func (b *budget) sized(memo *yamlMemo) template.FuncMap {
 			return b.made("printf", fmt.Sprintf(format, args...))
 		},
 		"toYaml": func(v any) (string, error) {
-			check := func() error { return b.encodedSize("toYaml", v, false) }
-			if memo != nil {
-				s, err := memo.toYAML(v, check)
-				if err != nil {
-					return "", err
-				}
-				return b.made("toYaml", s)
-			}
-			if err := check(); err != nil {
+			if err := b.encodedSize("toYaml", v, false); err != nil {
 				return "", err
 			}
 			return b.made("toYaml", helmToYAML(v))

@@ -42,7 +42,6 @@ type Chart struct {
 	// chart modified values: it renders on fresh copies from then on.
 	shared bool
 	fresh  atomic.Bool
-	memo   yamlMemo
 	// items, for the built-in chart, renders item by item (items.go).
 	items *itemMemo
 }

@@ -80,7 +80,7 @@ func (c *Chart) passOne(vals *values.Value, release, prefix string, shortcuts, s
 
 func (c *Chart) passOneWith(vals *values.Value, release, prefix string, shortcuts bool, st *strictTpl, b *budget) (string, error) {
 	if shortcuts && c.shared && !c.fresh.Load() {
-		g := &guard{memo: &c.memo, tpl: st}
+		g := &guard{tpl: st}
 		v := goValues(vals, true)
 		if c.items != nil {
 			if manifest, ok := c.passOneItems(v, release, prefix, g, b); ok {
@@ -98,7 +98,7 @@ func (c *Chart) passOneWith(vals *values.Value, release, prefix string, shortcut
 		}
 		c.fresh.Store(true)
 	}
-	out, err := c.render(goValues(vals, false), release, prefix, st.withFuncs(b.funcs(nil)), b)
+	out, err := c.render(goValues(vals, false), release, prefix, st.withFuncs(b.funcs()), b)
 	if err != nil {
 		return "", err
 	}
@@ -233,7 +233,7 @@ func renderText(text string, vals *values.Value, release string, shared, strict 
 			return out, err
 		}
 	}
-	return renderTextOn(text, goValues(vals, false), release, b.funcs(nil), strict, b)
+	return renderTextOn(text, goValues(vals, false), release, b.funcs(), strict, b)
 }
 
 func renderTextOn(text string, v map[string]any, release string, funcs template.FuncMap, strict bool, b *budget) (string, error) {

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"reflect"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/memo"
@@ -14,8 +13,6 @@ import (
 //
 //   - Values.Shared converts each immutable value node to Go maps once, so
 //     equal subtrees of different targets are the same Go objects;
-//   - toYaml, the costliest template function (a JSON then YAML round trip),
-//     is memoized by object identity;
 //   - the built-in chart renders only the items it has not rendered before
 //     (items.go), those of a window of targets together (warm.go);
 //   - pass 2 runs only the template actions, on documents decoded once per
@@ -30,52 +27,6 @@ import (
 // Renderer.NoShortcuts turns all of this off (fresh values per render,
 // Helm's own functions, the whole chart, pass 2 and decoding on the whole
 // text), for the tests that compare the two ways byte for byte.
-
-// yamlMemo memoizes Helm's toYaml for shared (immutable) maps and slices.
-type yamlMemo struct {
-	m memo.Table[yamlKey, yamlEntry]
-}
-
-type yamlKey struct {
-	ptr uintptr
-	n   int
-}
-
-type yamlEntry struct {
-	obj  any // keeps obj alive, so that its address is not reused
-	text string
-}
-
-// toYAML is Helm's toYaml (sigs.k8s.io/yaml, trailing newline removed),
-// computed once per shared object; check, when not nil, runs before it is
-// computed (limits.go).
-func (y *yamlMemo) toYAML(v any, check func() error) (string, error) {
-	rv := reflect.ValueOf(v)
-	var key yamlKey
-	switch rv.Kind() {
-	case reflect.Map:
-		key = yamlKey{rv.Pointer(), -1}
-	case reflect.Slice:
-		if rv.Len() == 0 {
-			return helmToYAML(v), nil
-		}
-		key = yamlKey{rv.Pointer(), rv.Len()}
-	default:
-		if err := check(); err != nil {
-			return "", err
-		}
-		return helmToYAML(v), nil
-	}
-	if e, ok := y.m.Get(key); ok {
-		return e.text, nil
-	}
-	if err := check(); err != nil {
-		return "", err
-	}
-	text := helmToYAML(v)
-	y.m.Put(key, yamlEntry{obj: v, text: text})
-	return text, nil
-}
 
 // splitDocuments splits a stream of YAML documents at its "---" lines.
 func splitDocuments(text string) []string {

@@ -7,8 +7,7 @@ import (
 
 // Renders share value objects between targets (values.Shared: equal
 // subtrees of different targets are the same Go maps and slices), and
-// toYaml and the built-in chart's items are memoized by their identity
-// (fast.go, items.go). That is only sound while no template modifies a
+// the built-in chart's items are memoized by their identity (items.go). That is only sound while no template modifies a
 // value. Rather than guess from a chart's text whether it may (templates run
 // tpl on value text, which may call anything), a render on shared values
 // gets template functions that cannot modify them: each sprig function that
@@ -28,8 +27,6 @@ var errShared = errors.New("a template modifies values that renders share; rende
 
 // guard is the state of one render on shared values.
 type guard struct {
-	// memo, when set, memoizes toYaml by object identity.
-	memo *yamlMemo
 	// mutated is set when a template tried to modify a value.
 	mutated bool
 	// tpl, when set, is the strict tpl of a strict render (stricttpl.go).
@@ -39,7 +36,7 @@ type guard struct {
 // funcs returns the template functions that replace Helm's for a render on
 // shared values under b.
 func (g *guard) funcs(b *budget) template.FuncMap {
-	m := b.funcs(g.memo)
+	m := b.funcs()
 	fail := func(...any) (any, error) {
 		g.mutated = true
 		return nil, errShared

@@ -24,7 +24,7 @@ func TestItemsEqualWholeChart(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := goValues(vals, c.shared)
-			got, ok := c.passOneItems(v, "r", prefix, &guard{memo: &c.memo}, testBudget())
+			got, ok := c.passOneItems(v, "r", prefix, &guard{}, testBudget())
 			if !ok {
 				t.Fatalf("%s: not rendered item by item", tg.ID())
 			}

@@ -287,7 +287,7 @@ func byteCount(n int64) string {
 func RenderChart(c *chart.Chart, vals common.Values, limits fleet.RenderLimits, dir string) (map[string]string, error) {
 	b := newBudget(limits)
 	return bounded(b, func() (map[string]string, error) {
-		out, err := engine.Engine{CustomTemplateFuncs: b.funcs(nil)}.Render(tickedChart(c), vals)
+		out, err := engine.Engine{CustomTemplateFuncs: b.funcs()}.Render(tickedChart(c), vals)
 		b.caused(err)
 		if e, cause := b.hit(); e != nil {
 			return nil, e.located(cause, dir, nil)

@@ -95,7 +95,7 @@ func (r *Renderer) itemBatches(targets []Target, vals []*values.Value) []*itemBa
 func (b *itemBatch) render(r *Renderer) {
 	bud := newBudget(r.limits())
 	bounded(bud, func() (struct{}, error) {
-		g := &guard{memo: &r.Chart.memo}
+		g := &guard{}
 		r.Chart.renderItems(b.values, b.todo, b.needed, b.release, r.namePrefix(), g, bud)
 		return struct{}{}, nil
 	})
