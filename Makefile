@@ -27,10 +27,11 @@ test: ## all tests, including those against a real kube-apiserver (prepares it f
 test-short: ## unit and CLI tests only (skips the API server and Argo CD tiers)
 	$(GO) test -short -count=1 ./...
 
-lint: ## go vet, gofmt, go mod tidy
+lint: ## go vet, gofmt, go mod tidy, golangci-lint (.golangci.yml; installed by hack/golangci-lint.sh)
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l cmd internal hack)" || { gofmt -l cmd internal hack; echo 'run gofmt -w'; exit 1; }
 	$(GO) mod tidy -diff
+	"$$(bash hack/golangci-lint.sh)" run ./...
 
 # The test packages that keep golden files define -update; only they get it.
 GOLDEN_PKGS = $(shell grep -rl '"update", false' --include='*_test.go' . | xargs -n1 dirname | sort -u)

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/strata-fleet/strata/internal/argorender"
 	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/output"
@@ -87,7 +88,7 @@ func argoView(t *testing.T, f *fleet.Fleet, chart *render.Chart, c *fleet.Cluste
 	for i, d := range f.Config.Dimensions {
 		cl[d.Singular] = c.Target.Path()[i]
 	}
-	objs, err := bootstrap.ArgoRender(out, map[string]any{"cluster": cl})
+	objs, err := argorender.Render(out, map[string]any{"cluster": cl})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/strata-fleet/strata/internal/argorender"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 
@@ -16,13 +17,13 @@ import (
 // Names strata gives the objects it bootstraps, and the conventions of Argo
 // CD and of seed 000 it follows.
 const (
-	DefaultNamespace = "argocd"
+	DefaultNamespace = argorender.Namespace
 	// DefaultSelfApp is the name of the Application through which Argo CD
 	// manages itself.
 	DefaultSelfApp = "argocd"
 	// RootName is the root Application of a cluster running its own Argo
 	// CD; a hub's root ApplicationSets are RootName-<cluster type>.
-	RootName = "root"
+	RootName = argorender.Release
 	// InClusterServer is how Argo CD reaches the cluster it runs in.
 	InClusterServer = "https://kubernetes.default.svc"
 	// Annotations of the identity secret, named as seed 000 names them.

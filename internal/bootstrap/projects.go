@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/strata-fleet/strata/internal/argorender"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/values"
@@ -100,7 +101,7 @@ func (b *builder) argoObjects(c *fleet.Cluster, names ...string) (map[string]*un
 	if err != nil {
 		return nil, err
 	}
-	objs, err := ArgoRender(out, b.clusterValues(c, b.f.ClusterRevision(c)), names...)
+	objs, err := argorender.Render(out, b.clusterValues(c, b.f.ClusterRevision(c)), names...)
 	if err != nil {
 		return nil, fmt.Errorf("bootstrapping %s: %w", c.Name, err)
 	}

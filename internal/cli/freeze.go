@@ -124,18 +124,11 @@ type freezeReport struct {
 }
 
 func (o *freezeOptions) run(ctx context.Context) error {
-	r, err := o.openRepo()
+	r, err := o.openToWrite(!o.list)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	if !o.list {
-		l, err := o.lock(r.dir)
-		if err != nil {
-			return err
-		}
-		defer l.Release()
-	}
 	f, err := fleet.LoadScope(r.fsys, fleet.Scope{})
 	if err != nil {
 		return err

@@ -42,6 +42,7 @@ func TestWritingCommandsNameTheLockHolder(t *testing.T) {
 		{"render"},
 		{"render", "--no-cache"},
 		{"pin", "production", "v1.2.3", "--approve"},
+		{"freeze", "--reason", "change freeze"},
 		{"promote", "--resume"},
 		{"render", "--check"},
 	} {
@@ -51,7 +52,7 @@ func TestWritingCommandsNameTheLockHolder(t *testing.T) {
 			t.Errorf("strata %s: exit %d, stderr %q; want exit 5 (a failure, not a finding) naming the holder", strings.Join(args, " "), code, errOut.String())
 		}
 	}
-	for _, args := range [][]string{{"status"}} {
+	for _, args := range [][]string{{"status"}, {"freeze", "--list"}} {
 		var out, errOut bytes.Buffer
 		if code := cli.Main(append([]string{"--root", dir}, args...), &out, &errOut); code != 0 {
 			t.Errorf("strata %s: exit %d, stderr %q; want it to run beside the holder", strings.Join(args, " "), code, errOut.String())

@@ -123,18 +123,11 @@ type pinReport struct {
 }
 
 func (o *pinOptions) run(ctx context.Context) error {
-	r, err := o.openRepo()
+	r, err := o.openToWrite(!o.dryRun)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	if !o.dryRun {
-		l, err := o.lock(r.dir)
-		if err != nil {
-			return err
-		}
-		defer l.Release()
-	}
 	f, err := fleet.Load(r.fsys)
 	if err != nil {
 		return err

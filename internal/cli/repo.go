@@ -21,6 +21,30 @@ type repo struct {
 	dir  string
 	fsys fs.FS
 	root *os.Root
+	held *lock.Lock // taken by openToWrite; Close releases it
+}
+
+// openToWrite is openRepo, then, when write is true, the repository's lock
+// (lock): the preamble of a command that writes unless it only shows what
+// it would do. Close releases the lock, then closes the repository.
+func (g *globals) openToWrite(write bool) (*repo, error) {
+	r, err := g.openRepo()
+	if err != nil || !write {
+		return r, err
+	}
+	if r.held, err = g.lock(r.dir); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// Close releases the lock openToWrite took and closes the repository.
+func (r *repo) Close() error {
+	if r.held != nil {
+		r.held.Release()
+	}
+	return r.Repo.Close()
 }
 
 // openRepo opens the repository and warns about an unfinished promotion

@@ -203,14 +203,9 @@ func catFiles(dir string, oids []string) ([][]byte, error) {
 		_, _ = io.Copy(io.Discard, r)
 	}
 	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("git cat-file: %v: %s", err, strings.TrimSpace(errb.String()))
+		return nil, fmt.Errorf("git cat-file: %w: %s", err, strings.TrimSpace(errb.String()))
 	}
 	return out, readErr
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
 }
 
 // Trailers returns the values of the trailer key ("Approved-by") in the

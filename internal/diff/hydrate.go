@@ -12,7 +12,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/strata-fleet/strata/internal/bootstrap"
+	"github.com/strata-fleet/strata/internal/argorender"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/hydrate"
 	"github.com/strata-fleet/strata/internal/render"
@@ -121,7 +121,7 @@ func (h *hydrator) run(order []string) ([]Hydrated, error) {
 
 // apps are the Applications of target id on side s, as Argo CD renders the
 // target's chart: a template without an expression is the object as it
-// is; the others are rendered with Helm's engine (bootstrap.ArgoRender).
+// is; the others are rendered with Helm's engine (package argorender).
 func (h *hydrator) apps(s *side, id string) (map[string]map[string]any, error) {
 	t, ok := s.targets[id]
 	files := s.files[id]
@@ -156,7 +156,7 @@ func (h *hydrator) apps(s *side, id string) (map[string]map[string]any, error) {
 	for _, name := range sortedKeys(files) {
 		out.Files = append(out.Files, render.File{Path: t.Dir() + "/" + name, Data: files[name]})
 	}
-	objs, err := bootstrap.ArgoRender(out, nil, templated...)
+	objs, err := argorender.Render(out, nil, templated...)
 	if err != nil {
 		return nil, err
 	}

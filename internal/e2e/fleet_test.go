@@ -19,12 +19,6 @@ import (
 // ApplicationSet names in what it deploys.
 const hubRegion = "us-east1"
 
-// version is what a spoke's demo chart is expected to show.
-type version struct {
-	version string
-	tier    string
-}
-
 // tierOf is the demo chart's tier at a target: gold at eu-west1 of
 // int-sector-1 (an override), standard elsewhere.
 func tierOf(target string) string {

@@ -141,13 +141,13 @@ func (r *Repo) ReadFile(rel string) string {
 
 // ReplaceInFile replaces old (which must occur) by new in a file of the work
 // tree.
-func (r *Repo) ReplaceInFile(rel, old, new string) {
+func (r *Repo) ReplaceInFile(rel, old, repl string) {
 	r.t.Helper()
 	s := r.ReadFile(rel)
 	if !strings.Contains(s, old) {
 		r.t.Fatalf("%s does not contain %q", rel, old)
 	}
-	r.WriteFile(rel, strings.Replace(s, old, new, 1))
+	r.WriteFile(rel, strings.Replace(s, old, repl, 1))
 }
 
 // Remove removes a file of the work tree.

@@ -39,7 +39,7 @@ func ParsePath(s string) ([]string, error) {
 			}
 			key, err := strconv.Unquote(s[i : end+1])
 			if err != nil {
-				return nil, fmt.Errorf("field %q: %v", s, err)
+				return nil, fmt.Errorf("field %q: %w", s, err)
 			}
 			cur.WriteString(key)
 			started = true

@@ -89,7 +89,7 @@ func renderChart(c *chart.Chart, vals map[string]any, rel Release, where string)
 		for _, doc := range releaseutil.SplitManifests(out[name]) {
 			o, err := decodeObject(name, []byte(doc))
 			if err != nil {
-				return nil, fmt.Errorf("%s renders invalid YAML: %v", name, err)
+				return nil, fmt.Errorf("%s renders invalid YAML: %w", name, err)
 			}
 			if o != nil {
 				objs = append(objs, *o)
@@ -144,18 +144,18 @@ func (rel Release) merge(read func(string) ([]byte, error)) (map[string]any, err
 			if rel.ignoreMissingValueFiles {
 				continue
 			}
-			return nil, fmt.Errorf("value file %s: %v", f, unwrapPathError(err))
+			return nil, fmt.Errorf("value file %s: %w", f, unwrapPathError(err))
 		}
 		v, err := common.ReadValues(data)
 		if err != nil {
-			return nil, fmt.Errorf("value file %s: %v", f, err)
+			return nil, fmt.Errorf("value file %s: %w", f, err)
 		}
 		vals = util.MergeTables(v, vals)
 	}
 	if rel.values != "" {
 		v, err := common.ReadValues([]byte(rel.values))
 		if err != nil {
-			return nil, fmt.Errorf("helm.values: %v", err)
+			return nil, fmt.Errorf("helm.values: %w", err)
 		}
 		vals = util.MergeTables(v, vals)
 	}
@@ -169,7 +169,7 @@ func (rel Release) merge(read func(string) ([]byte, error)) (map[string]any, err
 			parse = strvals.ParseIntoString
 		}
 		if err := parse(p.name+"="+p.value, vals); err != nil {
-			return nil, fmt.Errorf("helm.parameters %s: %v", p.name, err)
+			return nil, fmt.Errorf("helm.parameters %s: %w", p.name, err)
 		}
 	}
 	return vals, nil
@@ -177,7 +177,9 @@ func (rel Release) merge(read func(string) ([]byte, error)) (map[string]any, err
 
 // unwrapPathError drops the operation and path of an *fs.PathError.
 func unwrapPathError(err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
+	// Only the outermost: the op and path of one wrapped in other
+	// context are part of that context.
+	if pe, ok := err.(*fs.PathError); ok { //nolint:errorlint // the outermost only, as said
 		return pe.Err
 	}
 	return err

@@ -90,7 +90,9 @@ func ScrubError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := err.(*scrubbed); ok {
+	// Only the outermost is known scrubbed: one wrapped in another error
+	// may be beside unscrubbed text.
+	if _, ok := err.(*scrubbed); ok { //nolint:errorlint // the outermost only, as said
 		return err
 	}
 	return &scrubbed{err: err, msg: Scrub(err.Error())}

@@ -3,12 +3,11 @@ package live
 import (
 	"fmt"
 	"io/fs"
-	"path"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/strata-fleet/strata/internal/bootstrap"
+	"github.com/strata-fleet/strata/internal/argorender"
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
@@ -16,32 +15,17 @@ import (
 
 // argoRender reads cluster c's rendered/ directory from fsys and renders it
 // as Argo CD renders c's root Application, with vals over its values.yaml
-// (bootstrap.ArgoRender).
+// (package argorender).
 func argoRender(fsys fs.FS, f *fleet.Fleet, c *fleet.Cluster, vals map[string]any) (map[string]*unstructured.Unstructured, error) {
 	ct := f.ClusterType(c.Type)
 	if ct == nil {
 		return nil, fmt.Errorf("cluster %s: no cluster type %s", c.Name, c.Type)
 	}
-	out := &render.Output{Target: render.Target{ClusterType: ct, Node: c.Target}}
-	dir := out.Target.Dir()
-	files := []string{dir + "/Chart.yaml", dir + "/values.yaml"}
-	templates, err := fs.ReadDir(fsys, dir+"/templates")
+	out, err := argorender.Read(fsys, render.Target{ClusterType: ct, Node: c.Target})
 	if err != nil {
-		return nil, fmt.Errorf("reading %s (run strata render?): %w", dir, err)
+		return nil, err
 	}
-	for _, t := range templates {
-		if !t.IsDir() && path.Ext(t.Name()) == ".yaml" {
-			files = append(files, dir+"/templates/"+t.Name())
-		}
-	}
-	for _, name := range files {
-		data, err := fs.ReadFile(fsys, name)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s (run strata render?): %w", name, err)
-		}
-		out.Files = append(out.Files, render.File{Path: name, Data: data})
-	}
-	return bootstrap.ArgoRender(out, vals)
+	return argorender.Render(out, vals)
 }
 
 // marshalDoc is the YAML of what strata renders of an object: its name,

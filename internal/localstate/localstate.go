@@ -32,8 +32,8 @@ func Key(root string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = resolved
 	}
 	sum := sha256.Sum256([]byte(abs))
 	return hex.EncodeToString(sum[:12]), nil

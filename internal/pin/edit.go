@@ -251,12 +251,12 @@ func (o overlay) Stat(name string) (fs.FileInfo, error) {
 // sameExceptPin checks that the two texts of config.yaml decode to the same
 // data but for node n's revision (and the form of its item: a plain name
 // becomes {name: ...}).
-func sameExceptPin(old, new []byte, cfg *fleet.Config, n *fleet.Node) error {
+func sameExceptPin(old, edited []byte, cfg *fleet.Config, n *fleet.Node) error {
 	a, err := values.Decode(fleet.ConfigPath, old)
 	if err != nil {
 		return err
 	}
-	b, err := values.Decode(fleet.ConfigPath, new)
+	b, err := values.Decode(fleet.ConfigPath, edited)
 	if err != nil {
 		return err
 	}

@@ -112,6 +112,8 @@ func (o *faultyOps) RemoveJournal() error {
 }
 
 // applyWithFault runs Apply through ops and reports how it ended.
+//
+//nolint:revive // error-return: reads as "err, didCrash :=" at its four calls, like a comma-ok
 func applyWithFault(ops *faultyOps, p *Plan) (err error, didCrash bool) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -90,7 +90,7 @@ func Pending(ops FileOps) (*Journal, error) {
 	}
 	var j Journal
 	if err := json.Unmarshal(data, &j); err != nil {
-		return nil, fmt.Errorf("the promotion journal is damaged (%v); compare config/ with git, then drop it with strata promote --abandon", err)
+		return nil, fmt.Errorf("the promotion journal is damaged (%w); compare config/ with git, then drop it with strata promote --abandon", err)
 	}
 	switch {
 	case j.Version != journalVersion:

@@ -121,13 +121,12 @@ func (s state) covers(n *fleet.Node) bool {
 
 // planner holds what Plan works with.
 type planner struct {
-	f      *fleet.Fleet
-	ct     *fleet.ClusterType
-	comp   *fleet.Component
-	name   string // file name, patch-001.yaml
-	level  int    // minimal depth of a promotion target
-	walk   []*fleet.Node
-	leaves int
+	f     *fleet.Fleet
+	ct    *fleet.ClusterType
+	comp  *fleet.Component
+	name  string // file name, patch-001.yaml
+	level int    // minimal depth of a promotion target
+	walk  []*fleet.Node
 }
 
 // Prepare computes one promotion, changing nothing.

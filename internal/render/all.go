@@ -77,7 +77,8 @@ func dedupe(errs []error) []error {
 		if err == nil || errors.Is(err, errRunStopped) {
 			continue // the error of the target that stopped the run says why
 		}
-		te, ok := err.(*TargetError)
+		// A target's own error, not one wrapped in other context.
+		te, ok := err.(*TargetError) //nolint:errorlint // the outermost only, as said
 		if !ok {
 			out = append(out, err)
 			continue

@@ -90,19 +90,19 @@ func (b *budget) sized() template.FuncMap {
 			}
 			return sprigNindent(spaces, s), nil
 		},
-		"replace": func(old, new, src string) (string, error) {
+		"replace": func(old, repl, src string) (string, error) {
 			n := int64(len(src))
-			if len(new) > len(old) {
+			if len(repl) > len(old) {
 				count := int64(len(src) + 1)
 				if old != "" {
 					count = int64(strings.Count(src, old))
 				}
-				n += count * int64(len(new)-len(old))
+				n += count * int64(len(repl)-len(old))
 			}
 			if err := b.size(n, func() string { return "replace makes " + byteCount(n) }); err != nil {
 				return "", err
 			}
-			return sprigReplace(old, new, src), nil
+			return sprigReplace(old, repl, src), nil
 		},
 		"join": func(sep string, v any) (string, error) {
 			return b.made("join", sprigJoin(sep, v))

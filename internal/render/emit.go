@@ -34,7 +34,7 @@ const maxSimpleKey = 128
 // emitYAML is Marshal of obj (what yamlObject returns), or false.
 func emitYAML(obj any) (string, bool) {
 	var e emitter
-	ok := true
+	var ok bool
 	switch x := obj.(type) {
 	case map[any]any:
 		if len(x) == 0 {

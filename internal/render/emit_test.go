@@ -1,6 +1,7 @@
 package render
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestEmitAsYAMLv2(t *testing.T) {
 		m[k] = i
 	}
 	taken := []any{
-		m, nil, true, 1, int64(-2), uint64(1 << 63), 1.5, 1e21, -0.0,
+		m, nil, true, 1, int64(-2), uint64(1 << 63), 1.5, 1e21, math.Copysign(0, -1),
 		"plain", "", "true", "y", "N", "null", "~", "0", "-1", "+1", "0x1F", "0o17", "0b101", "-0b101", "1_000", "1e3", "1.5e+3",
 		".5", ".inf", "-.inf", ".nan", ".x", "1.2.3", "150m", "--metrics-bind-address=:8080", "-x:1", "+:1", "0 3 * * *", "+x", "<<", "- a", "-a", "? a", "?a", ": a", ":a",
 		"a: b", "a:b", "a:", "a #b", "a#b", "#a", "---x", "...x", "--x", " lead", "trail ", "it's", "'q'", "@x", "`x", "%x",

@@ -195,7 +195,7 @@ func (r *Renderer) passTwoKeys(dir, manifest string, vals *values.Value, release
 		if e, cause := b.hit(); e != nil {
 			return nil, e.located(cause, "", vals)
 		}
-		if e, ok := err.(*LimitError); ok {
+		if e, ok := errors.AsType[*LimitError](err); ok {
 			return nil, e
 		}
 		if strict {
@@ -429,7 +429,7 @@ func indent(b []byte) string {
 // outputYAMLError explains rendered output that is not valid YAML, quoting
 // the offending line.
 func outputYAMLError(err error, text string) error {
-	if e, ok := err.(*values.Error); ok && e.Pos.Line > 0 {
+	if e, ok := errors.AsType[*values.Error](err); ok && e.Pos.Line > 0 {
 		lines := strings.Split(text, "\n")
 		if e.Pos.Line <= len(lines) {
 			return fmt.Errorf("the rendered manifests are not valid YAML (%s) at this line:\n    %s\n    a value probably resolved to text that breaks the YAML around it; quote it or use toYaml",

@@ -68,7 +68,7 @@ func TestToYAMLDirectOnBenchValues(t *testing.T) {
 func FuzzToYAML(f *testing.F) {
 	f.Add("a: 1\nb: [x, 2.5, null, true]\nc: {d: 'e f'}\n", "s", 1.0)
 	f.Add("- \"\\x7f\"\n- 1e21\n- .inf\n", "nel\u0085", 1e21)
-	f.Add("k: |\n  multi\n  line\n", "\xff", -0.0)
+	f.Add("k: |\n  multi\n  line\n", "\xff", math.Copysign(0, -1))
 	f.Add("a:\n  b: |+\n    x\n\n  c: |2-\n     lead\n    y\n", "x\n\ny \n", 3.0)
 	// Strings long enough to fold past 80 columns.
 	f.Add("a:\n- k: it's a long line of words, long enough to fold where yaml.v2 folds it  twice\n",

@@ -25,8 +25,8 @@ type budget struct {
 	order   []string
 }
 
-func newBudget(max fleet.Amount) *budget {
-	return &budget{max: max, excused: map[string]Failure{}}
+func newBudget(limit fleet.Amount) *budget {
+	return &budget{max: limit, excused: map[string]Failure{}}
 }
 
 // allowed is how many of the observed step's clusters may fail.

@@ -61,7 +61,7 @@ func runCheck(ctx context.Context, dir string, c fleet.Check, env CheckEnv) erro
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("timed out after %s%s", c.Timeout, tail)
 	}
-	return fmt.Errorf("%v%s", err, tail)
+	return fmt.Errorf("%w%s", err, tail)
 }
 
 // queryCheck runs a Prometheus check: as an alerting rule, a query that

@@ -215,11 +215,6 @@ func (o *observation) counts() (synced, healthy int) {
 	return synced, healthy
 }
 
-func (o *observation) healthy() bool {
-	_, h := o.counts()
-	return h == len(o.apps)
-}
-
 // failures are the objects that failed at the step: a failed sync, or
 // degraded at its commit.
 func (o *observation) failures() []Failure { return o.failed }

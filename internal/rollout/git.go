@@ -64,12 +64,6 @@ func (r *repo) pushTarget(ctx context.Context, remote string) error {
 	return nil
 }
 
-// commit commits everything under paths, and only that, with message and
-// returns the commit.
-func (r *repo) commit(ctx context.Context, message string, paths ...string) (string, error) {
-	return r.git.Commit(ctx, message, paths...)
-}
-
 // push pushes HEAD to the remote branch.
 func (r *repo) push(ctx context.Context) error {
 	_, err := r.run(ctx, "push", "-q", r.remote, "HEAD:refs/heads/"+r.branch)

@@ -446,7 +446,6 @@ func (h *harness) apply(ns, name string, spec, status map[string]any) {
 	if apierrors.IsNotFound(err) {
 		u = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
 			"metadata": map[string]any{"name": name, "namespace": ns}}}
-		err = nil
 	} else if err != nil {
 		h.t.Fatal(err)
 	}

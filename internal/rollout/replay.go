@@ -52,8 +52,7 @@ func (r *runner) publish(ctx context.Context, plan *promote.Plan, st *step, c ac
 		if err == nil {
 			return subject, nil
 		}
-		upstream, moved := r.repo.moved(ctx)
-		if !moved || attempt == MaxReplays {
+		if _, moved := r.repo.moved(ctx); !moved || attempt == MaxReplays {
 			return "", err
 		}
 		t := time.NewTimer(backoff << attempt)
@@ -63,7 +62,8 @@ func (r *runner) publish(ctx context.Context, plan *promote.Plan, st *step, c ac
 			return "", context.Cause(ctx)
 		case <-t.C:
 		}
-		if upstream, moved = r.repo.moved(ctx); !moved {
+		upstream, moved := r.repo.moved(ctx)
+		if !moved {
 			continue // pushed by someone meanwhile? push again
 		}
 		s, again, err := r.replay(ctx, plan, st, c, upstream)

@@ -53,16 +53,16 @@ func gitDirs(root *os.Root) []string {
 	if err != nil {
 		return nil
 	}
-	if real, err := filepath.EvalSymlinks(top); err == nil {
-		top = real
+	if resolved, err := filepath.EvalSymlinks(top); err == nil {
+		top = resolved
 	}
 	var out []string
 	add := func(dir string) string { // dir: absolute, or relative to the repository
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(top, dir)
 		}
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			dir = real
+		if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+			dir = resolved
 		}
 		rel, err := filepath.Rel(top, dir)
 		if err != nil || !filepath.IsLocal(rel) {

@@ -164,10 +164,10 @@ func (f *Cache) acquire(name string) (*dir, error) {
 	// Only a directory FS would read is kept: where name (or a link on
 	// the way) is of git's data, the caller asks FS, which refuses it.
 	var r *os.Root
-	var real string
+	var resolved string
 	if parent := path.Dir(name); parent == "." {
 		var err error
-		if real, err = f.FS.resolve(name, false); err != nil || real == "" || f.gitDir(real) != "" {
+		if resolved, err = f.FS.resolve(name, false); err != nil || resolved == "" || f.gitDir(resolved) != "" {
 			return nil, errCached
 		}
 		if r, err = f.FS.root.OpenRoot(name); err != nil {
@@ -183,11 +183,11 @@ func (f *Cache) acquire(name string) (*dir, error) {
 		switch {
 		case err != nil:
 		case info.Mode()&fs.ModeSymlink != 0:
-			real, err = f.FS.resolve(name, false)
+			resolved, err = f.FS.resolve(name, false)
 		default:
-			real = path.Join(p.real, base)
+			resolved = path.Join(p.real, base)
 		}
-		if err == nil && (real == "" || f.gitDir(real) != "") {
+		if err == nil && (resolved == "" || f.gitDir(resolved) != "") {
 			err = errCached
 		}
 		if err == nil {
@@ -206,7 +206,7 @@ func (f *Cache) acquire(name string) (*dir, error) {
 		f.lru.MoveToFront(d.elem)
 		return d, nil
 	}
-	d := &dir{name: name, real: real, r: r, refs: 1}
+	d := &dir{name: name, real: resolved, r: r, refs: 1}
 	d.elem = f.lru.PushFront(d)
 	f.dirs[name] = d
 	for e := f.lru.Back(); f.lru.Len() > maxOpen && e != nil; {

@@ -60,7 +60,7 @@ func (s *APIServer) StartControllerManager(t testing.TB) {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		return fmt.Errorf("the deleted namespace %s is still there (%v)", name, err)
+		return fmt.Errorf("the deleted namespace %s is still there (%w)", name, err)
 	})
 	if err != nil {
 		t.Fatalf("starting kube-controller-manager: %v", err)

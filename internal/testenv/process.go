@@ -2,7 +2,6 @@ package testenv
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -112,7 +111,8 @@ func (p *Process) Tail(n int) string {
 // failure describes a process that did not come up, with the end of its log.
 func (p *Process) failure(what error) error {
 	if ok, err := p.Exited(); ok {
-		what = fmt.Errorf("%w (%s exited: %v)", what, p.name, err)
+		// err is nil for an exit status of 0: %v prints it as <nil>.
+		what = fmt.Errorf("%w (%s exited: %v)", what, p.name, err) //nolint:errorlint // a nil error, as said
 	}
 	return fmt.Errorf("%s: %w\nlast lines of its log:\n%s", p.name, what, p.Tail(30))
 }
@@ -165,6 +165,3 @@ func (p *Process) WaitReady(timeout time.Duration, check func() error) error {
 
 // readyEvery is how often WaitReady asks again.
 const readyEvery = 100 * time.Millisecond
-
-// errEarlyExit reports a process that exited while it should have kept running.
-var errEarlyExit = errors.New("exited early")

@@ -88,7 +88,7 @@ func sameAsYAMLv3(data []byte) error {
 	slow := map[*Value]Style{}
 	want, err := decodeAllYAML("f.yaml", data, mark, slow)
 	if err != nil {
-		return fmt.Errorf("the block decoder decodes what yaml.v3 refuses (%v):\n%q", err, data)
+		return fmt.Errorf("the block decoder decodes what yaml.v3 refuses (%w):\n%q", err, data)
 	}
 	if len(got) != len(want) {
 		return fmt.Errorf("%d documents, yaml.v3 %d:\n%q", len(got), len(want), data)
@@ -106,7 +106,8 @@ func sameAsYAMLv3(data []byte) error {
 	yone, yerr := decodeYAML("f.yaml", data)
 	switch {
 	case (err == nil) != (yerr == nil):
-		return fmt.Errorf("Decode: error %v, yaml.v3 %v:\n%q", err, yerr, data)
+		// One of the two is nil, which %w would print as %!w(<nil>).
+		return fmt.Errorf("Decode: error %v, yaml.v3 %v:\n%q", err, yerr, data) //nolint:errorlint // a nil error, as said
 	case err == nil:
 		if diff := treeDiff(one, yone, nil, nil, "Decode"); diff != "" {
 			return fmt.Errorf("%s\n%q", diff, data)

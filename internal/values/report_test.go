@@ -1,6 +1,7 @@
 package values
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -44,7 +45,7 @@ func TestSyntaxErrorPositions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Decode("f.yaml", []byte(tt.src))
-			e, ok := err.(*Error)
+			e, ok := errors.AsType[*Error](err)
 			if !ok {
 				t.Fatalf("Decode: %v, want an *Error", err)
 			}
