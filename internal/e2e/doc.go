@@ -50,8 +50,12 @@
 // unreachable Argo CD, drift made by hand, a volume claim lost (degraded),
 // a rejected sync, each as the
 // Application objects say ([Env.StatusLive], [Env.Kubeconfig]); pins with
-// strata pin; and that what strata validate rejects, the API server
-// rejects too. They are skipped under -short; without the binaries they
+// strata pin; that what strata validate rejects, the API server
+// rejects too; and stop-the-line against a real Prometheus, scraping the
+// hub's application controller (its metrics address,
+// ArgoCD.ControllerMetrics), and a real Alertmanager (package promenv): a
+// rollout whose Prometheus check reads Argo CD's own metrics, and an alert
+// fired during a soak that fails and reverts the step. They are skipped under -short; without the binaries they
 // fail, naming hack/build-argocd.sh.
 // They run one at a time: each starts its own fleet. The package supports
 // Linux only.
