@@ -19,7 +19,7 @@ example: ## render the bundled seed 003 example fleet
 
 test: ## all tests, including those against a real kube-apiserver (prepares it first)
 	bash hack/test-deps.sh
-	$(GO) test -race -count=1 -timeout 30m ./...
+	$(GO) test -race -count=1 -timeout 45m ./...
 	# The race detector's shadow memory is in a process's peak RSS: the
 	# memory limit's test runs without it.
 	$(GO) test -count=1 -run '^TestMemoryLimitBoundsTheProcess$$' ./internal/render
@@ -44,4 +44,4 @@ bench: ## benchmarks (SPEC §9); see BENCHMARKS.md
 
 e2e: ## end-to-end tests against real Argo CD
 	bash hack/test-deps.sh
-	$(GO) test -count=1 -timeout 30m -run E2E -v ./internal/e2e/...
+	$(GO) test -count=1 -timeout 45m .run E2E -v ./internal/e2e/...

@@ -18,5 +18,6 @@
 // The callers are package rollout
 // (rollout.stopWhen, checked before each step and throughout each wait and
 // soak; checks with a prometheus: query); the conditions come from
-// config.yaml through package fleet.
+// config.yaml through package fleet. The tests read real servers too
+// (package promenv: Prometheus and Alertmanager built from source).
 package alert

@@ -43,6 +43,10 @@ const componentTimeout = 2 * time.Minute
 type ArgoCD struct {
 	// RepoServer and Redis are the loopback addresses of those servers.
 	RepoServer, Redis string
+	// ControllerMetrics is the application controller's metrics address
+	// (GET /metrics: argocd_app_info and the rest, as Prometheus scrapes
+	// it).
+	ControllerMetrics string
 	// Dir holds the components' logs and data.
 	Dir string
 }
@@ -85,6 +89,7 @@ func startArgoCD(t testing.TB, bins binaries, hubKubeconfig string, hub *rest.Co
 	})
 
 	a.start(t, "argocd-application-controller", append(env, "ARGOCD_BINARY_NAME=argocd-application-controller"), bins.argocd, 1, func(p []int) ([]string, func() error) {
+		a.ControllerMetrics = addr(p[0])
 		return append([]string{
 			"--kubeconfig", hubKubeconfig, "--namespace", Namespace,
 			"--metrics-port", strconv.Itoa(p[0]),

@@ -53,14 +53,19 @@
 // a rejected sync, each as the
 // Application objects say ([Env.StatusLive], [Env.Kubeconfig]); pins with
 // strata pin; that what strata validate rejects, the API server
-// rejects too; and continuous delivery in one fleet (TestE2EDelivery,
+// rejects too; continuous delivery in one fleet (TestE2EDelivery,
 // delivery_test.go): a rollout whose Argo CD cannot be reached commits
 // nothing (exit 5), rollout --all of two components' patches while others
 // push (one push refused and replayed, through the Git remote's
 // pre-receive hook), waves of [1, 100%] over a sector's regions, a freeze
 // pushed from another clone during a soak (held, then unfrozen), and
 // spokes whose admission policy refuses a version, within maxUnhealthy 1
-// and beyond it. They are skipped under -short; without the binaries they
+// and beyond it; and stop-the-line against a real Prometheus, scraping the
+// hub's application controller (its metrics address,
+// ArgoCD.ControllerMetrics), and a real Alertmanager (package promenv): a
+// rollout whose Prometheus check reads Argo CD's own metrics, and an alert
+// fired during a soak that fails and reverts the step. They are skipped
+// under -short; without the binaries they
 // fail, naming hack/build-argocd.sh.
 // They run one at a time: each starts its own fleet. The package supports
 // Linux only.

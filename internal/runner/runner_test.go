@@ -4,6 +4,7 @@ package runner_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -145,7 +146,7 @@ func TestRunPicksUpPatches(t *testing.T) {
 	gate("patch-002")
 
 	cancel()
-	if err := <-done; err != context.Canceled {
+	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Run ended with %v, want context.Canceled", err)
 	}
 	done <- nil
