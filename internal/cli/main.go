@@ -100,14 +100,14 @@ func (g *globals) clean(msg string) string {
 	if g.root == "" {
 		return msg
 	}
-	return libraryHint.ReplaceAllStringFunc(msg, func(m string) string {
-		return strings.Replace(m, "strata ", "strata --root "+rollout.ShellQuote(g.root)+" ", 1)
-	})
+	return libraryHint.ReplaceAllString(msg, "${1}strata --root "+strings.ReplaceAll(rollout.ShellQuote(g.root), "$", "$$")+" $2")
 }
 
 // libraryHint matches a strata command a library names in a message for
-// the user to run next; the CLI's own hints already carry --root.
-var libraryHint = regexp.MustCompile(`\bstrata (promote|pin|render|rollout|freeze|unfreeze)\b`)
+// the user to run next, after a space or a parenthesis; the CLI's own
+// hints already carry --root, and a quoted command line (the holder of a
+// lock) is what another run typed, not a hint.
+var libraryHint = regexp.MustCompile(`(^|[\s(])strata (promote|pin|render|rollout|freeze|unfreeze)\b`)
 
 // errorList is the errors err joins, or err alone.
 func errorList(err error) []error {

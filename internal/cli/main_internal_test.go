@@ -32,6 +32,8 @@ func TestCleanRepeatsRoot(t *testing.T) {
 		{"/r", "lift it with strata unfreeze production", "lift it with strata --root /r unfreeze production"},
 		{"/r", "continue with strata --root /r rollout a b c --approve x", "continue with strata --root /r rollout a b c --approve x"},
 		{"/r", "strata: the lock is held by strata-fleet", "strata: the lock is held by strata-fleet"},
+		{"/r", `the repository is locked by "strata promote a b c" (pid 1)`, `the repository is locked by "strata promote a b c" (pid 1)`},
+		{"/r/$HOME", "(run strata promote --resume)", "(run strata --root '/r/$HOME' promote --resume)"},
 	} {
 		g := &globals{root: c.root}
 		if got := g.clean(c.msg); got != c.want {
