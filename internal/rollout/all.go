@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -40,7 +41,8 @@ func InFlight(f *fleet.Fleet) []string {
 	return out
 }
 
-// RunAll rolls out every patch in flight at once (strata rollout --all):
+// RunAll rolls out every patch in flight at once (strata rollout --all),
+// and settles those whose last step removed their files (Settling):
 // one Run per patch, each in its own goroutine with its own sequence,
 // gates and soaks, opts' settings for all (Approve, Until, Soak...). The
 // runs write one at a time (Env.Lock), wait and soak side by side. Events
@@ -56,7 +58,17 @@ func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	patches := InFlight(f)
+	now := time.Now()
+	if env.Clock != nil {
+		now = env.Clock.Now()
+	}
+	var settling []string
+	if !opts.DryRun { // a settling last step has no step left to show
+		if settling, err = Settling(ctx, env.Git, f, opts, now); err != nil {
+			return nil, err
+		}
+	}
+	patches := append(InFlight(f), settling...)
 	out := make([]PatchResult, len(patches))
 	var mu sync.Mutex
 	events := env.Events

@@ -114,4 +114,10 @@
 // StoppedPending, a KindPending event) instead of waiting. A step's
 // timeout and soak are measured from its commit's time in Git, and a
 // step reverted by an earlier run stays failed until the patch changes.
+// A last step that removed the patch's files (folded.go) is found by the
+// last commit that changed them: the fold, a commit of this rollout
+// (Strata-Rollout trailer), is settled as the last step (waited for,
+// soaked, checked, reverted when it fails); the revert of the first step
+// is the failure it was. [Settling] lists such patches, within a window
+// after their last step, for RunAll and package runner.
 package rollout

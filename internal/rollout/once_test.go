@@ -3,6 +3,7 @@
 package rollout_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -20,6 +21,9 @@ func TestOnce(t *testing.T) {
 	t.Run("runs deliver the patch step by step", func(t *testing.T) { testOnceDelivers(t, newHarness(t, api)) })
 	t.Run("a step not healthy by its timeout since its commit fails", func(t *testing.T) { testOnceTimeout(t, newHarness(t, api)) })
 	t.Run("a failed step reverted stays failed", func(t *testing.T) { testOnceReverted(t, newHarness(t, api)) })
+	t.Run("the fold soaks, then is done", func(t *testing.T) { testOnceFoldSoaks(t, newHarness(t, api)) })
+	t.Run("the fold fails after its run and is reverted", func(t *testing.T) { testOnceFoldFails(t, newHarness(t, api)) })
+	t.Run("a reverted first step stays failed", func(t *testing.T) { testOnceFirstReverted(t, newHarness(t, api)) })
 }
 
 // once runs rollout --once and returns how it stopped, the steps it made
@@ -109,12 +113,7 @@ func testOnceTimeout(t *testing.T, h *harness) {
 
 func testOnceReverted(t *testing.T, h *harness) {
 	h.write(firstPatch, badPatch)
-	h.failSync = func(cluster, commit string) string {
-		if cluster == "w2" && h.rendersBad(cluster, commit) {
-			return rejected
-		}
-		return ""
-	}
+	h.rejectBad("w2")
 	_, _, err := h.once(rollout.Options{Revert: true})
 	var se *rollout.StepError
 	if !errors.As(err, &se) {
@@ -132,5 +131,142 @@ func testOnceReverted(t *testing.T, h *harness) {
 	}
 	if h.commits() != before {
 		t.Errorf("the second run committed: %q", h.subjects())
+	}
+}
+
+// toFold rolls the patch out to the gate before production, whose step
+// is the fold.
+func (h *harness) toFold() {
+	h.t.Helper()
+	h.write(firstPatch, patch)
+	if res, err := h.rollout(rollout.Options{}); err != nil || res.Stopped != rollout.StoppedGate {
+		h.t.Fatalf("rollout to the gate: %+v, %v", res, err)
+	}
+	h.clock.Step(2 * time.Hour) // past any soak of the steps before
+}
+
+// onceAll runs rollout --all --once and returns each patch's result.
+func (h *harness) onceAll(opts rollout.Options) map[string]rollout.PatchResult {
+	h.t.Helper()
+	opts.Once = true
+	h.events = nil
+	res, err := rollout.RunAll(context.Background(), h.env(), opts)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	out := map[string]rollout.PatchResult{}
+	for _, r := range res {
+		out[r.Patch] = r
+	}
+	return out
+}
+
+const demoPatch = "workload/demo/patch-001"
+
+// The fold removes the patch's files: the runs after it still wait for
+// its Applications and soak (in progress), then say it is done.
+func testOnceFoldSoaks(t *testing.T, h *harness) {
+	h.toFold()
+	// The timeout is long: git dates the commits by the real clock, the
+	// runs measure from them by the test's, which toFold moved ahead.
+	soak, timeout := time.Hour, 10*time.Hour
+	stopped, steps, err := h.once(rollout.Options{Approve: []string{"production"}, Soak: &soak, Timeout: &timeout})
+	if err != nil || stopped != rollout.StoppedPending || steps != 1 {
+		t.Fatalf("the fold's run: %s, %d steps, %v; want in progress after the fold", stopped, steps, err)
+	}
+	if h.exists("config/workload/demo/integration/patch-001.yaml") {
+		t.Fatalf("the patch is not folded")
+	}
+	h.clock.Step(30 * time.Minute)
+	stopped, steps, err = h.once(rollout.Options{Soak: &soak, Timeout: &timeout})
+	if err != nil || stopped != rollout.StoppedPending || steps != 0 {
+		t.Fatalf("a run during the fold's soak: %s, %d steps, %v; want in progress", stopped, steps, err)
+	}
+	if last := h.events[len(h.events)-1]; last.Step != "production/us-east1" || !strings.Contains(last.Message, "soaking until") {
+		t.Errorf("its last event: %+v, want soaking production/us-east1", last)
+	}
+	all := h.onceAll(rollout.Options{Soak: &soak, Timeout: &timeout})
+	if r, ok := all[demoPatch]; !ok || r.Err != nil || r.Result.Stopped != rollout.StoppedPending {
+		t.Errorf("rollout --all --once during the fold's soak: %+v; want %s in progress", all, demoPatch)
+	}
+	before := h.commits()
+	h.clock.Step(time.Hour)
+	stopped, steps, err = h.once(rollout.Options{Soak: &soak, Timeout: &timeout})
+	if err != nil || stopped != rollout.StoppedDone || steps != 0 {
+		t.Fatalf("a run after the fold's soak: %s, %d steps, %v; want done", stopped, steps, err)
+	}
+	all = h.onceAll(rollout.Options{Soak: &soak, Timeout: &timeout})
+	if r, ok := all[demoPatch]; !ok || r.Err != nil || r.Result.Stopped != rollout.StoppedDone {
+		t.Errorf("rollout --all --once after the fold's soak: %+v; want %s done", all, demoPatch)
+	}
+	if h.commits() != before {
+		t.Errorf("runs after the fold committed: %q", h.subjects())
+	}
+}
+
+// The fold's Applications degrade after the fold's own run: the next run
+// fails the fold and reverts it, which brings the patch's files back.
+func testOnceFoldFails(t *testing.T, h *harness) {
+	h.toFold()
+	timeout := 10 * time.Hour
+	degraded := "Progressing"
+	h.health = func(cluster, _ string) string {
+		if cluster == "w3" {
+			return degraded
+		}
+		return ""
+	}
+	stopped, _, err := h.once(rollout.Options{Approve: []string{"production"}, Revert: true, Timeout: &timeout})
+	if err != nil || stopped != rollout.StoppedPending {
+		t.Fatalf("the fold's run: %s, %v; want in progress", stopped, err)
+	}
+	degraded = "Degraded"
+	all := h.onceAll(rollout.Options{Revert: true, Timeout: &timeout})
+	var se *rollout.StepError
+	if r, ok := all[demoPatch]; !ok || !errors.As(r.Err, &se) || se.Step != "production/us-east1" {
+		t.Fatalf("rollout --all --once after the fold degraded: %+v; want %s failed at production/us-east1", all, demoPatch)
+	}
+	got := h.subjects()
+	if !strings.HasPrefix(got[len(got)-1], `Revert "Promote patch-001 of workload/demo to production/us-east1`) {
+		t.Errorf("commits: %q, want the fold reverted", got)
+	}
+	if !h.exists("config/workload/demo/integration/patch-001.yaml") {
+		t.Errorf("the revert did not bring the patch's files back")
+	}
+}
+
+// The revert of the first step removes the patch's file: the next run
+// says the step failed, not that the patch is unknown.
+func testOnceFirstReverted(t *testing.T, h *harness) {
+	h.write(firstPatch, badPatch)
+	h.rejectBad("w1")
+	var se *rollout.StepError
+	if _, _, err := h.once(rollout.Options{Revert: true}); !errors.As(err, &se) {
+		t.Fatalf("first run: %v, want a failed step", err)
+	}
+	if h.exists(firstPatch) {
+		t.Fatalf("the revert of the first step left %s", firstPatch)
+	}
+	before := h.commits()
+	_, steps, err := h.once(rollout.Options{Revert: true})
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "reverted by") || steps != 0 {
+		t.Fatalf("second run: %d steps, %v; want it failed at the revert", steps, err)
+	}
+	all := h.onceAll(rollout.Options{Revert: true})
+	if r, ok := all[demoPatch]; !ok || !errors.As(r.Err, &se) {
+		t.Errorf("rollout --all --once: %+v; want %s failed", all, demoPatch)
+	}
+	if h.commits() != before {
+		t.Errorf("the runs after the revert committed: %q", h.subjects())
+	}
+}
+
+// rejectBad has Argo CD reject badPatch's rendered output on cluster.
+func (h *harness) rejectBad(cluster string) {
+	h.failSync = func(c, commit string) string {
+		if c == cluster && h.rendersBad(c, commit) {
+			return rejected
+		}
+		return ""
 	}
 }

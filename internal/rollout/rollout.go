@@ -220,6 +220,12 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.locked(ctx, func() error { return r.catchUp(ctx) }); err != nil {
 		return err
 	}
+	if len(locations(f, r.opts)) == 0 {
+		// The rollout's last step removed the patch's files (folded.go).
+		if ok, err := r.gone(ctx); ok || err != nil {
+			return err
+		}
+	}
 	if err := r.settle(ctx); err != nil {
 		return err
 	}

@@ -182,7 +182,8 @@ func (r *runner) sync(ctx context.Context) error {
 	return nil
 }
 
-// inFlight lists the patches in flight in the work tree.
+// inFlight lists the patches in flight in the work tree, and those
+// whose last step is settling (rollout.Settling).
 func (r *runner) inFlight(ctx context.Context) ([]string, error) {
 	var out []string
 	err := r.locked(ctx, func() error {
@@ -195,7 +196,13 @@ func (r *runner) inFlight(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return err
 		}
-		out = rollout.InFlight(f)
+		// A fold or a first step's revert removed the patch's files; its
+		// rollout still has that step to settle.
+		settling, err := rollout.Settling(ctx, r.o.Env.Git, f, r.o.Rollout, r.o.Env.Clock.Now())
+		if err != nil {
+			return err
+		}
+		out = append(rollout.InFlight(f), settling...)
 		return nil
 	})
 	return out, err

@@ -1,0 +1,206 @@
+package rollout
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// A rollout's last step can remove the patch's files: the fold into
+// values.yaml, or the revert of its first step. The patch is then no
+// longer in the fleet (InFlight), yet its rollout is not over: the fold
+// still has its wait, soak and checks, which may fail it, and a revert is
+// a failure to report. Both are read from Git: the last commit that
+// changed the patch's files carries the rollout's Strata-Rollout trailer
+// (the fold) or reverts a commit that does (This reverts commit ...).
+
+// patchFiles is the pathspec of the patch's files at every node.
+func patchFiles(clusterType, component, patch string) string {
+	return ":(glob)config/" + clusterType + "/" + component + "/**/" + strings.TrimSuffix(patch, ".yaml") + ".yaml"
+}
+
+// rolloutTrailer is the trailer every step of the patch's rollout carries.
+func rolloutTrailer(clusterType, component, patch string) string {
+	return fmt.Sprintf("Strata-Rollout: %s/%s/%s", clusterType, component, strings.TrimSuffix(patch, ".yaml"))
+}
+
+// gone settles a rollout whose patch has no files left (locations is
+// empty), from the last commit that changed them: a fold made by this
+// rollout is waited for, soaked and checked as its last step (a failure
+// there is the fold's, reverted with Options.Revert), a reverted step is
+// the failure it was. ok is false when the commit is neither (no such
+// commit, or a fold made by hand or by promote): the caller goes on and
+// promote says what it knows of the patch.
+func (r *runner) gone(ctx context.Context) (ok bool, err error) {
+	last, err := r.repo.run(ctx, "log", "-1", "--format=%H", "--", patchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+	if err != nil || last == "" {
+		return false, err
+	}
+	body, err := r.repo.run(ctx, "log", "-1", "--format=%B", last)
+	if err != nil {
+		return false, err
+	}
+	f, err := r.load()
+	if err != nil {
+		return false, err
+	}
+	trailer := rolloutTrailer(r.opts.ClusterType, r.opts.Component, r.opts.Patch)
+	if step, ok := revertOf(body); ok {
+		stepBody, err := r.repo.run(ctx, "log", "-1", "--format=%B", step)
+		if err != nil || !hasLine(stepBody, trailer) {
+			return false, err
+		}
+		targets := changedTargets(stepBody)
+		return true, &StepError{Step: lastNode(targets, r.opts.ClusterType), Commit: step, Reverted: last, Failures: []Failure{{Reason: fmt.Sprintf(
+			"the step was reverted by %.12s, which removed the patch's files", last)}}}
+	}
+	if !hasLine(body, trailer) {
+		return false, nil
+	}
+	ids := changedTargets(body)
+	st := &step{node: lastNode(ids, r.opts.ClusterType), settle: true, revert: last, targets: targetsOf(f, ids)}
+	if st.node == "" {
+		r.done(StoppedDone, "", r.opts.Patch+" is folded and no target's rendered output changed", "")
+		return true, nil
+	}
+	st.policy = r.policyAt(f, st.node)
+	// The objects to wait for are those whose rendered file changed last
+	// at or after the fold (a later commit over them contains it).
+	dirs := make([]string, len(ids))
+	for i, id := range ids {
+		dirs[i] = render.OutputDir + "/" + id
+	}
+	if st.commit, err = r.repo.run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...); err != nil {
+		return true, err
+	}
+	st.pick = func(s live.AppState) bool {
+		c := f.Cluster(s.Cluster)
+		return c != nil && c.Target != nil && slices.Contains(ids, c.Type+"/"+c.Target.ID())
+	}
+	if err := r.reach(ctx); err != nil {
+		return true, err
+	}
+	r.emit(Event{Kind: KindStart, Step: st.node, Commit: last, Targets: ids,
+		Message: fmt.Sprintf("%s is folded by %.12s: waiting for its last step's targets", r.opts.Patch, last)})
+	if err := r.verify(ctx, st); err != nil {
+		return true, r.failed(ctx, st, err)
+	}
+	r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded", "")
+	return true, nil
+}
+
+// revertOf is the commit a revert's message (git revert's) names.
+func revertOf(body string) (string, bool) {
+	_, rest, ok := strings.Cut(body, "This reverts commit ")
+	if !ok {
+		return "", false
+	}
+	return strings.TrimRight(strings.Fields(rest + " ")[0], "."), true
+}
+
+func hasLine(body, line string) bool {
+	return slices.Contains(strings.Split(body, "\n"), line)
+}
+
+// changedTargets are the targets a step's commit message lists under
+// "Rendered output changed at:" (promote.CommitMessage).
+func changedTargets(body string) []string {
+	_, rest, ok := strings.Cut(body, "Rendered output changed at:\n")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, l := range strings.Split(rest, "\n") {
+		if !strings.HasPrefix(l, "  ") {
+			break
+		}
+		out = append(out, strings.TrimSpace(l))
+	}
+	return out
+}
+
+// lastNode is the node of the last of ids (<cluster type>/<node>): the
+// step's node, whose rollout policy applies.
+func lastNode(ids []string, clusterType string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return strings.TrimPrefix(ids[len(ids)-1], clusterType+"/")
+}
+
+// Settling lists the patches whose files the last step of their rollout
+// removed (a fold, or the revert of the first step) within the longest
+// window a step's verdict can take at now: twice the longest timeout of
+// the sequence plus its longest soak (Options' overrides applied), from
+// the step's commit time. Their runs settle that step (exit 6 while it
+// soaks, 0 once done, 1 failed), so that rollout --all --once and a
+// runner check them as they check a patch in flight. The margin of one
+// more timeout lets a scheduled job that runs less often still see the
+// verdict; past the window the listing drops them.
+func Settling(ctx context.Context, g Git, f *fleet.Fleet, opts Options, now time.Time) ([]string, error) {
+	var window time.Duration
+	f.Config.Root.Walk(func(n *fleet.Node) {
+		p := f.Config.RolloutAt(n)
+		if opts.Soak != nil {
+			p.Soak = *opts.Soak
+		}
+		if opts.Timeout != nil {
+			p.Timeout = *opts.Timeout
+		}
+		window = max(window, 2*p.Timeout+p.Soak)
+	})
+	out, err := g.Run(ctx, "log", "--since=@"+strconv.FormatInt(now.Add(-window).Unix(), 10), "-E",
+		"--grep=^Strata-(Rollout|Failed): ", "--format=%H%x00%B%x1e")
+	if err != nil {
+		return nil, err
+	}
+	inFlight := InFlight(f)
+	var ids []string
+	seen := map[string]bool{}
+	for _, rec := range strings.Split(out, "\x1e") {
+		commit, body, ok := strings.Cut(strings.TrimSpace(rec), "\x00")
+		if !ok {
+			continue
+		}
+		if step, ok := revertOf(body); ok {
+			if body, err = g.Run(ctx, "log", "-1", "--format=%B", step); err != nil {
+				return nil, err
+			}
+		}
+		id := trailerValue(body, "Strata-Rollout")
+		if id == "" || seen[id] || slices.Contains(inFlight, id) {
+			continue
+		}
+		seen[id] = true // the newest commit of id: its last step, or none
+		parts := strings.SplitN(id, "/", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		last, err := g.Run(ctx, "log", "-1", "--format=%H", "--", patchFiles(parts[0], parts[1], parts[2]))
+		if err != nil {
+			return nil, err
+		}
+		if strings.TrimSpace(last) == commit {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// trailerValue is the value of the first line "key: value" of body.
+func trailerValue(body, key string) string {
+	for _, l := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(l, key+": "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
