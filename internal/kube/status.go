@@ -1,7 +1,9 @@
 package kube
 
 import (
+	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/net/html/charset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -35,19 +38,28 @@ var protobufMagic = []byte("k8s\x00")
 
 // statusBody returns resp with a body that client-go decodes into an error
 // that says what the server said. A Kubernetes Status, in JSON or protobuf,
-// goes on whole and as it is, labelled with its media type. Anything else
-// (a proxy's page, plain text, JSON of its own, nothing)
+// goes on whole and as it is, but unzipped (client-go does not undo a
+// Content-Encoding) and labelled with its media type. Anything else (a
+// proxy's page, plain text in any charset, JSON of its own, nothing)
 // becomes a JSON Status whose message is the start of the body's text, or
 // the HTTP status when it has none, and whose reason is the one client-go
 // gives the status code, so that IsForbidden, IsAlreadyExists... hold.
 func statusBody(resp *http.Response, method string) *http.Response {
 	raw := resp.Body
 	resp.Header = resp.Header.Clone()
-	body := resp.Body
-	head, err := io.ReadAll(io.LimitReader(body, maxErrorBody))
+	body, encoding := decoded(resp)
+	var head []byte
+	var err error
+	if body != nil {
+		head, err = io.ReadAll(io.LimitReader(body, maxErrorBody))
+	}
 	if mediaType := statusType(head); mediaType != "" && err == nil {
 		if declared, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); declared != mediaType {
 			resp.Header.Set("Content-Type", mediaType)
+		}
+		if encoding != "" {
+			resp.Header.Del("Content-Encoding")
+			resp.ContentLength = -1
 		}
 		resp.Body = struct {
 			io.Reader
@@ -58,7 +70,9 @@ func statusBody(resp *http.Response, method string) *http.Response {
 	_ = raw.Close()
 
 	msg := fmt.Sprintf("the server answered %s", resp.Status)
-	switch text := bodyText(head); {
+	switch text := bodyText(head, resp.Header.Get("Content-Type")); {
+	case body == nil:
+		msg += fmt.Sprintf(" with a body in %s encoding", encoding)
 	case text != "":
 		msg += ": " + text
 	default:
@@ -74,6 +88,29 @@ func statusBody(resp *http.Response, method string) *http.Response {
 	resp.Header.Set("Content-Type", jsonType)
 	resp.Header.Del("Content-Encoding")
 	return resp
+}
+
+// decoded is resp's body with its Content-Encoding undone, and the
+// encoding undone. Go's transport unzips only what it asked to be zipped;
+// a server or proxy may zip regardless. The body is nil for an encoding
+// other than gzip, which nothing here can read.
+func decoded(resp *http.Response) (io.Reader, string) {
+	encoding := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding")))
+	switch encoding {
+	case "", "identity":
+		return resp.Body, ""
+	case "gzip", "x-gzip":
+		br := bufio.NewReader(resp.Body)
+		if magic, _ := br.Peek(2); !bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+			return br, encoding // labelled gzip, sent plain
+		}
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return br, encoding
+		}
+		return zr, encoding
+	}
+	return nil, encoding
 }
 
 // statusType is the media type of head when it is the start of a
@@ -133,9 +170,10 @@ func protobufStatus(head []byte) bool {
 }
 
 // bodyText is the start of an error body as one printable line: a JSON
-// object's message or error field when it has one, else the text with
-// markup and control characters dropped.
-func bodyText(body []byte) string {
+// object's message or error field when it has one, else the text in the
+// charset its Content-Type names (or HTML declares), with markup and
+// control characters dropped.
+func bodyText(body []byte, contentType string) string {
 	var obj map[string]any
 	if json.Unmarshal(body, &obj) == nil {
 		for _, k := range []string{"message", "error", "msg"} {
@@ -144,7 +182,13 @@ func bodyText(body []byte) string {
 			}
 		}
 	}
-	return oneLine(stripTags(string(body)))
+	text := string(body)
+	if r, err := charset.NewReader(bytes.NewReader(body), contentType); err == nil {
+		if b, err := io.ReadAll(r); err == nil {
+			text = string(b)
+		}
+	}
+	return oneLine(stripTags(strings.ToValidUTF8(text, "")))
 }
 
 func stripTags(s string) string {
@@ -167,7 +211,7 @@ func stripTags(s string) string {
 // oneLine folds s into one line of printable text of at most 300 runes.
 func oneLine(s string) string {
 	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool {
-		return unicode.IsSpace(r) || !unicode.IsPrint(r)
+		return unicode.IsSpace(r) || !unicode.IsPrint(r) || r == unicode.ReplacementChar
 	}), " ")
 	if r := []rune(s); len(r) > 300 {
 		s = string(r[:300]) + "..."

@@ -5,9 +5,11 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,5 +182,108 @@ func TestForbiddenByARealAPIServer(t *testing.T) {
 	}
 	if !apierrors.IsForbidden(err) {
 		t.Errorf("%v: not Forbidden", err)
+	}
+}
+
+// TestErrorBodiesInAnyEncoding: what Secure's rewriting must not assume
+// of an error body: that its Content-Type is bare, names its encoding at
+// all, that it is not zipped, that its text is UTF-8, that it fits what
+// is read of it.
+func TestErrorBodiesInAnyEncoding(t *testing.T) {
+	const said = `leases.coordination.k8s.io "strata" is forbidden: User "reader" cannot get resource "leases"`
+	long := strings.Repeat("a denied request, ", 5000) // 90 KB, past the 64 KiB read
+	latin1 := []byte("Zugriff f\xfcr \xbbreader\xab verweigert")
+	for _, tc := range []struct {
+		name        string
+		client      string // the clientset's content type
+		contentType string
+		encoding    string
+		body        []byte
+		want        string
+	}{
+		{name: "a JSON Status with a charset", client: protobufType, contentType: "application/json; charset=utf-8",
+			body: jsonBody(t, statusOf(403, said)), want: said},
+		{name: "a protobuf Status labelled as text", client: protobufType, contentType: "text/plain",
+			body: protobufBody(t, statusOf(403, said)), want: said},
+		{name: "a JSON Status with no Content-Type to a protobuf client", client: protobufType,
+			body: jsonBody(t, statusOf(403, said)), want: said},
+		{name: "a gzipped protobuf Status", client: protobufType, contentType: protobufType, encoding: "gzip",
+			body: gzipped(t, protobufBody(t, statusOf(403, said))), want: said},
+		{name: "a gzipped JSON Status", client: jsonType, contentType: jsonType, encoding: "gzip",
+			body: gzipped(t, jsonBody(t, statusOf(403, said))), want: said},
+		{name: "gzipped text", client: protobufType, contentType: "text/plain", encoding: "gzip",
+			body: gzipped(t, []byte("denied by the proxy")), want: "the server answered 403 Forbidden: denied by the proxy"},
+		{name: "a body in an encoding nothing here reads", client: protobufType, contentType: "text/plain", encoding: "br",
+			body: []byte{0x1b, 0x10, 0x00, 0xf8, 0xa5}, want: "the server answered 403 Forbidden with a body in br encoding"},
+		{name: "text in ISO-8859-1", client: protobufType, contentType: "text/plain; charset=ISO-8859-1",
+			body: latin1, want: "the server answered 403 Forbidden: Zugriff für »reader« verweigert"},
+		{name: "a Status longer than what is read of it", client: jsonType, contentType: jsonType,
+			body: jsonBody(t, statusOf(403, long)), want: long},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// Over TLS: client-go then builds its own transport, which
+			// honours DisableCompression (plain HTTP gets Go's default).
+			api := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tc.contentType != "" {
+					w.Header().Set("Content-Type", tc.contentType)
+				}
+				if tc.encoding != "" {
+					w.Header().Set("Content-Encoding", tc.encoding) // asked for or not
+				}
+				w.WriteHeader(http.StatusForbidden)
+				_, _ = w.Write(tc.body)
+			}))
+			defer api.Close()
+			ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: api.Certificate().Raw})
+			cfg := &rest.Config{Host: api.URL, ContentConfig: rest.ContentConfig{ContentType: tc.client},
+				TLSClientConfig: rest.TLSClientConfig{CAData: ca}, DisableCompression: true}
+			cs, err := kubernetes.NewForConfig(Secure(cfg))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = getLease(testContext(t), cs)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("got %.300v, want %.300q", err, tc.want)
+			}
+			if !apierrors.IsForbidden(err) {
+				t.Errorf("%.300v: not Forbidden (%s)", err, apierrors.ReasonForError(err))
+			}
+		})
+	}
+}
+
+// TestWatchStreamsPassThrough: a watch's 200 stream reaches client-go as
+// the server sends it, event by event; Secure reads no successful body.
+func TestWatchStreamsPassThrough(t *testing.T) {
+	done := make(chan struct{})
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", jsonType)
+		w.Header().Set("Transfer-Encoding", "chunked")
+		_, _ = w.Write([]byte(`{"type":"ADDED","object":{"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"name":"strata","namespace":"kube-system","resourceVersion":"7"}}}` + "\n"))
+		w.(http.Flusher).Flush()
+		select { // the stream stays open: one event is all there is so far
+		case <-done:
+		case <-r.Context().Done():
+		}
+	}))
+	defer api.Close()
+	defer close(done)
+	cs, err := kubernetes.NewForConfig(Secure(&rest.Config{Host: api.URL, ContentConfig: rest.ContentConfig{ContentType: jsonType}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	w, err := cs.CoordinationV1().Leases("kube-system").Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	select {
+	case ev := <-w.ResultChan():
+		if l, ok := ev.Object.(*coordinationv1.Lease); !ok || l.Name != "strata" {
+			t.Errorf("first event: %v %#v", ev.Type, ev.Object)
+		}
+	case <-ctx.Done():
+		t.Fatal("no event from an open watch stream")
 	}
 }
