@@ -8,7 +8,10 @@
 //     token and the client certificate, would go with it), and an error
 //     response whose body is no Kubernetes Status (a proxy's page, an empty
 //     500) is turned into one that carries the server's own words, so that
-//     the error client-go makes of it says what the server said.
+//     the error client-go makes of it says what the server said. A Status
+//     the server sent, in JSON or in the protobuf typed clientsets ask
+//     for, goes on as it is (unzipped if a proxy zipped it); a successful
+//     response, a watch's stream above all, is never read.
 //   - [Scrub] takes tokens, passwords, private keys and client
 //     certificates out of a text before it is printed, logged or served:
 //     client-go and kubeconfig loading print whole credential structs in

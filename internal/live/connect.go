@@ -62,6 +62,10 @@ type Kubeconfig struct {
 	Context string
 	// Contexts maps cluster names to contexts (a command-line flag).
 	Contexts map[string]string
+
+	// serviceAccountDir is where a pod's service account is read in a
+	// cluster: kube.ServiceAccountDir, or a test's directory.
+	serviceAccountDir string
 }
 
 // Connect returns the Connect of f's clusters. The context of a cluster is,

@@ -20,6 +20,14 @@ func (k Kubeconfig) inCluster() bool {
 	return kube.NoKubeconfig(k.Path, os.Getenv) && os.Getenv("KUBERNETES_SERVICE_HOST") != ""
 }
 
+// saDir is where the pod's service account is mounted.
+func (k Kubeconfig) saDir() string {
+	if k.serviceAccountDir != "" {
+		return k.serviceAccountDir
+	}
+	return kube.ServiceAccountDir
+}
+
 // connectInCluster is Connect in a pod: the service account reaches the
 // Argo CD of the cluster it runs in, which must be the fleet's only one
 // (the central model's hub); others would need a kubeconfig.
@@ -27,7 +35,7 @@ func (k Kubeconfig) connectInCluster(f *fleet.Fleet, c *fleet.Cluster) (*Client,
 	if n := len(ArgoCDs(f)); n != 1 {
 		return nil, fmt.Errorf("no kubeconfig to reach cluster %s: running in a cluster, strata reaches only the Argo CD of that cluster with its service account, and the fleet has %d; give --kubeconfig", c.Name, n)
 	}
-	cfg, err := kube.InCluster(kube.ServiceAccountDir, os.Getenv)
+	cfg, err := kube.InCluster(k.saDir(), os.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +49,11 @@ func (k Kubeconfig) connectInCluster(f *fleet.Fleet, c *fleet.Cluster) (*Client,
 // keeps its Lease there (leader election).
 func (k Kubeconfig) RestConfig() (*rest.Config, error) {
 	if k.inCluster() {
-		return kube.InCluster(kube.ServiceAccountDir, os.Getenv)
+		cfg, err := kube.InCluster(k.saDir(), os.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		return kube.Secure(cfg), nil
 	}
 	raw, rules, err := k.load()
 	if err != nil {
