@@ -21,8 +21,9 @@ import (
 // changed the patch's files carries the rollout's Strata-Rollout trailer
 // (the fold) or reverts a commit that does (This reverts commit ...).
 
-// patchFiles is the pathspec of the patch's files at every node.
-func patchFiles(clusterType, component, patch string) string {
+// PatchFiles is the Git pathspec of a patch's files at every node of its
+// component: the commits that changed it are the patch's steps.
+func PatchFiles(clusterType, component, patch string) string {
 	return ":(glob)config/" + clusterType + "/" + component + "/**/" + strings.TrimSuffix(patch, ".yaml") + ".yaml"
 }
 
@@ -39,7 +40,7 @@ func rolloutTrailer(clusterType, component, patch string) string {
 // commit, or a fold made by hand or by promote): the caller goes on and
 // promote says what it knows of the patch.
 func (r *runner) gone(ctx context.Context) (ok bool, err error) {
-	last, err := r.repo.run(ctx, "log", "-1", "--format=%H", "--", patchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+	last, err := r.repo.run(ctx, "log", "-1", "--format=%H", "--", PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
 	if err != nil || last == "" {
 		return false, err
 	}
@@ -183,7 +184,7 @@ func Settling(ctx context.Context, g Git, f *fleet.Fleet, opts Options, now time
 		if len(parts) != 3 {
 			continue
 		}
-		last, err := g.Run(ctx, "log", "-1", "--format=%H", "--", patchFiles(parts[0], parts[1], parts[2]))
+		last, err := g.Run(ctx, "log", "-1", "--format=%H", "--", PatchFiles(parts[0], parts[1], parts[2]))
 		if err != nil {
 			return nil, err
 		}

@@ -212,8 +212,7 @@ func stopWhen(ctx context.Context, f *fleet.Fleet, node string) string {
 // first: the newest is its last step, the newest revert its last failure
 // (the reasons its Strata-Failed trailers give). One git log.
 func (fl *Flight) readHistory(ctx context.Context, g git.Runner, po promote.Options) error {
-	pattern := ":(glob)config/" + po.ClusterType + "/" + po.Component + "/**/" + strings.TrimSuffix(po.Patch, ".yaml") + ".yaml"
-	out, err := g.Run(ctx, "log", "--format=%x1e%H%x00%ct%x00%s%x00%b", "HEAD", "--", pattern)
+	out, err := g.Run(ctx, "log", "--format=%x1e%H%x00%ct%x00%s%x00%b", "HEAD", "--", PatchFiles(po.ClusterType, po.Component, po.Patch))
 	if err != nil {
 		return err
 	}

@@ -126,8 +126,7 @@ func (r *runner) settle(ctx context.Context) error {
 		return fmt.Errorf("%s is not committed: commit rendered/ first", strings.Join(dirs, ", "))
 	}
 	st.commit = commit
-	pattern := ":(glob)config/" + r.opts.ClusterType + "/" + r.opts.Component + "/**/" + strings.TrimSuffix(r.opts.Patch, ".yaml") + ".yaml"
-	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", pattern); err != nil {
+	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
 		return err
 	}
 	if err := r.reverted(ctx, st.node, st.revert); err != nil {

@@ -212,7 +212,7 @@ func (r *runner) inFlight(ctx context.Context) ([]string, error) {
 // that ended starts again once it changes.
 func (r *runner) key(ctx context.Context, id string) (string, error) {
 	parts := strings.SplitN(id, "/", 3)
-	out, err := r.o.Env.Git.Run(ctx, "log", "-1", "--format=%H", "--", ":(glob)config/"+parts[0]+"/"+parts[1]+"/**/"+parts[2]+".yaml")
+	out, err := r.o.Env.Git.Run(ctx, "log", "-1", "--format=%H", "--", rollout.PatchFiles(parts[0], parts[1], parts[2]))
 	return strings.TrimSpace(out), err
 }
 
