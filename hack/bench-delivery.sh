@@ -9,10 +9,11 @@
 #
 #   hack/bench-delivery.sh [CLUSTERS] [PATCHES] [DELAY_MS]   (default 200 20 1000)
 #
+# BENCH_FLAGS adds go test flags (e.g. "-cpuprofile cpu.prof").
 # Not part of make test: minutes long, skipped under -short.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export STRATA_BENCH_CLUSTERS="${1:-200}" STRATA_BENCH_PATCHES="${2:-20}" STRATA_BENCH_DELAY_MS="${3:-1000}"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs"
-go test -count=1 -run '^$' -bench BenchmarkDelivery -benchtime 1x -timeout 60m ./internal/benchfleet/argosim
+go test -count=1 -run '^$' -bench BenchmarkDelivery -benchtime 1x -timeout 60m ${BENCH_FLAGS:-} ./internal/benchfleet/argosim
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
