@@ -132,6 +132,7 @@ func runDelivery(b *testing.B, clusters, patches int, delay time.Duration) {
 
 	var mu sync.Mutex
 	var events []rollout.Event
+	var lockWait, lockHeld []time.Duration
 	soak, timeout := time.Duration(0), 10*time.Minute
 	env := rollout.Env{
 		Dir: dir, Git: &pushGit{ExecGit: rollout.ExecGit{Dir: dir, Env: gitEnv}, bare: bare, sim: sim},
@@ -142,12 +143,21 @@ func runDelivery(b *testing.B, clusters, patches int, delay time.Duration) {
 			}
 			return dyn, nil
 		},
+		// The writes (catch-up, each step, the fold) take the repository
+		// lock one at a time: how long each waited for it and held it.
 		Lock: func(ctx context.Context) (func(), error) {
+			asked := time.Now()
 			l, err := lock.Acquire(ctx, dir, lock.Options{Command: "bench", Wait: 10 * time.Minute})
 			if err != nil {
 				return nil, err
 			}
-			return func() { l.Release() }, nil
+			got := time.Now()
+			return func() {
+				l.Release()
+				mu.Lock()
+				lockWait, lockHeld = append(lockWait, got.Sub(asked)), append(lockHeld, time.Since(got))
+				mu.Unlock()
+			}, nil
 		},
 		Events: func(e rollout.Event) {
 			mu.Lock()
@@ -227,9 +237,19 @@ func runDelivery(b *testing.B, clusters, patches int, delay time.Duration) {
 	b.ReportMetric(float64(peakRSS(b))/1024, "peak-rss-MiB")
 	b.Logf("%d spokes, %d patches, delay %s: rollout took %s; %d patches failed; %d step commits; "+
 		"healthy to next push (%d): %s; of it, healthy to strata's healthy event: %s; that event to the push: %s; "+
+		"the repository lock (%d writes): waited for %s, held %s (sum %s); "+
 		"argosim wrote %d objects; strata's calls: %s; peak RSS of this process (strata, argosim, the test) %d MiB",
 		clusters, patches, delay, took.Round(10*time.Millisecond), failed, steps,
-		len(gaps), dist(gaps), dist(seen), dist(written), writes, calls.String(), peakRSS(b)/1024)
+		len(gaps), dist(gaps), dist(seen), dist(written), len(lockHeld), dist(lockWait), dist(lockHeld), sum(lockHeld),
+		writes, calls.String(), peakRSS(b)/1024)
+}
+
+func sum(d []time.Duration) time.Duration {
+	var t time.Duration
+	for _, x := range d {
+		t += x
+	}
+	return t.Round(time.Millisecond)
 }
 
 var argosimNamespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
