@@ -70,6 +70,12 @@ func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
 	}
 	patches := append(InFlight(f), settling...)
 	out := make([]PatchResult, len(patches))
+	// One watch of the Argo CDs for all: a list and a watch each per patch
+	// would multiply the API servers' load (and strata's memory) by the
+	// patches in flight.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	env.watcher = newWatcher(ctx, env.Connect, env.Live)
 	var mu sync.Mutex
 	events := env.Events
 	var wg sync.WaitGroup

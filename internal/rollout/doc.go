@@ -48,7 +48,9 @@
 // NoWatch: the step runs its checks alone, unwatched.go); a wait set that is
 // empty all the same fails the step. The Argo CDs are read once (live.Read)
 // and then watched (live.Watch, each change applied to its instance): the
-// wait never polls. Objects not synced yet, and their roots, are asked for
+// wait never polls. RunAll's rollouts share that read and watch (one list
+// and one watch per Argo CD, each rollout told of changes through its own
+// view, watch.go), whatever the number of patches in flight. Objects not synced yet, and their roots, are asked for
 // a hard refresh (argocd.argoproj.io/refresh: hard) at once and every
 // Env.RefreshEvery. Then the soak: they must stay healthy (failed,
 // degraded, missing or out of sync ends it) for the soak time; then the

@@ -83,6 +83,9 @@ type Env struct {
 	// HoldEvery is how often a held rollout reads the freezes and the
 	// stopWhen conditions again (default DefaultHoldEvery).
 	HoldEvery time.Duration
+
+	// watcher, set by RunAll, is shared by its rollouts.
+	watcher *watcher
 }
 
 // Result is how a rollout ended.
@@ -117,7 +120,7 @@ type runner struct {
 	env   Env
 	opts  Options
 	repo  *repo
-	watch *watcher
+	watch *watchView
 	fsys  fs.FS
 	ops   promote.DirOps
 	res   *Result
@@ -162,9 +165,13 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}}, watch: newWatcher(ctx, env.Connect, env.Live),
-		fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}}}
-	r.watch.lost = r.lost
+	w := env.watcher
+	if w == nil {
+		w = newWatcher(ctx, env.Connect, env.Live)
+	}
+	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}}, fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}}}
+	r.watch = w.view(r.lost)
+	defer r.watch.close()
 	err = r.run(ctx)
 	var p *pendingError
 	if errors.As(err, &p) {

@@ -6,16 +6,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
@@ -511,9 +517,20 @@ func testAll(t *testing.T, h *harness) {
 	h.syncAll()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	results, err := rollout.RunAll(ctx, h.env(), rollout.Options{Approver: "Jane Doe <jane@example.com>"})
+	// The rollouts share one list and watch of each Argo CD.
+	env := h.env()
+	lists := &listCount{n: map[string]int{}}
+	connect := env.Connect
+	env.Connect = func(c *fleet.Cluster) (dynamic.Interface, error) {
+		dyn, err := connect(c)
+		return countingClient{dyn, lists, c.Name}, err
+	}
+	results, err := rollout.RunAll(ctx, env, rollout.Options{Approver: "Jane Doe <jane@example.com>"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := map[string]int{"w1": 1, "w2": 1, "w3": 1}; !maps.Equal(lists.get(), want) {
+		t.Errorf("lists of Applications per Argo CD: got %v, want %v (one for all the patches)", lists.get(), want)
 	}
 	var got []string
 	for _, pr := range results {
@@ -538,4 +555,52 @@ func testAll(t *testing.T, h *harness) {
 			t.Errorf("event %s without its patch", e.Kind)
 		}
 	}
+}
+
+// listCount counts the lists of Applications per Argo CD.
+type listCount struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (l *listCount) get() map[string]int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return maps.Clone(l.n)
+}
+
+// countingClient counts, in lists, the lists of Applications made through
+// it on the Argo CD of cluster.
+type countingClient struct {
+	dynamic.Interface
+	lists   *listCount
+	cluster string
+}
+
+func (c countingClient) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
+	return countingResource{c.Interface.Resource(gvr), c, gvr}
+}
+
+type countingResource struct {
+	dynamic.NamespaceableResourceInterface
+	c   countingClient
+	gvr schema.GroupVersionResource
+}
+
+func (r countingResource) Namespace(ns string) dynamic.ResourceInterface {
+	return countingList{r.NamespaceableResourceInterface.Namespace(ns), r}
+}
+
+type countingList struct {
+	dynamic.ResourceInterface
+	r countingResource
+}
+
+func (l countingList) List(ctx context.Context, opts metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	if l.r.gvr == live.ApplicationGVR && opts.Continue == "" {
+		l.r.c.lists.mu.Lock()
+		l.r.c.lists.n[l.r.c.cluster]++
+		l.r.c.lists.mu.Unlock()
+	}
+	return l.ResourceInterface.List(ctx, opts)
 }

@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -18,32 +19,71 @@ import (
 // watcher keeps what the fleet's Argo CDs hold current: one live.Read (a
 // list per Argo CD), then a live.Watch of each Argo CD's Applications from
 // the list's resource version, each change applied to its live.Instance.
-// It signals on changed when anything changed: the rollout waits on that,
-// never polling.
+// It signals on each view's changed when anything changed: a rollout waits
+// on that, never polling. RunAll's rollouts share one watcher (one list and
+// one watch per Argo CD, not one per patch), each through its own view.
 type watcher struct {
 	ctx     context.Context
 	connect live.Connect
 	opts    live.Options
-	changed chan struct{}
-
-	// lost, when set, is told at once when the watch of an Argo CD fails
-	// (once, until it is watched again).
-	lost func(cluster string, err error)
 
 	mu        sync.Mutex
 	f         *fleet.Fleet
 	instances []*live.Instance
 	clients   map[string]dynamic.Interface
+	views     []*watchView
+}
+
+// watchView is one rollout's view of a watcher: its own signal of changes
+// and its own lost, told at once when the watch of an Argo CD fails (once,
+// until it is watched again).
+type watchView struct {
+	*watcher
+	changed chan struct{}
+	lost    func(cluster string, err error)
 }
 
 func newWatcher(ctx context.Context, connect live.Connect, opts live.Options) *watcher {
-	return &watcher{ctx: ctx, connect: connect, opts: opts, changed: make(chan struct{}, 1), clients: map[string]dynamic.Interface{}}
+	return &watcher{ctx: ctx, connect: connect, opts: opts, clients: map[string]dynamic.Interface{}}
+}
+
+// view adds a view of w, told of w's changes until close.
+func (w *watcher) view(lost func(cluster string, err error)) *watchView {
+	v := &watchView{watcher: w, changed: make(chan struct{}, 1), lost: lost}
+	w.mu.Lock()
+	w.views = append(w.views, v)
+	w.mu.Unlock()
+	return v
+}
+
+// close stops telling v of changes.
+func (v *watchView) close() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.views = slices.DeleteFunc(v.views, func(x *watchView) bool { return x == v })
 }
 
 func (w *watcher) notify() {
-	select {
-	case w.changed <- struct{}{}:
-	default:
+	w.mu.Lock()
+	views := slices.Clone(w.views)
+	w.mu.Unlock()
+	for _, v := range views {
+		select {
+		case v.changed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// lost tells every view that the watch of the Argo CD on cluster failed.
+func (w *watcher) lost(cluster string, err error) {
+	w.mu.Lock()
+	views := slices.Clone(w.views)
+	w.mu.Unlock()
+	for _, v := range views {
+		if v.lost != nil {
+			v.lost(cluster, err)
+		}
 	}
 }
 
@@ -97,7 +137,7 @@ func (w *watcher) watch(in *live.Instance, c *fleet.Cluster) {
 	for w.ctx.Err() == nil {
 		if unread {
 			if dyn, unread = w.relist(in, c); unread {
-				if !lost && w.lost != nil {
+				if !lost {
 					w.mu.Lock()
 					reason := in.Error
 					w.mu.Unlock()
@@ -122,7 +162,7 @@ func (w *watcher) watch(in *live.Instance, c *fleet.Cluster) {
 		case errors.Is(err, live.ErrExpired):
 			unread = true
 		case err != nil && w.ctx.Err() == nil:
-			if !lost && w.lost != nil {
+			if !lost {
 				w.lost(in.Cluster, err)
 			}
 			lost = true

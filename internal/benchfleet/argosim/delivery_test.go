@@ -1,0 +1,255 @@
+//go:build linux
+
+package argosim_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/utils/clock"
+
+	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/lock"
+	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/testenv"
+)
+
+var gitEnv = []string{
+	"GIT_AUTHOR_NAME=strata bench", "GIT_AUTHOR_EMAIL=bench@strata.invalid",
+	"GIT_COMMITTER_NAME=strata bench", "GIT_COMMITTER_EMAIL=bench@strata.invalid",
+	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
+}
+
+// envInt reads a positive integer from the environment, else def.
+func envInt(b *testing.B, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		b.Fatalf("%s=%q: want a positive integer", name, v)
+	}
+	return n
+}
+
+// BenchmarkDelivery rolls out STRATA_BENCH_PATCHES patches (default 20) of
+// different components at once (rollout.RunAll, as `strata rollout --all`)
+// over STRATA_BENCH_CLUSTERS spokes (default 200) of one hub, central
+// model, on one real kube-apiserver, with argosim playing the hub's Argo
+// CD (STRATA_BENCH_DELAY, default 1s, from a push to the Applications
+// synced). Three stages: dev (a tenth of the clusters, where the patches
+// start), staging in waves [10%, 100%], prod in waves [10%, 50%, 100%];
+// soak 0. It reports the whole rollout's time, the gap from the last
+// Application of a step turning healthy to the next step's push
+// (p50/p95/max), the process's peak RSS and the list and watch calls
+// strata made. Run: hack/bench-delivery.sh.
+func BenchmarkDelivery(b *testing.B) {
+	if testing.Short() {
+		b.Skip("minutes long: hack/bench-delivery.sh runs it")
+	}
+	clusters := envInt(b, "STRATA_BENCH_CLUSTERS", 200)
+	patches := envInt(b, "STRATA_BENCH_PATCHES", 20)
+	delay := time.Duration(envInt(b, "STRATA_BENCH_DELAY_MS", 1000)) * time.Millisecond
+	for range b.N {
+		runDelivery(b, clusters, patches, delay)
+	}
+}
+
+func runDelivery(b *testing.B, clusters, patches int, delay time.Duration) {
+	t0 := time.Now()
+	phase := func(what string) {
+		b.Logf("%8.1fs %s", time.Since(t0).Seconds(), what)
+	}
+	api := testenv.StartAPIServer(b)
+	testenv.InstallArgoCDCRDs(b, api.Config())
+	phase("API server started")
+
+	simDyn, err := dynamic.NewForConfig(qps(api.Config()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var calls counter
+	cfg := qps(api.Config())
+	cfg.Wrap(calls.wrap)
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ns := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "argocd"}}}
+	nsGVR := argosimNamespaces
+	if _, err := simDyn.Resource(nsGVR).Create(context.Background(), ns, metav1.CreateOptions{}); err != nil {
+		b.Fatal(err)
+	}
+
+	dir := filepath.Join(b.TempDir(), "fleet")
+	bare := filepath.Join(b.TempDir(), "remote.git")
+	git(b, "", "init", "-q", "--bare", "-b", "main", bare)
+	git(b, "", "init", "-q", "-b", "main", dir)
+	spokes := writeFleet(b, dir, clusters, patches)
+	b.Setenv("STRATA_CACHE_DIR", b.TempDir())
+	render(b, dir)
+	git(b, dir, "add", "-A")
+	git(b, dir, "commit", "-q", "-m", "the fleet")
+	git(b, dir, "remote", "add", "origin", bare)
+	git(b, dir, "push", "-q", "-u", "origin", "main")
+	phase(fmt.Sprintf("fleet of %d spokes x %d components rendered and pushed", clusters, patches))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sim := &argosim.Sim{Dyn: simDyn, Namespace: "argocd", Remote: bare, RepoURL: "https://git.example.com/fleet.git",
+		Spokes: spokes, Delay: delay, Writers: 8}
+	sim.Start(ctx)
+	if err := sim.Sync(ctx, git(b, bare, "rev-parse", "main")); err != nil {
+		b.Fatal(err)
+	}
+	phase("argosim: the fleet synced")
+
+	for i := range patches {
+		write(b, dir, fmt.Sprintf("config/workload/c%03d/dev/patch-001.yaml", i),
+			fmt.Sprintf("metadata:\n  description: c%03d 1.1.0\napplications:\n  c%03d:\n    source:\n      targetRevision: 1.1.0\n", i, i))
+	}
+	render(b, dir)
+	git(b, dir, "add", "-A")
+	git(b, dir, "commit", "-q", "-m", "the patches, at dev")
+	git(b, dir, "push", "-q", "origin", "main")
+	if err := sim.Sync(ctx, git(b, bare, "rev-parse", "main")); err != nil {
+		b.Fatal(err)
+	}
+	phase(fmt.Sprintf("%d patches at dev, synced", patches))
+
+	var mu sync.Mutex
+	var events []rollout.Event
+	var lockWait, lockHeld []time.Duration
+	soak, timeout := time.Duration(0), 10*time.Minute
+	env := rollout.Env{
+		Dir: dir, Git: &pushGit{ExecGit: rollout.ExecGit{Dir: dir, Env: gitEnv}, bare: bare, sim: sim},
+		Clock: clock.RealClock{},
+		Connect: func(c *fleet.Cluster) (dynamic.Interface, error) {
+			if c.Name != "hub" {
+				return nil, fmt.Errorf("cluster %s runs no Argo CD here", c.Name)
+			}
+			return dyn, nil
+		},
+		// The writes (catch-up, each step, the fold) take the repository
+		// lock one at a time: how long each waited for it and held it.
+		Lock: func(ctx context.Context) (func(), error) {
+			asked := time.Now()
+			l, err := lock.Acquire(ctx, dir, lock.Options{Command: "bench", Wait: 10 * time.Minute})
+			if err != nil {
+				return nil, err
+			}
+			got := time.Now()
+			return func() {
+				l.Release()
+				mu.Lock()
+				lockWait, lockHeld = append(lockWait, got.Sub(asked)), append(lockHeld, time.Since(got))
+				mu.Unlock()
+			}, nil
+		},
+		Events: func(e rollout.Event) {
+			mu.Lock()
+			events = append(events, e)
+			mu.Unlock()
+		},
+	}
+	calls.reset()
+	b.ResetTimer()
+	start := time.Now()
+	results, err := rollout.RunAll(ctx, env, rollout.Options{Approver: "Bench <bench@strata.invalid>", Soak: &soak, Timeout: &timeout})
+	took := time.Since(start)
+	b.StopTimer()
+	if err != nil {
+		b.Fatal(err)
+	}
+	failed := 0
+	for _, r := range results {
+		if r.Err != nil || r.Result == nil || r.Result.Stopped != "done" {
+			failed++
+			if failed <= 3 {
+				b.Errorf("%s: %v (%+v)", r.Patch, r.Err, r.Result)
+			}
+		}
+	}
+	writes, simErr := sim.Stats()
+	if simErr != nil {
+		b.Errorf("argosim: %v", simErr)
+	}
+
+	// The gap from the last Application of a step turning healthy to the
+	// next step's push, per patch.
+	byPatch := map[string][]string{}
+	for _, e := range events {
+		if e.Kind == rollout.KindPromoted || e.Kind == rollout.KindDone {
+			if e.Commit != "" {
+				byPatch[e.Patch] = append(byPatch[e.Patch], e.Commit)
+			}
+		}
+	}
+	// The gap splits in two: from argosim's last write to strata's
+	// healthy event for the step (the watch), and from that event to the
+	// next step's push (the lock, plan, render, commit, push).
+	seenAt := map[string]time.Time{}
+	for _, e := range events {
+		if e.Kind == rollout.KindHealthy && e.Commit != "" {
+			seenAt[e.Patch+" "+e.Commit] = e.Time
+		}
+	}
+	var gaps, seen, written []time.Duration
+	steps := 0
+	for patch, commits := range byPatch {
+		steps += len(commits)
+		for i := 1; i < len(commits); i++ {
+			h, ok1 := sim.Healthy(commits[i-1])
+			p, ok2 := sim.PushedAt(commits[i])
+			if ok1 && ok2 {
+				gaps = append(gaps, p.Sub(h))
+			}
+			if s, ok := seenAt[patch+" "+commits[i-1]]; ok && ok1 && ok2 {
+				seen, written = append(seen, s.Sub(h)), append(written, p.Sub(s))
+			}
+		}
+	}
+	pct := func(d []time.Duration, q float64) time.Duration {
+		if len(d) == 0 {
+			return 0
+		}
+		slices.Sort(d)
+		return d[min(len(d)-1, int(q*float64(len(d))))].Round(time.Millisecond)
+	}
+	dist := func(d []time.Duration) string {
+		return fmt.Sprintf("p50 %s, p95 %s, max %s", pct(d, 0.5), pct(d, 0.95), pct(d, 1))
+	}
+	b.ReportMetric(took.Seconds(), "rollout-s")
+	b.ReportMetric(pct(gaps, 0.95).Seconds(), "gap-p95-s")
+	b.ReportMetric(float64(peakRSS(b))/1024, "peak-rss-MiB")
+	b.Logf("%d spokes, %d patches, delay %s: rollout took %s; %d patches failed; %d step commits; "+
+		"healthy to next push (%d): %s; of it, healthy to strata's healthy event: %s; that event to the push: %s; "+
+		"the repository lock (%d writes): waited for %s, held %s (sum %s); "+
+		"argosim wrote %d objects; strata's calls: %s; peak RSS of this process (strata, argosim, the test) %d MiB",
+		clusters, patches, delay, took.Round(10*time.Millisecond), failed, steps,
+		len(gaps), dist(gaps), dist(seen), dist(written), len(lockHeld), dist(lockWait), dist(lockHeld), sum(lockHeld),
+		writes, calls.String(), peakRSS(b)/1024)
+}
+
+func sum(d []time.Duration) time.Duration {
+	var t time.Duration
+	for _, x := range d {
+		t += x
+	}
+	return t.Round(time.Millisecond)
+}
+
+var argosimNamespaces = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}

@@ -1,0 +1,20 @@
+// Package argosim plays Argo CD's application controller for benchmarks:
+// it is test code, never part of strata.
+//
+// A Sim is told of each push to the fleet's remote (Pushed). It reads what
+// the pushed revision changed under rendered/ (git diff against the last
+// revision it saw) and, after a set delay, writes into Argo CD's namespace
+// on one API server what the hub's roots would make of it: each changed
+// Application with its rendered spec, synced at the revision and healthy
+// (status.sync.revision/status, status.health.status and
+// status.operationState as Argo CD v3.5 writes them), or failed for the
+// clusters Fail names; and the root Application of every cluster whose
+// rendered/ directory changed, synced at the revision. Roots of clusters
+// the push did not touch keep their older revision (real Argo CD moves them
+// all; strata only asks that a root contains the change it waits on).
+//
+// Pushes are handled in order by one goroutine; the writes of one push go
+// out in parallel. It never lists or polls: it knows the objects it wrote.
+// Healthy records when the last Application of each revision was written
+// healthy, for the benchmark to compare with the next push.
+package argosim

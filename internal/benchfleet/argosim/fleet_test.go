@@ -1,0 +1,218 @@
+//go:build linux
+
+package argosim_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
+	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/rollout"
+)
+
+// writeFleet writes the delivery fleet: one hub, clusters spokes split
+// into dev (a tenth), staging (three tenths) and prod, one region each,
+// and components c000... each making one Application per spoke, named
+// after the spoke's region.
+func writeFleet(b *testing.B, dir string, clusters, components int) []argosim.Spoke {
+	dev := max(1, clusters/10)
+	staging := max(1, clusters*3/10)
+	prod := max(1, clusters-dev-staging)
+	regions := func(prefix string, n int) []string {
+		var out []string
+		for i := range n {
+			out = append(out, fmt.Sprintf("%s%04d", prefix, i))
+		}
+		return out
+	}
+	stages := []struct {
+		name, waves string
+		regions     []string
+	}{
+		{"dev", "", append(regions("d", dev), "hub")},
+		{"staging", "[10%, 100%]", regions("s", staging)},
+		{"prod", "[10%, 50%, 100%]", regions("p", prod)},
+	}
+	var cfg strings.Builder
+	cfg.WriteString("dimensions: [environments, regions]\nrepository: {url: https://git.example.com/fleet.git, revision: main}\n" +
+		"promotion: {level: regions}\nrender: {namePrefix: \"{{ .Values.cluster.region }}-\"}\nsequence:\n  environments:\n")
+	for _, st := range stages {
+		fmt.Fprintf(&cfg, "    - name: %s\n", st.name)
+		if st.waves != "" {
+			fmt.Fprintf(&cfg, "      rollout: {waves: %s}\n", st.waves)
+		}
+		fmt.Fprintf(&cfg, "      regions: [%s]\n", strings.Join(st.regions, ", "))
+	}
+	cfg.WriteString("cluster_types: [workload, hub]\n")
+	write(b, dir, "config/config.yaml", cfg.String())
+	write(b, dir, "config/workload/defaults.yaml", "applications:\n  default:\n    project: default\n")
+	write(b, dir, "config/hub/defaults.yaml", "applications:\n  default:\n    project: default\n")
+	for i := range components {
+		write(b, dir, fmt.Sprintf("config/workload/c%03d/values.yaml", i), fmt.Sprintf(`applications:
+  c%03d:
+    source:
+      repoURL: https://charts.example.com
+      chart: c%03d
+      targetRevision: 1.0.0
+    destination:
+      server: https://kubernetes.default.svc
+      namespace: c%03d
+`, i, i, i))
+	}
+	write(b, dir, "config/clusters/hub.yaml", "type: hub\ntarget: dev/hub\n")
+	var spokes []argosim.Spoke
+	for _, st := range stages {
+		for _, r := range st.regions {
+			if r == "hub" {
+				continue
+			}
+			name := "spoke-" + r
+			write(b, dir, "config/clusters/"+name+".yaml", fmt.Sprintf("type: workload\ntarget: %s/%s\nserver: https://%s.invalid\nhub: hub\n", st.name, r, name))
+			spokes = append(spokes, argosim.Spoke{Name: name, Dir: "rendered/workload/" + st.name + "/" + r})
+		}
+	}
+	return spokes
+}
+
+func write(b *testing.B, dir, p, data string) {
+	b.Helper()
+	full := filepath.Join(dir, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(full, []byte(data), 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func render(b *testing.B, dir string) {
+	b.Helper()
+	if _, err := output.Run(output.Options{Root: dir, FS: os.DirFS(dir)}); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func git(b *testing.B, dir string, args ...string) string {
+	b.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), gitEnv...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// pushGit is the rollout's git; after each push it tells argosim the
+// remote's new main, as a webhook would tell Argo CD.
+type pushGit struct {
+	rollout.ExecGit
+	bare string
+	sim  *argosim.Sim
+}
+
+func (g *pushGit) Run(ctx context.Context, args ...string) (string, error) {
+	out, err := g.ExecGit.Run(ctx, args...)
+	if err == nil && len(args) > 0 && args[0] == "push" {
+		rev, rerr := rollout.ExecGit{Dir: g.bare}.Run(ctx, "rev-parse", "main")
+		if rerr != nil {
+			return out, rerr
+		}
+		g.sim.Pushed(strings.TrimSpace(rev))
+	}
+	return out, err
+}
+
+// qps lifts client-go's client-side rate limit, as for a hub's controller.
+func qps(c *rest.Config) *rest.Config {
+	c.QPS, c.Burst = 500, 1000
+	return c
+}
+
+// counter counts the requests strata makes, by verb (list, watch, get,
+// patch...).
+type counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *counter) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripper(func(req *http.Request) (*http.Response, error) {
+		c.mu.Lock()
+		if c.n == nil {
+			c.n = map[string]int{}
+		}
+		c.n[verb(req)]++
+		c.mu.Unlock()
+		return rt.RoundTrip(req)
+	})
+}
+
+func (c *counter) reset() {
+	c.mu.Lock()
+	c.n = map[string]int{}
+	c.mu.Unlock()
+}
+
+func (c *counter) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var parts []string
+	for _, v := range []string{"list", "watch", "get", "patch", "update", "create", "other"} {
+		parts = append(parts, fmt.Sprintf("%s %d", v, c.n[v]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// verb is the Kubernetes verb of req: a GET of a collection is a list, or
+// a watch with ?watch=true.
+func verb(req *http.Request) string {
+	switch req.Method {
+	case http.MethodGet:
+		if req.URL.Query().Get("watch") == "true" || req.URL.Query().Get("watch") == "1" {
+			return "watch"
+		}
+		if strings.HasSuffix(req.URL.Path, "/applications") || strings.HasSuffix(req.URL.Path, "/applicationsets") {
+			return "list"
+		}
+		return "get"
+	case http.MethodPatch:
+		return "patch"
+	case http.MethodPut:
+		return "update"
+	case http.MethodPost:
+		return "create"
+	}
+	return "other"
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// peakRSS is this process's peak resident memory, KiB (VmHWM).
+func peakRSS(b *testing.B) int {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
+			return n
+		}
+	}
+	return 0
+}
