@@ -3,11 +3,14 @@
 // cli parses flags, runs an action and prints its result (as Helm's
 // pkg/cmd over pkg/action).
 //
-// [Open] is the preamble of every command that reads a fleet repository:
-// the directory opened as an os.Root (nothing resolves outside it) and a
-// read-only fs.FS over it; [Repo.Lock] takes the repository lock (package
-// lock) for the moment a command writes; [Repo.LoadComponent] loads what a
-// promotion works on.
+// [OpenWith] is the preamble of every command that reads a fleet
+// repository: the directory opened as an os.Root (nothing resolves outside
+// it) and a read-only fs.FS over it ([Open]), the warnings about
+// promotion journals the command asks for ([JournalCheck]), then the
+// repository lock (package lock) held until [Repo.Close], exclusive for a
+// writer, shared for a reader that compares ([LockMode]).
+// [Repo.LoadComponent] loads what a promotion works on;
+// [Repo.FinishRendered] ends a promotion once a render has caught up.
 //
 // [Step] is one promotion step, the same for strata promote --commit and
 // strata rollout: promote.Apply under its journal, a render of the targets

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/render"
 )
@@ -165,7 +166,7 @@ func (o *bootstrapOptions) run(ctx context.Context, name string) error {
 	if o.matrix {
 		fmt.Fprintln(o.stderr, "strata: note: --matrix has no effect: a hub's root ApplicationSets are always seed 000's cluster x git matrix")
 	}
-	r, err := o.openRepo()
+	r, err := o.open(action.Options{})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -39,7 +40,7 @@ func (o *bootstrapOptions) runMany(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r, err := o.openRepo()
+	r, err := o.open(action.Options{})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/diff"
 )
 
@@ -94,7 +95,7 @@ cache, remote kustomize bases, a plugin) is named with the reason.`,
 }
 
 func (o *diffOptions) run() error {
-	r, err := o.openRepo()
+	r, err := o.open(action.Options{})
 	if err != nil {
 		return err
 	}

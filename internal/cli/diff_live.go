@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
@@ -16,7 +17,7 @@ import (
 // runLive is diff --live: rendered/ compared with what the fleet's Argo
 // CDs hold.
 func (o *diffOptions) runLive(ctx context.Context) error {
-	r, err := o.openRepo()
+	r, err := o.open(action.Options{})
 	if err != nil {
 		return err
 	}

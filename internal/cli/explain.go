@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/explain"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/status"
@@ -56,7 +57,7 @@ func (o *explainOptions) run(target, component, field string) error {
 	if _, err := explain.ParsePath(field); err != nil {
 		return &usageError{err}
 	}
-	r, err := o.openRepo()
+	r, err := o.open(action.Options{})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/atomicfile"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/freeze"
@@ -124,7 +125,7 @@ type freezeReport struct {
 }
 
 func (o *freezeOptions) run(ctx context.Context) error {
-	r, err := o.openToWrite(!o.list)
+	r, err := o.open(action.Options{Lock: exclusiveIf(!o.list)})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/atomicfile"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/promote"
@@ -89,7 +90,7 @@ func (o *patchNewOptions) run() error {
 		}
 		o.opts.Body = body
 	}
-	r, err := o.openToWrite(!o.dryRun)
+	r, err := o.open(action.Options{Lock: exclusiveIf(!o.dryRun)})
 	if err != nil {
 		return err
 	}

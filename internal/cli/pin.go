@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
@@ -123,7 +124,7 @@ type pinReport struct {
 }
 
 func (o *pinOptions) run(ctx context.Context) error {
-	r, err := o.openToWrite(!o.dryRun)
+	r, err := o.open(action.Options{Lock: exclusiveIf(!o.dryRun)})
 	if err != nil {
 		return err
 	}

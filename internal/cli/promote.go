@@ -131,19 +131,12 @@ type promoteReport struct {
 }
 
 func (o *promoteOptions) run() error {
-	r, err := o.openRepoQuiet()
+	// An unfinished promotion is this command's to deal with (unfinished).
+	r, err := o.open(action.Options{Lock: exclusiveIf(!o.dryRun), Journal: action.OwnJournal})
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	o.warnCommittedJournal(r)
-	if !o.dryRun {
-		l, err := o.lock(r.dir)
-		if err != nil {
-			return err
-		}
-		defer l.Release()
-	}
 	ops, err := promote.NewDirOps(r.dir)
 	if err != nil {
 		return err

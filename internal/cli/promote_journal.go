@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io/fs"
 
 	"github.com/strata-fleet/strata/internal/promote"
 )
@@ -63,49 +62,4 @@ func (o *promoteOptions) abandonJournal(ops promote.FileOps) error {
 		fmt.Fprintf(o.stdout, "abandoned: %s\nnothing was changed: compare config/ with git (git status config/) and render\n", j.Describe())
 	}
 	return nil
-}
-
-// warnUnfinished says, on stderr, when the repository has a promotion that
-// is not finished (with the command that finishes it) or a journal
-// committed where strata no longer reads one. Every command that reads the
-// fleet calls it (openRepo), so an unfinished promotion is never silent.
-func (g *globals) warnUnfinished(r *repo) {
-	g.warnCommittedJournal(r)
-	ops, err := promote.NewDirOps(r.dir)
-	if err != nil {
-		return
-	}
-	j, err := promote.Pending(ops)
-	switch {
-	case err != nil:
-		fmt.Fprintf(g.stderr, "warning: %v\n", err)
-	case j != nil:
-		fmt.Fprintf(g.stderr, "warning: %s: run %s to finish it\n", j.Describe(), g.strata("promote", "--resume"))
-	}
-}
-
-// finishRendered ends a promotion whose only step left was re-rendering,
-// once a full render has brought rendered/ up to date, and says so.
-func (g *globals) finishRendered(r *repo) error {
-	ops, err := promote.NewDirOps(r.dir)
-	if err != nil {
-		return err
-	}
-	j, err := promote.Pending(ops)
-	if err != nil || j == nil || j.Stage != promote.StageRender {
-		return nil // warnUnfinished has said it
-	}
-	if err := promote.Finish(ops); err != nil {
-		return err
-	}
-	fmt.Fprintf(g.stderr, "finished the promotion of %s (%s): rendered/ reflects it\n", j.Plan.Patch, j.Plan.Component)
-	return nil
-}
-
-// warnCommittedJournal says that a journal inside the repository is ignored.
-func (g *globals) warnCommittedJournal(r *repo) {
-	if _, err := fs.Stat(r.fsys, promote.CommittedJournal); err == nil {
-		fmt.Fprintf(g.stderr, "warning: %s is ignored: strata keeps an unfinished promotion's journal outside the repository and never replays one from it; remove it (git rm %s)\n",
-			promote.CommittedJournal, promote.CommittedJournal)
-	}
 }

@@ -1,15 +1,14 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/output"
 )
 
@@ -63,24 +62,17 @@ A run with nothing changed renders nothing and writes nothing.`,
 }
 
 func (o *renderOptions) run() error {
-	r, err := o.openRepo()
+	// --check takes the lock shared: it never compares a rendered/ that
+	// another process is switching.
+	mode := action.ExclusiveLock
+	if o.check {
+		mode = action.SharedLock
+	}
+	r, err := o.open(action.Options{Lock: mode})
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	// --check takes the lock shared: it never compares a rendered/ that
-	// another process is switching. Where the local state cannot hold a
-	// lock (a read-only cache in CI), it checks without, as it does
-	// without the render state.
-	l, err := o.lockFor(r.dir, o.check)
-	var held *lock.HeldError
-	switch {
-	case err != nil && o.check && !errors.As(err, &held):
-		fmt.Fprintf(o.stderr, "warning: checking without the repository lock: %v\n", err)
-	case err != nil:
-		return err
-	}
-	defer l.Release()
 	opts := output.Options{Root: r.dir, FS: r.fsys, Check: o.check, Fresh: o.noCache, Rendered: renderedHook, Switching: switchingHook}
 	if opts.StatePath, err = output.StatePath(r.dir); err != nil {
 		opts.StatePath = ""
@@ -100,8 +92,12 @@ func (o *renderOptions) run() error {
 		fmt.Fprintf(o.stderr, "warning: %s\n", w)
 	}
 	if !o.check {
-		if err := o.finishRendered(r); err != nil {
+		j, err := r.FinishRendered()
+		if err != nil {
 			return err
+		}
+		if j != nil {
+			fmt.Fprintf(o.stderr, "finished the promotion of %s (%s): rendered/ reflects it\n", j.Plan.Patch, j.Plan.Component)
 		}
 	}
 	return o.report(res)

@@ -21,77 +21,43 @@ type repo struct {
 	dir  string
 	fsys fs.FS
 	root *os.Root
-	held *lock.Lock // taken by openToWrite; Close releases it
 }
 
-// openToWrite is openRepo, then, when write is true, the repository's lock
-// (lock): the preamble of a command that writes unless it only shows what
-// it would do. Close releases the lock, then closes the repository.
-func (g *globals) openToWrite(write bool) (*repo, error) {
-	r, err := g.openRepo()
-	if err != nil || !write {
-		return r, err
-	}
-	if r.held, err = g.lock(r.dir); err != nil {
-		r.Close()
-		return nil, err
-	}
-	return r, nil
-}
-
-// Close releases the lock openToWrite took and closes the repository.
-func (r *repo) Close() error {
-	if r.held != nil {
-		r.held.Release()
-	}
-	return r.Repo.Close()
-}
-
-// openRepo opens the repository and warns about an unfinished promotion
-// (warnUnfinished).
-func (g *globals) openRepo() (*repo, error) {
-	r, err := g.openRepoQuiet()
-	if err != nil {
-		return nil, err
-	}
-	g.warnUnfinished(r)
-	return r, nil
-}
-
-// openRepoQuiet opens the repository, for commands that deal with an
-// unfinished promotion themselves or must print nothing (completion).
-func (g *globals) openRepoQuiet() (*repo, error) {
+// open is every command's preamble (action.OpenWith): the repository
+// found from --root, the warnings o.Journal asks for on stderr (naming
+// the command that finishes an unfinished promotion), then the lock in
+// o.Lock's mode with this command line's lock options. Close releases the
+// lock, then closes the repository.
+func (g *globals) open(o action.Options) (*repo, error) {
 	dir, err := g.findRoot()
 	if err != nil {
 		return nil, err
 	}
-	a, err := action.Open(dir)
+	o.LockOptions = g.lockOptions()
+	o.Resume = g.strata("promote", "--resume")
+	o.Warn = func(msg string) { fmt.Fprintf(g.stderr, "warning: %s\n", msg) }
+	a, err := action.OpenWith(context.Background(), dir, o)
 	if err != nil {
 		return nil, err
 	}
 	return &repo{Repo: a, dir: a.Dir, fsys: a.FS, root: a.Root}, nil
 }
 
-// lock takes the lock of the repository at dir for a command that writes
-// it (package lock), waiting up to --wait and saying so on stderr.
-func (g *globals) lock(dir string) (*lock.Lock, error) {
-	return g.lockFor(dir, false)
-}
-
-// lockFor takes the lock exclusive, or shared for a command that only
-// compares the repository with its output (beside other readers, never
-// beside a writer).
-func (g *globals) lockFor(dir string, shared bool) (*lock.Lock, error) {
-	return lock.Acquire(context.Background(), dir, g.lockOptions(shared))
+// exclusiveIf is the lock of a command that writes unless it only shows
+// what it would do (--dry-run, --list).
+func exclusiveIf(write bool) action.LockMode {
+	if write {
+		return action.ExclusiveLock
+	}
+	return action.NoLock
 }
 
 // lockOptions are the lock's options of this command line: who holds it,
 // how long to wait (--wait), saying so on stderr.
-func (g *globals) lockOptions(shared bool) lock.Options {
+func (g *globals) lockOptions() lock.Options {
 	return lock.Options{
 		Command: strings.Join(append([]string{"strata"}, g.args...), " "),
 		Wait:    g.wait,
-		Shared:  shared,
 		Waiting: func(h lock.Holder) {
 			if g.wait > 0 {
 				fmt.Fprintf(g.stderr, "waiting up to %s for the repository lock held by %s\n", g.wait, h)
@@ -103,7 +69,7 @@ func (g *globals) lockOptions(shared bool) lock.Options {
 // completionFleet loads the fleet for shell completion, or returns nil:
 // completion offers nothing rather than an error.
 func (g *globals) completionFleet() *fleet.Fleet {
-	r, err := g.openRepoQuiet()
+	r, err := g.open(action.Options{Journal: action.NoJournal})
 	if err != nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/lock"
@@ -168,7 +169,7 @@ func (o *rolloutOptions) validate(cmd *cobra.Command) error {
 }
 
 func (o *rolloutOptions) run(ctx context.Context) error {
-	r, err := o.openRepo()
+	r, err := o.open(action.Options{})
 	if err != nil {
 		return err
 	}
@@ -246,7 +247,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 // least rolloutLockWait, longer with --wait, saying so on stderr.
 func (o *rolloutOptions) writeLock(r *repo) func(context.Context) (func(), error) {
 	return func(ctx context.Context) (func(), error) {
-		opts := o.lockOptions(false)
+		opts := o.lockOptions()
 		opts.Wait = max(opts.Wait, rolloutLockWait)
 		opts.Waiting = func(h lock.Holder) {
 			fmt.Fprintf(o.stderr, "waiting up to %s for the repository lock held by %s\n", opts.Wait, h)
@@ -268,13 +269,13 @@ const rolloutLockWait = 10 * time.Minute
 // held for its run.
 func (o *rolloutOptions) patchLock(r *repo) func(context.Context, string) (func(), error) {
 	return func(ctx context.Context, patch string) (func(), error) {
-		opts := o.lockOptions(false)
+		opts := o.lockOptions()
 		opts.Waiting = func(h lock.Holder) {
 			if opts.Wait > 0 {
 				fmt.Fprintf(o.stderr, "waiting up to %s for the lock of the rollout of %s held by %s\n", opts.Wait, patch, h)
 			}
 		}
-		l, err := lock.AcquireRollout(ctx, r.dir, patch, opts)
+		l, err := r.LockRollout(ctx, patch, opts)
 		if err != nil {
 			return nil, err
 		}

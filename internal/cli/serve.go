@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/web"
@@ -85,7 +86,7 @@ func (o *serveOptions) run(ctx context.Context) error {
 	if !loopback && len(o.allowed) == 0 {
 		return usageErrorf("--addr %s listens beyond this machine: name the host names or addresses clients use with --allowed-host (requests for any other host are refused, a guard against DNS rebinding)", o.addr)
 	}
-	r, err := o.openRepo()
+	r, err := o.open(action.Options{})
 	if err != nil {
 		return err
 	}

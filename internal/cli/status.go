@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/atomicfile"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
@@ -102,7 +103,7 @@ self-contained page.`,
 }
 
 func (o *statusOptions) run(ctx context.Context) error {
-	r, err := o.openRepo()
+	r, err := o.open(action.Options{})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/validate"
 )
 
@@ -67,7 +68,7 @@ repository that does not load or render exits 3.`,
 }
 
 func (o *validateOptions) run() error {
-	r, err := o.openRepo()
+	r, err := o.open(action.Options{})
 	if err != nil {
 		return err
 	}
