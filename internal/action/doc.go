@@ -20,4 +20,9 @@
 // diff --cached of what it stages), of the targets render renders
 // (fleet.TargetCount), and carries the patch's metadata, the Approved-by
 // trailers and the caller's own (Strata-Rollout).
+//
+// [Promote] is strata promote around that step: an interrupted promotion
+// completed first (or shown by a dry run), the freeze and the step left
+// uncommitted checked (laststep.go), the step applied, rendered and, with
+// Commit, committed on a branch; the CLI prints its [Promoted].
 package action

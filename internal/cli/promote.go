@@ -10,8 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/action"
-	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/freeze"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/promote"
 )
@@ -24,12 +22,11 @@ type promoteOptions struct {
 	resume   bool
 	abandon  bool
 	output   outputFormat
-	// commit and branch: --commit, --branch (newBranch: it was created).
-	commit    bool
-	branch    string
-	newBranch bool
+	// commit and branch: --commit, --branch.
+	commit bool
+	branch string
 	// allowUncommitted takes a step on top of the last one promote took
-	// and nobody committed (see checkPreviousStep).
+	// and nobody committed (action.Promote).
 	allowUncommitted bool
 }
 
@@ -131,88 +128,53 @@ type promoteReport struct {
 }
 
 func (o *promoteOptions) run() error {
-	// An unfinished promotion is this command's to deal with (unfinished).
+	// An unfinished promotion is this command's to deal with (Promote).
 	r, err := o.open(action.Options{Lock: exclusiveIf(!o.dryRun), Journal: action.OwnJournal})
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	ops, err := promote.NewDirOps(r.dir)
+	if o.abandon {
+		return o.abandonJournal(r)
+	}
+	if o.opts.ClusterType != "" && o.opts.Approve && o.opts.Approver == "" {
+		o.opts.Approver = gitIdentity(r.dir)
+	}
+	a := &action.Promote{Options: o.opts, DryRun: o.dryRun, NoRender: o.noRender, AllowUncommitted: o.allowUncommitted,
+		Commit: o.commit, Branch: o.branch, GateCommand: o.commandLine(), // with every flag of the run
+		Retry: "run " + o.strata("promote", "--resume") + " to finish the promotion", Rendered: renderedHook}
+	res, err := a.Run(context.Background(), r.Repo)
+	if res != nil && res.Resumed != nil && !o.output.data() {
+		fmt.Fprintf(o.stdout, "completed the interrupted promotion of %s (%s)\n", res.Resumed.Patch, res.Resumed.Component)
+		if o.opts.ClusterType != "" {
+			fmt.Fprintln(o.stdout, "nothing more was promoted: run the command again to promote further")
+		}
+	}
+	var ue *action.UsageError
+	if errors.As(err, &ue) {
+		return &usageError{ue.Err}
+	}
 	if err != nil {
 		return err
 	}
-	if o.abandon {
-		return o.abandonJournal(ops)
+	rep := promoteReport{DryRun: o.dryRun, Pending: res.Pending, Resumed: res.Resumed, Plan: res.Plan}
+	if res.Rendered != nil {
+		rr := newRenderReport(res.Rendered, false)
+		rep.Rendered = &rr
 	}
-	var gr git.Repo
-	if o.commit {
-		pending, err := promote.Pending(ops)
-		if err != nil {
-			return err
-		}
-		if gr, err = o.startCommit(context.Background(), r, pending); err != nil {
-			return err
-		}
+	if res.Commit != nil {
+		rep.Commit = &promoteCommit{Commit: res.Commit.Commit, Branch: res.Branch, NewBranch: res.NewBranch, Message: res.Commit.Message}
 	}
-	rep := promoteReport{DryRun: o.dryRun}
-	if done, err := o.unfinished(ops, &rep); err != nil || done {
-		return err
-	}
-	var parsed *fleet.Config
-	if o.opts.ClusterType != "" {
-		f, err := r.LoadComponent(o.opts.ClusterType, o.opts.Component)
-		if err != nil {
-			return err
-		}
-		parsed = f.Config
-		if o.opts.Approve && o.opts.Approver == "" {
-			o.opts.Approver = gitIdentity(r.dir)
-		}
-		p, err := promote.Prepare(f, o.opts)
-		var gate *promote.GateError
-		if errors.As(err, &gate) {
-			gate.Command = o.commandLine() // with every flag of the run
-			// A step that would be refused once approved is refused
-			// now: nobody is asked for an approval that cannot be used.
-			if err := o.checkStep(r, f.Config, gate.Target); err != nil {
-				return err
-			}
-		}
-		if err != nil {
-			return err
-		}
-		if err := o.checkStep(r, f.Config, p.Target); err != nil {
-			return err
-		}
-		if len(p.Gates) > 0 && o.opts.Approver == "" {
-			return usageErrorf("promotion enters the manual gate %s: the approval is recorded with who approved; give --approver \"Name <email>\" or set git config user.name and user.email", strings.Join(p.Gates, ", "))
-		}
-		rep.Plan = p
-		if !o.dryRun {
-			if err := (&action.Step{Ops: ops}).Apply(p); err != nil {
-				return err
-			}
-		}
-	}
-	if rep.Plan == nil && rep.Resumed == nil {
-		if o.output.data() {
-			return o.output.write(o.stdout, rep)
-		}
+	switch {
+	case o.output.data():
+		return o.output.write(o.stdout, rep)
+	case rep.Pending != nil:
+		fmt.Fprintf(o.stdout, "unfinished: %s\n%s finishes it:\n", rep.Pending.Describe(), o.strata("promote", "--resume"))
+		o.print(rep.Pending.Plan)
+		return nil
+	case rep.Plan == nil && rep.Resumed == nil:
 		fmt.Fprintln(o.stdout, "no interrupted promotion to resume")
 		return nil
-	}
-	if !o.dryRun {
-		if err := o.finish(r, ops, gr, &rep, parsed); err != nil {
-			return err
-		}
-		if rep.Plan != nil {
-			if err := o.recordStep(r.dir, rep.Plan, rep.Commit != nil || rep.Plan.Integrated != ""); err != nil {
-				return err
-			}
-		}
-	}
-	if o.output.data() {
-		return o.output.write(o.stdout, rep)
 	}
 	if rep.Plan != nil {
 		o.print(rep.Plan)
@@ -231,50 +193,6 @@ func (o *promoteOptions) run() error {
 	return nil
 }
 
-// checkStep refuses a step to target that a freeze holds, or that would
-// go on top of the previous step left uncommitted.
-func (o *promoteOptions) checkStep(r *repo, cfg *fleet.Config, target string) error {
-	if err := freeze.Guard(r.fsys, cfg, target); err != nil {
-		return err
-	}
-	return o.checkPreviousStep(r.dir, target)
-}
-
-// finish re-renders what the promotion (rep's plan, or the one resumed)
-// changed, unless --no-render, ends its journal and, with --commit,
-// commits the step: the action's Render and Commit.
-// parsed is config.yaml as the promotion loaded it (nil when resumed).
-func (o *promoteOptions) finish(r *repo, ops promote.FileOps, gr git.Repo, rep *promoteReport, parsed *fleet.Config) error {
-	p := rep.Plan
-	if p == nil {
-		p = rep.Resumed
-	}
-	step := &action.Step{Dir: r.dir, FS: r.fsys, Ops: ops, Config: parsed, Rendered: renderedHook,
-		Retry: "run " + o.strata("promote", "--resume") + " to finish the promotion"}
-	if o.noRender {
-		if err := promote.Finish(ops); err != nil {
-			return err
-		}
-	} else {
-		res, err := step.Render(p)
-		if err != nil {
-			return err
-		}
-		rr := newRenderReport(res, false)
-		rep.Rendered = &rr
-	}
-	if o.commit {
-		var err error
-		if rep.Commit, err = o.commitStep(context.Background(), gr, step, p); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// printNextSteps says how to commit a step promoted without --commit: the
-// files --commit would take, its subject, an Approved-by trailer per gate
-// entered (which strata verify reads), and that --commit or --branch do it
 // (docs/review-flow.md).
 func (o *promoteOptions) printNextSteps(p *promote.Plan) {
 	w := o.stdout

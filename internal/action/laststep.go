@@ -1,4 +1,4 @@
-package cli
+package action
 
 import (
 	"context"
@@ -33,10 +33,10 @@ func patchID(o promote.Options) string {
 
 // checkPreviousStep refuses a step (to target) of the patch that the last
 // promote stepped, uncommitted, with HEAD where it was then: it names the step it
-// would take and the one not committed. --allow-uncommitted, --dry-run and
+// would take and the one not committed. AllowUncommitted, DryRun and
 // a directory that is no Git work tree skip it.
-func (o *promoteOptions) checkPreviousStep(dir, target string) error {
-	if o.allowUncommitted || o.dryRun {
+func (a *Promote) checkPreviousStep(dir, target string) error {
+	if a.AllowUncommitted || a.DryRun {
 		return nil
 	}
 	ctx := context.Background()
@@ -46,21 +46,21 @@ func (o *promoteOptions) checkPreviousStep(dir, target string) error {
 		return nil // not a Git work tree (or no commit yet): nothing to commit in between
 	}
 	last, err := readLastStep(dir)
-	if err != nil || last == nil || last.Patch != patchID(o.opts) || last.Head != head {
+	if err != nil || last == nil || last.Patch != patchID(a.Options) || last.Head != head {
 		return err
 	}
-	dirty, err := gr.Dirty(ctx, path.Join("config", o.opts.ClusterType, o.opts.Component))
+	dirty, err := gr.Dirty(ctx, path.Join("config", a.Options.ClusterType, a.Options.Component))
 	if err != nil || len(dirty) == 0 {
 		return err // the step was committed, stashed or dropped meanwhile
 	}
 	return usageErrorf("the previous step of %s (to %s) is not committed yet; this run would take the next one (to %s) on top of it: commit the previous step first (or promote --commit), or pass --allow-uncommitted to take both in one change",
-		o.opts.Patch, last.Target, target)
+		a.Options.Patch, last.Target, target)
 }
 
 // recordStep remembers the step of p taken without a commit (see
 // lastStep); a committed step, or a checkout that is no Git work tree,
 // forgets it.
-func (o *promoteOptions) recordStep(dir string, p *promote.Plan, committed bool) error {
+func (a *Promote) recordStep(dir string, p *promote.Plan, committed bool) error {
 	file, err := localstate.Path(dir, lastStepFile)
 	if err != nil {
 		return err
@@ -72,7 +72,7 @@ func (o *promoteOptions) recordStep(dir string, p *promote.Plan, committed bool)
 		}
 		return nil
 	}
-	data, err := json.Marshal(lastStep{Patch: patchID(o.opts), Target: p.Target, Head: head})
+	data, err := json.Marshal(lastStep{Patch: patchID(a.Options), Target: p.Target, Head: head})
 	if err != nil {
 		return err
 	}
