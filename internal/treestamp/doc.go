@@ -13,7 +13,9 @@
 // The racy rule (Stamp.Racy) is Git's: a change made in the same tick of
 // the file system's clock as a stamp can keep it, so a stamp whose change
 // time is not before the clock, read after the stamp was taken, vouches
-// for nothing; its file is compared by content at the next look. The
+// for nothing; its file is compared by content at the next look. As in
+// Git, the rule covers the changes made after the clock was read: a
+// caller reads it before it uses what the stamps vouch for. The
 // clock comes from one of two places: a writer reads the file system's own
 // (the change time of a directory it changes after its stamps: package
 // output, which saves the stamps of the rendered/ tree), a reader that

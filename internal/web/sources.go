@@ -36,7 +36,9 @@ type source struct {
 
 // scanSources lists sourceDirs and stamps what they hold; then it reads
 // the clock with now (treestamp.Now: the server writes nothing) to tell
-// which stamps are racy.
+// which stamps are racy. Callers load the fleet after the scan: a change
+// made after the clock was read moves a stamp or finds it racy, one made
+// before is in what the load reads.
 func scanSources(fsys fs.FS, now func() int64) sources {
 	src := sources{complete: true}
 	failed := func(p string, err error) {
