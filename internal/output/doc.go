@@ -26,19 +26,20 @@
 // before anything is written.
 //
 // State remembers, per target, the fingerprint of its inputs and the
-// size, time and inode of its files and directories, in the checkout's
-// local state outside the repository (package localstate), so that a run
-// with nothing changed renders nothing. It vouches only for files it
+// stamps (package treestamp: size, times and inode) of its files and
+// directories, in the checkout's local state outside the repository
+// (package localstate), so that a run with nothing changed renders
+// nothing. It vouches only for files it
 // recorded after writing: a link, or a file replaced by another, makes the
 // target render again. A target's stamps are taken as it is staged (each
 // file as written, each directory under the target's once complete); only
 // its directory and the files it linked, which the switch and the clean-up
 // change, are stat-ed after them. On Linux an unchanged target is checked with one
-// fstatat per file and directory and no directory listing: a directory
-// whose stamp is unchanged has the same entries (stamps_linux.go says why).
-// A stamp of the file system's clock tick when the run ends is racy (a
-// change later in that tick could keep it): its target is left out of the
-// state, to be rendered and compared again by the next run (racy.go).
+// fstatat per file and directory and no directory listing (treestamp.Dir).
+// A stamp of the file system's clock tick when the run ends is racy
+// (treestamp's rule; the run reads that clock by changing a directory,
+// racy.go): its target is left out of the state, to be rendered and
+// compared again by the next run.
 //
 // Callers hold the repository lock (package lock) around Run. Staged files
 // are not synced one by one (that would cost more than the render): the

@@ -154,7 +154,7 @@ func waitTick(t testing.TB, r *os.Root, dir string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return changeTime(stamp(entry{Info: info}))
+		return stamp(entry{Info: info}).Changed()
 	}
 	start, probe := changed(), dir+"/tick"
 	for deadline := time.Now().Add(10 * time.Second); changed() == start; {

@@ -14,6 +14,7 @@ import (
 	"github.com/strata-fleet/strata/internal/parallel"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/rootfs"
+	"github.com/strata-fleet/strata/internal/treestamp"
 )
 
 // Options configures Run.
@@ -280,7 +281,7 @@ func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps m
 	clock, err := readClock(t.root, opts.ops)
 	if err != nil {
 		slog.Warn("could not read the file system's clock; the next run renders again the targets this one rendered", "err", err)
-		clock = noClock
+		clock = treestamp.NoClock
 	}
 	for i, tg := range dirty {
 		if errs[i] != nil || now[i].racy(clock) {

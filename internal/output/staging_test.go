@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/atomicfile"
+	"github.com/strata-fleet/strata/internal/treestamp"
 )
 
 func git(t *testing.T, dir string, args ...string) string {
@@ -103,7 +104,7 @@ func TestForeignJournalDoesNothing(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				ino, _ := fileID(info)
+				ino, _ := treestamp.ID(info)
 				local := fmt.Sprintf(`{"version": 2, "staging": 1, "entries": [{"path": "rendered/mc/dev/us-east1", "staged": ".strata-render/new/0", "old": ".strata-render/old/0", "ino": %d}]}`, ino)
 				path, err := JournalPath(dir)
 				if err != nil {

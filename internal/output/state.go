@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/localstate"
+	"github.com/strata-fleet/strata/internal/treestamp"
 )
 
 // stateVersion changes when State's encoding does.
@@ -30,16 +31,8 @@ type TargetState struct {
 	Dirs []Stamp
 }
 
-// Stamp identifies the version of a file on disk, as Git's index does: a
-// file replaced (by a link, or by another file of the same size and time)
-// has another inode or change time.
-type Stamp struct {
-	Name  string // relative to the target directory, slash path
-	Size  int64
-	MTime int64 // nanoseconds
-	Ino   uint64
-	CTime int64 // nanoseconds
-}
+// A Stamp is a file's or directory's stamp, as package treestamp takes it.
+type Stamp = treestamp.Stamp
 
 // StatePath returns where the state of the repository at root is kept: in
 // its local state (package localstate), outside the repository.
@@ -186,9 +179,19 @@ func byWalk(a, b Stamp) int {
 	}
 }
 
-func stamp(e entry) Stamp {
-	ino, ctime := fileID(e.Info)
-	return Stamp{Name: e.Name, Size: e.Info.Size(), MTime: e.Info.ModTime().UnixNano(), Ino: ino, CTime: ctime}
+func stamp(e entry) Stamp { return treestamp.Of(e.Name, e.Info) }
+
+// racy reports whether a change to one of ts's files or directories after
+// the clock read clock could keep its stamp (treestamp's rule).
+func (ts TargetState) racy(clock int64) bool {
+	for _, stamps := range [][]Stamp{ts.Dirs, ts.Files} {
+		for _, s := range stamps {
+			if s.Racy(clock) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Forget drops every target not in keep.

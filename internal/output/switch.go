@@ -13,6 +13,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/atomicfile"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/treestamp"
 )
 
 // switchEntry is one step of the switch from the old rendered/ to the new:
@@ -54,7 +55,7 @@ func (s *stage) commit(t *tree) error {
 	if err != nil {
 		return fmt.Errorf("staging: %w", err)
 	}
-	j.Staging, _ = fileID(info)
+	j.Staging, _ = treestamp.ID(info)
 	for i, e := range j.Entries {
 		if e.Staged == "" {
 			continue
@@ -63,7 +64,7 @@ func (s *stage) commit(t *tree) error {
 		if err != nil {
 			return fmt.Errorf("staging %s: %w", e.Path, err)
 		}
-		j.Entries[i].Ino, _ = fileID(info)
+		j.Entries[i].Ino, _ = treestamp.ID(info)
 	}
 	data, err := json.MarshalIndent(j, "", "  ")
 	if err != nil {
@@ -179,7 +180,7 @@ func switchTree(root *os.Root, ops fileOps, e switchEntry) (bool, error) {
 
 // sameTree reports whether info is of the staged tree with inode ino.
 func sameTree(info fs.FileInfo, ino uint64) bool {
-	got, _ := fileID(info)
+	got, _ := treestamp.ID(info)
 	return got == ino
 }
 

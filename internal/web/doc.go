@@ -9,9 +9,10 @@
 // request of the matrix page and /api/status. A [Server] loads the fleet from an fs.FS, looks for changes
 // under config/ and argocd-apps/ and reloads when they change; open pages
 // notice the new generation and refresh themselves. A look stats the
-// directories and files it saw last (their size, times and inode) without
-// listing a directory, on Linux, and lists the trees again only when a
-// stamp moved (sources.go).
+// directories and files it saw last (their stamps, package treestamp)
+// without listing a directory, on Linux, and lists the trees again only
+// when a stamp moved or was racy against the kernel's clock, read after
+// the last look (sources.go).
 // Templates, styles and scripts are embedded in the binary and nothing is
 // fetched from elsewhere. Only GET and HEAD are served, and only requests
 // whose Host names a loopback host or one of Options.AllowedHosts, on any

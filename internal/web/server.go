@@ -11,6 +11,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/status"
+	"github.com/strata-fleet/strata/internal/treestamp"
 )
 
 // Options configures a Server.
@@ -81,7 +82,7 @@ func New(opts Options) *Server {
 	}
 	pages()
 	s := &Server{opts: opts}
-	s.src = scanSources(opts.FS)
+	s.src = scanSources(opts.FS, treestamp.Now)
 	s.load(0)
 	return s
 }
@@ -150,7 +151,7 @@ func (s *Server) Refresh() bool {
 	if s.src.current(s.opts.FS) {
 		return false
 	}
-	src := scanSources(s.opts.FS)
+	src := scanSources(s.opts.FS, treestamp.Now)
 	switch {
 	case !src.same(s.src):
 		s.opts.Logger.Info("the repository changed; reloading")

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/treestamp"
 )
 
 // Every change under config/ or argocd-apps/ is seen: the stamps that a
@@ -86,14 +87,14 @@ func TestSourcesSeeEveryChange(t *testing.T) {
 			if runtime.GOOS == "linux" && !src.current(fsys) {
 				t.Fatal("a scan does not vouch for the tree it just saw")
 			}
-			if !scanSources(fsys).same(src) {
+			if !scanSources(fsys, treestamp.Now).same(src) {
 				t.Fatal("two scans of the same tree differ")
 			}
 			tc.change(t, dir)
 			if src.current(fsys) {
 				t.Error("the stamps still vouch for the tree")
 			}
-			if scanSources(fsys).same(src) {
+			if scanSources(fsys, treestamp.Now).same(src) {
 				t.Error("a new scan is the same as the old one")
 			}
 		})
@@ -106,7 +107,7 @@ func settledScan(t *testing.T, fsys fs.FS) sources {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if src := scanSources(fsys); !src.racy {
+		if src := scanSources(fsys, treestamp.Now); !src.racy {
 			return src
 		}
 		if time.Now().After(deadline) {
@@ -136,35 +137,9 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// A stamp within a tick of the scan (100ms here) is racy: 20ms, or 2s
-// where the file system keeps whole seconds; the modification time counts
-// where the system records no change time.
-func TestSourceRacy(t *testing.T) {
-	const start, end = int64(1_700_000_000_123_456_789), int64(1_700_000_000_223_456_789)
-	ms, s := int64(time.Millisecond), int64(time.Second)
-	for _, tc := range []struct {
-		name string
-		e    source
-		want bool
-	}{
-		{"changed 30ms before", source{ctime: start - 30*ms}, false},
-		{"changed 10ms before", source{ctime: start - 10*ms}, true},
-		{"changed during the scan", source{ctime: start + ms}, true},
-		{"changed within a tick of the scan's end", source{ctime: end + 10*ms}, true},
-		{"modified in the future", source{mtime: end + 30*ms}, false},
-		{"whole seconds, 1s before", source{ctime: (start/s - 1) * s}, true},
-		{"whole seconds, 3s before", source{ctime: (start/s - 3) * s}, false},
-		{"no change time, modified 10ms before", source{mtime: start - 10*ms}, true},
-		{"no change time, modified 30ms before", source{mtime: start - 30*ms}, false},
-	} {
-		if got := tc.e.racy(start, end); got != tc.want {
-			t.Errorf("%s: racy = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
-// After a racy look the next one loads the fleet again, though it sees the
-// same tree: a change in the tick of the last look keeps the stamps.
+// A scan is racy when the clock read after it is not past one of its
+// stamps: a change in that tick could keep the stamp. The look after a
+// racy one loads the fleet again, though it sees the same tree.
 func TestRacyLookReloads(t *testing.T) {
 	dir := t.TempDir()
 	must(t, testfleet.Write(dir))
@@ -178,7 +153,14 @@ func TestRacyLookReloads(t *testing.T) {
 		}
 	}
 	gen := s.Generation()
-	s.src.racy = true
+	// The clock as it read in the tick of the last write.
+	var last int64
+	for _, e := range s.src.entries {
+		last = max(last, e.stamp.Changed())
+	}
+	if s.src = scanSources(root.FS(), func() int64 { return last }); !s.src.racy {
+		t.Fatal("a scan whose clock is at its last stamp is not racy")
+	}
 	if !s.Refresh() || s.Generation() != gen+1 {
 		t.Fatalf("a look after a racy one did not reload (generation %d, was %d)", s.Generation(), gen)
 	}
