@@ -50,7 +50,13 @@
 // and then watched (live.Watch, each change applied to its instance): the
 // wait never polls. RunAll's rollouts share that read and watch (one list
 // and one watch per Argo CD, each rollout told of changes through its own
-// view, watch.go), whatever the number of patches in flight. Objects not synced yet, and their roots, are asked for
+// view, watch.go), whatever the number of patches in flight; and one
+// writer (writer.go): each time it holds the repository lock it makes the
+// step of every rollout ready at that moment, each its own commit in
+// patch order, pushes them in one push (a refused push replays them all
+// on the new upstream) and reads their wait sets once; reads that write
+// nothing (a plan before a hold, a catch-up with nothing to do, a wait
+// set) take no repository lock under RunAll. Objects not synced yet, and their roots, are asked for
 // a hard refresh (argocd.argoproj.io/refresh: hard) at once and every
 // Env.RefreshEvery. Then the soak: they must stay healthy (failed,
 // degraded, missing or out of sync ends it) for the soak time; then the
