@@ -38,14 +38,6 @@ type step struct {
 	ws *waitSet
 }
 
-// promote applies plan, renders, commits and pushes it.
-func (r *runner) promote(ctx context.Context, plan *promote.Plan) (*step, error) {
-	if err := r.action().Apply(plan); err != nil {
-		return nil, err
-	}
-	return r.commitStep(ctx, plan)
-}
-
 // action is the promotion step of the work tree (package action).
 func (r *runner) action() *action.Step {
 	return &action.Step{Dir: r.env.Dir, FS: r.fsys, Ops: r.ops, Retry: "run the rollout again"}
