@@ -2,18 +2,27 @@
 # bench-delivery.sh runs BenchmarkDelivery (internal/benchfleet/argosim):
 # CLUSTERS spokes of one hub on one real kube-apiserver, argosim playing the
 # hub's Argo CD, PATCHES patches of different components rolled out at once
-# (rollout.RunAll, as `strata rollout --all`) through dev, staging in waves
-# [10%, 100%] and prod in waves [10%, 50%, 100%], soak 0. It prints the
-# load average before and after, and the benchmark's log: the rollout's
-# time, the push gaps (p50/p95/max), peak RSS and strata's list/watch calls.
+# through dev, staging in waves [10%, 100%] and prod in waves [10%, 50%,
+# 100%], soak 0. It prints the load average before and after, and the
+# benchmark's log: the rollout's time, the push gaps (p50/p95/max), the
+# API server's count of Application lists and watches, peak RSS.
 #
 #   hack/bench-delivery.sh [CLUSTERS] [PATCHES] [DELAY_MS]   (default 200 20 1000)
 #
-# BENCH_FLAGS adds go test flags (e.g. "-cpuprofile cpu.prof").
+# By default the rollout is the built strata binary, `strata rollout --all`,
+# run as a child: its own peak RSS and CPU time. INPROCESS=1 runs
+# rollout.RunAll in the benchmark's process instead, which also times the
+# repository lock's takes and holds and each git command.
+# BENCH_FLAGS adds go test flags (e.g. "-cpuprofile cpu.prof", in process).
 # Not part of make test: minutes long, skipped under -short.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export STRATA_BENCH_CLUSTERS="${1:-200}" STRATA_BENCH_PATCHES="${2:-20}" STRATA_BENCH_DELAY_MS="${3:-1000}"
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs"
-go test -count=1 -run '^$' -bench BenchmarkDelivery -benchtime 1x -timeout 60m ${BENCH_FLAGS:-} ./internal/benchfleet/argosim
+if [ -z "${INPROCESS:-}" ]; then
+	bin="$(mktemp -d)/strata"
+	go build -o "$bin" ./cmd/strata
+	export STRATA_BENCH_STRATA="$bin"
+fi
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; at $(git rev-parse --short HEAD)"
+go test -count=1 -run '^$' -bench BenchmarkDelivery -benchtime 1x -timeout 90m ${BENCH_FLAGS:-} ./internal/benchfleet/argosim
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -45,7 +45,9 @@ func InFlight(f *fleet.Fleet) []string {
 // and settles those whose last step removed their files (Settling):
 // one Run per patch, each in its own goroutine with its own sequence,
 // gates and soaks, opts' settings for all (Approve, Until, Soak...). The
-// runs write one at a time (Env.Lock), wait and soak side by side. Events
+// runs wait and soak side by side; their steps are made by one writer
+// (writer.go): the steps ready at one moment share a hold of the
+// repository lock (Env.Lock) and a push, each its own commit. Events
 // carry their patch and come one at a time. A patch whose rollout fails
 // stops alone; the others go on.
 func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
@@ -76,6 +78,9 @@ func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	env.watcher = newWatcher(ctx, env.Connect, env.Live)
+	// One writer for all: the steps ready at once share a hold of the
+	// repository lock and a push.
+	env.writer = newWriter(ctx, env)
 	var mu sync.Mutex
 	events := env.Events
 	var wg sync.WaitGroup

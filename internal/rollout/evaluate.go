@@ -21,6 +21,8 @@ type waitSet struct {
 	expected []live.Expected
 	history  *live.History
 	pick     func(live.AppState) bool
+	// scope is what its wait joins (scoped), made at the first look.
+	scope *scope
 }
 
 // newWaitSet reads what the rendered output expects and the history of
@@ -61,7 +63,7 @@ type observation struct {
 
 // observe reads the state of ws's objects.
 func (r *runner) observe(ws *waitSet) *observation {
-	rep := r.watch.report(ws.f, ws.expected, ws.history)
+	rep := r.watch.report(ws.scoped(r.opts.ClusterType, r.opts.Component), ws.history)
 	o := &observation{roots: map[string]live.Root{}}
 	for _, cell := range rep.Cells {
 		if cell.ClusterType != r.opts.ClusterType || cell.Component != r.opts.Component {

@@ -86,7 +86,17 @@ func (r *runner) replay(ctx context.Context, plan *promote.Plan, st *step, c act
 	if err != nil {
 		return "", false, err
 	}
-	own, err := r.repo.run(ctx, "diff", "--relative", "--name-only", base, st.commit, "--", "config")
+	if _, err := r.repo.run(ctx, "reset", "-q", "--keep", upstream); err != nil {
+		return "", false, fmt.Errorf("moving to %.12s, the remote's new commit: %w", upstream, err)
+	}
+	return r.remake(ctx, plan, st, c, base, upstream)
+}
+
+// remake is replay's step made again on HEAD, already reset to upstream:
+// base is the commit the step was made on before (what others changed is
+// base..upstream).
+func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c action.Commit, base, upstream string) (subject string, again bool, err error) {
+	own, err := r.repo.run(ctx, "diff", "--relative", "--name-only", st.commit+"^", st.commit, "--", "config")
 	if err != nil {
 		return "", false, err
 	}
@@ -95,9 +105,6 @@ func (r *runner) replay(ctx context.Context, plan *promote.Plan, st *step, c act
 		return "", false, err
 	}
 	old := st.commit
-	if _, err := r.repo.run(ctx, "reset", "-q", "--keep", upstream); err != nil {
-		return "", false, fmt.Errorf("moving to %.12s, the remote's new commit: %w", upstream, err)
-	}
 	conflict := func(reason string) error {
 		return &ConflictError{Step: st.node, Remote: r.repo.remote + " " + r.repo.branch, Upstream: upstream, Reason: reason}
 	}

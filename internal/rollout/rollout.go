@@ -84,8 +84,9 @@ type Env struct {
 	// stopWhen conditions again (default DefaultHoldEvery).
 	HoldEvery time.Duration
 
-	// watcher, set by RunAll, is shared by its rollouts.
+	// watcher and writer, set by RunAll, are shared by its rollouts.
 	watcher *watcher
+	writer  *writer
 }
 
 // Result is how a rollout ended.
@@ -224,7 +225,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.checkGap(f); err != nil {
 		return err
 	}
-	if err := r.locked(ctx, func() error { return r.catchUp(ctx) }); err != nil {
+	if err := r.catchUpLocked(ctx); err != nil {
 		return err
 	}
 	if len(locations(f, r.opts)) == 0 {
@@ -242,7 +243,7 @@ func (r *runner) run(ctx context.Context) error {
 		// under it (the remote may have moved meanwhile).
 		var plan *promote.Plan
 		var f *fleet.Fleet
-		err := r.locked(ctx, func() error {
+		err := r.reading(ctx, func() error {
 			var err error
 			if f, err = r.load(); err != nil {
 				return err
@@ -257,30 +258,28 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 		var st *step
-		err = r.locked(ctx, func() error {
-			// Others may have pushed while the last step waited: plan on theirs.
-			if _, err := r.repo.unpushed(ctx); err != nil {
+		if w := r.env.writer; w != nil {
+			plan, st, err = w.step(ctx, r)
+		} else {
+			err = r.locked(ctx, func() error {
+				// Others may have pushed while the last step waited: plan on theirs.
+				if _, err := r.repo.unpushed(ctx); err != nil {
+					return err
+				}
+				if plan, err = r.ready(ctx); err != nil || plan == nil {
+					return err
+				}
+				if st, err = r.commitStep(ctx, plan); err != nil {
+					return err
+				}
+				// What the step waits for, read in the same hold.
+				st.ws, err = r.newWaitSet(st.commit, st.pick)
+				if err == nil {
+					st.ws.history.Fetch = r.fetch(ctx)
+				}
 				return err
-			}
-			f, err := r.load()
-			if err != nil {
-				return err
-			}
-			if plan, err = r.next(f); err != nil || plan == nil {
-				return err
-			}
-			if err := r.watchablePlan(f, plan); err != nil {
-				return err
-			}
-			if err := r.checkClean(ctx); err != nil {
-				return err
-			}
-			if err := r.reach(ctx); err != nil {
-				return err
-			}
-			st, err = r.promote(ctx, plan)
-			return err
-		})
+			})
+		}
 		if err != nil || plan == nil {
 			return err
 		}
@@ -292,6 +291,35 @@ func (r *runner) run(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// ready plans the next step on the work tree and promotes it (config/
+// only: makeStep renders and commits it); a nil plan when the rollout
+// ends there (next). The caller holds the repository lock.
+func (r *runner) ready(ctx context.Context) (*promote.Plan, error) {
+	f, err := r.load()
+	if err != nil {
+		return nil, err
+	}
+	plan, err := r.next(f)
+	if err != nil || plan == nil {
+		return nil, err
+	}
+	if err := r.watchablePlan(f, plan); err != nil {
+		return nil, err
+	}
+	if err := r.checkClean(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.reach(ctx); err != nil {
+		return nil, err
+	}
+	return plan, r.action().Apply(plan)
+}
+
+// patchID is <type>/<component>/<patch>.
+func (r *runner) patchID() string {
+	return r.opts.ClusterType + "/" + r.opts.Component + "/" + r.opts.Patch
 }
 
 // next plans the step the rollout takes from f; nil when it ends there
@@ -338,6 +366,35 @@ func (r *runner) locked(ctx context.Context, write func() error) error {
 	}
 	defer release()
 	return write()
+}
+
+// catchUpLocked runs catchUp under the lock. Under RunAll a read without
+// the lock comes first, and when it shows nothing to catch up (no
+// promotion's journal, nothing uncommitted under config/ or rendered/,
+// HEAD at the remote branch as RunAll's one fetch saw it), the lock is
+// not taken: each patch would take it only to find nothing to do.
+func (r *runner) catchUpLocked(ctx context.Context) error {
+	if w := r.env.writer; w != nil && w.caughtUp(ctx, r) {
+		return nil
+	}
+	return r.locked(ctx, func() error { return r.catchUp(ctx) })
+}
+
+// reading runs read, which reads the work tree and writes nothing: under
+// RunAll it shares the work tree with the writer's other rollouts
+// (writer.mu) rather than taking the repository lock, and takes the lock
+// only when that read fails (another process writing meanwhile);
+// otherwise under the lock.
+func (r *runner) reading(ctx context.Context, read func() error) error {
+	if w := r.env.writer; w != nil {
+		w.mu.RLock()
+		err := read()
+		w.mu.RUnlock()
+		if err == nil {
+			return nil
+		}
+	}
+	return r.locked(ctx, read)
 }
 
 func (r *runner) checkOptions(f *fleet.Fleet) error {

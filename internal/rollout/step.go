@@ -33,14 +33,9 @@ type step struct {
 	soak time.Duration
 	// revert is the commit --on-failure revert reverts ("" for none).
 	revert string
-}
-
-// promote applies plan, renders, commits and pushes it.
-func (r *runner) promote(ctx context.Context, plan *promote.Plan) (*step, error) {
-	if err := r.action().Apply(plan); err != nil {
-		return nil, err
-	}
-	return r.commitStep(ctx, plan)
+	// ws, when set, is the step's wait set, read when it was pushed
+	// (RunAll's writer reads one for all the steps of a push).
+	ws *waitSet
 }
 
 // action is the promotion step of the work tree (package action).
@@ -52,13 +47,28 @@ func (r *runner) action() *action.Step {
 // every target) can change, commits config/ and rendered/ as that step
 // and pushes it.
 func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, error) {
-	f, err := r.load()
+	st, c, subject, err := r.makeStep(ctx, plan)
 	if err != nil {
 		return nil, err
 	}
+	if subject, err = r.publish(ctx, plan, st, c, subject); err != nil {
+		return nil, err
+	}
+	r.pushed(st, subject)
+	return st, nil
+}
+
+// makeStep renders what the step of plan can change and commits it,
+// unpushed; it returns the step, how it was committed (for a replay) and
+// the commit's subject.
+func (r *runner) makeStep(ctx context.Context, plan *promote.Plan) (*step, action.Commit, string, error) {
+	f, err := r.load()
+	if err != nil {
+		return nil, action.Commit{}, "", err
+	}
 	act := r.action()
 	if _, err := act.Render(plan); err != nil {
-		return nil, err
+		return nil, action.Commit{}, "", err
 	}
 	st := &step{}
 	c := action.Commit{Git: r.repo.git, Paths: []string{"config", render.OutputDir},
@@ -71,7 +81,7 @@ func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, err
 		c.ClusterType, c.Component = r.opts.ClusterType, r.opts.Component
 		c.Subject = fmt.Sprintf("Start %s of %s/%s at %s", r.opts.Patch, r.opts.ClusterType, r.opts.Component, strings.Join(locs, ", "))
 		if c.Meta, err = r.patchMeta(st.node); err != nil {
-			return nil, err
+			return nil, action.Commit{}, "", err
 		}
 	}
 	if st.node == "" {
@@ -81,18 +91,19 @@ func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, err
 	st.soak = st.policy.Soak
 	done, err := act.Commit(ctx, plan, c)
 	if err != nil {
-		return nil, err
+		return nil, action.Commit{}, "", err
 	}
 	st.commit, st.targets = done.Commit, targetsOf(f, done.Changed)
 	subject, _, _ := strings.Cut(done.Message, "\n")
-	if subject, err = r.publish(ctx, plan, st, c, subject); err != nil {
-		return nil, err
-	}
+	return st, c, subject, nil
+}
+
+// pushed records the step st, pushed with subject, and says so.
+func (r *runner) pushed(st *step, subject string) {
 	r.unhealthy = nil
 	st.revert, st.pick = st.commit, changedIn(st.commit)
 	r.res.Steps = append(r.res.Steps, st.commit)
 	r.emit(Event{Kind: KindPromoted, Step: st.node, Commit: st.commit, Message: subject, Targets: targetIDs(st.targets)})
-	return st, nil
 }
 
 // patchMeta is the metadata of the patch's copy at node.
@@ -113,12 +124,13 @@ func targetIDs(ts []*target) []string {
 	return out
 }
 
-// waitSet is newWaitSet read under the repository lock (another rollout
-// of this process or checkout may be writing config/ and rendered/), its
-// history fetching the revisions it lacks (fetch).
+// waitSet is newWaitSet read under the repository lock, or under RunAll
+// beside its writer (reading: another rollout of this process or
+// checkout may be writing config/ and rendered/), its history fetching
+// the revisions it lacks (fetch).
 func (r *runner) waitSet(ctx context.Context, commit string, pick func(live.AppState) bool) (*waitSet, error) {
 	var ws *waitSet
-	err := r.locked(ctx, func() error {
+	err := r.reading(ctx, func() error {
 		var err error
 		ws, err = r.newWaitSet(commit, pick)
 		return err
@@ -167,9 +179,12 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 		r.emit(Event{Kind: KindHealthy, Step: st.node, Commit: st.commit, Message: "no target's rendered output changed: nothing to wait for"})
 		return nil
 	}
-	ws, err := r.waitSet(ctx, st.commit, st.pick)
-	if err != nil {
-		return err
+	ws := st.ws
+	if ws == nil {
+		var err error
+		if ws, err = r.waitSet(ctx, st.commit, st.pick); err != nil {
+			return err
+		}
 	}
 	r.budget = stepBudget(st.policy)
 	defer func() { r.budget = nil }()

@@ -219,10 +219,78 @@ func (w *watcher) relist(in *live.Instance, c *fleet.Cluster) (dynamic.Interface
 
 // report joins what the Argo CDs hold, now, to what the rendered output
 // expects and to the repository's history.
-func (w *watcher) report(f *fleet.Fleet, expected []live.Expected, h *live.History) *live.Report {
+func (w *watcher) report(sc *scope, h *live.History) *live.Report {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return live.Join(f, expected, w.instances, h)
+	instances := make([]*live.Instance, len(w.instances))
+	for i, in := range w.instances {
+		instances[i] = sc.instance(in)
+	}
+	return live.Join(sc.f, sc.expected, instances, h)
+}
+
+// scope is what one wait joins: the expected objects of its rollout's
+// cluster type and component that its pick selects, the clusters they are
+// on and, of what the Argo CDs hold, those objects, the Applications
+// their ApplicationSets made and the clusters' root Applications. A join
+// over the whole fleet at each change, in each rollout waiting, scans every
+// Application once per cluster (live.Join's roots): 10^8 comparisons at
+// 1,000 clusters x 100 components, times the rollouts waiting.
+type scope struct {
+	f        *fleet.Fleet
+	expected []live.Expected
+	// names are the expected objects', paths the root Applications'.
+	names, paths map[string]bool
+}
+
+// scoped is ws's scope for the rollout of ct's component comp, made once.
+func (ws *waitSet) scoped(ct, comp string) *scope {
+	if ws.scope != nil {
+		return ws.scope
+	}
+	sc := &scope{names: map[string]bool{}, paths: map[string]bool{}}
+	clusters := map[string]bool{}
+	for _, e := range ws.expected {
+		if e.ClusterType != ct || e.Component != comp {
+			continue
+		}
+		// What the pick sees of it, as live.Join makes it.
+		commit, _ := ws.history.LastChange(e.File)
+		if !ws.pick(live.AppState{Expected: e, Commit: commit}) {
+			continue
+		}
+		sc.expected = append(sc.expected, e)
+		sc.names[e.Name] = true
+		clusters[e.Cluster] = true
+	}
+	f := *ws.f
+	f.Clusters = nil
+	for _, c := range ws.f.Clusters {
+		if clusters[c.Name] {
+			f.Clusters = append(f.Clusters, c)
+			sc.paths[live.RootPath(c)] = true
+		}
+	}
+	sc.f = &f
+	ws.scope = sc
+	return sc
+}
+
+// instance is what in holds of the scope's objects.
+func (sc *scope) instance(in *live.Instance) *live.Instance {
+	out := *in
+	out.Applications, out.ApplicationSets = nil, nil
+	for _, a := range in.Applications {
+		if sc.names[a.Name] || a.Owner != "" && sc.names[a.Owner] || sc.paths[a.Path] {
+			out.Applications = append(out.Applications, a)
+		}
+	}
+	for _, s := range in.ApplicationSets {
+		if sc.names[s.Name] {
+			out.ApplicationSets = append(out.ApplicationSets, s)
+		}
+	}
+	return &out
 }
 
 // refresh asks the Argo CD on cluster for a hard refresh of the

@@ -130,59 +130,19 @@ func runDelivery(b *testing.B, clusters, patches int, delay time.Duration) {
 	}
 	phase(fmt.Sprintf("%d patches at dev, synced", patches))
 
-	var mu sync.Mutex
-	var events []rollout.Event
-	var lockWait, lockHeld []time.Duration
 	soak, timeout := time.Duration(0), 10*time.Minute
-	env := rollout.Env{
-		Dir: dir, Git: &pushGit{ExecGit: rollout.ExecGit{Dir: dir, Env: gitEnv}, bare: bare, sim: sim},
-		Clock: clock.RealClock{},
-		Connect: func(c *fleet.Cluster) (dynamic.Interface, error) {
-			if c.Name != "hub" {
-				return nil, fmt.Errorf("cluster %s runs no Argo CD here", c.Name)
-			}
-			return dyn, nil
-		},
-		// The writes (catch-up, each step, the fold) take the repository
-		// lock one at a time: how long each waited for it and held it.
-		Lock: func(ctx context.Context) (func(), error) {
-			asked := time.Now()
-			l, err := lock.Acquire(ctx, dir, lock.Options{Command: "bench", Wait: 10 * time.Minute})
-			if err != nil {
-				return nil, err
-			}
-			got := time.Now()
-			return func() {
-				l.Release()
-				mu.Lock()
-				lockWait, lockHeld = append(lockWait, got.Sub(asked)), append(lockHeld, time.Since(got))
-				mu.Unlock()
-			}, nil
-		},
-		Events: func(e rollout.Event) {
-			mu.Lock()
-			events = append(events, e)
-			mu.Unlock()
-		},
-	}
+	before := apiCalls(b, api.Config())
 	calls.reset()
 	b.ResetTimer()
-	start := time.Now()
-	results, err := rollout.RunAll(ctx, env, rollout.Options{Approver: "Bench <bench@strata.invalid>", Soak: &soak, Timeout: &timeout})
-	took := time.Since(start)
+	var run delivered
+	if bin := os.Getenv("STRATA_BENCH_STRATA"); bin != "" {
+		run = runChild(ctx, b, bin, api, dir, bare, sim, soak, timeout)
+	} else {
+		run = runInProcess(ctx, b, dyn, dir, bare, sim, soak, timeout)
+	}
 	b.StopTimer()
-	if err != nil {
-		b.Fatal(err)
-	}
-	failed := 0
-	for _, r := range results {
-		if r.Err != nil || r.Result == nil || r.Result.Stopped != "done" {
-			failed++
-			if failed <= 3 {
-				b.Errorf("%s: %v (%+v)", r.Patch, r.Err, r.Result)
-			}
-		}
-	}
+	events, took := run.events, run.took
+	after := apiCalls(b, api.Config())
 	writes, simErr := sim.Stats()
 	if simErr != nil {
 		b.Errorf("argosim: %v", simErr)
@@ -234,14 +194,90 @@ func runDelivery(b *testing.B, clusters, patches int, delay time.Duration) {
 	}
 	b.ReportMetric(took.Seconds(), "rollout-s")
 	b.ReportMetric(pct(gaps, 0.95).Seconds(), "gap-p95-s")
-	b.ReportMetric(float64(peakRSS(b))/1024, "peak-rss-MiB")
+	b.ReportMetric(float64(run.rss)/1024, "peak-rss-MiB")
 	b.Logf("%d spokes, %d patches, delay %s: rollout took %s; %d patches failed; %d step commits; "+
 		"healthy to next push (%d): %s; of it, healthy to strata's healthy event: %s; that event to the push: %s; "+
-		"the repository lock (%d writes): waited for %s, held %s (sum %s); "+
-		"argosim wrote %d objects; strata's calls: %s; peak RSS of this process (strata, argosim, the test) %d MiB",
-		clusters, patches, delay, took.Round(10*time.Millisecond), failed, steps,
-		len(gaps), dist(gaps), dist(seen), dist(written), len(lockHeld), dist(lockWait), dist(lockHeld), sum(lockHeld),
-		writes, calls.String(), peakRSS(b)/1024)
+		"argosim wrote %d objects; Applications listed %d times, watched %d times (the API server's count)",
+		clusters, patches, delay, took.Round(10*time.Millisecond), run.failed, steps,
+		len(gaps), dist(gaps), dist(seen), dist(written), writes, after.list-before.list, after.watch-before.watch)
+	if run.child {
+		b.Logf("strata as a child: peak RSS (wait4's maxrss, its VmHWM) %d MiB; CPU user %s, system %s (with its git commands)",
+			run.rss/1024, run.user.Round(time.Millisecond), run.sys.Round(time.Millisecond))
+		return
+	}
+	b.Logf("the repository lock (%d takes): waited for %s, held %s (sum %s); strata's calls: %s; "+
+		"peak RSS of this process (strata, argosim, the test) %d MiB",
+		len(run.lockHeld), dist(run.lockWait), dist(run.lockHeld), sum(run.lockHeld), calls.String(), run.rss/1024)
+	b.Logf("strata's git commands, count (wall time summed): %s", run.git)
+}
+
+// delivered is how the rollout of every patch went.
+type delivered struct {
+	events []rollout.Event
+	took   time.Duration
+	failed int
+	// rss is the peak RSS in KiB: of the child, or of this process.
+	rss int
+	// child: strata ran as a child process; user and sys its CPU time.
+	child     bool
+	user, sys time.Duration
+	// In process: the repository lock's waits and holds, git's commands.
+	lockWait, lockHeld []time.Duration
+	git                *pushGit
+}
+
+// runInProcess runs rollout.RunAll in this process.
+func runInProcess(ctx context.Context, b *testing.B, dyn dynamic.Interface, dir, bare string, sim *argosim.Sim, soak, timeout time.Duration) delivered {
+	var mu sync.Mutex
+	var out delivered
+	out.git = &pushGit{ExecGit: rollout.ExecGit{Dir: dir, Env: gitEnv}, bare: bare, sim: sim}
+	env := rollout.Env{
+		Dir: dir, Git: out.git,
+		Clock: clock.RealClock{},
+		Connect: func(c *fleet.Cluster) (dynamic.Interface, error) {
+			if c.Name != "hub" {
+				return nil, fmt.Errorf("cluster %s runs no Argo CD here", c.Name)
+			}
+			return dyn, nil
+		},
+		// The writes take the repository lock: how long each waited for it
+		// and held it.
+		Lock: func(ctx context.Context) (func(), error) {
+			asked := time.Now()
+			l, err := lock.Acquire(ctx, dir, lock.Options{Command: "bench", Wait: 10 * time.Minute})
+			if err != nil {
+				return nil, err
+			}
+			got := time.Now()
+			return func() {
+				l.Release()
+				mu.Lock()
+				out.lockWait, out.lockHeld = append(out.lockWait, got.Sub(asked)), append(out.lockHeld, time.Since(got))
+				mu.Unlock()
+			}, nil
+		},
+		Events: func(e rollout.Event) {
+			mu.Lock()
+			out.events = append(out.events, e)
+			mu.Unlock()
+		},
+	}
+	start := time.Now()
+	results, err := rollout.RunAll(ctx, env, rollout.Options{Approver: "Bench <bench@strata.invalid>", Soak: &soak, Timeout: &timeout})
+	out.took = time.Since(start)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range results {
+		if r.Err != nil || r.Result == nil || r.Result.Stopped != "done" {
+			out.failed++
+			if out.failed <= 3 {
+				b.Errorf("%s: %v (%+v)", r.Patch, r.Err, r.Result)
+			}
+		}
+	}
+	out.rss = peakRSS(b)
+	return out
 }
 
 func sum(d []time.Duration) time.Duration {

@@ -16,5 +16,6 @@
 // Pushes are handled in order by one goroutine; the writes of one push go
 // out in parallel. It never lists or polls: it knows the objects it wrote.
 // Healthy records when the last Application of each revision was written
-// healthy, for the benchmark to compare with the next push.
+// healthy (of each commit a push carried), for the benchmark to compare
+// with the next push.
 package argosim

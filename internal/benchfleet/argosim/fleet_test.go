@@ -3,16 +3,20 @@
 package argosim_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"k8s.io/client-go/rest"
 
@@ -121,10 +125,35 @@ type pushGit struct {
 	rollout.ExecGit
 	bare string
 	sim  *argosim.Sim
+
+	// mu guards took: the wall time of strata's git commands by
+	// subcommand, and their count.
+	mu   sync.Mutex
+	took map[string]*gitTime
+}
+
+type gitTime struct {
+	n   int
+	sum time.Duration
 }
 
 func (g *pushGit) Run(ctx context.Context, args ...string) (string, error) {
+	start := time.Now()
 	out, err := g.ExecGit.Run(ctx, args...)
+	if len(args) > 0 {
+		g.mu.Lock()
+		if g.took == nil {
+			g.took = map[string]*gitTime{}
+		}
+		t := g.took[args[0]]
+		if t == nil {
+			t = &gitTime{}
+			g.took[args[0]] = t
+		}
+		t.n++
+		t.sum += time.Since(start)
+		g.mu.Unlock()
+	}
 	if err == nil && len(args) > 0 && args[0] == "push" {
 		rev, rerr := rollout.ExecGit{Dir: g.bare}.Run(ctx, "rev-parse", "main")
 		if rerr != nil {
@@ -133,6 +162,20 @@ func (g *pushGit) Run(ctx context.Context, args ...string) (string, error) {
 		g.sim.Pushed(strings.TrimSpace(rev))
 	}
 	return out, err
+}
+
+// String lists the git subcommands strata ran, the most time first:
+// count and wall time summed.
+func (g *pushGit) String() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	names := slices.Collect(maps.Keys(g.took))
+	slices.SortFunc(names, func(a, b string) int { return cmp.Compare(g.took[b].sum, g.took[a].sum) })
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s %d (%s)", n, g.took[n].n, g.took[n].sum.Round(time.Millisecond)))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // qps lifts client-go's client-side rate limit, as for a hub's controller.

@@ -50,6 +50,7 @@ type Sim struct {
 
 	mu      sync.Mutex
 	last    string
+	tip     string // the last revision pushed
 	exists  map[string]bool
 	healthy map[string]time.Time
 	pushed  map[string]time.Time
@@ -74,13 +75,37 @@ func (s *Sim) Start(ctx context.Context) {
 	})
 }
 
-// Pushed tells the controller that the remote's main is now rev.
+// Pushed tells the controller that the remote's main is now rev. Every
+// commit the push brought (since the last revision pushed or synced) is
+// pushed now: one push may carry several steps.
 func (s *Sim) Pushed(rev string) {
 	now := time.Now()
+	revs := s.since(rev)
 	s.mu.Lock()
-	s.pushed[rev] = now
+	for _, r := range revs {
+		if _, ok := s.pushed[r]; !ok {
+			s.pushed[r] = now
+		}
+	}
 	s.mu.Unlock()
 	s.queue <- job{rev: rev, at: now}
+}
+
+// since moves the tip to rev and returns the commits from the former tip
+// to rev (rev alone when they cannot be listed).
+func (s *Sim) since(rev string) []string {
+	s.mu.Lock()
+	prev := s.tip
+	s.tip = rev
+	s.mu.Unlock()
+	if prev == "" || prev == rev {
+		return []string{rev}
+	}
+	revs, err := s.lines(context.Background(), "rev-list", prev+".."+rev)
+	if err != nil || len(revs) == 0 {
+		return []string{rev}
+	}
+	return revs
 }
 
 // Healthy returns when the last Application of rev was written healthy,
@@ -135,6 +160,9 @@ func (s *Sim) loop(ctx context.Context) {
 
 // Sync applies rev now (the fleet's starting state, before any push).
 func (s *Sim) Sync(ctx context.Context, rev string) error {
+	s.mu.Lock()
+	s.tip = rev
+	s.mu.Unlock()
 	return s.apply(ctx, rev)
 }
 
@@ -219,9 +247,17 @@ func (s *Sim) apply(ctx context.Context, rev string) error {
 	if err := s.write(ctx, objs); err != nil {
 		return err
 	}
+	var revs []string
+	if last != "" {
+		revs, _ = s.lines(ctx, "rev-list", last+".."+rev)
+	}
 	s.mu.Lock()
 	s.last = rev
-	s.healthy[rev] = time.Now()
+	at := time.Now()
+	s.healthy[rev] = at
+	for _, r := range revs {
+		s.healthy[r] = at // the steps the same push carried
+	}
 	s.mu.Unlock()
 	return nil
 }

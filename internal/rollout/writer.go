@@ -1,0 +1,356 @@
+package rollout
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/action"
+	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// writer makes the steps of RunAll's rollouts. Each time it holds the
+// repository lock it makes the step of every rollout ready at that
+// moment, in patch order, each its own commit with its own message and
+// trailers, and pushes them all in one push; a push refused because the
+// remote moved replays them all on the new upstream (others' commits
+// kept) and pushes again. The waits of those steps start from that push.
+// One write per step would serialize every patch's step behind every
+// other's commit, push and render (BENCHMARKS.md, delivery).
+type writer struct {
+	env Env
+	// mu is held by the writer while it writes the work tree; the
+	// rollouts' reads that take no repository lock take it shared.
+	mu sync.RWMutex
+
+	qmu   sync.Mutex
+	queue []*stepReq
+	ready chan struct{}
+
+	// fetched is RunAll's one fetch of the remote branch (caughtUp).
+	fetched sync.Once
+}
+
+// queuedHook, set by tests only, is told of each step asked of a writer.
+var queuedHook func(patch string)
+
+// stepReq is one rollout's step, asked of the writer.
+type stepReq struct {
+	r    *runner
+	done chan struct{}
+	// Set by the writer before done is closed: the plan (nil when the
+	// rollout ends here: done, a gate, --until), the step pushed, or why not.
+	plan *promote.Plan
+	st   *step
+	err  error
+
+	c       action.Commit
+	subject string
+}
+
+func newWriter(ctx context.Context, env Env) *writer {
+	w := &writer{env: env, ready: make(chan struct{}, 1)}
+	go w.loop(ctx)
+	return w
+}
+
+// step plans r's next step and, unless the rollout ends there, makes and
+// pushes it with the other rollouts' steps ready at the same moment.
+func (w *writer) step(ctx context.Context, r *runner) (*promote.Plan, *step, error) {
+	req := &stepReq{r: r, done: make(chan struct{})}
+	w.qmu.Lock()
+	w.queue = append(w.queue, req)
+	if queuedHook != nil {
+		queuedHook(r.patchID())
+	}
+	w.qmu.Unlock()
+	select {
+	case w.ready <- struct{}{}:
+	default:
+	}
+	select {
+	case <-req.done:
+		return req.plan, req.st, req.err
+	case <-ctx.Done():
+		w.qmu.Lock()
+		i := slices.Index(w.queue, req)
+		if i >= 0 {
+			w.queue = slices.Delete(w.queue, i, i+1)
+		}
+		w.qmu.Unlock()
+		if i < 0 {
+			// The writer is making it: wait, so that the step is not left
+			// half made behind a rollout that has gone.
+			<-req.done
+		}
+		return nil, nil, context.Cause(ctx)
+	}
+}
+
+func (w *writer) loop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			w.fail(context.Cause(ctx))
+			return
+		case <-w.ready:
+		}
+		w.write(ctx)
+	}
+}
+
+// take takes the steps asked for so far, in a deterministic order: the
+// steps' commits follow their patches'.
+func (w *writer) take() []*stepReq {
+	w.qmu.Lock()
+	batch := w.queue
+	w.queue = nil
+	w.qmu.Unlock()
+	slices.SortFunc(batch, func(a, b *stepReq) int { return cmp.Compare(a.r.patchID(), b.r.patchID()) })
+	return batch
+}
+
+// fail ends every step still asked for with err.
+func (w *writer) fail(err error) {
+	w.qmu.Lock()
+	defer w.qmu.Unlock()
+	for _, req := range w.queue {
+		req.err = err
+		close(req.done)
+	}
+	w.queue = nil
+}
+
+// write takes the repository lock, then makes the steps asked for by
+// then (those that became ready while it waited for the lock too) and
+// pushes them once.
+func (w *writer) write(ctx context.Context) {
+	w.qmu.Lock()
+	asked := len(w.queue)
+	w.qmu.Unlock()
+	if asked == 0 {
+		return // taken by the last write
+	}
+	release := func() {}
+	var lockErr error
+	if w.env.Lock != nil {
+		release, lockErr = w.env.Lock(ctx)
+	}
+	w.mu.Lock()
+	batch := w.take()
+	defer func() {
+		w.mu.Unlock()
+		if lockErr == nil {
+			release()
+		}
+		for _, req := range batch {
+			close(req.done)
+		}
+	}()
+	if len(batch) == 0 {
+		return
+	}
+	if lockErr != nil {
+		for _, req := range batch {
+			req.err = lockErr
+		}
+		return
+	}
+	repo := batch[0].r.repo
+	// Others may have pushed while the steps waited: plan on theirs.
+	if _, err := repo.unpushed(ctx); err != nil {
+		for _, req := range batch {
+			req.err = err
+		}
+		return
+	}
+	base, err := repo.head(ctx)
+	if err != nil {
+		for _, req := range batch {
+			req.err = err
+		}
+		return
+	}
+	var made []*stepReq
+	for _, req := range batch {
+		req.plan, req.err = req.r.ready(ctx)
+		if req.err == nil && req.plan != nil {
+			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan)
+		}
+		if req.err != nil {
+			req.st = nil
+			if stop := w.leftDirty(ctx, req); stop != nil {
+				w.failRest(batch, req, stop)
+				break
+			}
+			continue
+		}
+		if req.st != nil {
+			made = append(made, req)
+		}
+	}
+	if len(made) == 0 {
+		return
+	}
+	if err := w.publish(ctx, repo, made, base); err != nil {
+		for _, req := range made {
+			if req.err == nil {
+				req.err, req.st = err, nil
+			}
+		}
+		return
+	}
+	w.waitSets(ctx, repo, made)
+	for _, req := range made {
+		if req.err == nil {
+			req.r.pushed(req.st, req.subject)
+		}
+	}
+}
+
+// caughtUp reports whether r's catch-up has nothing to do, read without
+// the repository lock: no promotion's journal, nothing uncommitted under
+// config/ or rendered/, and HEAD at the remote branch (fetched once for
+// all the rollouts).
+func (w *writer) caughtUp(ctx context.Context, r *runner) bool {
+	w.fetched.Do(func() { _, _ = r.repo.run(ctx, "fetch", "-q", r.repo.remote, r.repo.branch) })
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if pending, err := promote.Pending(r.ops); err != nil || pending != nil {
+		return false
+	}
+	if dirty, err := r.repo.dirty(ctx, "config", render.OutputDir); err != nil || len(dirty) > 0 {
+		return false
+	}
+	head, err := r.repo.head(ctx)
+	if err != nil {
+		return false
+	}
+	seen, err := r.repo.run(ctx, "rev-parse", "-q", "--verify", "refs/remotes/"+r.repo.remote+"/"+r.repo.branch)
+	return err == nil && head == seen
+}
+
+// leftDirty says why the steps after req cannot be made when req's failure
+// left config/ or rendered/ changed (a render that failed after the
+// promotion): the next step's commit would take them along.
+func (w *writer) leftDirty(ctx context.Context, req *stepReq) error {
+	dirty, err := req.r.repo.dirty(ctx, "config", render.OutputDir)
+	if err != nil {
+		return err
+	}
+	if len(dirty) == 0 {
+		return nil
+	}
+	return fmt.Errorf("not made: the step of %s failed and left config/ or rendered/ changed", req.r.patchID())
+}
+
+// failRest fails the steps of batch after req.
+func (w *writer) failRest(batch []*stepReq, req *stepReq, err error) {
+	for _, o := range batch[slices.Index(batch, req)+1:] {
+		o.err = err
+	}
+}
+
+// publish pushes the steps made in one push. A push refused because the
+// remote moved replays every step on the new upstream (remake: a step
+// upstream already has is not made twice; one that conflicts fails alone)
+// and pushes again, at most MaxReplays times, as Run's publish does.
+func (w *writer) publish(ctx context.Context, repo *repo, made []*stepReq, base string) error {
+	backoff := w.env.PushBackoff
+	if backoff <= 0 {
+		backoff = DefaultPushBackoff
+	}
+	for attempt := 0; ; attempt++ {
+		err := repo.push(ctx)
+		if err == nil {
+			return nil
+		}
+		if _, moved := repo.moved(ctx); !moved || attempt == MaxReplays {
+			return err
+		}
+		t := time.NewTimer(backoff << attempt)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return context.Cause(ctx)
+		case <-t.C:
+		}
+		upstream, moved := repo.moved(ctx)
+		if !moved {
+			continue // pushed by someone meanwhile? push again
+		}
+		if _, err := repo.run(ctx, "reset", "-q", "--keep", upstream); err != nil {
+			return fmt.Errorf("moving to %.12s, the remote's new commit: %w", upstream, err)
+		}
+		for _, req := range made {
+			if req.err != nil || req.st == nil {
+				continue
+			}
+			s, _, err := req.r.remake(ctx, req.plan, req.st, req.c, base, upstream)
+			if err == nil {
+				req.subject = s
+			}
+			if err != nil {
+				req.err = err
+				if stop := w.leftDirty(ctx, req); stop != nil {
+					w.failRest(made, req, stop)
+					break
+				}
+			}
+		}
+		base = upstream
+	}
+}
+
+// waitSets reads, once for the batch, what the rendered output expects
+// and the history of rendered/ after the push: each step's wait set.
+func (w *writer) waitSets(ctx context.Context, repo *repo, made []*stepReq) {
+	first := made[0].r
+	rd, err := render.Load(first.fsys)
+	var expected []live.Expected
+	if err == nil {
+		expected, err = live.Expect(rd.Fleet, rd.Owners)
+	}
+	var h *live.History
+	if err == nil {
+		h, err = live.ReadHistory(w.env.Dir)
+	}
+	if err != nil {
+		return // each step reads its own (verify)
+	}
+	h.Fetch = func(string) error {
+		_, err := repo.run(ctx, "fetch", "-q", repo.remote, repo.branch)
+		return err
+	}
+	for _, req := range made {
+		if req.err != nil {
+			continue
+		}
+		pick := changedIn(req.st.commit)
+		if len(made) > 1 {
+			// A later step of the push may have changed the same rendered
+			// file (two patches of a component): the file's last change is
+			// then that step's, which contains this one.
+			files, err := repo.run(ctx, "diff-tree", "--no-commit-id", "--relative", "--name-only", "-r", req.st.commit, "--", render.OutputDir)
+			if err != nil {
+				continue // verify reads its own
+			}
+			pick = changedFiles(lines(files))
+		}
+		req.st.ws = &waitSet{commit: req.st.commit, f: rd.Fleet, expected: expected, history: h, pick: pick}
+	}
+}
+
+// changedFiles picks the objects whose rendered file is one of files.
+func changedFiles(files []string) func(live.AppState) bool {
+	set := make(map[string]bool, len(files))
+	for _, f := range files {
+		set[f] = true
+	}
+	return func(s live.AppState) bool { return set[s.File] }
+}

@@ -1,0 +1,132 @@
+//go:build linux
+
+package rollout_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/rollout"
+)
+
+// TestWriter runs RunAll with two patches whose next steps are ready at
+// once: its writer makes both in one hold of the repository lock, each
+// its own commit, and pushes them in one push.
+func TestWriter(t *testing.T) {
+	api := startAPI(t)
+	t.Run("steps ready at once: one push, one commit each", func(t *testing.T) { testBatch(t, newHarness(t, api), false) })
+	t.Run("a refused push replays them all, others' commits kept", func(t *testing.T) { testBatch(t, newHarness(t, api), true) })
+}
+
+func testBatch(t *testing.T, h *harness, moved bool) {
+	h.write(firstPatch, patch)
+	h.write("config/workload/demo/integration/us-east1/patch-002.yaml", "applications:\n  demo:\n    source:\n      helm:\n        valuesObject:\n          color: blue\n")
+	if _, err := output.Run(output.Options{Root: h.dir, FS: os.DirFS(h.dir)}); err != nil {
+		t.Fatal(err)
+	}
+	h.run(h.dir, "add", "-A")
+	h.run(h.dir, "commit", "-q", "-m", "two patches")
+	h.run(h.dir, "push", "-q")
+	h.syncAll()
+	pushes := 0
+	h.beforePush = func(n int) {
+		pushes = n
+		if moved && n == 1 {
+			h.otherPush("docs/note.md", "a note\n", "docs: a note")
+		}
+	}
+
+	// The writer's hold waits until both steps are asked for, so that the
+	// test does not depend on which rollout gets there first.
+	var mu sync.Mutex
+	queued := map[string]bool{}
+	both := make(chan struct{})
+	defer rollout.SetQueuedHook(func(p string) {
+		mu.Lock()
+		defer mu.Unlock()
+		queued[p] = true
+		if len(queued) == 2 {
+			close(both)
+		}
+	})()
+	env := h.env()
+	takes := 0
+	lock := env.Lock
+	env.Lock = func(ctx context.Context) (func(), error) {
+		mu.Lock()
+		takes++
+		n := len(queued)
+		mu.Unlock()
+		if n == 1 {
+			select {
+			case <-both:
+			case <-time.After(time.Minute):
+				return nil, errors.New("the second step was never asked for")
+			}
+		}
+		return lock(ctx)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	results, err := rollout.RunAll(ctx, env, rollout.Options{Approver: "Jane Doe <jane@example.com>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, pr := range results {
+		if pr.Err != nil {
+			t.Fatalf("%s: %v", pr.Patch, pr.Err)
+		}
+		got = append(got, fmt.Sprintf("%s %s %d", pr.Patch, pr.Result.Stopped, len(pr.Result.Steps)))
+	}
+	if d := cmp.Diff([]string{"workload/demo/patch-001 gate 1", "workload/demo/patch-002 gate 1"}, got); d != "" {
+		t.Errorf("results (-want +got):\n%s", d)
+	}
+	wantPushes := 1
+	if moved {
+		wantPushes = 2 // refused, then the replay's
+	}
+	// One take of the lock: the catch-ups found nothing to do and the
+	// reads (plans, wait sets) took none.
+	if pushes != wantPushes || takes != 1 {
+		t.Errorf("%d pushes and %d takes of the repository lock, want %d and 1", pushes, takes, wantPushes)
+	}
+
+	// Each step its own commit, in patch order, on the remote.
+	want := []string{
+		"Promote patch-001 of workload/demo to integration/eu-west1, coalesce it at integration: 1 of 3 targets' rendered output changed\nStrata-Rollout: workload/demo/patch-001",
+		"Promote patch-002 of workload/demo to integration/eu-west1, coalesce it at integration: 1 of 3 targets' rendered output changed\nStrata-Rollout: workload/demo/patch-002",
+		"two patches\n",
+	}
+	if moved {
+		want[2] = "docs: a note\n"
+	}
+	var log []string
+	for c := range strings.SplitSeq(h.run(h.bare, "log", "-3", "--reverse", "--format=%H", "main"), "\n") {
+		subject := h.run(h.bare, "log", "-1", "--format=%s", c)
+		trailer := h.run(h.bare, "log", "-1", "--format=%(trailers:key=Strata-Rollout)", c)
+		log = append(log, subject+"\n"+trailer)
+	}
+	want = append(want[2:], want[:2]...)
+	if d := cmp.Diff(want, log); d != "" {
+		t.Errorf("the remote's last commits (-want +got):\n%s", d)
+	}
+	replayed := map[string]bool{}
+	for _, e := range h.events {
+		if e.Kind == rollout.KindReplayed {
+			replayed[e.Patch] = true
+		}
+	}
+	if moved != replayed["workload/demo/patch-001"] || moved != replayed["workload/demo/patch-002"] {
+		t.Errorf("replayed: %v, want both %v", replayed, moved)
+	}
+}
