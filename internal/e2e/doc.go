@@ -26,7 +26,8 @@
 // Go module, ArgoCDVersion) and helm (HelmVersion, the major version Argo CD
 // v3.5 shells out to) by hack/build-argocd.sh into
 // ${STRATA_CACHE:-$HOME/.cache/strata}/argocd/<version>/bin, which also
-// installs Debian's redis-server; etcd and git are Debian packages. Nothing is
+// installs Debian's redis-server; etcd is built by hack/build-etcd.sh and git
+// is a Debian package. Nothing is
 // downloaded at test time.
 //
 // The strata command line runs in-process (cli.Main) on the fleet repository:
