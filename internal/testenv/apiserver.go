@@ -161,8 +161,11 @@ func etcdVersion(client string) (string, error) {
 	var v struct {
 		Server string `json:"etcdserver"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil || v.Server == "" {
-		return "", fmt.Errorf("GET %s/version: no etcdserver version (%v)", client, err)
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		return "", fmt.Errorf("GET %s/version: %w", client, err)
+	}
+	if v.Server == "" {
+		return "", fmt.Errorf("GET %s/version: no etcdserver version", client)
 	}
 	return v.Server, nil
 }
