@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build-kube.sh builds the kube-apiserver and kube-controller-manager that the
-# tests in internal/testenv run on 127.0.0.1, and installs etcd if it is missing.
+# tests in internal/testenv run on 127.0.0.1 (their etcd: hack/build-etcd.sh).
 #
 # Nothing it builds lives in the repository: the binaries come from the
 # k8s.io/kubernetes Go module (through the Go module proxy), compiled in a
@@ -34,9 +34,6 @@ binaries=(kube-apiserver kube-controller-manager)
 log() { printf 'build-kube: %s\n' "$*" >&2; }
 # shellcheck source=hack/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-
-# etcd is a Debian package (etcd-server); install it when we can.
-apt_ensure etcd etcd-server
 
 if built "${bin}" "${binaries[@]}"; then
 	log "kube ${KUBE_VERSION} binaries already built in ${bin}"

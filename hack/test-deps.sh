@@ -5,8 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The kube-apiserver + etcd tier (bootstrap --apply, validate).
+# The kube-apiserver + etcd tier (bootstrap --apply, validate, and every
+# tier above it).
 bash hack/build-kube.sh >/dev/null
+bash hack/build-etcd.sh >/dev/null
 
 # The web UI's browser test drives Debian's headless Chromium.
 log() { printf 'test-deps: %s\n' "$*" >&2; }

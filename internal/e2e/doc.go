@@ -13,10 +13,10 @@
 // [Env.StatusLive] and [Env.Kubeconfig] read the live state as a user
 // would.
 //
-// The binaries are built by hack/build-kube.sh and hack/build-argocd.sh
-// (ArgoCDVersion, HelmVersion); nothing is downloaded at test time. The
-// scenarios (TestE2E*) are skipped under -short, run one at a time and
-// support Linux only.
+// The binaries are built by hack/build-kube.sh, hack/build-etcd.sh and
+// hack/build-argocd.sh (ArgoCDVersion, HelmVersion); nothing is downloaded
+// at test time. The scenarios (TestE2E*) are skipped under -short, run
+// one at a time and support Linux only.
 //
 // docs/e2e.md describes the harness, where its pieces come from and every
 // scenario, in full.

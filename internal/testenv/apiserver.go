@@ -6,6 +6,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/hex"
+	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"net/http"
@@ -46,6 +47,8 @@ type APIServer struct {
 	CAData []byte
 	// Dir is the directory holding the server's files and logs.
 	Dir string
+	// Etcd is the version its etcd reports (3.6.16).
+	Etcd string
 
 	config *rest.Config
 	bins   binaries
@@ -74,6 +77,9 @@ func StartAPIServer(t testing.TB) *APIServer {
 	if err != nil {
 		t.Fatalf("starting etcd: %v", err)
 	}
+	if s.Etcd, err = etcdVersion(etcdURL); err != nil {
+		t.Fatalf("starting etcd: %v", err)
+	}
 	args, err := s.prepare(etcdURL)
 	if err != nil {
 		t.Fatalf("starting kube-apiserver: %v", err)
@@ -84,7 +90,7 @@ func StartAPIServer(t testing.TB) *APIServer {
 	if err := s.writeKubeconfig(); err != nil {
 		t.Fatalf("starting kube-apiserver: %v", err)
 	}
-	t.Logf("kube-apiserver %s ready at %s in %s", KubeVersion, s.URL, time.Since(began).Round(time.Millisecond))
+	t.Logf("kube-apiserver %s (etcd %s) ready at %s in %s", KubeVersion, s.Etcd, s.URL, time.Since(began).Round(time.Millisecond))
 	return s
 }
 
@@ -143,6 +149,25 @@ func startEtcd(t testing.TB, dir, etcd string) (string, error) {
 		return "", err
 	}
 	return client, nil
+}
+
+// etcdVersion asks a running etcd its version (GET /version).
+func etcdVersion(client string) (string, error) {
+	resp, err := http.Get(client + "/version")
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Server string `json:"etcdserver"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		return "", fmt.Errorf("GET %s/version: %w", client, err)
+	}
+	if v.Server == "" {
+		return "", fmt.Errorf("GET %s/version: no etcdserver version", client)
+	}
+	return v.Server, nil
 }
 
 // prepare writes the token file and the service account key pair and returns

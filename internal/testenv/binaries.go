@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -18,6 +17,16 @@ const KubeVersion = "v1.36.1"
 // binaries into [DefaultKubeBinDir].
 const BuildScript = "hack/build-kube.sh"
 
+// EtcdVersion is the etcd release the API servers store their objects in. It
+// must equal ETCD_VERSION in hack/build-etcd.sh (a test checks that it does).
+// On it kube-apiserver serves consistent lists from its watch cache, which
+// needs etcd 3.5.13 or later (Debian's 3.4.23 does not allow it).
+const EtcdVersion = "v3.6.16"
+
+// EtcdBuildScript is the script, relative to the repository root, that builds
+// etcd into [DefaultEtcd].
+const EtcdBuildScript = "hack/build-etcd.sh"
+
 // Environment variables that override where the binaries come from.
 const (
 	// EnvKubeBin names a directory holding kube-apiserver and
@@ -25,7 +34,8 @@ const (
 	EnvKubeBin = "STRATA_KUBE_BIN"
 	// EnvCache names the cache root, as for the hack/build-*.sh scripts.
 	EnvCache = "STRATA_CACHE"
-	// EnvEtcd names the etcd binary; without it etcd is looked up on PATH.
+	// EnvEtcd names the etcd binary; without it [DefaultEtcd] is used
+	// (never the etcd on PATH, an older one that would slow every list).
 	EnvEtcd = "STRATA_ETCD"
 )
 
@@ -50,6 +60,16 @@ func DefaultKubeBinDir() (string, error) {
 		return "", err
 	}
 	return filepath.Join(cache, "kube", KubeVersion, "bin"), nil
+}
+
+// DefaultEtcd returns where hack/build-etcd.sh puts etcd:
+// <CacheDir>/etcd/<EtcdVersion>/etcd.
+func DefaultEtcd() (string, error) {
+	cache, err := CacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(cache, "etcd", EtcdVersion, "etcd"), nil
 }
 
 // binaries are the executables a control plane needs.
@@ -82,16 +102,19 @@ func findBinaries() (binaries, error) {
 		}
 	}
 
-	b.etcd = os.Getenv(EnvEtcd)
-	if b.etcd == "" {
-		p, err := exec.LookPath("etcd")
-		if err != nil {
-			return b, fmt.Errorf("etcd is not on PATH: %w (install the Debian package etcd-server, "+
-				"which %s does when run as root, or set %s)", ErrMissing, BuildScript, EnvEtcd)
+	if b.etcd = os.Getenv(EnvEtcd); b.etcd != "" {
+		if err := Executable(b.etcd); err != nil {
+			return b, fmt.Errorf("%s=%s: %w", EnvEtcd, b.etcd, err)
 		}
-		b.etcd = p
-	} else if err := Executable(b.etcd); err != nil {
-		return b, fmt.Errorf("%s=%s: %w", EnvEtcd, b.etcd, err)
+		return b, nil
+	}
+	var err error
+	if b.etcd, err = DefaultEtcd(); err != nil {
+		return b, err
+	}
+	if err := Executable(b.etcd); err != nil {
+		return b, fmt.Errorf("%s: %w (build it with %s, or set %s to an etcd binary)",
+			b.etcd, err, EtcdBuildScript, EnvEtcd)
 	}
 	return b, nil
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // requireSupported skips the test: the control plane is only run on Linux,
-// where hack/build-kube.sh and the etcd-server package are known to work.
+// where hack/build-kube.sh and hack/build-etcd.sh are known to work.
 func requireSupported(t testing.TB) {
 	t.Helper()
 	t.Skip("testenv runs a Kubernetes control plane on Linux only")

@@ -29,17 +29,22 @@ var applicationGVR = schema.GroupVersionResource{Group: "argoproj.io", Version: 
 
 const fieldManager = "strata-test"
 
-func TestBuildScriptPinsKubeVersion(t *testing.T) {
-	script, err := os.ReadFile("../../" + testenv.BuildScript)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^KUBE_VERSION=(\S+)$`).FindSubmatch(script)
-	if m == nil {
-		t.Fatalf("%s: no KUBE_VERSION= line", testenv.BuildScript)
-	}
-	if got := string(m[1]); got != testenv.KubeVersion {
-		t.Errorf("%s pins %s, testenv.KubeVersion is %s: change both together", testenv.BuildScript, got, testenv.KubeVersion)
+func TestBuildScriptsPinVersions(t *testing.T) {
+	for _, c := range []struct{ script, variable, want string }{
+		{testenv.BuildScript, "KUBE_VERSION", testenv.KubeVersion},
+		{testenv.EtcdBuildScript, "ETCD_VERSION", testenv.EtcdVersion},
+	} {
+		script, err := os.ReadFile("../../" + c.script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`(?m)^` + c.variable + `=(\S+)$`).FindSubmatch(script)
+		if m == nil {
+			t.Fatalf("%s: no %s= line", c.script, c.variable)
+		}
+		if got := string(m[1]); got != c.want {
+			t.Errorf("%s pins %s, testenv has %s: change both together", c.script, got, c.want)
+		}
 	}
 }
 
@@ -80,6 +85,10 @@ func testAPIServer(t *testing.T, s *testenv.APIServer) {
 		if v.GitVersion != testenv.KubeVersion {
 			t.Errorf("server version = %q, want %q", v.GitVersion, testenv.KubeVersion)
 		}
+	})
+
+	t.Run("serves consistent lists from its watch cache", func(t *testing.T) {
+		testConsistentListsFromCache(t, s)
 	})
 
 	t.Run("kubeconfig reaches the server", func(t *testing.T) {
@@ -218,4 +227,30 @@ func application(name string, spec map[string]any) *unstructured.Unstructured {
 		"metadata":   map[string]any{"name": name},
 		"spec":       spec,
 	}}
+}
+
+// testConsistentListsFromCache lists namespaces as kubectl and status --live
+// list (no resourceVersion: a consistent read) until the server's metrics
+// count one served from its watch cache. The server decides only once it
+// has asked etcd its version, shortly after it starts; with an etcd that
+// cannot tell it how fresh the cache is (before 3.5.13), every such list
+// goes to etcd and is never counted.
+func testConsistentListsFromCache(t *testing.T, s *testenv.APIServer) {
+	if os.Getenv(testenv.EnvEtcd) == "" && "v"+s.Etcd != testenv.EtcdVersion {
+		t.Errorf("etcd reports version %s, want %s", s.Etcd, testenv.EtcdVersion)
+	}
+	cfg := s.Config()
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	var reads testenv.ConsistentReads
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		if _, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{}); err != nil {
+			return false, err
+		}
+		var err error
+		reads, err = testenv.ReadConsistentReads(ctx, cfg, "", "namespaces")
+		return reads.FromCache > 0, err
+	})
+	if err != nil {
+		t.Errorf("no consistent list of namespaces was served from the watch cache (etcd %s; %s): %v", s.Etcd, reads, err)
+	}
 }
