@@ -232,13 +232,7 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, po promote.Opti
 		if !strings.HasPrefix(c.Subject, "Revert ") {
 			continue
 		}
-		var reasons []string
-		for l := range strings.SplitSeq(fields[3], "\n") {
-			if r, ok := strings.CutPrefix(l, FailedTrailer+": "); ok {
-				reasons = append(reasons, strings.TrimSpace(r))
-			}
-		}
-		reason := strings.Join(reasons, "; ")
+		reason := strings.Join(revertReasons(fields[3]), "; ")
 		if reason == "" {
 			reason = c.Subject + " (the commit gives no reason)"
 		}
