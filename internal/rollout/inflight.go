@@ -105,7 +105,15 @@ type FlightOptions struct {
 	// Alerts reads the stopWhen conditions of each next step (Prometheus,
 	// Alertmanager); off, they are not read.
 	Alerts bool
+	// ReadCondition reads a condition when Alerts is on; nil reads it from
+	// its Alertmanager or Prometheus (ReadCondition). A server showing
+	// flights at every request gives one that caches.
+	ReadCondition ConditionReader
 }
+
+// ConditionReader reads a stopWhen condition: the alerts that fire (or
+// the samples a query returns).
+type ConditionReader func(ctx context.Context, c fleet.StopCondition) ([]alert.Alert, error)
 
 // Flights derives where the rollout of every patch in flight (InFlight)
 // stands: its latest location and wave, its last step (the last commit
@@ -232,7 +240,11 @@ func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Fre
 	if fz := freeze.Holding(freezes, plan.Target); fz != nil {
 		fl.HeldBy = fmt.Sprintf("freeze of %s by %s: %s", fz.Scope(), fz.By, fz.Reason)
 	} else if opts.Alerts {
-		fl.HeldBy = stopWhen(ctx, f, plan.Target)
+		read := opts.ReadCondition
+		if read == nil {
+			read = ReadCondition
+		}
+		fl.HeldBy = stopWhen(ctx, f, plan.Target, read)
 	}
 	return fl, nil
 }
@@ -263,13 +275,13 @@ func (fl *Flight) waitFor(f *fleet.Fleet, opts FlightOptions, po promote.Options
 // stopWhen reads the stopWhen conditions of a step into node and says the
 // first that holds it (or cannot be read: the rollout takes that for
 // holding), "" when none does.
-func stopWhen(ctx context.Context, f *fleet.Fleet, node string) string {
+func stopWhen(ctx context.Context, f *fleet.Fleet, node string, read ConditionReader) string {
 	var n *fleet.Node
 	if node != "" {
 		n = f.Config.Find(strings.Split(node, "/"))
 	}
 	for _, c := range f.Config.RolloutAt(n).StopWhen {
-		alerts, err := readCondition(ctx, c)
+		alerts, err := read(ctx, c)
 		if err != nil {
 			return fmt.Sprintf("stopWhen %s cannot be read: %v", c.Name, err)
 		}
