@@ -134,6 +134,8 @@
 //     not hold for that source. Template it as {{ .Values.cluster.revision }}.
 //   - duplicate-deployment: two Applications of one target deploy the same
 //     source (repository and path or chart) to the same destination (cluster
-//     and namespace): Argo CD's two Applications fight over the same
-//     resources, each pruning or overwriting the other's.
+//     and namespace), a Helm source under the same release name
+//     (helm.releaseName, else the Application's name): Argo CD's two
+//     Applications fight over the same resources, each pruning or
+//     overwriting the other's.
 package validate
