@@ -204,7 +204,8 @@ const checkTimeout = 10 * time.Second
 func (t *Target) RESTConfig() (*rest.Config, error) {
 	cfg, err := clientcmd.NewNonInteractiveClientConfig(*t.kc.raw, t.Context, &clientcmd.ConfigOverrides{}, t.kc.rules).ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("context %s: %w", t.Context, err)
+		// client-go quotes what it refuses (a proxy-url, password and all).
+		return nil, kube.ScrubError(fmt.Errorf("context %s: %w", t.Context, err))
 	}
 	return cfg, nil
 }

@@ -106,3 +106,33 @@ contexts: [{name: hub-1, context: {cluster: hub, user: u}}]
 		})
 	}
 }
+
+// RESTConfig's errors are scrubbed as every error of a kubeconfig is:
+// client-go's invalid proxy-url error quotes the URL, password and all.
+func TestRESTConfigErrorsAreScrubbed(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	data := `apiVersion: v1
+kind: Config
+clusters: [{name: hub, cluster: {server: "https://hub:6443", proxy-url: "socks9://admin:pr0xy-s3cret@proxy:1080"}}]
+users: [{name: u, user: {token: t0ken}}]
+contexts: [{name: hub-1, context: {cluster: hub, user: u}}]
+`
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	k, err := bootstrap.ReadKubeconfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err := k.Target(hubFleet(t, "https://spoke-1:6443"), "hub-1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = target.RESTConfig()
+	if err == nil || !strings.Contains(err.Error(), `unsupported scheme "socks9"`) {
+		t.Fatalf("RESTConfig: %v, want client-go's proxy-url error", err)
+	}
+	if strings.Contains(err.Error(), "pr0xy-s3cret") {
+		t.Errorf("RESTConfig: %v: the proxy's password is shown", err)
+	}
+}

@@ -121,7 +121,7 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 	f.BoolVar(&o.opts.DryRun, "dry-run", false, "list the steps and change nothing")
 	f.StringVar(&o.opts.Remote, "remote", "", "the remote the steps are pushed to (default: the branch's upstream)")
 	f.StringVar(&o.onFailure, "on-failure", "stop", "what a failed step does: stop, or revert (push a revert commit and wait for its targets)")
-	f.StringSliceVar(&o.opts.Approve, "approve", nil, "pass this manual gate (a node ID; repeat for several)")
+	f.StringSliceVar(&o.opts.Approve, "approve", nil, "pass this manual gate (a node ID; repeat for several); with --all or --watch, for every patch the run rolls out")
 	f.StringVar(&o.opts.Approver, "approver", "", "who approves, \"Name <email>\" (default: git's user.name and user.email)")
 	f.StringVar(&o.opts.Level, "level", "", "the dimension promotions land at (default: config promotion.level, else the second dimension)")
 	f.StringVar(&o.kubeconfig, "kubeconfig", "", "the kubeconfig that reaches the clusters running Argo CD (default: $KUBECONFIG, else ~/.kube/config)")

@@ -125,28 +125,28 @@ func rolloutLine(e rollout.Event, now time.Time) string {
 	case rollout.KindPromoted:
 		fmt.Fprintf(&b, "%.12s %s", e.Commit, e.Message)
 	case rollout.KindWaiting, rollout.KindHealthy:
-		fmt.Fprintf(&b, "%s: %d/%d Applications synced at %.12s, %d/%d healthy (%s)", e.Step, e.Synced, e.Total, e.Commit, e.Healthy, e.Total,
+		fmt.Fprintf(&b, "%s: %d/%d Applications synced at %.12s, %d/%d healthy (%s)", stepName(e), e.Synced, e.Total, e.Commit, e.Healthy, e.Total,
 			now.Sub(e.Since).Round(time.Second))
 		if e.Kind == rollout.KindWaiting {
 			b.WriteString(notReady(e.Apps))
 		}
 		b.WriteString(withinBudget(e.Unhealthy))
 	case rollout.KindSoaking:
-		fmt.Fprintf(&b, "%s: soaking, %d/%d healthy, %s left", e.Step, e.Healthy, e.Total, max(0, e.SoakUntil.Sub(now)).Round(time.Second))
+		fmt.Fprintf(&b, "%s: soaking, %d/%d healthy, %s left", stepName(e), e.Healthy, e.Total, max(0, e.SoakUntil.Sub(now)).Round(time.Second))
 	case rollout.KindSoaked, rollout.KindUnhealthy, rollout.KindUnwatched, rollout.KindPending:
-		fmt.Fprintf(&b, "%s: %s", e.Step, e.Message)
+		fmt.Fprintf(&b, "%s: %s", stepName(e), e.Message)
 	case rollout.KindCheck:
 		if e.Passed {
-			fmt.Fprintf(&b, "%s: check %s passed", e.Step, e.Check)
+			fmt.Fprintf(&b, "%s: check %s passed", stepName(e), e.Check)
 		} else {
-			fmt.Fprintf(&b, "%s: check %s failed", e.Step, e.Check)
+			fmt.Fprintf(&b, "%s: check %s failed", stepName(e), e.Check)
 		}
 	case rollout.KindGate:
 		fmt.Fprintf(&b, "stopped: %s", e.Message)
 	case rollout.KindHeld:
 		fmt.Fprintf(&b, "held: %s", e.Message)
 	case rollout.KindFailed:
-		fmt.Fprintf(&b, "%s: the step failed (%d failures)", e.Step, len(e.Failures))
+		fmt.Fprintf(&b, "%s: the step failed (%d failures)", stepName(e), len(e.Failures))
 	case rollout.KindReverted:
 		fmt.Fprintf(&b, "%.12s %s", e.Commit, e.Message)
 	default:
@@ -157,6 +157,15 @@ func rolloutLine(e rollout.Event, now time.Time) string {
 		return e.Patch + ": " + b.String()
 	}
 	return b.String()
+}
+
+// stepName names the step of e: its node, or the nodes of its wave (cut
+// as nameList cuts lists; -o json has them all in nodes).
+func stepName(e rollout.Event) string {
+	if len(e.Nodes) > 1 {
+		return shortList(e.Nodes)
+	}
+	return e.Step
 }
 
 // notReady names the Applications not yet synced and healthy, a few.

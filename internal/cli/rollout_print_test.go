@@ -51,3 +51,22 @@ func TestRolloutPrinter(t *testing.T) {
 		t.Errorf("lines (-want +got):\n%s", d)
 	}
 }
+
+// The events of a wave's step name the wave's nodes, cut as lists are.
+func TestRolloutLineNamesTheWave(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 22, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		nodes []string
+		want  string
+	}{
+		{nil, "production/r1: soaking, 2/2 healthy, 5m0s left\n"},
+		{[]string{"production/r1", "production/r2"}, "production/r1, production/r2: soaking, 2/2 healthy, 5m0s left\n"},
+		{[]string{"production/r1", "production/r2", "production/r3", "production/r4", "production/r5"},
+			"production/r1, production/r2, production/r3 and 2 more: soaking, 2/2 healthy, 5m0s left\n"},
+	} {
+		e := rollout.Event{Kind: rollout.KindSoaking, Step: "production/r1", Nodes: tc.nodes, Healthy: 2, Total: 2, SoakUntil: t0.Add(5 * time.Minute)}
+		if got := rolloutLine(e, t0); got != tc.want {
+			t.Errorf("rolloutLine(%q) = %q, want %q", tc.nodes, got, tc.want)
+		}
+	}
+}

@@ -64,7 +64,7 @@ reads: list and watch rights on Applications and ApplicationSets suffice.`,
 		},
 	}
 	f := cmd.Flags()
-	o.live.addFlags(f, "show what Argo CD says of every cell, read again every --live-interval, and the stopWhen conditions holding rollouts")
+	o.live.addFlags(f, "show what Argo CD says of every cell, read again every --live-interval, and the stopWhen conditions holding rollouts (each read at most once per its every:)")
 	f.DurationVar(&o.liveEvery, "live-interval", 10*time.Second, "how often --live reads the Argo CDs again")
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "the `HOST:PORT` to listen on (port 0 picks a free one)")
 	f.StringVar(&o.base, "base", "HEAD", "the `REV`ision the diff page compares with by default")

@@ -55,10 +55,15 @@ Below it all, the rollouts in flight, one line per patch: where it is and its
 wave, what its next step waits for (its Applications to be synced and healthy,
 with --live; the soak, counted from the step's commit, or with --live from when
 Argo CD says they became healthy; a manual gate), the soak left, what holds it
-(a freeze in config/freezes.yaml; with --live, a stopWhen condition that
-holds, read from its Alertmanager or Prometheus) and its last failure (a
+(a freeze in config/freezes.yaml of the work tree: pull to see one pushed
+from another clone, which a rollout, reading the remote branch, already
+obeys; with --live, a stopWhen condition that holds, read from its
+Alertmanager or Prometheus) and its last failure (a
 failed Application, with --live; else the last revert of one of its steps,
-with the reason of its Strata-Failed trailers). All of it comes from the
+with the reason of its Strata-Failed trailers). A patch whose files its
+rollout's last step removed is still listed while that step settles: the
+fold into values.yaml at its node until it has soaked ("soak of the fold"),
+a reverted first step with its failure. All of it comes from the
 repository, its Git history and the clusters: no state is stored.
 
 On a terminal the table fits the window's width (COLUMNS sets it elsewhere) and

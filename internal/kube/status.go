@@ -36,6 +36,10 @@ const (
 // protobufMagic opens every protobuf object of the Kubernetes API.
 var protobufMagic = []byte("k8s\x00")
 
+// utf8BOM is the byte order mark some servers and proxies put before a
+// UTF-8 body.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // statusBody returns resp with a body that client-go decodes into an error
 // that says what the server said. A Kubernetes Status, in JSON or protobuf,
 // goes on whole and as it is, but unzipped (client-go does not undo a
@@ -52,6 +56,9 @@ func statusBody(resp *http.Response, method string) *http.Response {
 	var err error
 	if body != nil {
 		head, err = io.ReadAll(io.LimitReader(body, maxErrorBody))
+		// A byte order mark would hide a JSON Status, from statusType and
+		// from client-go's decoder alike.
+		head = bytes.TrimPrefix(head, utf8BOM)
 	}
 	if mediaType := statusType(head); mediaType != "" && err == nil {
 		if declared, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); declared != mediaType {

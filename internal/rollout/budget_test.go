@@ -149,6 +149,14 @@ func testWaveStep(t *testing.T, h *harness) {
 	if len(promoted) != 2 || !cmp.Equal(promoted[1].Targets, []string{"workload/integration/ap-south1", "workload/integration/eu-west1"}) {
 		t.Errorf("promoted events: %+v", promoted)
 	}
+	// Every event of the wave's step names its two nodes, not only the
+	// first (its Step).
+	wave := []string{"integration/eu-west1", "integration/ap-south1"}
+	for _, e := range h.events {
+		if e.Step == "integration/eu-west1" && !cmp.Equal(e.Nodes, wave) {
+			t.Errorf("%s event of the wave names nodes %q, want %q", e.Kind, e.Nodes, wave)
+		}
+	}
 }
 
 // testTimeoutWithinBudget keeps w2 progressing: at the timeout it is the

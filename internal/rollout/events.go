@@ -5,6 +5,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/alert"
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/promote"
 )
 
 // Kind names what an Event reports.
@@ -108,9 +109,10 @@ type Event struct {
 	// budget (rollout maxUnhealthy:), one failure each: the step does not
 	// wait for them, and the rollout goes on.
 	Unhealthy []Failure `json:"unhealthy,omitempty"`
-	// Nodes are the nodes a KindPlanned step enters, when rollout waves:
-	// size it (Wave says which: "2 of 4 of production"); MaxUnhealthy is
-	// its budget, when it has one.
+	// Nodes are the nodes a step enters when rollout waves: size it: of a
+	// KindPlanned step (Wave says which: "2 of 4 of production"), and of
+	// every event of a wave of more than one node, whose Step is the
+	// first of them. MaxUnhealthy is its budget, when it has one.
 	Nodes        []string `json:"nodes,omitempty"`
 	Wave         string   `json:"wave,omitempty"`
 	MaxUnhealthy string   `json:"maxUnhealthy,omitempty"`
@@ -165,4 +167,27 @@ type Failure struct {
 	Alerts []alert.Alert `json:"alerts,omitempty"`
 	// Reason is Argo CD's own message (or the check's output).
 	Reason string `json:"reason"`
+}
+
+// enterWave records the nodes of plan's wave, when it has more than one,
+// so that the events of its step name them all (withWave), not only the
+// first, which the step is named by.
+func (r *runner) enterWave(plan *promote.Plan) {
+	if plan.Wave == nil || len(plan.Wave.Nodes) < 2 {
+		return
+	}
+	r.emitMu.Lock() // emit reads it, from the guard's goroutines too
+	defer r.emitMu.Unlock()
+	if r.waves == nil {
+		r.waves = map[string][]string{}
+	}
+	r.waves[plan.Target] = plan.Wave.Nodes
+}
+
+// withWave gives e the nodes of its step's wave (see enterWave); emit
+// calls it under emitMu.
+func (r *runner) withWave(e *Event) {
+	if nodes, ok := r.waves[e.Step]; ok && e.Nodes == nil {
+		e.Nodes = nodes
+	}
 }

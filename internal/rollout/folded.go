@@ -59,8 +59,11 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 			return false, err
 		}
 		targets := changedTargets(stepBody)
-		return true, &StepError{Step: lastNode(targets, r.opts.ClusterType), Commit: step, Reverted: last, Failures: []Failure{{Reason: fmt.Sprintf(
-			"the step was reverted by %.12s, which removed the patch's files", last)}}}
+		failures := []Failure{{Reason: fmt.Sprintf("the step was reverted by %.12s, which removed the patch's files", last)}}
+		for _, reason := range revertReasons(body) {
+			failures = append(failures, Failure{Reason: reason})
+		}
+		return true, &StepError{Step: lastNode(targets, r.opts.ClusterType), Commit: step, Reverted: last, Failures: failures}
 	}
 	if !hasLine(body, trailer) {
 		return false, nil
@@ -175,7 +178,10 @@ func Settling(ctx context.Context, g Git, f *fleet.Fleet, opts Options, now time
 				return nil, err
 			}
 		}
-		id := trailerValue(body, "Strata-Rollout")
+		id := ""
+		if v := trailers(body, "Strata-Rollout"); len(v) > 0 {
+			id = v[0]
+		}
 		if id == "" || seen[id] || slices.Contains(inFlight, id) {
 			continue
 		}
@@ -196,12 +202,19 @@ func Settling(ctx context.Context, g Git, f *fleet.Fleet, opts Options, now time
 	return ids, nil
 }
 
-// trailerValue is the value of the first line "key: value" of body.
-func trailerValue(body, key string) string {
-	for _, l := range strings.Split(body, "\n") {
+// trailers are the values of the lines "key: value" of a commit
+// message body, in order: every reader of strata's trailers reads them
+// here.
+func trailers(body, key string) []string {
+	var out []string
+	for l := range strings.SplitSeq(body, "\n") {
 		if v, ok := strings.CutPrefix(l, key+": "); ok {
-			return strings.TrimSpace(v)
+			out = append(out, strings.TrimSpace(v))
 		}
 	}
-	return ""
+	return out
 }
+
+// revertReasons are the reasons a revert of the rollout gives for its
+// step's failure (its FailedTrailer lines, "NODE: REASON").
+func revertReasons(body string) []string { return trailers(body, FailedTrailer) }

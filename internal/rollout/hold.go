@@ -56,7 +56,7 @@ func (r *runner) held(ctx context.Context, f *fleet.Fleet, node string) (string,
 		return err.Error(), nil, nil
 	}
 	for _, c := range r.policyAt(f, node).StopWhen {
-		alerts, err := readCondition(ctx, c)
+		alerts, err := ReadCondition(ctx, c)
 		if err != nil {
 			return fmt.Sprintf("no step starts: stopWhen %s cannot be read: %v", c.Name, err), nil, nil
 		}
@@ -108,9 +108,9 @@ func (r *runner) holdEvery() time.Duration {
 	return DefaultHoldEvery
 }
 
-// readCondition reads one stopWhen condition: the alerts that make it
+// ReadCondition reads one stopWhen condition: the alerts that make it
 // hold (none: it does not).
-func readCondition(ctx context.Context, c fleet.StopCondition) ([]alert.Alert, error) {
+func ReadCondition(ctx context.Context, c fleet.StopCondition) ([]alert.Alert, error) {
 	cl := alert.Client{Timeout: c.Timeout}
 	if c.Prometheus != nil {
 		return cl.Query(ctx, c.Prometheus.URL, c.Prometheus.Query)
@@ -140,7 +140,7 @@ func (r *runner) guard(ctx context.Context, st *step) *guard {
 		g.wg.Go(func() {
 			defer tick.Stop()
 			for {
-				alerts, err := readCondition(ctx, c)
+				alerts, err := ReadCondition(ctx, c)
 				switch {
 				case ctx.Err() != nil:
 					return
@@ -183,7 +183,7 @@ func (g *guard) last(ctx context.Context) error {
 	default:
 	}
 	for _, c := range g.st.policy.StopWhen {
-		alerts, err := readCondition(ctx, c)
+		alerts, err := ReadCondition(ctx, c)
 		if err != nil {
 			g.r.log("stopWhen %s: %v", c.Name, err)
 		}

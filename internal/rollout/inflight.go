@@ -42,6 +42,11 @@ type Flight struct {
 	Next    string `json:"next,omitempty"`
 	Folds   bool   `json:"folds,omitempty"`
 	Problem string `json:"problem,omitempty"`
+	// Removed says what removed the patch's files while its rollout still
+	// settles that step (Settling): "fold", the fold into values.yaml at
+	// At, its last step, while it waits or soaks; "revert", the revert of
+	// its first step at At, its last failure. Empty for a patch in flight.
+	Removed string `json:"removed,omitempty"`
 	// Waits are what the next step waits for, in the order the rollout
 	// meets them: the step's Applications (with the live state only), the
 	// soak, a manual gate. Empty: the next step can start now.
@@ -100,7 +105,15 @@ type FlightOptions struct {
 	// Alerts reads the stopWhen conditions of each next step (Prometheus,
 	// Alertmanager); off, they are not read.
 	Alerts bool
+	// ReadCondition reads a condition when Alerts is on; nil reads it from
+	// its Alertmanager or Prometheus (ReadCondition). A server showing
+	// flights at every request gives one that caches.
+	ReadCondition ConditionReader
 }
+
+// ConditionReader reads a stopWhen condition: the alerts that fire (or
+// the samples a query returns).
+type ConditionReader func(ctx context.Context, c fleet.StopCondition) ([]alert.Alert, error)
 
 // Flights derives where the rollout of every patch in flight (InFlight)
 // stands: its latest location and wave, its last step (the last commit
@@ -126,7 +139,67 @@ func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions
 		}
 		flights = append(flights, fl)
 	}
-	return flights, history, nil
+	if !history {
+		return flights, false, nil
+	}
+	settling, err := Settling(ctx, opts.Git, f, Options{}, opts.Now)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, id := range settling {
+		fl, ok, err := settled(ctx, f, id, opts)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: %w", id, err)
+		}
+		if ok {
+			flights = append(flights, fl)
+		}
+	}
+	slices.SortStableFunc(flights, func(a, b Flight) int { return strings.Compare(a.Patch, b.Patch) })
+	return flights, true, nil
+}
+
+// settled is where the rollout of a patch whose files its last step
+// removed (Settling) stands: the fold at its node while its Applications
+// are not healthy or it soaks, or the reverted first step as the last
+// failure. ok is false once the fold has settled: nothing is left to show.
+func settled(ctx context.Context, f *fleet.Fleet, id string, opts FlightOptions) (fl Flight, ok bool, err error) {
+	parts := strings.SplitN(id, "/", 3)
+	po := promote.Options{ClusterType: parts[0], Component: parts[1], Patch: parts[2]}
+	fl = Flight{Patch: id, Waits: []Wait{}, Removed: "fold"}
+	if err := fl.readHistory(ctx, opts.Git, po); err != nil || fl.Step == nil {
+		return fl, false, err
+	}
+	step := fl.Step.Commit
+	if fl.LastFailure != nil && fl.LastFailure.Commit == step {
+		fl.Removed = "revert"
+		body, err := opts.Git.Run(ctx, "log", "-1", "--format=%B", step)
+		if err != nil {
+			return fl, false, err
+		}
+		if step, ok = revertOf(body); !ok {
+			return fl, false, nil
+		}
+	} else {
+		fl.LastFailure = nil // an earlier step's: the fold came after it
+	}
+	body, err := opts.Git.Run(ctx, "log", "-1", "--format=%B", step)
+	if err != nil {
+		return fl, false, err
+	}
+	ids := changedTargets(body)
+	if fl.At = lastNode(ids, po.ClusterType); fl.At == "" {
+		return fl, false, nil // no target's output changed: nothing to settle
+	}
+	if fl.Removed == "revert" {
+		return fl, true, nil
+	}
+	locs := make([]string, len(ids))
+	for i, id := range ids {
+		locs[i] = strings.TrimPrefix(id, po.ClusterType+"/")
+	}
+	fl.waitFor(f, opts, po, locs)
+	return fl, len(fl.Waits) > 0 || fl.LastFailure != nil, nil
 }
 
 func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Freeze, history bool, opts FlightOptions) (Flight, error) {
@@ -150,6 +223,36 @@ func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Fre
 			fl.Waits = append(fl.Waits, Wait{Kind: "commit", Node: fl.At, Message: "the commit of its first copy (strata rollout commits it)"})
 		}
 	}
+	fl.waitFor(f, opts, po, locs)
+	po.Approve = true
+	plan, err := promote.Prepare(f, po)
+	switch {
+	case errors.Is(err, promote.ErrNothingToDo):
+		return fl, nil
+	case err != nil:
+		fl.Problem, _, _ = strings.Cut(err.Error(), "\n")
+		return fl, nil
+	}
+	fl.Next, fl.Folds = plan.Target, plan.Target == "" && plan.Integrated != ""
+	for _, g := range plan.Gates {
+		fl.Waits = append(fl.Waits, Wait{Kind: "gate", Node: g, Message: "approval at the manual gate " + g})
+	}
+	if fz := freeze.Holding(freezes, plan.Target); fz != nil {
+		fl.HeldBy = fmt.Sprintf("freeze of %s by %s: %s", fz.Scope(), fz.By, fz.Reason)
+	} else if opts.Alerts {
+		read := opts.ReadCondition
+		if read == nil {
+			read = ReadCondition
+		}
+		fl.HeldBy = stopWhen(ctx, f, plan.Target, read)
+	}
+	return fl, nil
+}
+
+// waitFor adds the waits of the last step, at fl.At: its Applications at
+// locs (with the live state) and its soak, counted from when Argo CD says
+// they became healthy, else from the step's commit.
+func (fl *Flight) waitFor(f *fleet.Fleet, opts FlightOptions, po promote.Options, locs []string) {
 	policy := f.Config.RolloutAt(f.Config.Find(strings.Split(fl.At, "/")))
 	var since time.Time // when the last step's Applications became healthy
 	waiting := false
@@ -167,37 +270,18 @@ func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Fre
 				Message: fmt.Sprintf("soak until %s (%s left)", until.UTC().Format(time.RFC3339), fl.SoakLeft)})
 		}
 	}
-	po.Approve = true
-	plan, err := promote.Prepare(f, po)
-	switch {
-	case errors.Is(err, promote.ErrNothingToDo):
-		return fl, nil
-	case err != nil:
-		fl.Problem, _, _ = strings.Cut(err.Error(), "\n")
-		return fl, nil
-	}
-	fl.Next, fl.Folds = plan.Target, plan.Target == "" && plan.Integrated != ""
-	for _, g := range plan.Gates {
-		fl.Waits = append(fl.Waits, Wait{Kind: "gate", Node: g, Message: "approval at the manual gate " + g})
-	}
-	if fz := freeze.Holding(freezes, plan.Target); fz != nil {
-		fl.HeldBy = fmt.Sprintf("freeze of %s by %s: %s", fz.Scope(), fz.By, fz.Reason)
-	} else if opts.Alerts {
-		fl.HeldBy = stopWhen(ctx, f, plan.Target)
-	}
-	return fl, nil
 }
 
 // stopWhen reads the stopWhen conditions of a step into node and says the
 // first that holds it (or cannot be read: the rollout takes that for
 // holding), "" when none does.
-func stopWhen(ctx context.Context, f *fleet.Fleet, node string) string {
+func stopWhen(ctx context.Context, f *fleet.Fleet, node string, read ConditionReader) string {
 	var n *fleet.Node
 	if node != "" {
 		n = f.Config.Find(strings.Split(node, "/"))
 	}
 	for _, c := range f.Config.RolloutAt(n).StopWhen {
-		alerts, err := readCondition(ctx, c)
+		alerts, err := read(ctx, c)
 		if err != nil {
 			return fmt.Sprintf("stopWhen %s cannot be read: %v", c.Name, err)
 		}
@@ -232,13 +316,7 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, po promote.Opti
 		if !strings.HasPrefix(c.Subject, "Revert ") {
 			continue
 		}
-		var reasons []string
-		for l := range strings.SplitSeq(fields[3], "\n") {
-			if r, ok := strings.CutPrefix(l, FailedTrailer+": "); ok {
-				reasons = append(reasons, strings.TrimSpace(r))
-			}
-		}
-		reason := strings.Join(reasons, "; ")
+		reason := strings.Join(revertReasons(fields[3]), "; ")
 		if reason == "" {
 			reason = c.Subject + " (the commit gives no reason)"
 		}

@@ -188,6 +188,41 @@ func TestFlights(t *testing.T) {
 				SoakUntil: at(15 * time.Minute), SoakLeft: "8m0s",
 				Waits: []rollout.Wait{{Kind: "soak", Node: "integration/us-east1", Message: "soak until 2026-11-26T12:15:00Z (8m0s left)"}}}}
 		},
+	}, {
+		name: "a fold still soaking is shown at its node",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			r.foldAt(t0.Add(2 * time.Minute))
+			return rollout.FlightOptions{Now: t0.Add(5 * time.Minute)}
+		},
+		want: func(r *flightRepo) []rollout.Flight {
+			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "production/us-east1", Removed: "fold",
+				Step:      &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(2 * time.Minute), Subject: "Fold patch-001 of workload/demo into values.yaml"},
+				SoakUntil: at(12 * time.Minute), SoakLeft: "7m0s",
+				Waits: []rollout.Wait{{Kind: "soak", Node: "production/us-east1", Message: "soak until 2026-11-26T12:12:00Z (7m0s left)"}}}}
+		},
+	}, {
+		name: "a fold soaked is no longer shown",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			r.foldAt(t0.Add(2 * time.Minute))
+			return rollout.FlightOptions{Now: t0.Add(13 * time.Minute)}
+		},
+		want: func(*flightRepo) []rollout.Flight { return []rollout.Flight{} },
+	}, {
+		name: "a reverted first step is shown with its failure",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			r.write(firstPatch, patch)
+			step := r.commit(t0.Add(time.Minute), "Start patch-001\n\nRendered output changed at:\n  workload/integration/us-east1\n\nStrata-Rollout: workload/demo/patch-001")
+			r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
+			r.git(t0.Add(3*time.Minute), "commit", "--amend", "-q", "--no-edit", "--trailer", "Strata-Failed: integration/us-east1: Application demo on w1: sync failed")
+			return rollout.FlightOptions{Now: t0.Add(5 * time.Minute)}
+		},
+		want: func(r *flightRepo) []rollout.Flight {
+			head := r.git(t0, "rev-parse", "HEAD")
+			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Removed: "revert",
+				Step:        &rollout.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Start patch-001"`},
+				Waits:       []rollout.Wait{},
+				LastFailure: &rollout.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/us-east1: Application demo on w1: sync failed"}}}
+		},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newFlightRepo(t)
@@ -255,4 +290,18 @@ func TestFlightsReadStopWhenOnlyWhenAsked(t *testing.T) {
 	if want := `stopWhen critical: HighErrorRate{cluster="w1", severity="critical"}: 5xx above 1%`; got[0].HeldBy != want || asked.Load() != 1 {
 		t.Errorf("asked: held by %q, want %q (Alertmanager asked %d times)", got[0].HeldBy, want, asked.Load())
 	}
+}
+
+// foldAt commits the patch at its first two nodes, then its fold (the
+// files removed, with the rollout's trailer) at the time at.
+func (r *flightRepo) foldAt(at time.Time) {
+	r.write(firstPatch, patch)
+	r.write(secondPatch, patch)
+	r.commit(at.Add(-time.Minute), "Promote patch-001 to integration/eu-west1\n\nStrata-Rollout: workload/demo/patch-001")
+	for _, p := range []string{firstPatch, secondPatch} {
+		if err := os.Remove(filepath.Join(r.dir, p)); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	r.commit(at, "Fold patch-001 of workload/demo into values.yaml\n\nRendered output changed at:\n  workload/production/us-east1\n\nStrata-Rollout: workload/demo/patch-001")
 }

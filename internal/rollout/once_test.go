@@ -252,6 +252,11 @@ func testOnceFirstReverted(t *testing.T, h *harness) {
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "reverted by") || steps != 0 {
 		t.Fatalf("second run: %d steps, %v; want it failed at the revert", steps, err)
 	}
+	// The reason is the revert's (its Strata-Failed trailer), not only
+	// that there was one.
+	if msg := err.Error(); !strings.Contains(msg, "integration/us-east1: Application demo on w1: ") || !strings.Contains(msg, rejected) {
+		t.Errorf("second run: %v; want the reason of the revert's trailer", err)
+	}
 	all := h.onceAll(rollout.Options{Revert: true})
 	if r, ok := all[demoPatch]; !ok || !errors.As(r.Err, &se) {
 		t.Errorf("rollout --all --once: %+v; want %s failed", all, demoPatch)

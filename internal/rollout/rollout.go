@@ -118,6 +118,8 @@ const (
 
 // runner is one rollout.
 type runner struct {
+	// waves are the nodes of each wave step, by its first (events.go).
+	waves map[string][]string
 	env   Env
 	opts  Options
 	repo  *repo
@@ -189,6 +191,7 @@ func (r *runner) emit(e Event) {
 	if e.Time.IsZero() {
 		e.Time = r.env.Clock.Now()
 	}
+	r.withWave(&e)
 	if r.env.Events != nil {
 		r.env.Events(e)
 	}

@@ -42,6 +42,7 @@ func TestRollout(t *testing.T) {
 	t.Run("a killed rollout resumes", func(t *testing.T) { testResume(t, newHarness(t, api)) })
 	t.Run("a resumed rollout soaks what remains since Argo CD synced", func(t *testing.T) { testResumeSoak(t, newHarness(t, api), false) })
 	t.Run("a resumed rollout soaks what remains since the root synced", func(t *testing.T) { testResumeSoak(t, newHarness(t, api), true) })
+	t.Run("a rollout resumed after a soak does not soak again", func(t *testing.T) { testResumeSoaked(t, newHarness(t, api)) })
 	t.Run("dry run", func(t *testing.T) { testDryRun(t, newHarness(t, api)) })
 	t.Run("an unreachable Argo CD stops it before it commits", func(t *testing.T) { testUnreachable(t, newHarness(t, api)) })
 	t.Run("a first copy past a target stops it before it commits", func(t *testing.T) { testGap(t, newHarness(t, api)) })
@@ -332,6 +333,43 @@ func testResumeSoak(t *testing.T, h *harness, rootLater bool) {
 	}
 	if d := cmp.Diff([]time.Duration{want}, soakFor); d != "" {
 		t.Errorf("the resumed soak (-want +got):\n%s", d)
+	}
+}
+
+// testResumeSoaked kills the rollout before Argo CD syncs its first step;
+// Argo CD syncs it, and the rollout, run again 12 minutes later, goes on
+// to the next step without soaking the first again: its 10 minutes are
+// over.
+func testResumeSoaked(t *testing.T, h *harness) {
+	soak := 10 * time.Minute
+	h.write(firstPatch, patch)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindPromoted {
+			h.frozen = true
+			cancel()
+		}
+	}
+	if _, err := h.rolloutCtx(ctx, rollout.Options{Soak: &soak}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the killed rollout: %v", err)
+	}
+	h.onEvent, h.frozen = nil, false
+	h.syncAll()
+	h.clock.Step(12 * time.Minute)
+	var soaked []string
+	h.events = nil
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindSoaking {
+			soaked = append(soaked, e.Step)
+			h.clock.Step(e.SoakUntil.Sub(h.clock.Now()))
+		}
+	}
+	if _, err := h.rollout(rollout.Options{Soak: &soak, Until: "integration/eu-west1"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"integration/eu-west1"}, soaked); d != "" {
+		t.Errorf("the steps soaked (-want +got):\n%s", d)
 	}
 }
 

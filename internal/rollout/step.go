@@ -75,6 +75,7 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan) (*step, actio
 		Trailers: append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)}
 	if plan != nil {
 		st.node = plan.Target
+		r.enterWave(plan)
 	} else {
 		locs := locations(f, r.opts)
 		st.node = locs[len(locs)-1]

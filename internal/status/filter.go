@@ -38,7 +38,7 @@ func (s *Status) Filter(f Filter) (*Status, error) {
 	}
 	var comps, targets, patches []string
 	matched := map[string]bool{}
-	out := &Status{Dimensions: s.Dimensions, Live: s.Live, Rollouts: s.Rollouts, noHistory: s.noHistory}
+	out := &Status{Dimensions: s.Dimensions, Live: s.Live, Rollouts: s.Rollouts, noHistory: s.noHistory, patch: patch}
 	for _, ct := range s.ClusterTypes {
 		keep := map[string]bool{}
 		for _, c := range ct.Components {
@@ -102,6 +102,6 @@ func (s *Status) Filter(f Filter) (*Status, error) {
 	if out.ClusterTypes == nil {
 		out.ClusterTypes = []ClusterType{}
 	}
-	out.Rollouts = slices.DeleteFunc(append([]rollout.Flight{}, s.Rollouts...), func(fl rollout.Flight) bool { return !out.shows(fl.Patch) })
+	out.Rollouts = slices.DeleteFunc(append([]rollout.Flight{}, s.Rollouts...), func(fl rollout.Flight) bool { return !out.shows(fl) })
 	return out, nil
 }

@@ -22,7 +22,7 @@ func ReadRollouts(ctx context.Context, s *Status, f *fleet.Fleet, fsys fs.FS, op
 	}
 	s.Rollouts = []rollout.Flight{}
 	for _, fl := range flights {
-		if s.shows(fl.Patch) {
+		if s.shows(fl) {
 			s.Rollouts = append(s.Rollouts, fl)
 		}
 	}
@@ -30,11 +30,19 @@ func ReadRollouts(ctx context.Context, s *Status, f *fleet.Fleet, fsys fs.FS, op
 	return nil
 }
 
-// shows reports whether s has the patch <type>/<component>/<patch>.
-func (s *Status) shows(id string) bool {
-	parts := strings.SplitN(id, "/", 3)
+// shows reports whether s has the rollout of fl's patch: s has the patch
+// <type>/<component>/<patch>, or, when the patch's files are gone
+// (fl.Removed), its component and, under a --patch filter, its name.
+func (s *Status) shows(fl rollout.Flight) bool {
+	parts := strings.SplitN(fl.Patch, "/", 3)
 	for _, ct := range s.ClusterTypes {
-		if ct.Name == parts[0] && slices.ContainsFunc(ct.Patches, func(p Patch) bool { return p.Component == parts[1] && p.Name == parts[2] }) {
+		if ct.Name != parts[0] {
+			continue
+		}
+		if slices.ContainsFunc(ct.Patches, func(p Patch) bool { return p.Component == parts[1] && p.Name == parts[2] }) {
+			return true
+		}
+		if fl.Removed != "" && slices.Contains(ct.Components, parts[1]) && (s.patch == "" || s.patch == parts[2]) {
 			return true
 		}
 	}
@@ -90,7 +98,11 @@ func waitingText(fl rollout.Flight) string {
 	for _, w := range fl.Waits {
 		switch w.Kind {
 		case "soak":
-			parts = append(parts, "soak")
+			if fl.Removed == "fold" {
+				parts = append(parts, "soak of the fold")
+			} else {
+				parts = append(parts, "soak")
+			}
 		case "gate":
 			parts = append(parts, "approval at "+w.Node)
 		default:
@@ -100,6 +112,8 @@ func waitingText(fl rollout.Flight) string {
 	switch {
 	case len(parts) > 0:
 		return strings.Join(parts, ", ")
+	case fl.Removed == "revert":
+		return "nothing: its first step was reverted"
 	case fl.Problem != "":
 		return "blocked: " + fl.Problem
 	case fl.Folds:

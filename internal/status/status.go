@@ -28,6 +28,8 @@ type Status struct {
 	Rollouts []rollout.Flight `json:"rollouts"`
 	// noHistory: the rollouts were read without a Git history.
 	noHistory bool
+	// patch is the patch a Filter kept ("" for all).
+	patch string
 }
 
 // ClusterType is the matrix of one cluster type.

@@ -321,17 +321,18 @@ applications:
       repoURL: https://stefanprodan.github.io/podinfo
       chart: podinfo
       targetRevision: 6.7.2
+      helm: {releaseName: podinfo} # podinfo's release: the same objects
   nothing: {}
 `},
 			want: []Finding{
 				{Severity: Warning, Check: CheckPolicy, Rule: RuleNoSource, File: "rendered/workload/dev/us-east1/templates/nothing.yaml", Line: 7, Path: "spec",
-					Message: "the Application has neither spec.source nor spec.sources: the API server accepts it, but Argo CD cannot sync it", Source: "config/workload/podinfo/values.yaml:14:12"},
+					Message: "the Application has neither spec.source nor spec.sources: the API server accepts it, but Argo CD cannot sync it", Source: "config/workload/podinfo/values.yaml:15:12"},
 				{Severity: Warning, Check: CheckPolicy, Rule: RuleDuplicateDeployment, File: devPodinfo, Line: 9, Path: "spec.source",
 					Message: "Application podinfo-copy deploys the same source to the same destination: the two will fight over the same resources", Source: "config/workload/podinfo/values.yaml:4:7"},
 				{Severity: Warning, Check: CheckPolicy, Rule: RuleCreateNamespace, File: devPodinfo, Line: 16, Path: "spec.syncPolicy.syncOptions",
 					Message: "CreateNamespace=true without a destination namespace: there is no namespace to create; set destination.namespace", Source: "config/workload/podinfo/values.yaml:8:20"},
 				{Severity: Warning, Check: CheckPolicy, Rule: RuleNoSource, File: "rendered/workload/prod/us-east1/templates/nothing.yaml", Line: 7, Path: "spec",
-					Message: "the Application has neither spec.source nor spec.sources: the API server accepts it, but Argo CD cannot sync it", Source: "config/workload/podinfo/values.yaml:14:12"},
+					Message: "the Application has neither spec.source nor spec.sources: the API server accepts it, but Argo CD cannot sync it", Source: "config/workload/podinfo/values.yaml:15:12"},
 				{Severity: Warning, Check: CheckPolicy, Rule: RuleDuplicateDeployment, File: prodPodinfo, Line: 9, Path: "spec.source",
 					Message: "Application podinfo-copy deploys the same source to the same destination: the two will fight over the same resources", Source: "config/workload/podinfo/values.yaml:4:7"},
 				{Severity: Warning, Check: CheckPolicy, Rule: RuleCreateNamespace, File: prodPodinfo, Line: 16, Path: "spec.syncPolicy.syncOptions",

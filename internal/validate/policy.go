@@ -60,7 +60,7 @@ func (v *validator) policies(out *render.Output, resources []*rendered) []Findin
 			continue
 		}
 		for _, s := range sources {
-			key := deploymentKey(s, dest)
+			key := deploymentKey(s, dest, r.name)
 			if key == "" {
 				continue
 			}
@@ -99,10 +99,14 @@ func pinOf(t render.Target) (string, values.Pos) {
 	return "", values.Pos{}
 }
 
-// deploymentKey identifies what a source deploys where: repository, path or
-// chart, and destination cluster and namespace. It is "" for a source that
-// deploys nothing by itself (a ref source).
-func deploymentKey(s appSource, dest map[string]any) string {
+// deploymentKey identifies what a source of the Application app deploys
+// where: repository, path or chart, destination cluster and namespace,
+// and for a Helm source (a chart, or a helm: section) its release name,
+// which Argo CD takes from helm.releaseName, else the Application's name:
+// two releases of one chart make objects of their own (a chart names them
+// after its release), so only one release name twice fights. It is ""
+// for a source that deploys nothing by itself (a ref source).
+func deploymentKey(s appSource, dest map[string]any, app string) string {
 	if s.str("ref") != "" && s.str("path") == "" && s.str("chart") == "" {
 		return ""
 	}
@@ -111,5 +115,11 @@ func deploymentKey(s appSource, dest map[string]any) string {
 		cluster = "name:" + name
 	}
 	ns, _ := dest["namespace"].(string)
-	return strings.Join([]string{repoKey(s.str("repoURL")), s.str("path"), s.str("chart"), cluster, ns}, "\x00")
+	var release string
+	if helm, ok := s.m["helm"].(map[string]any); ok || s.str("chart") != "" {
+		if release, _ = helm["releaseName"].(string); release == "" {
+			release = app
+		}
+	}
+	return strings.Join([]string{repoKey(s.str("repoURL")), s.str("path"), s.str("chart"), cluster, ns, release}, "\x00")
 }

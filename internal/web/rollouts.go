@@ -13,7 +13,8 @@ import (
 // (status.ReadRollouts): read at each request, since soaks run down with
 // the clock and steps are committed without a change under config/ the
 // reload would see. With Options.Live, the last live state read gives the
-// waits for Applications, and the stopWhen conditions are read. A failure
+// waits for Applications, and the stopWhen conditions are read, each at
+// most once per its interval (conditions). A failure
 // is logged; the page shows the rest.
 func (s *Server) withRollouts(ctx context.Context, snap *snapshot, st *status.Status) *status.Status {
 	cp := *st
@@ -22,6 +23,7 @@ func (s *Server) withRollouts(ctx context.Context, snap *snapshot, st *status.St
 		s.live.mu.RLock()
 		opts.Live, opts.Alerts = s.live.rep, true
 		s.live.mu.RUnlock()
+		opts.ReadCondition = s.conditions.Read
 	}
 	if err := status.ReadRollouts(ctx, &cp, snap.fleet, s.opts.FS, opts); err != nil {
 		s.opts.Logger.Warn("reading the rollouts in flight", "err", err)

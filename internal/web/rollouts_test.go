@@ -3,12 +3,15 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -91,6 +94,21 @@ func TestRolloutsInFlightLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, "config/clusters/mc-int.yaml"), "type: management-cluster\ntarget: integration/int-sector-1/us-central1\n")
+	// An Alertmanager whose alert holds every next step; the pages read it
+	// once per its interval (every: 1h), not at each request.
+	var asked atomic.Int32
+	am := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `[{"labels":{"alertname":"HighErrorRate","severity":"critical"},"startsAt":"2026-11-26T13:40:00Z","status":{"state":"active"}}]`)
+	}))
+	t.Cleanup(am.Close)
+	config := filepath.Join(dir, "config/config.yaml")
+	data, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, config, string(data)+"rollout:\n  stopWhen: [{name: errors, every: 1h, alertmanager: {url: "+am.URL+", matchers: ['severity=\"critical\"']}}]\n")
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -122,9 +140,15 @@ func TestRolloutsInFlightLive(t *testing.T) {
 	for _, want := range []string{
 		`<td>1 of 1 Applications to be synced and healthy</td>`,
 		`<td class="problem">cert-manager on mc-int is failed: sync failed: the webhook refused it</td>`,
+		`stopWhen errors: HighErrorRate`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("the matrix page lacks %q", want)
 		}
+	}
+	get(t, ts, "/")
+	get(t, ts, "/api/status")
+	if n := asked.Load(); n != 1 {
+		t.Errorf("three pages asked the Alertmanager %d times, want once (its interval is 1h)", n)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/status"
 	"github.com/strata-fleet/strata/internal/treestamp"
 )
@@ -47,6 +48,8 @@ type Server struct {
 	src       sources
 
 	live liveState
+	// conditions caches the stopWhen conditions' reads (Options.Live).
+	conditions *conditions
 }
 
 // snapshot is the data of one load of the repository.
@@ -81,7 +84,7 @@ func New(opts Options) *Server {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	pages()
-	s := &Server{opts: opts}
+	s := &Server{opts: opts, conditions: newConditions(rollout.ReadCondition)}
 	s.src = scanSources(opts.FS, treestamp.Now)
 	s.load(0)
 	return s
