@@ -58,7 +58,7 @@ func BenchmarkE2EDelivery(b *testing.B) {
 const benchVersion = "1.1.0"
 
 // benchConverge bounds each wait for the whole fleet to settle.
-const benchConverge = 20 * time.Minute
+const benchConverge = 45 * time.Minute
 
 func benchDelivery(b *testing.B, clusters, patches, servers int) {
 	for _, kv := range []string{"GIT_AUTHOR_NAME=strata bench", "GIT_AUTHOR_EMAIL=bench@strata.invalid",

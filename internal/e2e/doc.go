@@ -69,4 +69,12 @@
 // fail, naming hack/build-argocd.sh.
 // They run one at a time: each starts its own fleet. The package supports
 // Linux only.
+//
+// BenchmarkE2EDelivery (bench_delivery_test.go, run by
+// hack/bench-delivery-argocd.sh, never by make test) is the simulated
+// delivery benchmark's run against this Argo CD: about a hundred spokes
+// registered as aliases of a few spoke API servers (a loopback relay per
+// alias: Argo CD keys a cluster by its server URL), ten components each,
+// and `strata rollout --all` as a child process, timed against the
+// Applications' states, the remote's pushes and the CPU of each program.
 package e2e
