@@ -90,7 +90,8 @@ type appState struct {
 // seenAt is a revision and a version an Application was synced and
 // healthy at. The version tells a spec its root has updated from the old
 // one: a child of an app of apps is compared at the new revision with its
-// old spec (and found synced) until its root syncs.
+// old spec (and found synced) until its root syncs, and its status names
+// the old spec a while after the root changed it.
 type seenAt struct{ revision, version string }
 
 // op is a sync operation that succeeded, as Argo CD timed it (seconds).
@@ -159,7 +160,10 @@ func (r *recorder) observe(ev watch.Event) {
 	s := appState{sync: str("status", "sync", "status"), health: str("status", "health", "status"), revision: str("status", "sync", "revision"),
 		version: str("spec", "source", "helm", "valuesObject", "version")}
 	r.apps[name] = s
-	if s.sync == "Synced" && s.health == "Healthy" && s.revision != "" {
+	// The status is of the spec it names (comparedTo): right after its
+	// root changes the spec, the status still says synced, of the old one.
+	compared := str("status", "sync", "comparedTo", "source", "helm", "valuesObject", "version")
+	if s.sync == "Synced" && s.health == "Healthy" && s.revision != "" && compared == s.version {
 		if r.healthy[name] == nil {
 			r.healthy[name] = map[seenAt]time.Time{}
 		}
@@ -175,7 +179,8 @@ func (r *recorder) observe(ev watch.Event) {
 			if r.ops[name] == nil {
 				r.ops[name] = map[seenAt]op{}
 			}
-			r.ops[name][seenAt{rev, s.version}] = op{started, finished}
+			v := str("status", "operationState", "syncResult", "source", "helm", "valuesObject", "version")
+			r.ops[name][seenAt{rev, v}] = op{started, finished}
 		}
 	}
 }
