@@ -54,16 +54,21 @@ type ArgoCD struct {
 // startArgoCD writes Argo CD's configuration to the hub (the namespace,
 // argocd-cm, argocd-rbac-cm, argocd-secret, argocd-cmd-params-cm and the
 // default AppProject; the CRDs must be installed) and starts redis and the
-// three components, stopped by the test's cleanup.
-func startArgoCD(t testing.TB, bins binaries, hubKubeconfig string, hub *rest.Config) *ArgoCD {
+// three components, stopped by the test's cleanup. resync is how often the
+// controller compares each Application with Git by itself (0:
+// ReconciliationTimeout).
+func startArgoCD(t testing.TB, bins binaries, hubKubeconfig string, hub *rest.Config, resync time.Duration) *ArgoCD {
 	t.Helper()
+	if resync == 0 {
+		resync = ReconciliationTimeout
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), componentTimeout)
 	defer cancel()
-	if err := configureArgoCD(ctx, hub); err != nil {
+	if err := configureArgoCD(ctx, hub, resync); err != nil {
 		t.Fatalf("configuring Argo CD on the hub: %v", err)
 	}
 	a := &ArgoCD{Dir: filepath.Join(t.TempDir(), "argocd")}
-	env, err := a.environment(bins, hubKubeconfig)
+	env, err := a.environment(bins, hubKubeconfig, resync)
 	if err != nil {
 		t.Fatalf("preparing Argo CD's directories: %v", err)
 	}
@@ -95,7 +100,7 @@ func startArgoCD(t testing.TB, bins binaries, hubKubeconfig string, hub *rest.Co
 			"--metrics-port", strconv.Itoa(p[0]),
 			"--repo-server", a.RepoServer, "--repo-server-plaintext",
 			"--redis", a.Redis,
-			"--app-resync", strconv.Itoa(int(ReconciliationTimeout.Seconds())),
+			"--app-resync", strconv.Itoa(int(resync.Seconds())),
 			"--status-processors", "4", "--operation-processors", "4",
 		}, common...), httpOK("http://" + addr(p[0]) + "/healthz")
 	})
@@ -115,7 +120,7 @@ func startArgoCD(t testing.TB, bins binaries, hubKubeconfig string, hub *rest.Co
 
 // environment creates the data directories Argo CD expects in its container
 // image and returns the environment that points the components at them.
-func (a *ArgoCD) environment(bins binaries, hubKubeconfig string) ([]string, error) {
+func (a *ArgoCD) environment(bins binaries, hubKubeconfig string, resync time.Duration) ([]string, error) {
 	dirs := map[string]string{
 		"HOME":                      "home",
 		"TMPDIR":                    "tmp",
@@ -132,7 +137,7 @@ func (a *ArgoCD) environment(bins binaries, hubKubeconfig string) ([]string, err
 		// The in-cluster destination is the hub, through KUBECONFIG.
 		"ARGOCD_FAKE_IN_CLUSTER=true",
 		"ARGOCD_GPG_ENABLED=false",
-		"ARGOCD_RECONCILIATION_TIMEOUT=" + ReconciliationTimeout.String(),
+		"ARGOCD_RECONCILIATION_TIMEOUT=" + resync.String(),
 		"GIT_CONFIG_NOSYSTEM=1",
 		// Not the fixed /tmp/reposerver-ask-pass.sock: another run may be
 		// using it.
@@ -203,7 +208,7 @@ func httpOK(url string) func() error {
 
 // configureArgoCD creates what Argo CD's installation manifests would: its
 // namespace, ConfigMaps, secret and the default project.
-func configureArgoCD(ctx context.Context, cfg *rest.Config) error {
+func configureArgoCD(ctx context.Context, cfg *rest.Config, resync time.Duration) error {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
@@ -215,7 +220,7 @@ func configureArgoCD(ctx context.Context, cfg *rest.Config) error {
 	partOf := map[string]string{"app.kubernetes.io/part-of": "argocd"}
 	cms := map[string]map[string]string{
 		"argocd-cm": {
-			"timeout.reconciliation": ReconciliationTimeout.String(),
+			"timeout.reconciliation": resync.String(),
 		},
 		"argocd-rbac-cm":       {},
 		"argocd-cmd-params-cm": {},

@@ -18,6 +18,9 @@
 // at test time. The scenarios (TestE2E*) are skipped under -short, run
 // one at a time and support Linux only.
 //
+// BenchmarkE2EDelivery (hack/bench-delivery-argocd.sh, never run by make
+// test) is the delivery benchmark against this Argo CD.
+//
 // docs/e2e.md describes the harness, where its pieces come from and every
 // scenario, in full.
 package e2e

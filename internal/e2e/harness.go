@@ -59,6 +59,9 @@ type Options struct {
 	Spokes []Spoke
 	// NoArgoCD starts the API servers and the Git server only.
 	NoArgoCD bool
+	// Resync is how often Argo CD compares every Application with Git by
+	// itself (default ReconciliationTimeout; Argo CD's own default is 3m).
+	Resync time.Duration
 }
 
 // Cluster is one API server of the fleet.
@@ -139,10 +142,10 @@ func Start(t testing.TB, opts Options) *Env {
 	mark("create the fleet repository")
 
 	if !opts.NoArgoCD {
-		e.ArgoCD = startArgoCD(t, bins, e.Hub.API.Kubeconfig, e.Hub.API.Config())
+		e.ArgoCD = startArgoCD(t, bins, e.Hub.API.Kubeconfig, e.Hub.API.Config(), opts.Resync)
 		e.Hub.ArgoCD = e.ArgoCD
 		for _, c := range own {
-			c.ArgoCD = startArgoCD(t, bins, c.API.Kubeconfig, c.API.Config())
+			c.ArgoCD = startArgoCD(t, bins, c.API.Kubeconfig, c.API.Config(), opts.Resync)
 		}
 		mark(fmt.Sprintf("start redis and Argo CD (%d)", 1+len(own)))
 	}
