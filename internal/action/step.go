@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/render"
 )
 
 // Step is one promotion step of a fleet repository's work tree: Apply,
@@ -41,6 +44,11 @@ type Commit struct {
 	Meta *promote.PatchMeta
 	// Trailers follow the Approved-by ones (Strata-Rollout).
 	Trailers []string
+	// Planned stages, of rendered/, only the directories the plan can
+	// change (Plan.RenderedDirs), not all of Paths' rendered/: for a
+	// caller whose work tree was clean before the step (rollout), so that
+	// git walks the step's targets, not the fleet's.
+	Planned bool
 }
 
 // Committed is a step's commit.
@@ -107,7 +115,7 @@ func (s *Step) Commit(ctx context.Context, plan *promote.Plan, c Commit) (*Commi
 	if err != nil {
 		return nil, err
 	}
-	staged, err := c.Git.Stage(ctx, c.Paths...)
+	staged, err := c.Git.Stage(ctx, c.paths(s.Dir, plan)...)
 	if err != nil {
 		return nil, err
 	}
@@ -118,8 +126,36 @@ func (s *Step) Commit(ctx context.Context, plan *promote.Plan, c Commit) (*Commi
 	done := &Committed{Total: f.TargetCount()}
 	done.Changed = (&output.Plan{Changes: changes}).Targets(len(f.Config.Dimensions))
 	done.Message = promote.CommitMessage(subject, msgPlan, promote.Rendered{Changed: done.Changed, Total: done.Total}, c.Trailers...)
-	if done.Commit, err = c.Git.Commit(ctx, done.Message, c.Paths...); err != nil {
+	if done.Commit, err = c.Git.CommitStaged(ctx, done.Message, staged); err != nil {
 		return nil, err
 	}
 	return done, nil
+}
+
+// paths are what the commit of plan stages: Paths, rendered/ cut to the
+// plan's directories when Planned and the plan can tell them. A planned
+// directory missing from the work tree (a target removed, or rendering
+// nothing) falls back to all of rendered/, which git can take whole.
+func (c Commit) paths(dir string, plan *promote.Plan) []string {
+	if !c.Planned || plan == nil {
+		return c.Paths
+	}
+	dirs := plan.RenderedDirs()
+	if dirs == nil {
+		return c.Paths
+	}
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(d))); err != nil {
+			return c.Paths
+		}
+	}
+	var out []string
+	for _, p := range c.Paths {
+		if p == render.OutputDir {
+			out = append(out, dirs...)
+		} else {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -198,3 +198,52 @@ func TestRunCommitsTheStep(t *testing.T) {
 		t.Errorf("uncommitted after the step: %v %v", dirty, err)
 	}
 }
+
+// A planned commit (rollout's) stages only the rendered directories the
+// plan can change, so git walks the step's targets and not the fleet's:
+// a change elsewhere under rendered/ is neither staged nor committed.
+func TestPlannedCommitTakesThePlansDirs(t *testing.T) {
+	r, g := newFleet(t)
+	writeFile(t, r.Dir, "config/edge/podinfo/dev/patch-001.yaml", patch)
+	renderAll(t, r.Dir)
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "the patch"}} {
+		if _, err := g.Out(context.Background(), args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stray := "rendered/mc/dev/us-east1/stray.yaml"
+	writeFile(t, r.Dir, stray, "stray: true\n")
+	f, err := r.LoadComponent("edge", "podinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := promote.Prepare(f, promote.Options{ClusterType: "edge", Component: "podinfo", Patch: "patch-001"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := promote.NewDirOps(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	step := &action.Step{Dir: r.Dir, FS: r.FS, Ops: ops, Config: f.Config, Retry: "try again"}
+	_, done, err := step.Run(context.Background(), plan, action.Commit{Git: g, Paths: []string{"config", render.OutputDir}, Planned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"edge/prod/eu-west1"}, done.Changed); d != "" {
+		t.Errorf("changed (-want +got):\n%s", d)
+	}
+	files, err := g.Out(context.Background(), "show", "--name-only", "--format=", "HEAD", "--", render.OutputDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range strings.Fields(files) {
+		if !strings.HasPrefix(f, "rendered/edge/prod/") {
+			t.Errorf("the commit takes %s, outside the plan's directories", f)
+		}
+	}
+	dirty, err := g.Dirty(context.Background(), render.OutputDir)
+	if err != nil || len(dirty) != 1 || !strings.HasSuffix(dirty[0], stray) {
+		t.Errorf("uncommitted after the step: %v %v; want only %s", dirty, err, stray)
+	}
+}

@@ -103,8 +103,13 @@ func (r Repo) Commit(ctx context.Context, message string, paths ...string) (stri
 	if err != nil {
 		return "", err
 	}
-	// --only: the content of these files, whatever else is in the index
-	// (with no file, an empty commit).
+	return r.CommitStaged(ctx, message, staged)
+}
+
+// CommitStaged commits the files Stage returned, and nothing else (with
+// no file, an empty commit), for a caller that staged them itself.
+func (r Repo) CommitStaged(ctx context.Context, message string, staged []string) (string, error) {
+	// --only: the content of these files, whatever else is in the index.
 	args := append([]string{"commit", "-q", "--allow-empty", "--only", "-m", message, "--"}, staged...)
 	if _, err := r.Out(ctx, args...); err != nil {
 		return "", err

@@ -71,7 +71,7 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan) (*step, actio
 		return nil, action.Commit{}, "", err
 	}
 	st := &step{}
-	c := action.Commit{Git: r.repo.git, Paths: []string{"config", render.OutputDir},
+	c := action.Commit{Git: r.repo.git, Paths: []string{"config", render.OutputDir}, Planned: true,
 		Trailers: append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)}
 	if plan != nil {
 		st.node = plan.Target
