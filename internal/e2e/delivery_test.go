@@ -315,9 +315,9 @@ func (e *Env) beyondBudget(t *testing.T) {
 			t.Errorf("the failure does not say %q:\n%s", s, r.Stderr)
 		}
 	}
-	// A wave's events name its first node.
+	// A wave's events name all its nodes.
 	if !strings.Contains(r.Stdout, "Promote patch-003 of spoke/web to stage/stage-sector-1/ap-east1, stage/stage-sector-1/ap-west1 (wave 2 of 2") ||
-		!strings.Contains(r.Stdout, "stage/stage-sector-1/ap-east1: the step failed (2 failures)") {
+		!strings.Contains(r.Stdout, "stage/stage-sector-1/ap-east1, stage/stage-sector-1/ap-west1: the step failed (2 failures)") {
 		t.Errorf("want the second wave failed with two failures:\n%s", r.Stdout)
 	}
 }
