@@ -113,7 +113,7 @@ func benchDelivery(b *testing.B, clusters, patches, servers int) {
 	cmd := exec.Command(bin, "--root", e.Repo.Dir, "rollout", "--all", "--remote", "origin",
 		"--kubeconfig", proxy.kubeconfig, "--context", "bench", "--soak", "0s", "--timeout", "15m", "-o", "json")
 	cmd.Stdout, cmd.Stderr = out, errOut
-	proxy.reset()
+	proxy.Reset()
 	start := time.Now()
 	err := cmd.Run()
 	took := time.Since(start)

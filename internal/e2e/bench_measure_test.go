@@ -26,6 +26,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 )
 
 // What BenchmarkE2EDelivery measures with: relays that make one API server
@@ -248,12 +250,11 @@ func shortNames(s []string) string {
 }
 
 // callProxy is a TLS proxy in front of the hub's API server that counts
-// the requests through it by verb; kubeconfig reaches it as context
-// "bench".
+// the requests through it by verb, as the simulated benchmark does
+// (argosim.Calls); kubeconfig reaches it as context "bench".
 type callProxy struct {
+	argosim.Calls
 	kubeconfig string
-	mu         sync.Mutex
-	n          map[string]int
 }
 
 func countCalls(t testing.TB, hub *rest.Config) *callProxy {
@@ -265,13 +266,11 @@ func countCalls(t testing.TB, hub *rest.Config) *callProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &callProxy{n: map[string]int{}}
+	p := &callProxy{}
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.Transport, rp.FlushInterval = rt, -1
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		p.mu.Lock()
-		p.n[callVerb(req)]++
-		p.mu.Unlock()
+		p.Count(req)
 		rp.ServeHTTP(w, req)
 	}))
 	t.Cleanup(srv.Close)
@@ -286,44 +285,6 @@ func countCalls(t testing.TB, hub *rest.Config) *callProxy {
 		t.Fatal(err)
 	}
 	return p
-}
-
-func (p *callProxy) reset() {
-	p.mu.Lock()
-	p.n = map[string]int{}
-	p.mu.Unlock()
-}
-
-func (p *callProxy) String() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var parts []string
-	for _, v := range []string{"list", "watch", "get", "patch", "update", "create", "other"} {
-		parts = append(parts, fmt.Sprintf("%s %d", v, p.n[v]))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// callVerb is the Kubernetes verb of req, as BenchmarkDelivery counts: a
-// GET of a collection is a list, or a watch with ?watch=true.
-func callVerb(req *http.Request) string {
-	switch req.Method {
-	case http.MethodGet:
-		if w := req.URL.Query().Get("watch"); w == "true" || w == "1" {
-			return "watch"
-		}
-		if strings.HasSuffix(req.URL.Path, "/applications") || strings.HasSuffix(req.URL.Path, "/applicationsets") {
-			return "list"
-		}
-		return "get"
-	case http.MethodPatch:
-		return "patch"
-	case http.MethodPut:
-		return "update"
-	case http.MethodPost:
-		return "create"
-	}
-	return "other"
 }
 
 // procCPU is the CPU time of a process, seconds: its own, and that of its

@@ -81,9 +81,9 @@ func runDelivery(b *testing.B, clusters, patches int, delay time.Duration) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var calls counter
+	var calls argosim.Calls
 	cfg := qps(api.Config())
-	cfg.Wrap(calls.wrap)
+	cfg.Wrap(countCalls(&calls))
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -132,7 +132,7 @@ func runDelivery(b *testing.B, clusters, patches int, delay time.Duration) {
 
 	soak, timeout := time.Duration(0), 10*time.Minute
 	before := apiCalls(b, api.Config())
-	calls.reset()
+	calls.Reset()
 	b.ResetTimer()
 	var run delivered
 	if bin := os.Getenv("STRATA_BENCH_STRATA"); bin != "" {

@@ -184,61 +184,14 @@ func qps(c *rest.Config) *rest.Config {
 	return c
 }
 
-// counter counts the requests strata makes, by verb (list, watch, get,
-// patch...).
-type counter struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (c *counter) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripper(func(req *http.Request) (*http.Response, error) {
-		c.mu.Lock()
-		if c.n == nil {
-			c.n = map[string]int{}
-		}
-		c.n[verb(req)]++
-		c.mu.Unlock()
-		return rt.RoundTrip(req)
-	})
-}
-
-func (c *counter) reset() {
-	c.mu.Lock()
-	c.n = map[string]int{}
-	c.mu.Unlock()
-}
-
-func (c *counter) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var parts []string
-	for _, v := range []string{"list", "watch", "get", "patch", "update", "create", "other"} {
-		parts = append(parts, fmt.Sprintf("%s %d", v, c.n[v]))
+// countCalls wraps rt, counting each request in calls.
+func countCalls(calls *argosim.Calls) func(http.RoundTripper) http.RoundTripper {
+	return func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			calls.Count(req)
+			return rt.RoundTrip(req)
+		})
 	}
-	return strings.Join(parts, ", ")
-}
-
-// verb is the Kubernetes verb of req: a GET of a collection is a list, or
-// a watch with ?watch=true.
-func verb(req *http.Request) string {
-	switch req.Method {
-	case http.MethodGet:
-		if req.URL.Query().Get("watch") == "true" || req.URL.Query().Get("watch") == "1" {
-			return "watch"
-		}
-		if strings.HasSuffix(req.URL.Path, "/applications") || strings.HasSuffix(req.URL.Path, "/applicationsets") {
-			return "list"
-		}
-		return "get"
-	case http.MethodPatch:
-		return "patch"
-	case http.MethodPut:
-		return "update"
-	case http.MethodPost:
-		return "create"
-	}
-	return "other"
 }
 
 type roundTripper func(*http.Request) (*http.Response, error)
