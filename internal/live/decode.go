@@ -70,14 +70,16 @@ func ClientFor(cfg *rest.Config) (*Client, error) {
 // older etcd each page is read from etcd (BENCHMARKS.md). A list from the
 // watch cache at any version (resourceVersion=0) would be cheaper there,
 // but may miss the last changes.
-func (c *Client) listRaw(ctx context.Context, gvr schema.GroupVersionResource, ns string, page int64, fn func(jsontext.Value) error) (string, error) {
-	if page <= 0 {
-		page = 500
-	}
-	limit := strconv.FormatInt(page, 10)
+func (c *Client) listRaw(ctx context.Context, gvr schema.GroupVersionResource, ns string, o Options, fn func(jsontext.Value) error) (string, error) {
+	limit := strconv.FormatInt(o.pageSize(), 10)
 	params := url.Values{"limit": {limit}}
 	for {
-		meta, err := c.listPage(ctx, gvr, ns, params, fn)
+		call, cancel := o.call(ctx)
+		meta, err := c.listPage(call, gvr, ns, params, fn)
+		if err != nil {
+			err = ctxErr(call, err)
+		}
+		cancel()
 		if err != nil {
 			return "", err
 		}

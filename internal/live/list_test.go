@@ -45,7 +45,7 @@ func TestListRawFollowsAServerThatPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	rv, err := c.listRaw(context.Background(), ApplicationGVR, "argocd", 2, func(v jsontext.Value) error {
+	rv, err := c.listRaw(context.Background(), ApplicationGVR, "argocd", Options{PageSize: 2}, func(v jsontext.Value) error {
 		a, err := decodeApp(v, true)
 		got = append(got, fmt.Sprintf("%s %s %v", a.Name, a.Sync, a.Spec))
 		return err

@@ -25,6 +25,26 @@ type Options struct {
 	// Specs keeps each object's whole spec (App.Spec, AppSet.Spec), which
 	// diff --live compares; status does without.
 	Specs bool
+	// CallTimeout, when set, bounds each page of a list on its own (the
+	// server answering it), while the caller's context bounds the whole
+	// read: a list of 100,000 objects is read to its end as long as the
+	// server answers each page in time (a rollout's first read of its hub).
+	CallTimeout time.Duration
+}
+
+// call is ctx for one page of a list: bounded by CallTimeout when set.
+func (o Options) call(ctx context.Context) (context.Context, context.CancelFunc) {
+	if o.CallTimeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, o.CallTimeout)
+}
+
+func (o Options) pageSize() int64 {
+	if o.PageSize <= 0 {
+		return 500
+	}
+	return o.PageSize
 }
 
 func (o Options) namespace() string {
@@ -203,7 +223,7 @@ func readKind[T any](ctx context.Context, dyn dynamic.Interface, gvr schema.Grou
 	decode func(jsontext.Value, bool) (T, error), parse func(map[string]any) T) ([]T, string, error) {
 	var out []T
 	if c, ok := dyn.(*Client); ok {
-		rv, err := c.listRaw(ctx, gvr, ns, opts.PageSize, func(item jsontext.Value) error {
+		rv, err := c.listRaw(ctx, gvr, ns, opts, func(item jsontext.Value) error {
 			o, err := decode(item, opts.Specs)
 			if err == nil {
 				out = append(out, o)
@@ -212,19 +232,21 @@ func readKind[T any](ctx context.Context, dyn dynamic.Interface, gvr schema.Grou
 		})
 		return out, rv, err
 	}
-	rv, err := list(ctx, dyn, gvr, ns, opts.PageSize, func(u map[string]any) { out = append(out, parse(u)) })
+	rv, err := list(ctx, dyn, gvr, ns, opts, func(u map[string]any) { out = append(out, parse(u)) })
 	return out, rv, err
 }
 
-// list lists a resource page by page and hands each object to fn; it
-// returns the list's resource version.
-func list(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string, page int64, fn func(map[string]any)) (string, error) {
-	if page <= 0 {
-		page = 500
-	}
-	opts := metav1.ListOptions{Limit: page}
+// list lists a resource page by page (each within o.CallTimeout) and hands
+// each object to fn; it returns the list's resource version.
+func list(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string, o Options, fn func(map[string]any)) (string, error) {
+	opts := metav1.ListOptions{Limit: o.pageSize()}
 	for {
-		l, err := dyn.Resource(gvr).Namespace(ns).List(ctx, opts)
+		call, cancel := o.call(ctx)
+		l, err := dyn.Resource(gvr).Namespace(ns).List(call, opts)
+		if err != nil {
+			err = ctxErr(call, err)
+		}
+		cancel()
 		if err != nil {
 			return "", err
 		}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
 )
@@ -37,15 +39,27 @@ func (r *runner) reach(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The whole read is bounded by the step's timeout (the longest of the
+	// clusters waited on), each page of it by callTimeout (watcher.opts):
+	// a hub of 100,000 Applications is read to its end while its API
+	// server answers, and one that stops answering fails within 30 s.
 	need := map[string]bool{}
+	var limit time.Duration
 	for _, c := range rd.Fleet.Clusters {
-		if c.Type == r.opts.ClusterType && (c.Target == nil || !rd.Fleet.Config.RolloutAt(c.Target).NoWatch) {
+		if c.Type != r.opts.ClusterType {
+			continue
+		}
+		pol := rd.Fleet.Config.RolloutAt(c.Target)
+		if c.Target == nil || !pol.NoWatch {
 			need[live.ArgoCDOf(c)] = true
+			limit = max(limit, pol.Timeout)
 		}
 	}
-	limit := callTimeout
-	if t := r.opts.Timeout; t != nil && *t < limit {
+	if t := r.opts.Timeout; t != nil {
 		limit = *t
+	}
+	if limit <= 0 {
+		limit = fleet.DefaultRolloutTimeout
 	}
 	calls, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()

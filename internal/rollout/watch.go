@@ -44,6 +44,9 @@ type watchView struct {
 }
 
 func newWatcher(ctx context.Context, connect live.Connect, opts live.Options) *watcher {
+	if opts.CallTimeout == 0 {
+		opts.CallTimeout = callTimeout // each page of its lists
+	}
 	return &watcher{ctx: ctx, connect: connect, opts: opts, clients: map[string]dynamic.Interface{}}
 }
 
@@ -194,12 +197,10 @@ func (w *watcher) client(in *live.Instance, c *fleet.Cluster) (dynamic.Interface
 	return dyn, false
 }
 
-// relist reads in's Argo CD again, within callTimeout, and records what it
-// read in in, or why it could not; unread when it could not.
+// relist reads in's Argo CD again, each page within callTimeout, and
+// records what it read in in, or why it could not; unread when it could not.
 func (w *watcher) relist(in *live.Instance, c *fleet.Cluster) (dynamic.Interface, bool) {
-	ctx, cancel := context.WithTimeout(w.ctx, callTimeout)
-	defer cancel()
-	fresh := live.ReadOne(ctx, c, w.connect, w.opts)
+	fresh := live.ReadOne(w.ctx, c, w.connect, w.opts)
 	if fresh.Error != "" {
 		w.mu.Lock()
 		changed := in.Error != fresh.Error
