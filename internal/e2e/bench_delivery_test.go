@@ -10,13 +10,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/cli"
 	"github.com/strata-fleet/strata/internal/testenv"
 )
@@ -46,9 +46,9 @@ func BenchmarkE2EDelivery(b *testing.B) {
 	if testing.Short() {
 		b.Skip("many minutes long: hack/bench-delivery-argocd.sh runs it")
 	}
-	clusters := benchInt(b, "STRATA_BENCH_CLUSTERS", 100)
-	patches := benchInt(b, "STRATA_BENCH_PATCHES", 10)
-	servers := benchInt(b, "STRATA_BENCH_APISERVERS", 2)
+	clusters := argosim.EnvInt(b, "STRATA_BENCH_CLUSTERS", 100)
+	patches := argosim.EnvInt(b, "STRATA_BENCH_PATCHES", 10)
+	servers := argosim.EnvInt(b, "STRATA_BENCH_APISERVERS", 2)
 	for range b.N {
 		benchDelivery(b, clusters, patches, servers)
 	}
@@ -114,22 +114,18 @@ func benchDelivery(b *testing.B, clusters, patches, servers int) {
 		"--kubeconfig", proxy.kubeconfig, "--context", "bench", "--soak", "0s", "--timeout", "15m", "-o", "json")
 	cmd.Stdout, cmd.Stderr = out, errOut
 	proxy.Reset()
-	start := time.Now()
-	err := cmd.Run()
-	took := time.Since(start)
+	usage, err := argosim.RunChild(cmd, nil)
 	cpu1 := cpuByProgram()
 	mark("rollout --all")
 	if err != nil {
 		b.Fatalf("strata rollout --all: %v\n%s", err, tail(errOut.String(), 40))
 	}
-	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	b.Logf("strata rollout --all: %s wall, %.1f s user + %.1f s sys CPU (with its git), peak RSS %d MiB",
-		took.Round(10*time.Millisecond), tv(ru.Utime), tv(ru.Stime), ru.Maxrss/1024)
+	b.Logf("strata rollout --all: %s", usage)
 
 	r := analyse(b, e, rec, pushes(), out.String())
-	r.took, r.maxRSS, r.calls = took, int(ru.Maxrss/1024), proxy.String()
+	r.took, r.maxRSS, r.calls = usage.Took, int(usage.MaxRSS/1024), proxy.String()
 	r.cpu = cpuDelta(cpu0, cpu1)
-	r.cpu["strata (child, with git)"] = tv(ru.Utime) + tv(ru.Stime)
+	r.cpu["strata (child, with git)"] = (usage.User + usage.Sys).Seconds()
 	r.report(b, clusters, patches, servers)
 }
 
@@ -291,21 +287,6 @@ func buildStrata(b *testing.B) string {
 	}
 	return bin
 }
-
-// benchInt reads a positive integer from the environment, else def.
-func benchInt(b *testing.B, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		b.Fatalf("%s=%q: want a positive integer", name, v)
-	}
-	return n
-}
-
-func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
 // tail is the last n lines of s.
 func tail(s string, n int) string {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
@@ -164,16 +165,7 @@ func latest(a, b time.Time) time.Time {
 }
 
 func (r *benchResult) report(b *testing.B, clusters, patches, servers int) {
-	pct := func(d []time.Duration, q float64) time.Duration {
-		if len(d) == 0 {
-			return 0
-		}
-		slices.Sort(d)
-		return d[min(len(d)-1, int(q*float64(len(d))))].Round(time.Millisecond)
-	}
-	dist := func(d []time.Duration) string {
-		return fmt.Sprintf("p50 %s, p95 %s, max %s (%d)", pct(d, 0.5), pct(d, 0.95), pct(d, 1), len(d))
-	}
+	pct, dist := argosim.Pct, argosim.Dist
 	var cpu []string
 	for _, k := range slices.Sorted(maps.Keys(r.cpu)) {
 		if r.cpu[k] >= 0.05 {

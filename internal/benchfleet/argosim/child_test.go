@@ -63,37 +63,30 @@ func runChild(ctx context.Context, b *testing.B, bin string, api *testenv.APISer
 	}
 	var out delivered
 	out.child = true
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
 	patches, done := map[string]bool{}, map[string]bool{}
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var e rollout.Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			b.Errorf("strata printed %q: %v", sc.Text(), err)
-			continue
-		}
-		out.events = append(out.events, e)
-		if e.Patch != "" {
-			patches[e.Patch] = true
-			if e.Kind == rollout.KindDone {
-				done[e.Patch] = true
+	usage, err := argosim.RunChild(cmd, func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			var e rollout.Event
+			if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+				b.Errorf("strata printed %q: %v", sc.Text(), err)
+				continue
+			}
+			out.events = append(out.events, e)
+			if e.Patch != "" {
+				patches[e.Patch] = true
+				if e.Kind == rollout.KindDone {
+					done[e.Patch] = true
+				}
 			}
 		}
-	}
-	err = cmd.Wait()
-	out.took = time.Since(start)
+	})
 	if err != nil {
 		b.Errorf("strata rollout --all: %v\n%s", err, stderr.String())
 	}
+	out.took, out.rss, out.usage = usage.Took, int(usage.MaxRSS), usage
 	out.failed = len(patches) - len(done)
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		out.rss = int(ru.Maxrss)
-	}
-	out.user, out.sys = cmd.ProcessState.UserTime(), cmd.ProcessState.SystemTime()
 	return out
 }
 

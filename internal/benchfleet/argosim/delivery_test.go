@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -32,19 +30,6 @@ var gitEnv = []string{
 	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
 }
 
-// envInt reads a positive integer from the environment, else def.
-func envInt(b *testing.B, name string, def int) int {
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		b.Fatalf("%s=%q: want a positive integer", name, v)
-	}
-	return n
-}
-
 // BenchmarkDelivery rolls out STRATA_BENCH_PATCHES patches (default 20) of
 // different components at once (rollout.RunAll, as `strata rollout --all`)
 // over STRATA_BENCH_CLUSTERS spokes (default 200) of one hub, central
@@ -60,9 +45,9 @@ func BenchmarkDelivery(b *testing.B) {
 	if testing.Short() {
 		b.Skip("minutes long: hack/bench-delivery.sh runs it")
 	}
-	clusters := envInt(b, "STRATA_BENCH_CLUSTERS", 200)
-	patches := envInt(b, "STRATA_BENCH_PATCHES", 20)
-	delay := time.Duration(envInt(b, "STRATA_BENCH_DELAY_MS", 1000)) * time.Millisecond
+	clusters := argosim.EnvInt(b, "STRATA_BENCH_CLUSTERS", 200)
+	patches := argosim.EnvInt(b, "STRATA_BENCH_PATCHES", 20)
+	delay := time.Duration(argosim.EnvInt(b, "STRATA_BENCH_DELAY_MS", 1000)) * time.Millisecond
 	for range b.N {
 		runDelivery(b, clusters, patches, delay)
 	}
@@ -182,27 +167,17 @@ func runDelivery(b *testing.B, clusters, patches int, delay time.Duration) {
 			}
 		}
 	}
-	pct := func(d []time.Duration, q float64) time.Duration {
-		if len(d) == 0 {
-			return 0
-		}
-		slices.Sort(d)
-		return d[min(len(d)-1, int(q*float64(len(d))))].Round(time.Millisecond)
-	}
-	dist := func(d []time.Duration) string {
-		return fmt.Sprintf("p50 %s, p95 %s, max %s", pct(d, 0.5), pct(d, 0.95), pct(d, 1))
-	}
+	pct, dist := argosim.Pct, argosim.Dist
 	b.ReportMetric(took.Seconds(), "rollout-s")
 	b.ReportMetric(pct(gaps, 0.95).Seconds(), "gap-p95-s")
 	b.ReportMetric(float64(run.rss)/1024, "peak-rss-MiB")
 	b.Logf("%d spokes, %d patches, delay %s: rollout took %s; %d patches failed; %d step commits; "+
-		"healthy to next push (%d): %s; of it, healthy to strata's healthy event: %s; that event to the push: %s; "+
+		"healthy to next push: %s; of it, healthy to strata's healthy event: %s; that event to the push: %s; "+
 		"argosim wrote %d objects; Applications listed %d times, watched %d times (the API server's count)",
 		clusters, patches, delay, took.Round(10*time.Millisecond), run.failed, steps,
-		len(gaps), dist(gaps), dist(seen), dist(written), writes, after.list-before.list, after.watch-before.watch)
+		dist(gaps), dist(seen), dist(written), writes, after.list-before.list, after.watch-before.watch)
 	if run.child {
-		b.Logf("strata as a child: peak RSS (wait4's maxrss, its VmHWM) %d MiB; CPU user %s, system %s (with its git commands)",
-			run.rss/1024, run.user.Round(time.Millisecond), run.sys.Round(time.Millisecond))
+		b.Logf("strata rollout --all as a child: %s", run.usage)
 		return
 	}
 	b.Logf("the repository lock (%d takes): waited for %s, held %s (sum %s); strata's calls: %s; "+
@@ -218,9 +193,9 @@ type delivered struct {
 	failed int
 	// rss is the peak RSS in KiB: of the child, or of this process.
 	rss int
-	// child: strata ran as a child process; user and sys its CPU time.
-	child     bool
-	user, sys time.Duration
+	// child: strata ran as a child process, which took usage.
+	child bool
+	usage argosim.Usage
 	// In process: the repository lock's waits and holds, git's commands.
 	lockWait, lockHeld []time.Duration
 	git                *pushGit
