@@ -289,12 +289,22 @@ func benchResources(app string) []map[string]any {
 var namespaceGVR = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
 
 // createParallel creates objects (Applications with their status: the
-// CRD has no status subresource) with 32 concurrent requests.
+// CRD has no status subresource) with 32 concurrent requests, each within
+// createTimeout: the whole takes as long as the count and the machine's
+// load ask (a fixed 20 minutes for all ran out above load 30 at 20,000),
+// and stops at the first error.
 func createParallel(b *testing.B, dyn dynamic.Interface, ns string, objs []*unstructured.Unstructured) {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	if _, err := dyn.Resource(namespaceGVR).Create(ctx, &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}, metav1.CreateOptions{}); err != nil {
+	const createTimeout = time.Minute
+	all, stop := context.WithCancel(context.Background())
+	defer stop()
+	create := func(gvr schema.GroupVersionResource, o *unstructured.Unstructured) error {
+		ctx, cancel := context.WithTimeout(all, createTimeout)
+		defer cancel()
+		_, err := dyn.Resource(gvr).Namespace(o.GetNamespace()).Create(ctx, o, metav1.CreateOptions{})
+		return err
+	}
+	if err := create(namespaceGVR, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}); err != nil {
 		b.Fatal(err)
 	}
 	work := make(chan *unstructured.Unstructured)
@@ -307,11 +317,16 @@ func createParallel(b *testing.B, dyn dynamic.Interface, ns string, objs []*unst
 				if o.GetKind() == "ApplicationSet" {
 					gvr = live.ApplicationSetGVR
 				}
-				if _, err := dyn.Resource(gvr).Namespace(ns).Create(ctx, o, metav1.CreateOptions{}); err != nil {
+				if all.Err() != nil {
+					continue // an error stopped it
+				}
+				o.SetNamespace(ns)
+				if err := create(gvr, o); err != nil {
 					select {
 					case errs <- fmt.Errorf("creating %s %s: %w", o.GetKind(), o.GetName(), err):
 					default:
 					}
+					stop()
 				}
 			}
 		})
