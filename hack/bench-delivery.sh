@@ -14,6 +14,12 @@
 # rollout.RunAll in the benchmark's process instead, which also times the
 # repository lock's takes and holds and each git command.
 # BENCH_FLAGS adds go test flags (e.g. "-cpuprofile cpu.prof", in process).
+# STRATA_BENCH_WRITERS is how many writes argosim makes at once (32);
+# STRATA_BENCH_SETUP_ONLY=1 stops after the setup (its phases timed).
+# The benchmark's files (the fleet, its remote, etcd's data) go under
+# BENCH_TMPDIR, by default /dev/shm (memory) where it exists: on this
+# project's shared VMs a disk's file creation made rendering 101,000
+# Applications take minutes (BENCHMARKS.md).
 # Not part of make test: minutes long, skipped under -short.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +29,13 @@ if [ -z "${INPROCESS:-}" ]; then
 	go build -o "$bin" ./cmd/strata
 	export STRATA_BENCH_STRATA="$bin"
 fi
-echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; at $(git rev-parse --short HEAD)"
-go test -count=1 -run '^$' -bench BenchmarkDelivery -benchtime 1x -timeout 90m ${BENCH_FLAGS:-} ./internal/benchfleet/argosim
+tmp="${BENCH_TMPDIR:-}"
+if [ -z "$tmp" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
+	tmp=/dev/shm
+fi
+if [ -n "$tmp" ]; then
+	export TMPDIR="$tmp"
+fi
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; files under ${TMPDIR:-/tmp}; at $(git rev-parse --short HEAD)"
+go test -count=1 -run '^$' -bench BenchmarkDelivery -benchtime 1x -timeout 150m ${BENCH_FLAGS:-} ./internal/benchfleet/argosim
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -200,49 +200,55 @@ func (s *Sim) apply(ctx context.Context, rev string) error {
 		apps = append(apps, app{c, f})
 		touched[c] = f[:i]
 	}
-	docs, err := s.show(ctx, rev, func(yield func(string)) {
-		for _, a := range apps {
-			yield(a.file)
-		}
-	})
-	if err != nil {
-		return err
-	}
 	now := time.Now().UTC().Format(time.RFC3339)
-	var objs []*unstructured.Unstructured
-	for i, a := range apps {
-		var doc struct {
-			Kind     string         `yaml:"kind"`
-			Metadata map[string]any `yaml:"metadata"`
-			Spec     map[string]any `yaml:"spec"`
+	// The Applications stream from git to the writers, one at a time:
+	// a fleet's first sync is 100,000 of them, 440 MB of YAML.
+	objs := func(yield func(*unstructured.Unstructured) bool) error {
+		err := s.show(ctx, rev, len(apps), func(yield func(string)) {
+			for _, a := range apps {
+				yield(a.file)
+			}
+		}, func(i int, data []byte) (bool, error) {
+			a := apps[i]
+			var doc struct {
+				Kind     string         `yaml:"kind"`
+				Metadata map[string]any `yaml:"metadata"`
+				Spec     map[string]any `yaml:"spec"`
+			}
+			if data == nil {
+				return true, nil // removed at rev
+			}
+			if err := yaml.Unmarshal(data, &doc); err != nil {
+				return false, fmt.Errorf("%s at %.12s: %w", a.file, rev, err)
+			}
+			if doc.Kind != "Application" {
+				return true, nil
+			}
+			name, _ := doc.Metadata["name"].(string)
+			if name == "" {
+				return false, fmt.Errorf("%s at %.12s: an Application without metadata.name", a.file, rev)
+			}
+			msg := ""
+			if s.Fail != nil {
+				msg = s.Fail(a.cluster, name, rev)
+			}
+			return yield(s.object(name, doc.Spec, Status(doc.Spec, rev, msg, now))), nil
+		})
+		if err != nil {
+			return err
 		}
-		if docs[i] == nil {
-			continue // removed at rev
+		for c, dir := range touched {
+			spec := map[string]any{
+				"project": "default",
+				"source": map[string]any{"repoURL": s.RepoURL, "path": dir, "targetRevision": "main",
+					"helm": map[string]any{"valuesObject": map[string]any{"cluster": map[string]any{"name": c}}}},
+				"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": s.Namespace},
+			}
+			if !yield(s.object(c+"-root", spec, Status(spec, rev, "", now))) {
+				return nil
+			}
 		}
-		if err := yaml.Unmarshal(docs[i], &doc); err != nil {
-			return fmt.Errorf("%s at %.12s: %w", a.file, rev, err)
-		}
-		if doc.Kind != "Application" {
-			continue
-		}
-		name, _ := doc.Metadata["name"].(string)
-		if name == "" {
-			return fmt.Errorf("%s at %.12s: an Application without metadata.name", a.file, rev)
-		}
-		msg := ""
-		if s.Fail != nil {
-			msg = s.Fail(a.cluster, name, rev)
-		}
-		objs = append(objs, s.object(name, doc.Spec, Status(doc.Spec, rev, msg, now)))
-	}
-	for c, dir := range touched {
-		spec := map[string]any{
-			"project": "default",
-			"source": map[string]any{"repoURL": s.RepoURL, "path": dir, "targetRevision": "main",
-				"helm": map[string]any{"valuesObject": map[string]any{"cluster": map[string]any{"name": c}}}},
-			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": s.Namespace},
-		}
-		objs = append(objs, s.object(c+"-root", spec, Status(spec, rev, "", now)))
+		return nil
 	}
 	if err := s.write(ctx, objs); err != nil {
 		return err
@@ -267,8 +273,11 @@ func (s *Sim) object(name string, spec, status map[string]any) *unstructured.Uns
 		"metadata": map[string]any{"name": name, "namespace": s.Namespace}, "spec": spec, "status": status}}
 }
 
-// write creates or merge-patches objs, Writers at a time.
-func (s *Sim) write(ctx context.Context, objs []*unstructured.Unstructured) error {
+// write creates or merge-patches the objects objs yields, Writers at a
+// time; the first error stops it.
+func (s *Sim) write(ctx context.Context, objs func(yield func(*unstructured.Unstructured) bool) error) error {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
 	res := s.Dyn.Resource(live.ApplicationGVR).Namespace(s.Namespace)
 	next := make(chan *unstructured.Unstructured)
 	errs := make(chan error, 1)
@@ -281,20 +290,26 @@ func (s *Sim) write(ctx context.Context, objs []*unstructured.Unstructured) erro
 					case errs <- err:
 					default:
 					}
+					stop()
 				}
 			}
 		})
 	}
-	for _, u := range objs {
-		next <- u
-	}
+	err := objs(func(u *unstructured.Unstructured) bool {
+		select {
+		case next <- u:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	})
 	close(next)
 	wg.Wait()
 	select {
-	case err := <-errs:
-		return err
+	case werr := <-errs:
+		return werr
 	default:
-		return nil
+		return err
 	}
 }
 
@@ -363,46 +378,66 @@ func (s *Sim) lines(ctx context.Context, args ...string) ([]string, error) {
 	return strings.Fields(string(out)), nil
 }
 
-// show reads files at rev with one git cat-file --batch; a file missing
-// at rev is nil.
-func (s *Sim) show(ctx context.Context, rev string, files func(func(string))) ([][]byte, error) {
-	var in bytes.Buffer
-	n := 0
-	files(func(f string) { fmt.Fprintf(&in, "%s:%s\n", rev, f); n++ })
+// show reads the n files at rev that files yields with one git cat-file
+// --batch, handing each to each as it streams in (nil for a file missing at
+// rev), in order, until each returns false or an error.
+func (s *Sim) show(ctx context.Context, rev string, n int, files func(func(string)), each func(i int, data []byte) (bool, error)) error {
 	if n == 0 {
-		return nil, nil
+		return nil
 	}
+	var in bytes.Buffer
+	files(func(f string) { fmt.Fprintf(&in, "%s:%s\n", rev, f) })
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, "git", "cat-file", "--batch")
 	cmd.Dir = s.Remote
 	cmd.Stdin = &in
-	out, err := cmd.Output()
+	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("git cat-file: %w", err)
+		return err
 	}
-	r := bufio.NewReader(bytes.NewReader(out))
-	docs := make([][]byte, 0, n)
-	for range n {
-		head, err := r.ReadString('\n')
-		if err != nil {
-			return nil, fmt.Errorf("git cat-file: %w", err)
-		}
-		f := strings.Fields(head)
-		if len(f) == 2 && f[1] == "missing" {
-			docs = append(docs, nil)
-			continue
-		}
-		if len(f) != 3 {
-			return nil, fmt.Errorf("git cat-file: unexpected %q", head)
-		}
-		size, err := strconv.Atoi(f[2])
-		if err != nil {
-			return nil, fmt.Errorf("git cat-file: unexpected %q", head)
-		}
-		buf := make([]byte, size+1)
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return nil, fmt.Errorf("git cat-file: %w", err)
-		}
-		docs = append(docs, buf[:size])
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
 	}
-	return docs, nil
+	done := false // every file read
+	read := func() error {
+		r := bufio.NewReaderSize(out, 1<<20)
+		for i := range n {
+			head, err := r.ReadString('\n')
+			if err != nil {
+				return fmt.Errorf("git cat-file: %w", err)
+			}
+			f := strings.Fields(head)
+			var data []byte
+			switch {
+			case len(f) == 2 && f[1] == "missing":
+			case len(f) != 3:
+				return fmt.Errorf("git cat-file: unexpected %q", head)
+			default:
+				size, err := strconv.Atoi(f[2])
+				if err != nil {
+					return fmt.Errorf("git cat-file: unexpected %q", head)
+				}
+				buf := make([]byte, size+1)
+				if _, err := io.ReadFull(r, buf); err != nil {
+					return fmt.Errorf("git cat-file: %w", err)
+				}
+				data = buf[:size]
+			}
+			if more, err := each(i, data); err != nil || !more {
+				return err
+			}
+		}
+		done = true
+		return nil
+	}
+	if err := read(); err != nil || !done {
+		cancel() // what is left unread would block git
+		_ = cmd.Wait()
+		return err
+	}
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git cat-file: %w", err)
+	}
+	return nil
 }
