@@ -202,7 +202,7 @@ func (s *Sim) apply(ctx context.Context, rev string) error {
 	}
 	now := time.Now().UTC().Format(time.RFC3339)
 	// The Applications stream from git to the writers, one at a time:
-	// a fleet's first sync is 100,000 of them, 440 MB of YAML.
+	// a fleet's first sync is 101,000 of them.
 	objs := func(yield func(*unstructured.Unstructured) bool) error {
 		err := s.show(ctx, rev, len(apps), func(yield func(string)) {
 			for _, a := range apps {
