@@ -18,4 +18,8 @@
 // Healthy records when the last Application of each revision was written
 // healthy (of each commit a push carried), for the benchmark to compare
 // with the next push.
+//
+// bench.go holds what this package's BenchmarkDelivery and package e2e's
+// BenchmarkE2EDelivery share: EnvInt, RunChild (strata as a child: wall,
+// peak RSS, CPU), Pct and Dist; calls.go their tally of strata's calls.
 package argosim
