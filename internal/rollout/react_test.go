@@ -8,14 +8,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
-// TestReact: how a waiting rollout reacts to Argo CD's changes, on the
-// real API server.
+// TestReact: how a waiting rollout reacts to Argo CD's changes and what
+// it asks of Argo CD, on the real API server.
 func TestReact(t *testing.T) {
 	api := startAPI(t)
 	t.Run("a change to an unrelated Application wakes no wait", func(t *testing.T) { testUnrelated(t, newHarness(t, api)) })
+	t.Run("one hard refresh per Application per step, normal ones after", func(t *testing.T) { testRefreshes(t, newHarness(t, api)) })
 }
 
 // waitFirst runs the first step of the patch (until integration/us-east1,
@@ -102,4 +111,76 @@ func testUnrelated(t *testing.T, h *harness) {
 		t.Errorf("after %d changes to an unrelated Application and 2 to the step's: the wait was woken %d times and evaluated %d times, want 1 to 4 wakes, an evaluation for each at most (and 2 after)",
 			unrelated, dw, de)
 	}
+}
+
+// The first ask of a step for each Application not synced yet (the
+// cluster's root and demo) is a hard refresh, right after the push; the
+// asks every RefreshEvery after it are normal refreshes.
+func testRefreshes(t *testing.T, h *harness) {
+	env := h.env()
+	env.RefreshEvery = 10 * time.Second
+	patches := make(chan string, 100)
+	connect := env.Connect
+	env.Connect = func(c *fleet.Cluster) (dynamic.Interface, error) {
+		dyn, err := connect(c)
+		return patchSeen{dyn, patches}, err
+	}
+	done := h.waitFirst(env)
+	got := map[string]int{}
+	next := func(n int) {
+		t.Helper()
+		for range n {
+			select {
+			case p := <-patches:
+				got[p]++
+			case <-time.After(30 * time.Second):
+				t.Fatalf("refreshes asked so far: %v, want %d more", got, n)
+			}
+		}
+	}
+	next(2) // asked before the first Waiting event
+	const ticks = 3
+	for range ticks {
+		h.clock.Step(env.RefreshEvery)
+		next(2)
+	}
+	h.end(done)
+	want := map[string]int{"root hard": 1, "demo hard": 1, "root normal": ticks, "demo normal": ticks}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("refreshes asked of Argo CD (-want +got):\n%s", d)
+	}
+}
+
+// patchSeen is an Argo CD's API server that tells of each refresh asked
+// of it ("<Application> <hard|normal>"), passing every call on.
+type patchSeen struct {
+	dynamic.Interface
+	seen chan<- string
+}
+
+func (p patchSeen) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
+	return patchSeenResource{p.Interface.Resource(gvr), p.seen}
+}
+
+type patchSeenResource struct {
+	dynamic.NamespaceableResourceInterface
+	seen chan<- string
+}
+
+func (r patchSeenResource) Namespace(ns string) dynamic.ResourceInterface {
+	return patchSeenNamespace{r.NamespaceableResourceInterface.Namespace(ns), r.seen}
+}
+
+type patchSeenNamespace struct {
+	dynamic.ResourceInterface
+	seen chan<- string
+}
+
+func (r patchSeenNamespace) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*unstructured.Unstructured, error) {
+	for _, kind := range []string{"hard", "normal"} {
+		if string(data) == `{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"`+kind+`"}}}` {
+			r.seen <- name + " " + kind
+		}
+	}
+	return r.ResourceInterface.Patch(ctx, name, pt, data, opts, sub...)
 }

@@ -66,7 +66,7 @@ type Env struct {
 	// Events receives what happens, as it happens (nil: nothing).
 	Events func(Event)
 	// RefreshEvery is how often Applications not at the step's commit yet
-	// are asked for a hard refresh (default DefaultRefreshEvery).
+	// are asked for a refresh (default DefaultRefreshEvery; see refresh).
 	RefreshEvery time.Duration
 	Log          *slog.Logger
 	// PushBackoff is the wait before a step is replayed on a remote that

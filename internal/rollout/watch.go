@@ -163,7 +163,7 @@ func (w *watcher) lost(cluster string, err error) {
 }
 
 // callTimeout bounds each call the watcher makes on its own, outside a
-// step's wait (a list again, a hard refresh, a terminate): an API server
+// step's wait (a list again, a refresh, a terminate): an API server
 // that hangs or trickles holds none of them longer.
 const callTimeout = 30 * time.Second
 
@@ -313,10 +313,10 @@ func (v *watchView) report(sc *scope, h *live.History) *live.Report {
 	return live.Join(sc.f, sc.expected, instances, h)
 }
 
-// refresh asks the Argo CD on cluster for a hard refresh of the
-// Application name (the argocd.argoproj.io/refresh annotation, which Argo
-// CD removes once done): it compares with Git again at once.
-func (w *watcher) refresh(ctx context.Context, argocd, name string) error {
+// refresh asks the Argo CD on cluster for a refresh of the Application
+// name, hard or normal (the argocd.argoproj.io/refresh annotation, which
+// Argo CD removes once done): it compares with Git again at once.
+func (w *watcher) refresh(ctx context.Context, argocd, name string, hard bool) error {
 	w.mu.Lock()
 	dyn, ns := w.clients[argocd], w.opts.Namespace
 	w.mu.Unlock()
@@ -328,7 +328,11 @@ func (w *watcher) refresh(ctx context.Context, argocd, name string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	patch := []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"hard"}}}`)
+	kind := "normal"
+	if hard {
+		kind = "hard"
+	}
+	patch := []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"` + kind + `"}}}`)
 	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	return err
 }
