@@ -296,10 +296,11 @@ func (w *watcher) relist(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
 
 // report joins what the Argo CDs hold, now, to what the rendered output
 // expects and to the repository's history, within sc; from then on, only
-// the changes that concern sc wake v.
+// the changes that concern sc wake v. The join reads copies, outside the
+// watcher's lock: it may ask git whether a revision contains a commit,
+// and neither the watch nor the other rollouts' joins wait for that.
 func (v *watchView) report(sc *scope, h *live.History) *live.Report {
 	v.mu.Lock()
-	defer v.mu.Unlock()
 	if v.counts != nil {
 		v.counts.evaluated.Add(1)
 	}
@@ -310,6 +311,7 @@ func (v *watchView) report(sc *scope, h *live.History) *live.Report {
 	for i, in := range v.instances {
 		instances[i] = sc.instance(in)
 	}
+	v.mu.Unlock()
 	return live.Join(sc.f, sc.expected, instances, h)
 }
 
