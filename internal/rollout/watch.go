@@ -19,7 +19,8 @@ import (
 
 // watcher keeps what the fleet's Argo CDs hold current: one live.Read (a
 // list per Argo CD), then a live.Watch of each Argo CD's Applications from
-// the list's resource version, each change applied to its live.Instance.
+// the list's resource version, each change applied to what it holds of
+// that Argo CD (held, scope.go).
 // It signals on a view's changed when a change concerns the view's scope:
 // a rollout waits on that, never polling. RunAll's rollouts share one
 // watcher (one list and one watch per Argo CD, not one per patch), each
