@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -88,25 +87,4 @@ func Watch(ctx context.Context, dyn dynamic.Interface, ns, rv string, fn func(Ev
 			}
 		}
 	}
-}
-
-// Apply records a watched change in the instance's Applications, so that
-// a new Join sees it. It never writes into the slice it replaces: a Report
-// that an earlier Join returned points into that slice (AppState.Live) and
-// may still be read, by another goroutine, after the caller's lock is
-// released.
-func (in *Instance) Apply(ev Event) {
-	i := slices.IndexFunc(in.Applications, func(a App) bool { return a.Name == ev.App.Name })
-	apps := slices.Clone(in.Applications)
-	switch {
-	case ev.Type == watch.Deleted && i >= 0:
-		apps = slices.Delete(apps, i, i+1)
-	case ev.Type == watch.Deleted:
-		return
-	case i >= 0:
-		apps[i] = ev.App
-	default:
-		apps = append(apps, ev.App)
-	}
-	in.Applications = apps
 }

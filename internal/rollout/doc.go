@@ -5,7 +5,8 @@
 // runner ([Git]; [ExecGit] is the real one), clock and connection to the
 // Argo CDs ([Env]); it returns a [Result] and streams [Event]s, printing
 // nothing. [RunAll] drives every patch in flight at once, sharing one list
-// and one watch per Argo CD (watch.go) and one writer that makes the steps
+// and one watch per Argo CD (watch.go; a change wakes only the waits
+// whose scope it concerns, scope.go) and one writer that makes the steps
 // ready at once in one hold of the lock and one push (writer.go). It takes the repository lock only
 // while it writes; the caller holds the patch's own lock for the run.
 //

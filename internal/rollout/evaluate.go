@@ -54,7 +54,7 @@ type observation struct {
 	// failed are the objects whose failure is the step's (see failedHere).
 	failed []Failure
 	// roots are the root Applications of the clusters of apps, by
-	// cluster, for the hard refreshes.
+	// cluster, for the refreshes.
 	roots map[string]live.Root
 	// healthySince is when the last of apps became synced and healthy as
 	// Argo CD says (see healthySince); zero when one of them does not say.

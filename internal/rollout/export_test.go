@@ -6,3 +6,10 @@ func SetQueuedHook(f func(patch string)) (undo func()) {
 	queuedHook = f
 	return func() { queuedHook = nil }
 }
+
+// CountReactions makes the rollouts run with env count the changes that
+// woke a wait (woken) and the evaluations of a wait's verdict (evaluated).
+func CountReactions(env *Env) (woken, evaluated func() int64) {
+	env.reactions = &reactions{}
+	return env.reactions.woken.Load, env.reactions.evaluated.Load
+}

@@ -66,7 +66,7 @@ type Env struct {
 	// Events receives what happens, as it happens (nil: nothing).
 	Events func(Event)
 	// RefreshEvery is how often Applications not at the step's commit yet
-	// are asked for a hard refresh (default DefaultRefreshEvery).
+	// are asked for a refresh (default DefaultRefreshEvery; see refresh).
 	RefreshEvery time.Duration
 	Log          *slog.Logger
 	// PushBackoff is the wait before a step is replayed on a remote that
@@ -87,6 +87,8 @@ type Env struct {
 	// watcher and writer, set by RunAll, are shared by its rollouts.
 	watcher *watcher
 	writer  *writer
+	// reactions, set by the tests, counts what wakes the waits.
+	reactions *reactions
 }
 
 // Result is how a rollout ended.
@@ -173,7 +175,7 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 		w = newWatcher(ctx, env.Connect, env.Live)
 	}
 	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}}, fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}}}
-	r.watch = w.view(r.lost)
+	r.watch = w.view(r.lost, env.reactions)
 	defer r.watch.close()
 	err = r.run(ctx)
 	var p *pendingError

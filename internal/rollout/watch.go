@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,10 +19,12 @@ import (
 
 // watcher keeps what the fleet's Argo CDs hold current: one live.Read (a
 // list per Argo CD), then a live.Watch of each Argo CD's Applications from
-// the list's resource version, each change applied to its live.Instance.
-// It signals on each view's changed when anything changed: a rollout waits
-// on that, never polling. RunAll's rollouts share one watcher (one list and
-// one watch per Argo CD, not one per patch), each through its own view.
+// the list's resource version, each change applied to what it holds of
+// that Argo CD (held, scope.go).
+// It signals on a view's changed when a change concerns the view's scope:
+// a rollout waits on that, never polling. RunAll's rollouts share one
+// watcher (one list and one watch per Argo CD, not one per patch), each
+// through its own view.
 type watcher struct {
 	ctx     context.Context
 	connect live.Connect
@@ -29,9 +32,14 @@ type watcher struct {
 
 	mu        sync.Mutex
 	f         *fleet.Fleet
-	instances []*live.Instance
+	instances []*held
 	clients   map[string]dynamic.Interface
 	views     []*watchView
+	// byKey are the views whose scope holds a key (see scope.keys), so
+	// that a change wakes only the waits it concerns: with many rollouts
+	// waiting and thousands of changes, waking each wait at every change
+	// cost rollouts x changes joins of its scope.
+	byKey map[string][]*watchView
 }
 
 // watchView is one rollout's view of a watcher: its own signal of changes
@@ -39,20 +47,30 @@ type watcher struct {
 // until it is watched again).
 type watchView struct {
 	*watcher
+	// changed holds one signal: the changes that come while the rollout
+	// evaluates its wait make one more evaluation, not one each.
 	changed chan struct{}
 	lost    func(cluster string, err error)
+	// scope is what its wait joins (report); until it has one, every
+	// change wakes it.
+	scope  *scope
+	counts *reactions
 }
+
+// reactions counts, for the tests (export_test.go), the changes that woke
+// a rollout's waits and the evaluations of their verdicts.
+type reactions struct{ woken, evaluated atomic.Int64 }
 
 func newWatcher(ctx context.Context, connect live.Connect, opts live.Options) *watcher {
 	if opts.CallTimeout == 0 {
 		opts.CallTimeout = callTimeout // each page of its lists
 	}
-	return &watcher{ctx: ctx, connect: connect, opts: opts, clients: map[string]dynamic.Interface{}}
+	return &watcher{ctx: ctx, connect: connect, opts: opts, clients: map[string]dynamic.Interface{}, byKey: map[string][]*watchView{}}
 }
 
 // view adds a view of w, told of w's changes until close.
-func (w *watcher) view(lost func(cluster string, err error)) *watchView {
-	v := &watchView{watcher: w, changed: make(chan struct{}, 1), lost: lost}
+func (w *watcher) view(lost func(cluster string, err error), counts *reactions) *watchView {
+	v := &watchView{watcher: w, changed: make(chan struct{}, 1), lost: lost, counts: counts}
 	w.mu.Lock()
 	w.views = append(w.views, v)
 	w.mu.Unlock()
@@ -64,17 +82,75 @@ func (v *watchView) close() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.views = slices.DeleteFunc(v.views, func(x *watchView) bool { return x == v })
+	v.index(nil)
 }
 
+// index files v under the keys of sc in w.byKey, and no longer under its
+// previous scope's; w.mu is held.
+func (v *watchView) index(sc *scope) {
+	if v.scope != nil {
+		for _, k := range v.scope.keys {
+			v.byKey[k] = slices.DeleteFunc(v.byKey[k], func(x *watchView) bool { return x == v })
+			if len(v.byKey[k]) == 0 {
+				delete(v.byKey, k)
+			}
+		}
+	}
+	v.scope = sc
+	if sc != nil {
+		for _, k := range sc.keys {
+			v.byKey[k] = append(v.byKey[k], v)
+		}
+	}
+}
+
+// notify wakes every view: what each watches may have changed (an Argo
+// CD read again, or lost).
 func (w *watcher) notify() {
 	w.mu.Lock()
 	views := slices.Clone(w.views)
 	w.mu.Unlock()
 	for _, v := range views {
-		select {
-		case v.changed <- struct{}{}:
-		default:
+		v.wake()
+	}
+}
+
+// notifyChange wakes the views a change to an Application concerns: those
+// whose scope holds one of its keys before or after it (appKeys), and
+// those without a scope yet. w.mu is held.
+func (w *watcher) notifyChange(apps ...*live.App) {
+	var woken []*watchView
+	for _, a := range apps {
+		if a == nil {
+			continue
 		}
+		for _, k := range appKeys(a) {
+			for _, v := range w.byKey[k] {
+				if !slices.Contains(woken, v) {
+					woken = append(woken, v)
+				}
+			}
+		}
+	}
+	for _, v := range w.views {
+		if v.scope == nil && !slices.Contains(woken, v) {
+			woken = append(woken, v)
+		}
+	}
+	for _, v := range woken {
+		v.wake()
+	}
+}
+
+// wake signals v's changed, once however many changes come before the
+// rollout reads it.
+func (v *watchView) wake() {
+	if v.counts != nil {
+		v.counts.woken.Add(1)
+	}
+	select {
+	case v.changed <- struct{}{}:
+	default:
 	}
 }
 
@@ -91,7 +167,7 @@ func (w *watcher) lost(cluster string, err error) {
 }
 
 // callTimeout bounds each call the watcher makes on its own, outside a
-// step's wait (a list again, a hard refresh, a terminate): an API server
+// step's wait (a list again, a refresh, a terminate): an API server
 // that hangs or trickles holds none of them longer.
 const callTimeout = 30 * time.Second
 
@@ -105,22 +181,24 @@ func (w *watcher) start(ctx context.Context, f *fleet.Fleet) {
 		return
 	}
 	w.f = f
-	w.instances = live.Read(ctx, f, w.connect, w.opts)
-	for _, in := range w.instances {
+	for _, in := range live.Read(ctx, f, w.connect, w.opts) {
+		hd := newHeld(in)
+		w.instances = append(w.instances, hd)
 		if c := f.Cluster(in.Cluster); c != nil {
-			go w.watch(in, c)
+			go w.watch(hd, c)
 		}
 	}
 }
 
-// read returns what the Argo CDs were when start read them (Error set for
-// those it could not read).
+// read returns which Argo CDs start read, without their objects (Error
+// set for those it could not read).
 func (w *watcher) read() []live.Instance {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	out := make([]live.Instance, len(w.instances))
 	for i, in := range w.instances {
-		out[i] = *in
+		out[i] = *in.Instance
+		out[i].Applications, out[i].ApplicationSets = nil, nil
 	}
 	return out
 }
@@ -128,7 +206,7 @@ func (w *watcher) read() []live.Instance {
 // watch applies the changes to in's Applications until the context ends,
 // watching again where a watch ended, and reading again when its resource
 // version expired or it could not be read.
-func (w *watcher) watch(in *live.Instance, c *fleet.Cluster) {
+func (w *watcher) watch(in *held, c *fleet.Cluster) {
 	w.mu.Lock()
 	rv, ns, unread := in.ResourceVersion, in.Namespace, in.Error != ""
 	w.mu.Unlock()
@@ -155,9 +233,9 @@ func (w *watcher) watch(in *live.Instance, c *fleet.Cluster) {
 		next, err := live.Watch(w.ctx, dyn, ns, rv, func(ev live.Event) bool {
 			lost = false
 			w.mu.Lock()
-			in.Apply(ev)
+			old := in.apply(ev)
+			w.notifyChange(old, &ev.App)
 			w.mu.Unlock()
-			w.notify()
 			return true
 		})
 		rv = next
@@ -185,7 +263,7 @@ func (w *watcher) pause() {
 
 // client connects to in's Argo CD; unread when it cannot, its error then
 // recorded in in.
-func (w *watcher) client(in *live.Instance, c *fleet.Cluster) (dynamic.Interface, bool) {
+func (w *watcher) client(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
 	dyn, err := w.connect(c)
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -199,7 +277,7 @@ func (w *watcher) client(in *live.Instance, c *fleet.Cluster) (dynamic.Interface
 
 // relist reads in's Argo CD again, each page within callTimeout, and
 // records what it read in in, or why it could not; unread when it could not.
-func (w *watcher) relist(in *live.Instance, c *fleet.Cluster) (dynamic.Interface, bool) {
+func (w *watcher) relist(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
 	fresh := live.ReadOne(w.ctx, c, w.connect, w.opts)
 	if fresh.Error != "" {
 		w.mu.Lock()
@@ -212,92 +290,37 @@ func (w *watcher) relist(in *live.Instance, c *fleet.Cluster) (dynamic.Interface
 		return nil, true
 	}
 	w.mu.Lock()
-	*in = *fresh
+	in.reset(fresh)
 	w.mu.Unlock()
 	w.notify()
 	return w.client(in, c)
 }
 
 // report joins what the Argo CDs hold, now, to what the rendered output
-// expects and to the repository's history.
-func (w *watcher) report(sc *scope, h *live.History) *live.Report {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	instances := make([]*live.Instance, len(w.instances))
-	for i, in := range w.instances {
+// expects and to the repository's history, within sc; from then on, only
+// the changes that concern sc wake v. The join reads copies, outside the
+// watcher's lock: it may ask git whether a revision contains a commit,
+// and neither the watch nor the other rollouts' joins wait for that.
+func (v *watchView) report(sc *scope, h *live.History) *live.Report {
+	v.mu.Lock()
+	if v.counts != nil {
+		v.counts.evaluated.Add(1)
+	}
+	if v.scope != sc {
+		v.index(sc)
+	}
+	instances := make([]*live.Instance, len(v.instances))
+	for i, in := range v.instances {
 		instances[i] = sc.instance(in)
 	}
+	v.mu.Unlock()
 	return live.Join(sc.f, sc.expected, instances, h)
 }
 
-// scope is what one wait joins: the expected objects of its rollout's
-// cluster type and component that its pick selects, the clusters they are
-// on and, of what the Argo CDs hold, those objects, the Applications
-// their ApplicationSets made and the clusters' root Applications. A join
-// over the whole fleet at each change, in each rollout waiting, scans every
-// Application once per cluster (live.Join's roots): 10^8 comparisons at
-// 1,000 clusters x 100 components, times the rollouts waiting.
-type scope struct {
-	f        *fleet.Fleet
-	expected []live.Expected
-	// names are the expected objects', paths the root Applications'.
-	names, paths map[string]bool
-}
-
-// scoped is ws's scope for the rollout of ct's component comp, made once.
-func (ws *waitSet) scoped(ct, comp string) *scope {
-	if ws.scope != nil {
-		return ws.scope
-	}
-	sc := &scope{names: map[string]bool{}, paths: map[string]bool{}}
-	clusters := map[string]bool{}
-	for _, e := range ws.expected {
-		if e.ClusterType != ct || e.Component != comp {
-			continue
-		}
-		// What the pick sees of it, as live.Join makes it.
-		commit, _ := ws.history.LastChange(e.File)
-		if !ws.pick(live.AppState{Expected: e, Commit: commit}) {
-			continue
-		}
-		sc.expected = append(sc.expected, e)
-		sc.names[e.Name] = true
-		clusters[e.Cluster] = true
-	}
-	f := *ws.f
-	f.Clusters = nil
-	for _, c := range ws.f.Clusters {
-		if clusters[c.Name] {
-			f.Clusters = append(f.Clusters, c)
-			sc.paths[live.RootPath(c)] = true
-		}
-	}
-	sc.f = &f
-	ws.scope = sc
-	return sc
-}
-
-// instance is what in holds of the scope's objects.
-func (sc *scope) instance(in *live.Instance) *live.Instance {
-	out := *in
-	out.Applications, out.ApplicationSets = nil, nil
-	for _, a := range in.Applications {
-		if sc.names[a.Name] || a.Owner != "" && sc.names[a.Owner] || sc.paths[a.Path] {
-			out.Applications = append(out.Applications, a)
-		}
-	}
-	for _, s := range in.ApplicationSets {
-		if sc.names[s.Name] {
-			out.ApplicationSets = append(out.ApplicationSets, s)
-		}
-	}
-	return &out
-}
-
-// refresh asks the Argo CD on cluster for a hard refresh of the
-// Application name (the argocd.argoproj.io/refresh annotation, which Argo
-// CD removes once done): it compares with Git again at once.
-func (w *watcher) refresh(ctx context.Context, argocd, name string) error {
+// refresh asks the Argo CD on cluster for a refresh of the Application
+// name, hard or normal (the argocd.argoproj.io/refresh annotation, which
+// Argo CD removes once done): it compares with Git again at once.
+func (w *watcher) refresh(ctx context.Context, argocd, name string, hard bool) error {
 	w.mu.Lock()
 	dyn, ns := w.clients[argocd], w.opts.Namespace
 	w.mu.Unlock()
@@ -309,7 +332,11 @@ func (w *watcher) refresh(ctx context.Context, argocd, name string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	patch := []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"hard"}}}`)
+	kind := "normal"
+	if hard {
+		kind = "hard"
+	}
+	patch := []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"` + kind + `"}}}`)
 	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 	return err
 }
@@ -345,10 +372,9 @@ func (w *watcher) running(argocd, name string) bool {
 		if in.Cluster != argocd {
 			continue
 		}
-		for _, a := range in.Applications {
-			if a.Name == name && (a.Phase == "Running" || a.Phase == "Terminating") {
-				return true
-			}
+		if i, ok := in.at[name]; ok {
+			a := in.Applications[i]
+			return a.Phase == "Running" || a.Phase == "Terminating"
 		}
 	}
 	return false

@@ -1,0 +1,186 @@
+//go:build linux
+
+package rollout_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/rollout"
+)
+
+// TestReact: how a waiting rollout reacts to Argo CD's changes and what
+// it asks of Argo CD, on the real API server.
+func TestReact(t *testing.T) {
+	api := startAPI(t)
+	t.Run("a change to an unrelated Application wakes no wait", func(t *testing.T) { testUnrelated(t, newHarness(t, api)) })
+	t.Run("one hard refresh per Application per step, normal ones after", func(t *testing.T) { testRefreshes(t, newHarness(t, api)) })
+}
+
+// waitFirst runs the first step of the patch (until integration/us-east1,
+// soak 0) with env, Argo CD not reacting, and returns once the step waits
+// for its Applications; done gets the rollout's end.
+func (h *harness) waitFirst(env rollout.Env) (done chan error) {
+	h.t.Helper()
+	h.write(firstPatch, patch)
+	h.frozen = true
+	waiting := make(chan struct{})
+	var once sync.Once
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindWaiting {
+			once.Do(func() { close(waiting) })
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	h.t.Cleanup(cancel)
+	done = make(chan error, 1)
+	soak := time.Duration(0)
+	go func() {
+		res, err := rollout.Run(ctx, env, rollout.Options{ClusterType: "workload", Component: "demo", Patch: "patch-001",
+			Approver: "Jane Doe <jane@example.com>", Soak: &soak, Until: "integration/us-east1"})
+		if err == nil && res.Stopped != rollout.StoppedUntil {
+			err = &stopped{res.Stopped}
+		}
+		done <- err
+	}()
+	select {
+	case <-waiting:
+	case err := <-done:
+		h.t.Fatalf("the rollout ended before it waited: %v", err)
+	case <-ctx.Done():
+		h.t.Fatal("the rollout never waited for its step")
+	}
+	return done
+}
+
+type stopped struct{ why string }
+
+func (s *stopped) Error() string { return "stopped " + s.why + ", want " + rollout.StoppedUntil }
+
+// end syncs the first step's cluster as Argo CD would and waits for the
+// rollout to end.
+func (h *harness) end(done chan error) {
+	h.t.Helper()
+	h.syncCluster("w1", clusters["w1"], h.run(h.bare, "rev-parse", "main"))
+	select {
+	case err := <-done:
+		if err != nil {
+			h.t.Fatal(err)
+		}
+	case <-time.After(2 * time.Minute):
+		h.t.Fatal("the rollout did not see its step healthy")
+	}
+}
+
+// A change to an Application no wait is about (another Application on the
+// same Argo CD) wakes no wait, so no verdict is evaluated again for it;
+// the change that makes the step healthy still ends the wait.
+func testUnrelated(t *testing.T, h *harness) {
+	env := h.env()
+	woken, evaluated := rollout.CountReactions(&env)
+	done := h.waitFirst(env)
+	w0, e0 := woken(), evaluated()
+	ns := h.ns + "-w1"
+	spec := map[string]any{"project": "default", "source": map[string]any{"repoURL": "https://charts.example.com", "chart": "other", "targetRevision": "1.0.0"},
+		"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "other"}}
+	const unrelated = 30
+	for i := range unrelated {
+		health := []string{"Healthy", "Progressing"}[i%2]
+		h.apply(ns, "other", spec, status(spec, "1.0.0", health, "Succeeded", "", h.clock.Now().UTC().Format(time.RFC3339)))
+	}
+	// Written after the unrelated changes, the step's Applications come
+	// after them on the watch: when the wait has seen its step healthy,
+	// the watcher has been told of all of them.
+	h.end(done)
+	// What may wake the wait after its first look: the two refreshes it
+	// asked of root and demo (their annotation), and the sync of each. Its
+	// evaluations: one per wake at most, and two reads once it passed (when
+	// it became healthy, what the failure budget counts).
+	dw, de := woken()-w0, evaluated()-e0
+	if dw < 1 || dw > 4 || de > dw+2 {
+		t.Errorf("after %d changes to an unrelated Application and 2 to the step's: the wait was woken %d times and evaluated %d times, want 1 to 4 wakes, an evaluation for each at most (and 2 after)",
+			unrelated, dw, de)
+	}
+}
+
+// The first ask of a step for each Application not synced yet (the
+// cluster's root and demo) is a hard refresh, right after the push; the
+// asks every RefreshEvery after it are normal refreshes.
+func testRefreshes(t *testing.T, h *harness) {
+	env := h.env()
+	env.RefreshEvery = 10 * time.Second
+	patches := make(chan string, 100)
+	connect := env.Connect
+	env.Connect = func(c *fleet.Cluster) (dynamic.Interface, error) {
+		dyn, err := connect(c)
+		return patchSeen{dyn, patches}, err
+	}
+	done := h.waitFirst(env)
+	got := map[string]int{}
+	next := func(n int) {
+		t.Helper()
+		for range n {
+			select {
+			case p := <-patches:
+				got[p]++
+			case <-time.After(30 * time.Second):
+				t.Fatalf("refreshes asked so far: %v, want %d more", got, n)
+			}
+		}
+	}
+	next(2) // asked before the first Waiting event
+	const ticks = 3
+	for range ticks {
+		h.clock.Step(env.RefreshEvery)
+		next(2)
+	}
+	h.end(done)
+	want := map[string]int{"root hard": 1, "demo hard": 1, "root normal": ticks, "demo normal": ticks}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("refreshes asked of Argo CD (-want +got):\n%s", d)
+	}
+}
+
+// patchSeen is an Argo CD's API server that tells of each refresh asked
+// of it ("<Application> <hard|normal>"), passing every call on.
+type patchSeen struct {
+	dynamic.Interface
+	seen chan<- string
+}
+
+func (p patchSeen) Resource(gvr schema.GroupVersionResource) dynamic.NamespaceableResourceInterface {
+	return patchSeenResource{p.Interface.Resource(gvr), p.seen}
+}
+
+type patchSeenResource struct {
+	dynamic.NamespaceableResourceInterface
+	seen chan<- string
+}
+
+func (r patchSeenResource) Namespace(ns string) dynamic.ResourceInterface {
+	return patchSeenNamespace{r.NamespaceableResourceInterface.Namespace(ns), r.seen}
+}
+
+type patchSeenNamespace struct {
+	dynamic.ResourceInterface
+	seen chan<- string
+}
+
+func (r patchSeenNamespace) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*unstructured.Unstructured, error) {
+	for _, kind := range []string{"hard", "normal"} {
+		if string(data) == `{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"`+kind+`"}}}` {
+			r.seen <- name + " " + kind
+		}
+	}
+	return r.ResourceInterface.Patch(ctx, name, pt, data, opts, sub...)
+}
