@@ -344,7 +344,7 @@ func (pl *planner) noSuchPatch() error {
 		}
 	}
 	patch, of := strings.TrimSuffix(pl.name, ".yaml"), pl.ct.Name+"/"+pl.comp.Name
-	if at := foldedAt(pl.comp, patch); at != "" {
+	if at := FoldedAt(pl.comp, patch); at != "" {
 		msg := fmt.Sprintf("unknown patch %q of %s: it was folded into values.yaml at %s, as %s/%s records", patch, of, at, pl.comp.Dir, fleet.HistoryFile)
 		if len(names) > 0 {
 			msg += " (" + suggest.NearestList(patch, names, suggest.Shown) + ")"
