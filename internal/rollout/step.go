@@ -95,6 +95,10 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan) (*step, actio
 		return nil, action.Commit{}, "", err
 	}
 	st.commit, st.targets = done.Commit, targetsOf(f, done.Changed)
+	if plan != nil && plan.Integrated != "" && len(done.Changed) > 0 {
+		st.policy = r.foldPolicy(f, done.Changed)
+		st.soak = st.policy.Soak
+	}
 	subject, _, _ := strings.Cut(done.Message, "\n")
 	return st, c, subject, nil
 }
@@ -168,6 +172,22 @@ func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
 		p.Timeout = *r.opts.Timeout
 	}
 	return p
+}
+
+// foldPolicy is the policy of a fold, which changes the targets ids
+// (<cluster type>/<node>) under nodes that may have policies of their
+// own: the strictest of theirs (fleet.Strictest), the run's overrides
+// applied. The fold's own run and the runs that settle it after (gone)
+// read the same ids from its commit, so they judge it alike.
+func (r *runner) foldPolicy(f *fleet.Fleet, ids []string) fleet.RolloutPolicy {
+	ps := make([]fleet.RolloutPolicy, len(ids))
+	for i, id := range ids {
+		ps[i] = r.policyAt(f, strings.TrimPrefix(id, r.opts.ClusterType+"/"))
+	}
+	if len(ps) == 0 {
+		return r.policyAt(f, "")
+	}
+	return fleet.Strictest(ps...)
 }
 
 // verify waits for the step's Applications, soaks and runs the checks.
