@@ -125,8 +125,11 @@ type runner struct {
 	repo  *repo
 	watch *watchView
 	fsys  fs.FS
-	ops   promote.DirOps
-	res   *Result
+	// hide are the other patches' first copies the steps leave out
+	// (checkClean; firstcopies.go).
+	hide []string
+	ops  promote.DirOps
+	res  *Result
 	// reverting is set while the rollout waits for a revert.
 	reverting bool
 	// budget is the failure budget of the step being verified (nil for

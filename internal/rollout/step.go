@@ -67,12 +67,18 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan) (*step, actio
 		return nil, action.Commit{}, "", err
 	}
 	act := r.action()
+	c := action.Commit{Git: r.repo.git, Paths: []string{"config", render.OutputDir}, Planned: true,
+		Trailers: append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)}
+	if len(r.hide) > 0 { // other patches' first copies, left out (firstcopies.go)
+		act.FS, act.Stateless = hidingFS{FS: r.fsys, hide: r.hide}, true
+		for _, p := range r.hide {
+			c.Paths = append(c.Paths, ":(exclude)"+p)
+		}
+	}
 	if _, err := act.Render(plan); err != nil {
 		return nil, action.Commit{}, "", err
 	}
 	st := &step{}
-	c := action.Commit{Git: r.repo.git, Paths: []string{"config", render.OutputDir}, Planned: true,
-		Trailers: append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)}
 	if plan != nil {
 		st.node = plan.Target
 		r.enterWave(plan)
