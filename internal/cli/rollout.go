@@ -307,7 +307,7 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 	for _, pr := range results {
 		switch {
 		case pr.Err != nil:
-			fmt.Fprintf(o.stderr, "strata: %s: %v\n", pr.Patch, pr.Err)
+			fmt.Fprintf(o.stderr, "strata: %s: %s\n", pr.Patch, o.clean(pr.Err))
 			var se *rollout.StepError
 			if errors.As(pr.Err, &se) {
 				code = max(code, exitFindings)
@@ -316,7 +316,11 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 			}
 		case pr.Result.Stopped == rollout.StoppedGate:
 			if !o.output.data() {
-				fmt.Fprintf(o.stdout, "%s: continue with:\n  %s\n", pr.Patch, pr.Result.Command)
+				cmd := pr.Result.Command
+				if pr.Result.Next != nil {
+					cmd = o.strata(pr.Result.Next...)
+				}
+				fmt.Fprintf(o.stdout, "%s: continue with:\n  %s\n", pr.Patch, cmd)
 			}
 			if !o.opts.DryRun && code != exitFailure && code != exitFindings {
 				code = exitGate

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/render"
@@ -25,7 +26,8 @@ func (r *runner) catchUp(ctx context.Context) error {
 	}
 	if pending != nil {
 		if !pending.Is(r.opts.ClusterType, r.opts.Component, strings.TrimSuffix(r.opts.Patch, ".yaml")) {
-			return fmt.Errorf("%s; finish it with strata promote --resume (or drop it with strata promote --abandon) first", pending.Describe())
+			return hint.Wrap(fmt.Errorf("%s; finish it with %s (or drop it with %s) first", pending.Describe(), promote.ResumeCommand, promote.AbandonCommand),
+				promote.ResumeCommand, promote.AbandonCommand)
 		}
 		j, err := promote.Resume(r.ops)
 		if err != nil {
