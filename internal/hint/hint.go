@@ -52,10 +52,10 @@ func Commands(err error) []Command {
 		if h, ok := err.(Hinter); ok {
 			out = append(out, h.Hints()...)
 		}
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
+		if u, ok := err.(interface{ Unwrap() error }); ok {
 			walk(u.Unwrap())
-		case interface{ Unwrap() []error }:
+		}
+		if u, ok := err.(interface{ Unwrap() []error }); ok {
 			for _, e := range u.Unwrap() {
 				walk(e)
 			}
