@@ -25,6 +25,9 @@ type Step struct {
 	Config *fleet.Config
 	// Rendered is output.Options.Rendered (nil: nothing).
 	Rendered func()
+	// Stateless renders without the render state, for an FS that hides
+	// files of the work tree (the state records what the render read).
+	Stateless bool
 	// Retry says how to finish the step once a failed render is fixed
 	// ("run strata promote --resume to finish the promotion").
 	Retry string
@@ -86,7 +89,10 @@ func (s *Step) Render(plan *promote.Plan) (*output.Result, error) {
 	if plan != nil {
 		only = plan.RenderedDirs()
 	}
-	statePath, _ := output.StatePath(s.Dir)
+	statePath := ""
+	if !s.Stateless {
+		statePath, _ = output.StatePath(s.Dir)
+	}
 	res, err := output.Run(output.Options{Root: s.Dir, FS: s.FS, StatePath: statePath, Only: only, Config: s.Config, Rendered: s.Rendered})
 	if err != nil {
 		return nil, fmt.Errorf("config/ is promoted but rendering failed; fix it, then %s: %w", s.Retry, err)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
+
+	"github.com/strata-fleet/strata/internal/hint"
 )
 
 // The release Argo CD renders a target's chart as: the root Application
@@ -73,6 +75,9 @@ func Render(out *render.Output, vals map[string]any, names ...string) (map[strin
 	return objs, nil
 }
 
+// renderCommand is strata render, which Read's errors name.
+var renderCommand = hint.Strata("render")
+
 // Read reads target t's rendered/ directory from fsys: its Chart.yaml,
 // values.yaml and the YAML files of templates/.
 func Read(fsys fs.FS, t render.Target) (*render.Output, error) {
@@ -81,7 +86,7 @@ func Read(fsys fs.FS, t render.Target) (*render.Output, error) {
 	files := []string{dir + "/Chart.yaml", dir + "/values.yaml"}
 	templates, err := fs.ReadDir(fsys, dir+"/templates")
 	if err != nil {
-		return nil, fmt.Errorf("reading %s (run strata render?): %w", dir, err)
+		return nil, hint.Wrap(fmt.Errorf("reading %s (run %s?): %w", dir, renderCommand, err), renderCommand)
 	}
 	for _, e := range templates {
 		if !e.IsDir() && path.Ext(e.Name()) == ".yaml" {
@@ -91,7 +96,7 @@ func Read(fsys fs.FS, t render.Target) (*render.Output, error) {
 	for _, name := range files {
 		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s (run strata render?): %w", name, err)
+			return nil, hint.Wrap(fmt.Errorf("reading %s (run %s?): %w", name, renderCommand, err), renderCommand)
 		}
 		out.Files = append(out.Files, render.File{Path: name, Data: data})
 	}

@@ -51,6 +51,7 @@ var flagIdeas = map[string]string{
 	"file":                   "a file to read (- for standard input)",
 	"force":                  "go on where strata would refuse",
 	"html":                   "an HTML page",
+	"hold-interval":          "how often held rollouts read their freezes and conditions again",
 	"hydrate":                "compare what the sources build",
 	"install-argocd":         "install Argo CD first",
 	"interval":               "how often the repository is read again",

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/kube"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
@@ -47,7 +47,7 @@ func MainContext(ctx context.Context, args []string, stdout, stderr io.Writer) i
 	var ex *exitError
 	if errors.As(err, &ex) {
 		if ex.msg != "" {
-			fmt.Fprintf(stderr, "strata: %s\n", g.clean(ex.msg))
+			fmt.Fprintf(stderr, "strata: %s\n", g.clean(ex))
 		}
 		return ex.code
 	}
@@ -72,7 +72,7 @@ const shownErrors = 20
 // printError prints err as "strata: <first line>" then its details; joined
 // errors each get their own block, after a line that says how many there
 // are, and how many of them are shown.
-func printError(w io.Writer, err error, all bool, clean func(string) string) {
+func printError(w io.Writer, err error, all bool, clean func(error) string) {
 	errs := errorList(err)
 	total := len(errs)
 	switch {
@@ -83,7 +83,7 @@ func printError(w io.Writer, err error, all bool, clean func(string) string) {
 		fmt.Fprintf(w, "strata: %d errors\n", total)
 	}
 	for _, e := range errs {
-		msg := strings.TrimRight(clean(e.Error()), "\n")
+		msg := strings.TrimRight(clean(e), "\n")
 		fmt.Fprintf(w, "strata: %s\n", escapeControls(msg))
 	}
 	if len(errs) < total {
@@ -91,23 +91,15 @@ func printError(w io.Writer, err error, all bool, clean func(string) string) {
 	}
 }
 
-// clean is an error message as strata prints it: without the credentials
+// clean is err's message as strata prints it: without the credentials
 // errors from client-go and kubeconfigs may hold, and with the next
-// commands the libraries name (strata promote --resume...) repeating
-// --root, so that they work when pasted where this run was started.
-func (g *globals) clean(msg string) string {
-	msg = kube.Scrub(msg)
-	if g.root == "" {
-		return msg
-	}
-	return libraryHint.ReplaceAllString(msg, "${1}strata --root "+strings.ReplaceAll(rollout.ShellQuote(g.root), "$", "$$")+" $2")
+// commands the libraries name (package hint: strata promote --resume...)
+// repeating --root, so that they work when pasted where this run was
+// started. The CLI's own hints already carry --root; a command line a
+// message only quotes (the holder of a lock) is no hint, left as it is.
+func (g *globals) clean(err error) string {
+	return hint.Rooted(kube.Scrub(err.Error()), g.root, hint.Commands(err))
 }
-
-// libraryHint matches a strata command a library names in a message for
-// the user to run next, after a space or a parenthesis; the CLI's own
-// hints already carry --root, and a quoted command line (the holder of a
-// lock) is what another run typed, not a hint.
-var libraryHint = regexp.MustCompile(`(^|[\s(])strata (promote|pin|render|rollout|freeze|unfreeze)\b`)
 
 // errorList is the errors err joins, or err alone.
 func errorList(err error) []error {

@@ -30,6 +30,8 @@ type rolloutOptions struct {
 	output              outputFormat
 	all                 bool
 	w                   watchOptions
+	// holdEvery is --hold-interval (Env.HoldEvery).
+	holdEvery time.Duration
 }
 
 func newRolloutCmd(g *globals) *cobra.Command {
@@ -55,8 +57,8 @@ failed step and waits for its targets to be healthy again.
 Stop the line: no step starts into a node frozen by strata freeze (read from
 the remote branch before each step) or while a rollout.stopWhen condition
 holds (alerts firing in Alertmanager, or a Prometheus query returning
-samples); the rollout says it is held ("held" event) and goes on once neither
-holds. A stopWhen condition that starts holding during a step's wait or soak
+samples); the rollout says it is held ("held" event), reads both again every
+--hold-interval and goes on once neither holds. A stopWhen condition that starts holding during a step's wait or soak
 fails the step. Checks may be Prometheus queries: samples fail them.
 
 Exit status: 0 when the patch is rolled out (or --until is reached), 1 when a
@@ -133,6 +135,7 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 	f.DurationVar(&o.w.interval, "interval", time.Minute, "with --watch, how often the remote is fetched for new patches")
 	f.StringVar(&o.w.metricsAddr, "metrics-addr", "", "with --watch, the `HOST:PORT` serving Prometheus metrics at /metrics and /healthz (default: none)")
 	f.StringVar(&o.w.lease, "lease", "", "with --watch, elect a leader among runners through this Kubernetes Lease, `NAMESPACE/NAME` (only the leader drives rollouts)")
+	f.DurationVar(&o.holdEvery, "hold-interval", rollout.DefaultHoldEvery, "how often a rollout held by a freeze or a stopWhen condition reads them again")
 	cmd.MarkFlagsMutuallyExclusive("once", "dry-run", "watch")
 	return cmd
 }
@@ -151,6 +154,14 @@ func (o *rolloutOptions) validate(cmd *cobra.Command) error {
 	for _, name := range []string{"interval", "metrics-addr", "lease"} {
 		if cmd.Flags().Changed(name) && !o.w.watch {
 			return usageErrorf("--%s goes with --watch", name)
+		}
+	}
+	if cmd.Flags().Changed("hold-interval") {
+		switch {
+		case o.opts.Once || o.opts.DryRun:
+			return usageErrorf("--hold-interval goes with a rollout that waits: not with --once or --dry-run")
+		case o.holdEvery <= 0:
+			return usageErrorf("--hold-interval %s: want a positive duration", o.holdEvery)
 		}
 	}
 	if o.w.watch && o.w.interval <= 0 {
@@ -209,7 +220,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	p := newRolloutPrinter(o.stdout, o.output)
 	defer p.close()
 	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir, NetTimeout: o.timeout}, Connect: kc.Connect(f),
-		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock}
+		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock, HoldEvery: o.holdEvery}
 	if o.w.watch {
 		env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
 		return o.runWatch(ctx, env, kc)
@@ -296,7 +307,7 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 	for _, pr := range results {
 		switch {
 		case pr.Err != nil:
-			fmt.Fprintf(o.stderr, "strata: %s: %v\n", pr.Patch, pr.Err)
+			fmt.Fprintf(o.stderr, "strata: %s: %s\n", pr.Patch, o.clean(pr.Err))
 			var se *rollout.StepError
 			if errors.As(pr.Err, &se) {
 				code = max(code, exitFindings)
@@ -305,7 +316,11 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 			}
 		case pr.Result.Stopped == rollout.StoppedGate:
 			if !o.output.data() {
-				fmt.Fprintf(o.stdout, "%s: continue with:\n  %s\n", pr.Patch, pr.Result.Command)
+				cmd := pr.Result.Command
+				if pr.Result.Next != nil {
+					cmd = o.strata(pr.Result.Next...)
+				}
+				fmt.Fprintf(o.stdout, "%s: continue with:\n  %s\n", pr.Patch, cmd)
 			}
 			if !o.opts.DryRun && code != exitFailure && code != exitFindings {
 				code = exitGate

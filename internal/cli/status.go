@@ -66,6 +66,10 @@ fold into values.yaml at its node until it has soaked ("soak of the fold"),
 a reverted first step with its failure. All of it comes from the
 repository, its Git history and the clusters: no state is stored.
 
+--patch naming a patch folded into values.yaml shows the components that
+folded it and says when (their history.yaml) and by which commit (the last
+that changed the patch's files); a name no patch ever had is an error.
+
 On a terminal the table fits the window's width (COLUMNS sets it elsewhere) and
 is coloured. -o json prints the same data; --html FILE writes it as one
 self-contained page.`,
@@ -120,6 +124,11 @@ func (o *statusOptions) run(ctx context.Context) error {
 	s, err := status.Compute(rr.Fleet)
 	if err != nil {
 		return err
+	}
+	if o.filter.Patch != "" {
+		if err := status.ReadFolded(ctx, s, rr.Fleet, git.Exec{Dir: r.dir}, o.filter.Patch); err != nil {
+			return err
+		}
 	}
 	if s, err = s.Filter(o.filter); err != nil {
 		return err

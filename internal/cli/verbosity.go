@@ -79,11 +79,11 @@ type jsonError struct {
 
 // printJSONError prints err as printError does, as JSON objects: one per
 // joined error, each with the exit code of the whole.
-func printJSONError(w io.Writer, err error, clean func(string) string) {
+func printJSONError(w io.Writer, err error, clean func(error) string) {
 	code := exitCode(err)
 	enc := json.NewEncoder(w)
 	for _, e := range errorList(err) {
-		je := jsonError{Code: code, Message: strings.TrimRight(clean(e.Error()), "\n")}
+		je := jsonError{Code: code, Message: strings.TrimRight(clean(e), "\n")}
 		var ve *values.Error
 		if errors.As(e, &ve) {
 			je.File, je.Line, je.Column, je.Hint = ve.Pos.File, ve.Pos.Line, ve.Pos.Col, ve.Hint

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/strata-fleet/strata/internal/values"
@@ -238,4 +239,51 @@ func parseDuration(v *values.Value, path []string) (time.Duration, error) {
 		return 0, &values.Error{Pos: v.Pos, Path: path, Msg: fmt.Sprintf("%q is not a duration", v.Text), Hint: hint}
 	}
 	return d, nil
+}
+
+// Strictest is the policy of a step that changes targets under nodes of
+// different policies (a fold, which changes values.yaml under every node):
+// one that meets each of ps. The longest soak and timeout; every check
+// and stopWhen condition (once each); the smallest maxUnhealthy, none
+// when two of different kinds (a count and a percentage, which only the
+// step's clusters could compare) differ; watched unless every one says
+// watch: false. No policy is the top level's defaults.
+func Strictest(ps ...RolloutPolicy) RolloutPolicy {
+	if len(ps) == 0 {
+		return RolloutPolicy{Timeout: DefaultRolloutTimeout}
+	}
+	out := ps[0]
+	out.Checks = slices.Clone(out.Checks)
+	out.StopWhen = slices.Clone(out.StopWhen)
+	for _, p := range ps[1:] {
+		out.Soak, out.Timeout = max(out.Soak, p.Soak), max(out.Timeout, p.Timeout)
+		for _, c := range p.Checks {
+			if !slices.ContainsFunc(out.Checks, func(o Check) bool { return sameCheck(o, c) }) {
+				out.Checks = append(out.Checks, c)
+			}
+		}
+		for _, c := range p.StopWhen {
+			if !slices.ContainsFunc(out.StopWhen, func(o StopCondition) bool { return o.Name == c.Name }) {
+				out.StopWhen = append(out.StopWhen, c)
+			}
+		}
+		a, b := out.MaxUnhealthy, p.MaxUnhealthy
+		switch {
+		case a.N == 0 || b.N == 0 || a.Percent != b.Percent:
+			out.MaxUnhealthy = Amount{}
+		case b.N < a.N:
+			out.MaxUnhealthy = b
+		}
+		out.NoWatch = out.NoWatch && p.NoWatch
+	}
+	return out
+}
+
+// sameCheck reports whether a and b run the same thing (one config.yaml
+// entry inherited by several nodes, or two alike).
+func sameCheck(a, b Check) bool {
+	if a.Name != b.Name || a.Command != b.Command || a.Timeout != b.Timeout || (a.Prometheus == nil) != (b.Prometheus == nil) {
+		return false
+	}
+	return a.Prometheus == nil || (a.Prometheus.URL == b.Prometheus.URL && a.Prometheus.Query == b.Prometheus.Query)
 }

@@ -115,3 +115,51 @@ func TestRolloutErrors(t *testing.T) {
 		})
 	}
 }
+
+// A step over nodes of different policies (a fold) meets each of them.
+func TestStrictest(t *testing.T) {
+	smoke := fleet.Check{Name: "smoke", Command: "./smoke.sh", Timeout: time.Minute}
+	errs := fleet.Check{Name: "errors", Prometheus: &fleet.PrometheusQuery{URL: "http://p", Query: "up == 0"}, Timeout: time.Minute}
+	alerts := fleet.StopCondition{Name: "critical"}
+	for _, c := range []struct {
+		name string
+		in   []fleet.RolloutPolicy
+		want fleet.RolloutPolicy
+	}{{
+		name: "no policy is the defaults",
+		want: fleet.RolloutPolicy{Timeout: fleet.DefaultRolloutTimeout},
+	}, {
+		name: "the longest soak and timeout, every check and condition once",
+		in: []fleet.RolloutPolicy{
+			{Soak: time.Hour, Timeout: time.Minute, Checks: []fleet.Check{smoke}},
+			{Soak: time.Minute, Timeout: time.Hour, Checks: []fleet.Check{smoke, errs}, StopWhen: []fleet.StopCondition{alerts}},
+		},
+		want: fleet.RolloutPolicy{Soak: time.Hour, Timeout: time.Hour, Checks: []fleet.Check{smoke, errs}, StopWhen: []fleet.StopCondition{alerts}},
+	}, {
+		name: "the smallest budget of one kind",
+		in:   []fleet.RolloutPolicy{{MaxUnhealthy: fleet.Amount{N: 3}}, {MaxUnhealthy: fleet.Amount{N: 1}}},
+		want: fleet.RolloutPolicy{MaxUnhealthy: fleet.Amount{N: 1}},
+	}, {
+		name: "no budget where one node has none",
+		in:   []fleet.RolloutPolicy{{MaxUnhealthy: fleet.Amount{N: 10, Percent: true}}, {}},
+		want: fleet.RolloutPolicy{},
+	}, {
+		name: "no budget where a count meets a percentage",
+		in:   []fleet.RolloutPolicy{{MaxUnhealthy: fleet.Amount{N: 10, Percent: true}}, {MaxUnhealthy: fleet.Amount{N: 2}}},
+		want: fleet.RolloutPolicy{},
+	}, {
+		name: "watched unless every node says watch: false",
+		in:   []fleet.RolloutPolicy{{NoWatch: true}, {}},
+		want: fleet.RolloutPolicy{},
+	}, {
+		name: "not watched where none is",
+		in:   []fleet.RolloutPolicy{{NoWatch: true}, {NoWatch: true}},
+		want: fleet.RolloutPolicy{NoWatch: true},
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			if diff := cmp.Diff(c.want, fleet.Strictest(c.in...), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("Strictest (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

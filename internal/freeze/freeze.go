@@ -11,6 +11,8 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/suggest"
 	"github.com/strata-fleet/strata/internal/values"
+
+	"github.com/strata-fleet/strata/internal/hint"
 )
 
 // File is where the freezes are recorded.
@@ -73,9 +75,19 @@ func (e *FrozenError) Error() string {
 	if e.Node == "" {
 		step = "no step that reaches every node (a fold into values.yaml) starts"
 	}
-	lift := strings.TrimSpace("strata unfreeze " + e.Freeze.Node)
-	return fmt.Sprintf("%s: %s (%s:%d; %s lifts it)", step, e.Freeze, File, e.Freeze.Pos.Line, lift)
+	return fmt.Sprintf("%s: %s (%s:%d; %s lifts it)", step, e.Freeze, File, e.Freeze.Pos.Line, e.lift())
 }
+
+// lift is the command that lifts the freeze.
+func (e *FrozenError) lift() hint.Command {
+	if e.Freeze.Node == "" {
+		return hint.Strata("unfreeze")
+	}
+	return hint.Strata("unfreeze", e.Freeze.Node)
+}
+
+// Hints is the command the message names.
+func (e *FrozenError) Hints() []hint.Command { return []hint.Command{e.lift()} }
 
 // Check returns a *FrozenError when a freeze holds a step into node.
 func Check(freezes []Freeze, node string) error {

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+
+	"github.com/strata-fleet/strata/internal/hint"
 )
 
 // Drift is what diff --live says: per cell of the matrix, how the live
@@ -209,7 +211,8 @@ func (r *renderedObjects) object(e Expected) (*unstructured.Unstructured, error)
 	}
 	o := set.objs[e.Name]
 	if o == nil {
-		return nil, fmt.Errorf("%s renders no %s named %s for cluster %s (run strata render?)", e.File, e.Kind, e.Name, e.Cluster)
+		render := hint.Strata("render")
+		return nil, hint.Wrap(fmt.Errorf("%s renders no %s named %s for cluster %s (run %s?)", e.File, e.Kind, e.Name, e.Cluster, render), render)
 	}
 	return o, nil
 }

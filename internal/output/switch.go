@@ -14,6 +14,8 @@ import (
 	"github.com/strata-fleet/strata/internal/atomicfile"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/treestamp"
+
+	"github.com/strata-fleet/strata/internal/hint"
 )
 
 // switchEntry is one step of the switch from the old rendered/ to the new:
@@ -38,6 +40,9 @@ type journal struct {
 }
 
 const journalVersion = 2
+
+// renderCommand is strata render, which the messages name.
+var renderCommand = hint.Strata("render")
 
 // commit switches every staged tree into place through the journal, then
 // removes the staging area. The journal is written (and synced) before the
@@ -74,7 +79,7 @@ func (s *stage) commit(t *tree) error {
 		return fmt.Errorf("writing the render journal %s: %w", s.journal, err)
 	}
 	if _, err := replay(s.root, s.ops, t, j, s.switching); err != nil {
-		return fmt.Errorf("%w (the switch is recorded in %s: the next strata render completes it)", err, s.journal)
+		return hint.Wrap(fmt.Errorf("%w (the switch is recorded in %s: the next %s completes it)", err, s.journal, renderCommand), renderCommand)
 	}
 	s.cleanUp()
 	return nil

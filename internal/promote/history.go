@@ -116,9 +116,9 @@ func readHistory(file *fleet.File) (folds, indent int, err error) {
 	}
 }
 
-// foldedAt is when history.yaml says patch was folded into values.yaml,
+// FoldedAt is when history.yaml says patch was folded into values.yaml,
 // or "" (no history, no such entry, a history that does not decode).
-func foldedAt(c *fleet.Component, patch string) string {
+func FoldedAt(c *fleet.Component, patch string) string {
 	if c.History == nil {
 		return ""
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/strata-fleet/strata/internal/hint"
 )
 
 // JournalName is the journal's file in the checkout's local state
@@ -66,9 +68,18 @@ type PendingError struct {
 }
 
 func (e *PendingError) Error() string {
-	return fmt.Sprintf("%s; finish it with strata promote --resume (or drop it with strata promote --abandon) before promoting %s of %s/%s",
-		e.Journal.Describe(), e.Asked.Patch, e.Asked.ClusterType, e.Asked.Component)
+	return fmt.Sprintf("%s; finish it with %s (or drop it with %s) before promoting %s of %s/%s",
+		e.Journal.Describe(), ResumeCommand, AbandonCommand, e.Asked.Patch, e.Asked.ClusterType, e.Asked.Component)
 }
+
+// Hints are the commands the message names.
+func (e *PendingError) Hints() []hint.Command { return []hint.Command{ResumeCommand, AbandonCommand} }
+
+// The commands that complete and drop an unfinished promotion.
+var (
+	ResumeCommand  = hint.Strata("promote", "--resume")
+	AbandonCommand = hint.Strata("promote", "--abandon")
+)
 
 func writeJournal(ops FileOps, j *Journal) error {
 	data, err := json.MarshalIndent(j, "", "  ")
@@ -90,13 +101,13 @@ func Pending(ops FileOps) (*Journal, error) {
 	}
 	var j Journal
 	if err := json.Unmarshal(data, &j); err != nil {
-		return nil, fmt.Errorf("the promotion journal is damaged (%w); compare config/ with git, then drop it with strata promote --abandon", err)
+		return nil, hint.Wrap(fmt.Errorf("the promotion journal is damaged (%w); compare config/ with git, then drop it with %s", err, AbandonCommand), AbandonCommand)
 	}
 	switch {
 	case j.Version != journalVersion:
-		return nil, fmt.Errorf("the promotion journal has version %d, not %d; finish it with the strata that wrote it, or drop it with strata promote --abandon", j.Version, journalVersion)
+		return nil, hint.Wrap(fmt.Errorf("the promotion journal has version %d, not %d; finish it with the strata that wrote it, or drop it with %s", j.Version, journalVersion, AbandonCommand), AbandonCommand)
 	case j.Plan == nil || (j.Stage != StageFiles && j.Stage != StageRender):
-		return nil, errors.New("the promotion journal is damaged (no plan or an unknown stage); compare config/ with git, then drop it with strata promote --abandon")
+		return nil, hint.Wrap(fmt.Errorf("the promotion journal is damaged (no plan or an unknown stage); compare config/ with git, then drop it with %s", AbandonCommand), AbandonCommand)
 	}
 	return &j, nil
 }
@@ -128,7 +139,7 @@ func Finish(ops FileOps) error {
 		return err
 	}
 	if j.Stage != StageRender {
-		return fmt.Errorf("%s; complete it with strata promote --resume", j.Describe())
+		return hint.Wrap(fmt.Errorf("%s; complete it with %s", j.Describe(), ResumeCommand), ResumeCommand)
 	}
 	if err := ops.RemoveJournal(); err != nil {
 		return fmt.Errorf("removing the promotion journal: %w", err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/hint"
 
 	"github.com/strata-fleet/strata/internal/suggest"
 )
@@ -90,6 +91,8 @@ type Plan struct {
 type GateError struct {
 	Gates   []string
 	Command string
+	// Next is Command as data.
+	Next hint.Command
 	// Target is the node the promotion would step to once approved, for
 	// the checks a caller makes before asking for the approval.
 	Target string
@@ -103,6 +106,9 @@ func (e *GateError) Error() string {
 	return fmt.Sprintf("promotion enters the manual gate %s; approve it with: %s --approve",
 		strings.Join(quoteAll(e.Gates), ", "), e.Command)
 }
+
+// Hints is the command the message names.
+func (e *GateError) Hints() []hint.Command { return []hint.Command{e.Next} }
 
 // ErrNothingToDo is returned when the patch is everywhere it can go.
 var ErrNothingToDo = errors.New("nothing to promote")
@@ -162,12 +168,12 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 			}
 		}
 		if len(p.Gates) > 0 && !opts.Approve {
-			cmd := fmt.Sprintf("strata promote %s %s %s", pl.ct.Name, pl.comp.Name, p.Patch)
+			cmd := hint.Strata("promote", pl.ct.Name, pl.comp.Name, p.Patch)
 			if opts.Level != "" {
 				// The same promotion: without its level, it could go elsewhere.
-				cmd += " --level " + opts.Level
+				cmd = append(cmd, "--level", opts.Level)
 			}
-			return nil, &GateError{Gates: p.Gates, Command: cmd, Target: p.Target}
+			return nil, &GateError{Gates: p.Gates, Command: cmd.String(), Next: cmd, Target: p.Target}
 		}
 		data := before[latest.ID()]
 		if opts.Approver != "" && len(p.Gates) > 0 {
@@ -344,7 +350,7 @@ func (pl *planner) noSuchPatch() error {
 		}
 	}
 	patch, of := strings.TrimSuffix(pl.name, ".yaml"), pl.ct.Name+"/"+pl.comp.Name
-	if at := foldedAt(pl.comp, patch); at != "" {
+	if at := FoldedAt(pl.comp, patch); at != "" {
 		msg := fmt.Sprintf("unknown patch %q of %s: it was folded into values.yaml at %s, as %s/%s records", patch, of, at, pl.comp.Dir, fleet.HistoryFile)
 		if len(names) > 0 {
 			msg += " (" + suggest.NearestList(patch, names, suggest.Shown) + ")"

@@ -16,9 +16,10 @@
 // never polled), a soak and the checks (checks.go). Around it: the freezes
 // and stopWhen conditions that hold or fail a step (hold.go), waves and
 // the failure budget (budget.go), a revert on failure, gates that stop it.
-// A run resumes from the repository and the clusters alone (resume.go); a
-// dry run lists the steps (dryrun.go); Options.Once evaluates each wait
-// once, for a scheduled job (once.go, folded.go, [Settling]). [Flights]
+// A run resumes from the repository and the clusters alone (resume.go;
+// other patches' first copies, written by hand, stay out of its steps:
+// firstcopies.go); a dry run lists the steps (dryrun.go); Options.Once
+// evaluates each wait once, for a scheduled job (once.go, folded.go, [Settling]). [Flights]
 // says where each rollout in flight stands, for status and the web UI
 // (inflight.go).
 //

@@ -74,7 +74,7 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 		r.done(StoppedDone, "", r.opts.Patch+" is folded and no target's rendered output changed", "")
 		return true, nil
 	}
-	st.policy = r.policyAt(f, st.node)
+	st.policy = r.foldPolicy(f, ids)
 	// The objects to wait for are those whose rendered file changed last
 	// at or after the fold (a later commit over them contains it).
 	dirs := make([]string, len(ids))
@@ -131,7 +131,7 @@ func changedTargets(body string) []string {
 }
 
 // lastNode is the node of the last of ids (<cluster type>/<node>): the
-// step's node, whose rollout policy applies.
+// node the events name for the step (its policy is foldPolicy's).
 func lastNode(ids []string, clusterType string) string {
 	if len(ids) == 0 {
 		return ""

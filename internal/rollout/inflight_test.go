@@ -201,6 +201,23 @@ func TestFlights(t *testing.T) {
 				Waits: []rollout.Wait{{Kind: "soak", Node: "production/us-east1", Message: "soak until 2026-11-26T12:12:00Z (7m0s left)"}}}}
 		},
 	}, {
+		name: "a fold over nodes of different soaks soaks the longest of them",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			// integration soaks 30m, production the top level's 10m: the
+			// fold, which changed targets of both, soaks 30m although
+			// production's target is the last it changed.
+			r.write("config/config.yaml", strings.Replace(fixture["config/config.yaml"],
+				"    - name: integration\n", "    - name: integration\n      rollout: {soak: 30m}\n", 1)+"rollout: {soak: 10m}\n")
+			r.foldOver(t0.Add(2*time.Minute), "workload/integration/us-east1", "workload/production/us-east1")
+			return rollout.FlightOptions{Now: t0.Add(15 * time.Minute)}
+		},
+		want: func(r *flightRepo) []rollout.Flight {
+			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "production/us-east1", Removed: "fold",
+				Step:      &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(2 * time.Minute), Subject: "Fold patch-001 of workload/demo into values.yaml"},
+				SoakUntil: at(32 * time.Minute), SoakLeft: "17m0s",
+				Waits: []rollout.Wait{{Kind: "soak", Node: "production/us-east1", Message: "soak until 2026-11-26T12:32:00Z (17m0s left)"}}}}
+		},
+	}, {
 		name: "a fold soaked is no longer shown",
 		setup: func(r *flightRepo) rollout.FlightOptions {
 			r.foldAt(t0.Add(2 * time.Minute))
@@ -294,7 +311,10 @@ func TestFlightsReadStopWhenOnlyWhenAsked(t *testing.T) {
 
 // foldAt commits the patch at its first two nodes, then its fold (the
 // files removed, with the rollout's trailer) at the time at.
-func (r *flightRepo) foldAt(at time.Time) {
+func (r *flightRepo) foldAt(at time.Time) { r.foldOver(at, "workload/production/us-east1") }
+
+// foldOver is foldAt with a fold that changed the targets changed.
+func (r *flightRepo) foldOver(at time.Time, changed ...string) {
 	r.write(firstPatch, patch)
 	r.write(secondPatch, patch)
 	r.commit(at.Add(-time.Minute), "Promote patch-001 to integration/eu-west1\n\nStrata-Rollout: workload/demo/patch-001")
@@ -303,5 +323,5 @@ func (r *flightRepo) foldAt(at time.Time) {
 			r.t.Fatal(err)
 		}
 	}
-	r.commit(at, "Fold patch-001 of workload/demo into values.yaml\n\nRendered output changed at:\n  workload/production/us-east1\n\nStrata-Rollout: workload/demo/patch-001")
+	r.commit(at, "Fold patch-001 of workload/demo into values.yaml\n\nRendered output changed at:\n  "+strings.Join(changed, "\n  ")+"\n\nStrata-Rollout: workload/demo/patch-001")
 }

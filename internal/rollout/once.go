@@ -67,11 +67,10 @@ func (r *runner) reverted(ctx context.Context, node, last string) error {
 	if err != nil {
 		return err
 	}
-	_, rest, ok := strings.Cut(body, "This reverts commit ")
+	step, ok := revertOf(body)
 	if !ok {
 		return nil
 	}
-	step := strings.TrimRight(strings.Fields(rest + " ")[0], ".")
 	return &StepError{Step: node, Commit: step, Reverted: last, Failures: []Failure{{Reason: fmt.Sprintf(
 		"the step was reverted by %.12s; the rollout stays stopped until the patch's files change", last)}}}
 }

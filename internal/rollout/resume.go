@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/render"
@@ -24,7 +26,8 @@ func (r *runner) catchUp(ctx context.Context) error {
 	}
 	if pending != nil {
 		if !pending.Is(r.opts.ClusterType, r.opts.Component, strings.TrimSuffix(r.opts.Patch, ".yaml")) {
-			return fmt.Errorf("%s; finish it with strata promote --resume (or drop it with strata promote --abandon) first", pending.Describe())
+			return hint.Wrap(fmt.Errorf("%s; finish it with %s (or drop it with %s) first", pending.Describe(), promote.ResumeCommand, promote.AbandonCommand),
+				promote.ResumeCommand, promote.AbandonCommand)
 		}
 		j, err := promote.Resume(r.ops)
 		if err != nil {
@@ -73,7 +76,12 @@ func (r *runner) checkClean(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if other := promote.Unrelated(r.opts.ClusterType, r.opts.Component, r.opts.Patch, nil, dirty); len(other) > 0 {
+	// Other patches' first copies are theirs to commit: the step leaves
+	// them out (r.hide, firstcopies.go).
+	r.hide = otherFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty)
+	other := promote.Unrelated(r.opts.ClusterType, r.opts.Component, r.opts.Patch, nil, dirty)
+	other = slices.DeleteFunc(other, func(l string) bool { return slices.Contains(r.hide, git.DirtyPath(l)) })
+	if len(other) > 0 {
 		return fmt.Errorf("config/ or rendered/ has uncommitted changes that are not %s's own (commit or discard them, then run the rollout again):\n  %s",
 			r.opts.Patch, strings.Join(other, "\n  "))
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/suggest"
@@ -102,6 +103,9 @@ type Result struct {
 	// that continues.
 	Gates   []string `json:"gates,omitempty"`
 	Command string   `json:"command,omitempty"`
+	// Next is Command as data when the rollout made it (no Options.Args:
+	// a run of RunAll), for the caller to add what it ran with (--root).
+	Next hint.Command `json:"-"`
 	// Step and Waiting, when a --once run stopped in progress: the node
 	// of the step it waits for, and what for.
 	Step    string `json:"step,omitempty"`
@@ -127,8 +131,11 @@ type runner struct {
 	repo  *repo
 	watch *watchView
 	fsys  fs.FS
-	ops   promote.DirOps
-	res   *Result
+	// hide are the other patches' first copies the steps leave out
+	// (checkClean; firstcopies.go).
+	hide []string
+	ops  promote.DirOps
+	res  *Result
 	// reverting is set while the rollout waits for a revert.
 	reverting bool
 	// budget is the failure budget of the step being verified (nil for
@@ -437,7 +444,8 @@ func (r *runner) prepare(f *fleet.Fleet) (*promote.Plan, error) {
 		}
 	}
 	if len(missing) > 0 {
-		r.res.Stopped, r.res.Gates, r.res.Command = StoppedGate, missing, r.continueCommand(missing)
+		r.res.Stopped, r.res.Gates = StoppedGate, missing
+		r.res.Command, r.res.Next = r.continueCommand(missing)
 		r.emit(Event{Kind: KindGate, Gates: missing, Command: r.res.Command,
 			Message: "the next step enters the manual gate " + strings.Join(missing, ", ")})
 		return nil, errGate
@@ -462,40 +470,26 @@ func (r *runner) checkGap(f *fleet.Fleet) error {
 // errGate stops the loop at a manual gate; it is no failure.
 var errGate = errors.New("stopped at a manual gate")
 
-// continueCommand is the command that continues the rollout past gates.
-func (r *runner) continueCommand(gates []string) string {
+// continueCommand is the command that continues the rollout past gates,
+// and as data when it is not the caller's own command line (Options.Args).
+func (r *runner) continueCommand(gates []string) (string, hint.Command) {
 	if len(r.opts.Args) > 0 {
 		// A dry run's continuation is the run itself.
 		args := slices.DeleteFunc(slices.Clone(r.opts.Args), func(a string) bool { return a == "--dry-run" || a == "--dry-run=true" })
-		cmd := "strata " + shellQuote(args...)
+		cmd := hint.Strata(args...).String()
 		for _, g := range gates {
-			cmd += " --approve " + shellQuote(g)
+			cmd += " --approve " + hint.Quote(g)
 		}
-		return cmd
+		return cmd, nil
 	}
-	cmd := fmt.Sprintf("strata rollout %s %s %s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)
+	cmd := hint.Strata("rollout", r.opts.ClusterType, r.opts.Component, r.opts.Patch)
 	for _, g := range gates {
-		cmd += " --approve " + g
+		cmd = append(cmd, "--approve", g)
 	}
 	if r.opts.Level != "" {
-		cmd += " --level " + r.opts.Level
+		cmd = append(cmd, "--level", r.opts.Level)
 	}
-	return cmd
-}
-
-// shellQuote joins args as a POSIX shell reads them back: each one as it
-// is when it holds only characters the shell takes literally, else in
-// single quotes.
-func shellQuote(args ...string) string {
-	out := make([]string, len(args))
-	for i, a := range args {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=@%+,-") == "" {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
+	return cmd.String(), cmd
 }
 
 // reachedUntil reports whether every target under opts.Until has the

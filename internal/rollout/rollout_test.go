@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
@@ -64,7 +65,8 @@ func testHealthy(t *testing.T, h *harness) {
 		t.Fatal(err)
 	}
 	want := &rollout.Result{Steps: res.Steps, Stopped: rollout.StoppedGate, Gates: []string{"production"},
-		Command: "strata rollout workload demo patch-001 --approve production"}
+		Command: "strata rollout workload demo patch-001 --approve production",
+		Next:    hint.Strata("rollout", "workload", "demo", "patch-001", "--approve", "production")}
 	if d := cmp.Diff(want, res); d != "" {
 		t.Errorf("first run (-want +got):\n%s", d)
 	}

@@ -67,12 +67,18 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan) (*step, actio
 		return nil, action.Commit{}, "", err
 	}
 	act := r.action()
+	c := action.Commit{Git: r.repo.git, Paths: []string{"config", render.OutputDir}, Planned: true,
+		Trailers: append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)}
+	if len(r.hide) > 0 { // other patches' first copies, left out (firstcopies.go)
+		act.FS, act.Stateless = hidingFS{FS: r.fsys, hide: r.hide}, true
+		for _, p := range r.hide {
+			c.Paths = append(c.Paths, ":(exclude)"+p)
+		}
+	}
 	if _, err := act.Render(plan); err != nil {
 		return nil, action.Commit{}, "", err
 	}
 	st := &step{}
-	c := action.Commit{Git: r.repo.git, Paths: []string{"config", render.OutputDir}, Planned: true,
-		Trailers: append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)}
 	if plan != nil {
 		st.node = plan.Target
 		r.enterWave(plan)
@@ -95,6 +101,10 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan) (*step, actio
 		return nil, action.Commit{}, "", err
 	}
 	st.commit, st.targets = done.Commit, targetsOf(f, done.Changed)
+	if plan != nil && plan.Integrated != "" && len(done.Changed) > 0 {
+		st.policy = r.foldPolicy(f, done.Changed)
+		st.soak = st.policy.Soak
+	}
 	subject, _, _ := strings.Cut(done.Message, "\n")
 	return st, c, subject, nil
 }
@@ -168,6 +178,22 @@ func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
 		p.Timeout = *r.opts.Timeout
 	}
 	return p
+}
+
+// foldPolicy is the policy of a fold, which changes the targets ids
+// (<cluster type>/<node>) under nodes that may have policies of their
+// own: the strictest of theirs (fleet.Strictest), the run's overrides
+// applied. The fold's own run and the runs that settle it after (gone)
+// read the same ids from its commit, so they judge it alike.
+func (r *runner) foldPolicy(f *fleet.Fleet, ids []string) fleet.RolloutPolicy {
+	ps := make([]fleet.RolloutPolicy, len(ids))
+	for i, id := range ids {
+		ps[i] = r.policyAt(f, strings.TrimPrefix(id, r.opts.ClusterType+"/"))
+	}
+	if len(ps) == 0 {
+		return r.policyAt(f, "")
+	}
+	return fleet.Strictest(ps...)
 }
 
 // verify waits for the step's Applications, soaks and runs the checks.

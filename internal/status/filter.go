@@ -54,6 +54,13 @@ func (s *Status) Filter(f Filter) (*Status, error) {
 					with[p.Component] = true
 				}
 			}
+			for _, fo := range s.Folded {
+				if parts := strings.SplitN(fo.Patch, "/", 3); parts[0] == ct.Name && parts[2] == patch && keep[parts[1]] {
+					with[parts[1]] = true
+					out.Folded = append(out.Folded, fo)
+					matched["patch:"+patch] = true
+				}
+			}
 			keep = with
 		}
 		n := ClusterType{Name: ct.Name, Targets: []Target{}, Patches: []Patch{}}

@@ -26,6 +26,9 @@ type Status struct {
 	// Rollouts are where the rollouts of the patches in flight stand
 	// (ReadRollouts; empty until read).
 	Rollouts []rollout.Flight `json:"rollouts"`
+	// Folded are the patches of a status --patch that were folded into
+	// values.yaml (ReadFolded).
+	Folded []Folded `json:"folded,omitempty"`
 	// noHistory: the rollouts were read without a Git history.
 	noHistory bool
 	// patch is the patch a Filter kept ("" for all).

@@ -46,6 +46,7 @@ func WriteTable(w io.Writer, s *Status, opts TableOptions) error {
 		tw.writeLive(s.Live)
 	}
 	tw.rollouts(s)
+	tw.folded(s)
 	return tw.err
 }
 
