@@ -68,7 +68,8 @@ repository, its Git history and the clusters: no state is stored.
 
 --patch naming a patch folded into values.yaml shows the components that
 folded it and says when (their history.yaml) and by which commit (the last
-that changed the patch's files); a name no patch ever had is an error.
+that changed the patch's files), in the table, -o json and --html alike;
+a name no patch ever had is an error.
 
 On a terminal the table fits the window's width (COLUMNS sets it elsewhere) and
 is coloured. -o json prints the same data; --html FILE writes it as one

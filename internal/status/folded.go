@@ -68,14 +68,20 @@ func hasPatch(c *fleet.Component, patch string) bool {
 	return false
 }
 
+// String says when the patch was folded and by which commit, as the
+// table, the HTML page and the web UI all say it.
+func (fo Folded) String() string {
+	by := ""
+	if fo.Commit != "" {
+		by = fmt.Sprintf(" by %s %q", shortRevision(fo.Commit), fo.Subject)
+	}
+	return fmt.Sprintf("%s was folded into values.yaml at %s%s", fo.Patch, fo.At, by)
+}
+
 // folded prints a line per folded patch: when, and by which commit.
 func (tw *tableWriter) folded(s *Status) {
 	for _, fo := range s.Folded {
 		tw.line("")
-		by := ""
-		if fo.Commit != "" {
-			by = fmt.Sprintf(" by %s %q", shortRevision(fo.Commit), fo.Subject)
-		}
-		tw.line(truncate(fmt.Sprintf("%s was folded into values.yaml at %s%s", fo.Patch, fo.At, by), tw.opts.Width, false))
+		tw.line(truncate(fo.String(), tw.opts.Width, false))
 	}
 }

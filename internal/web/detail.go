@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/explain"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/status"
 	"github.com/strata-fleet/strata/internal/suggest"
@@ -181,6 +183,11 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if patch == nil {
+		if fo := s.folded(r.Context(), snap, ctName, comp, name); fo != nil {
+			s.render(w, http.StatusOK, "folded.html", &page{Title: comp + "/" + name,
+				Data: foldedPage{ClusterType: ctName, Component: comp, Name: name, Folded: *fo}})
+			return
+		}
 		s.notFound(w, suggest.Unknownf("unknown patch %q of %s/%s: no such patch is rolling out, it may have been folded into values.yaml (%s)",
 			name, ctName, comp, suggest.NearestList(name, patches, suggest.Shown)).Error())
 		return
@@ -220,6 +227,29 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request) {
 		p.Files = append(p.Files, patchFile{Path: path, Content: data})
 	}
 	s.render(w, http.StatusOK, "patch.html", &page{Title: comp + "/" + name, Data: p})
+}
+
+// foldedPage is the page of a patch folded into values.yaml.
+type foldedPage struct {
+	ClusterType, Component, Name string
+	Folded                       status.Folded
+}
+
+// folded is the fold of ct/comp/name into values.yaml, as status --patch
+// tells it (status.ReadFolded: history.yaml and Git), or nil: no such
+// fold, or it could not be read (logged; the page then says not found).
+func (s *Server) folded(ctx context.Context, snap *snapshot, ct, comp, name string) *status.Folded {
+	var st status.Status // not snap.status: ReadFolded sets its Folded
+	if err := status.ReadFolded(ctx, &st, snap.fleet, git.Exec{Dir: s.opts.Dir}, name); err != nil {
+		s.opts.Logger.Warn("reading the fold of a patch", "patch", ct+"/"+comp+"/"+name, "err", err)
+		return nil
+	}
+	for _, fo := range st.Folded {
+		if fo.Patch == ct+"/"+comp+"/"+name {
+			return &fo
+		}
+	}
+	return nil
 }
 
 func readFile(f *fleet.Fleet, path string) (string, error) {

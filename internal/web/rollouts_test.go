@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -26,24 +25,7 @@ import (
 // request: a revert of a step with its reason, a freeze that holds the
 // next step.
 func TestRolloutsInFlight(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dir := t.TempDir()
-	if err := testfleet.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	git := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	git("init", "-q")
-	git("add", ".")
-	git("commit", "-q", "-m", "fleet")
+	dir, git := gitFleet(t)
 	p := filepath.Join(dir, "config/management-cluster/cert-manager/stage/stage-sector-1/patch-001.yaml")
 	data, err := os.ReadFile(p)
 	if err != nil {

@@ -264,3 +264,56 @@ func TestDiffPage(t *testing.T) {
 		t.Errorf("GET /diff?target=staging shows no error for a pattern that matches nothing:\n%s", body)
 	}
 }
+
+// TestFoldedPatchPage: the page of a patch folded into values.yaml says
+// when and by which commit, as status --patch does, rather than "unknown
+// patch ... it may have been folded".
+func TestFoldedPatchPage(t *testing.T) {
+	dir, git := gitFleet(t)
+	comp := filepath.Join(dir, "config/management-cluster/prometheus")
+	if err := os.Remove(filepath.Join(comp, "integration/int-sector-1/us-central1/patch-001.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(comp, "history.yaml"), "folds:\n  - patch: patch-001\n    folded: \"2026-11-20T10:00:00Z\"\n")
+	git("add", "-A")
+	git("commit", "-q", "-m", "Fold patch-001 of prometheus")
+	hash := git("rev-parse", "--short=12", "HEAD")
+	_, ts, _ := serveDir(t, dir)
+
+	code, body := get(t, ts, "/patch/management-cluster/prometheus/patch-001")
+	want := `<p class="folded" id="folded">management-cluster/prometheus/patch-001 was folded into values.yaml at 2026-11-20T10:00:00Z by ` +
+		hash + ` &#34;Fold patch-001 of prometheus&#34;</p>`
+	if code != 200 || !strings.Contains(body, want) {
+		t.Errorf("GET the folded patch: %d, want 200 and %s\n%s", code, want, body)
+	}
+	// A patch no history records stays unknown.
+	if code, body := get(t, ts, "/patch/management-cluster/prometheus/patch-002"); code != 404 || !strings.Contains(body, "unknown patch") {
+		t.Errorf("GET a patch that never was: %d\n%s", code, body)
+	}
+}
+
+// gitFleet writes the test fleet into a Git repository with one commit and
+// returns its directory and a git that runs there (its output, trimmed).
+// It skips the test without git.
+func gitFleet(t *testing.T) (string, func(args ...string) string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	if err := testfleet.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-q", "-m", "fleet")
+	return dir, git
+}
