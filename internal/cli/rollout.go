@@ -255,20 +255,38 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 
 // writeLock takes the repository's lock for one of the rollout's writes.
 // It waits for another writer (a step of another rollout, a render) at
-// least rolloutLockWait, longer with --wait, saying so on stderr.
+// least rolloutLockWait, longer with --wait, saying so on stderr. The
+// rollouts of this run (--all, --watch) take turns before the lock, so
+// that the wait it reports is for another process, never this one.
 func (o *rolloutOptions) writeLock(r *repo) func(context.Context) (func(), error) {
+	turn := make(chan struct{}, 1)
 	return func(ctx context.Context) (func(), error) {
-		opts := o.lockOptions()
-		opts.Wait = max(opts.Wait, rolloutLockWait)
-		opts.Waiting = func(h lock.Holder) {
-			fmt.Fprintf(o.stderr, "waiting up to %s for the repository lock held by %s\n", opts.Wait, h)
+		select {
+		case turn <- struct{}{}:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
 		}
-		l, err := r.Lock(ctx, opts)
+		release, err := o.takeWriteLock(ctx, r)
 		if err != nil {
+			<-turn
 			return nil, err
 		}
-		return func() { l.Release() }, nil
+		return func() { release(); <-turn }, nil
 	}
+}
+
+// takeWriteLock takes the repository's lock itself (writeLock).
+func (o *rolloutOptions) takeWriteLock(ctx context.Context, r *repo) (func(), error) {
+	opts := o.lockOptions()
+	opts.Wait = max(opts.Wait, rolloutLockWait)
+	opts.Waiting = func(h lock.Holder) {
+		fmt.Fprintf(o.stderr, "waiting up to %s for the repository lock held by %s\n", opts.Wait, h)
+	}
+	l, err := r.Lock(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return func() { l.Release() }, nil
 }
 
 // rolloutLockWait is how long a rollout's step waits for the repository

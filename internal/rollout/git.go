@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/strata-fleet/strata/internal/git"
 )
@@ -22,6 +23,7 @@ type GitError = git.Error
 // repo is what the rollout does with git.
 type repo struct {
 	git    git.Repo
+	dir    string // the fleet repository, which fetches are serialized by
 	remote string // where pushes go
 	branch string // the remote branch pushed to
 }
@@ -84,21 +86,22 @@ func (r *repo) unpushed(ctx context.Context) (bool, error) {
 	if heads == "" {
 		return true, nil
 	}
-	if _, err := r.run(ctx, "fetch", "-q", r.remote, r.branch); err != nil {
-		return false, fmt.Errorf("fetching %s %s: %w", r.remote, r.branch, err)
-	}
-	out, err := r.run(ctx, "rev-list", "--count", "FETCH_HEAD..HEAD")
+	tip, err := r.fetch(ctx)
 	if err != nil {
 		return false, err
 	}
-	behind, err := r.run(ctx, "rev-list", "--count", "HEAD..FETCH_HEAD")
+	out, err := r.run(ctx, "rev-list", "--count", tip+"..HEAD")
+	if err != nil {
+		return false, err
+	}
+	behind, err := r.run(ctx, "rev-list", "--count", "HEAD.."+tip)
 	if err != nil {
 		return false, err
 	}
 	switch {
 	case behind != "0" && out == "0":
 		// Others pushed since this clone last fetched: go on from theirs.
-		if _, err := r.run(ctx, "merge", "-q", "--ff-only", "FETCH_HEAD"); err != nil {
+		if _, err := r.run(ctx, "merge", "-q", "--ff-only", tip); err != nil {
 			return false, fmt.Errorf("bringing this branch up to %s %s: %w", r.remote, r.branch, err)
 		}
 		return false, nil
@@ -111,13 +114,29 @@ func (r *repo) unpushed(ctx context.Context) (bool, error) {
 // moved fetches the remote branch and reports whether it has commits HEAD
 // lacks (someone pushed meanwhile), with its commit.
 func (r *repo) moved(ctx context.Context) (upstream string, moved bool) {
-	if _, err := r.run(ctx, "fetch", "-q", r.remote, r.branch); err != nil {
-		return "", false
-	}
-	upstream, err := r.run(ctx, "rev-parse", "FETCH_HEAD")
+	upstream, err := r.fetch(ctx)
 	if err != nil {
 		return "", false
 	}
 	behind, err := r.run(ctx, "rev-list", "--count", "HEAD.."+upstream)
 	return upstream, err == nil && behind != "0"
+}
+
+// fetches holds a mutex per fleet repository: the rollouts of one process
+// fetch one at a time. Each fetch rewrites FETCH_HEAD and the
+// remote-tracking branch, so two at once fail ("cannot lock ref") or read
+// FETCH_HEAD while the other rewrites it (an "ambiguous argument" seen at
+// 200 patches).
+var fetches sync.Map
+
+// fetch fetches the remote branch and returns the commit it fetched,
+// read before another rollout of this process fetches again.
+func (r *repo) fetch(ctx context.Context) (string, error) {
+	mu, _ := fetches.LoadOrStore(r.dir, &sync.Mutex{})
+	mu.(*sync.Mutex).Lock()
+	defer mu.(*sync.Mutex).Unlock()
+	if _, err := r.run(ctx, "fetch", "-q", r.remote, r.branch); err != nil {
+		return "", fmt.Errorf("fetching %s %s: %w", r.remote, r.branch, err)
+	}
+	return r.run(ctx, "rev-parse", "FETCH_HEAD")
 }

@@ -75,10 +75,10 @@ func (r *runner) freezes(ctx context.Context, f *fleet.Fleet) ([]freeze.Freeze, 
 	if r.repo.remote == "" {
 		return freeze.Read(r.fsys, f.Config)
 	}
-	_, err := r.repo.run(ctx, "fetch", "-q", r.repo.remote, r.repo.branch)
+	tip, err := r.repo.fetch(ctx)
 	var listed string
 	if err == nil {
-		listed, err = r.repo.run(ctx, "ls-tree", "--name-only", "FETCH_HEAD", "--", freeze.File)
+		listed, err = r.repo.run(ctx, "ls-tree", "--name-only", tip, "--", freeze.File)
 	}
 	if err != nil {
 		r.log("reading the freezes of %s %s: %v; reading the work tree's", r.repo.remote, r.repo.branch, err)
@@ -87,7 +87,7 @@ func (r *runner) freezes(ctx context.Context, f *fleet.Fleet) ([]freeze.Freeze, 
 	if listed == "" {
 		return nil, nil
 	}
-	data, err := r.repo.run(ctx, "show", "FETCH_HEAD:"+freeze.File)
+	data, err := r.repo.run(ctx, "show", tip+":"+freeze.File)
 	if err != nil {
 		return nil, err
 	}

@@ -181,7 +181,7 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 	if w == nil {
 		w = newWatcher(ctx, env.Connect, env.Live)
 	}
-	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}}, fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}}}
+	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}, dir: env.Dir}, fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}}}
 	r.watch = w.view(r.lost, env.reactions)
 	defer r.watch.close()
 	err = r.run(ctx)

@@ -159,7 +159,7 @@ func (r *runner) waitSet(ctx context.Context, commit string, pick func(live.AppS
 // the step.
 func (r *runner) fetch(ctx context.Context) func(string) error {
 	return func(string) error {
-		_, err := r.repo.run(ctx, "fetch", "-q", r.repo.remote, r.repo.branch)
+		_, err := r.repo.fetch(ctx)
 		return err
 	}
 }

@@ -218,7 +218,7 @@ func (w *writer) write(ctx context.Context) {
 // config/ or rendered/, and HEAD at the remote branch (fetched once for
 // all the rollouts).
 func (w *writer) caughtUp(ctx context.Context, r *runner) bool {
-	w.fetched.Do(func() { _, _ = r.repo.run(ctx, "fetch", "-q", r.repo.remote, r.repo.branch) })
+	w.fetched.Do(func() { _, _ = r.repo.fetch(ctx) })
 	w.mu.RLock()
 	defer w.mu.RUnlock()
 	if pending, err := promote.Pending(r.ops); err != nil || pending != nil {
@@ -324,7 +324,7 @@ func (w *writer) waitSets(ctx context.Context, repo *repo, made []*stepReq) {
 		return // each step reads its own (verify)
 	}
 	h.Fetch = func(string) error {
-		_, err := repo.run(ctx, "fetch", "-q", repo.remote, repo.branch)
+		_, err := repo.fetch(ctx)
 		return err
 	}
 	for _, req := range made {
