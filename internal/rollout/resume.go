@@ -42,7 +42,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 		return err
 	}
 	if len(dirty) > 0 {
-		if err := r.checkClean(ctx); err != nil {
+		if err := r.checkClean(dirty); err != nil {
 			return err
 		}
 		if err := r.reach(ctx); err != nil {
@@ -65,14 +65,11 @@ func (r *runner) catchUp(ctx context.Context) error {
 }
 
 // checkClean refuses uncommitted changes under config/ that are not the
-// patch's own files (or rendered/'s): the step's commit would take them
-// along. Another command of the repository may have left them while the
-// rollout waited without the lock.
-func (r *runner) checkClean(ctx context.Context) error {
-	dirty, err := r.repo.dirty(ctx, "config", render.OutputDir)
-	if err != nil {
-		return err
-	}
+// patch's own files (or rendered/'s) among dirty (repo.dirty of config/
+// and rendered/): the step's commit would take them along. Another
+// command of the repository may have left them while the rollout waited
+// without the lock.
+func (r *runner) checkClean(dirty []string) error {
 	if other := promote.Unrelated(r.opts.ClusterType, r.opts.Component, r.opts.Patch, nil, dirty); len(other) > 0 {
 		return fmt.Errorf("config/ or rendered/ has uncommitted changes that are not %s's own (commit or discard them, then run the rollout again):\n  %s",
 			r.opts.Patch, strings.Join(other, "\n  "))

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
@@ -54,6 +56,9 @@ type stepReq struct {
 }
 
 func newWriter(ctx context.Context, env Env) *writer {
+	if env.Clock == nil {
+		env.Clock = clock.RealClock{}
+	}
 	w := &writer{env: env, ready: make(chan struct{}, 1)}
 	go w.loop(ctx)
 	return w
@@ -115,6 +120,21 @@ func (w *writer) take() []*stepReq {
 	return batch
 }
 
+// putBack returns steps taken to the front of the queue, for the next
+// hold, and starts it.
+func (w *writer) putBack(reqs []*stepReq) {
+	if len(reqs) == 0 {
+		return
+	}
+	w.qmu.Lock()
+	w.queue = append(slices.Clone(reqs), w.queue...)
+	w.qmu.Unlock()
+	select {
+	case w.ready <- struct{}{}:
+	default:
+	}
+}
+
 // fail ends every step still asked for with err.
 func (w *writer) fail(err error) {
 	w.qmu.Lock()
@@ -126,9 +146,18 @@ func (w *writer) fail(err error) {
 	w.queue = nil
 }
 
+// DefaultBatchFor is how long RunAll's writer goes on making steps in one
+// hold of the repository lock before it pushes those made (Env.BatchFor).
+const DefaultBatchFor = 2 * time.Second
+
 // write takes the repository lock, then makes the steps asked for by
 // then (those that became ready while it waited for the lock too) and
-// pushes them once.
+// pushes them once. Between two steps the work tree is committed: the
+// rollouts' reads get in (a rollout whose step became ready plans it and
+// asks for it), and the steps asked for meanwhile join the hold, until it
+// has run Env.BatchFor: then the steps made are pushed, and the others
+// wait for the next hold, taken at once, so that a step made early in a
+// long batch does not wait for all of it.
 func (w *writer) write(ctx context.Context) {
 	w.qmu.Lock()
 	asked := len(w.queue)
@@ -142,6 +171,7 @@ func (w *writer) write(ctx context.Context) {
 		release, lockErr = w.env.Lock(ctx)
 	}
 	w.mu.Lock()
+	start := w.env.Clock.Now()
 	batch := w.take()
 	defer func() {
 		w.mu.Unlock()
@@ -177,9 +207,21 @@ func (w *writer) write(ctx context.Context) {
 		return
 	}
 	var made []*stepReq
-	for _, req := range batch {
-		req.plan, req.err = req.r.ready(ctx)
-		if req.err == nil && req.plan != nil {
+	// One look at the uncommitted changes for the hold while it finds
+	// none: a step's commit takes all it changed, and a failed one is
+	// looked at (leftDirty).
+	clean := false
+	for i := 0; i < len(batch); i++ {
+		req := batch[i]
+		var dirty []string
+		if !clean {
+			if dirty, req.err = repo.dirty(ctx, "config", render.OutputDir); req.err != nil {
+				w.failRest(batch, req, req.err)
+				break
+			}
+			clean = len(dirty) == 0
+		}
+		if req.plan, req.err = req.r.ready(ctx, dirty); req.err == nil && req.plan != nil {
 			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan)
 		}
 		if req.err != nil {
@@ -188,11 +230,17 @@ func (w *writer) write(ctx context.Context) {
 				w.failRest(batch, req, stop)
 				break
 			}
-			continue
-		}
-		if req.st != nil {
+		} else if req.st != nil {
 			made = append(made, req)
 		}
+		w.mu.Unlock() // the reads waiting get in
+		w.mu.Lock()
+		if w.env.Clock.Since(start) >= cmp.Or(w.env.BatchFor, DefaultBatchFor) {
+			w.putBack(batch[i+1:])
+			batch = batch[:i+1]
+			break
+		}
+		batch = append(batch, w.take()...)
 	}
 	if len(made) == 0 {
 		return
