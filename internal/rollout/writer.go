@@ -53,6 +53,9 @@ type stepReq struct {
 
 	c       action.Commit
 	subject string
+	// back is set when a hold that ran out of time put the step back: it
+	// goes first in the next (take).
+	back bool
 }
 
 func newWriter(ctx context.Context, env Env) *writer {
@@ -109,14 +112,24 @@ func (w *writer) loop(ctx context.Context) {
 	}
 }
 
-// take takes the steps asked for so far, in a deterministic order: the
-// steps' commits follow their patches'.
+// take takes the steps asked for so far, in a deterministic order: those
+// a hold put back first (else a patch late in the order could wait for
+// hold after hold), then by patch: the steps' commits follow their
+// patches'.
 func (w *writer) take() []*stepReq {
 	w.qmu.Lock()
 	batch := w.queue
 	w.queue = nil
 	w.qmu.Unlock()
-	slices.SortFunc(batch, func(a, b *stepReq) int { return cmp.Compare(a.r.patchID(), b.r.patchID()) })
+	slices.SortFunc(batch, func(a, b *stepReq) int {
+		if a.back != b.back {
+			if a.back {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.r.patchID(), b.r.patchID())
+	})
 	return batch
 }
 
@@ -127,6 +140,9 @@ func (w *writer) putBack(reqs []*stepReq) {
 		return
 	}
 	w.qmu.Lock()
+	for _, req := range reqs {
+		req.back = true
+	}
 	w.queue = append(slices.Clone(reqs), w.queue...)
 	w.qmu.Unlock()
 	select {
