@@ -3,7 +3,8 @@
 // is an [*Error] carrying git's own message, and [Repo] holds the few
 // operations several commands share (the current commit and branch,
 // uncommitted changes under some paths, switching to a branch, committing
-// some paths only). A git command that talks to a remote (fetch, push,
+// some paths only: with plumbing from the index when git commit would do
+// no more, commit.go). A git command that talks to a remote (fetch, push,
 // ls-remote) runs under a deadline (Exec.NetTimeout: the command's
 // --timeout, else DefaultNetTimeout), and git is killed with every
 // helper it started (its process group) when the deadline passes.

@@ -107,8 +107,13 @@ func (r Repo) Commit(ctx context.Context, message string, paths ...string) (stri
 }
 
 // CommitStaged commits the files Stage returned, and nothing else (with
-// no file, an empty commit), for a caller that staged them itself.
+// no file, an empty commit), for a caller that staged them itself: with
+// git's plumbing from the index when git commit would do nothing more
+// (plumb), else with git commit.
 func (r Repo) CommitStaged(ctx context.Context, message string, staged []string) (string, error) {
+	if commit, ok, err := r.plumb(ctx, message, staged); ok || err != nil {
+		return commit, err
+	}
 	// --only: the content of these files, whatever else is in the index.
 	args := append([]string{"commit", "-q", "--allow-empty", "--only", "-m", message, "--"}, staged...)
 	if _, err := r.Out(ctx, args...); err != nil {

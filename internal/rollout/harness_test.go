@@ -127,6 +127,8 @@ type harness struct {
 	bare, other string
 	// beforePush runs before the rollout's n-th git push (from 1).
 	beforePush func(n int)
+	// onGit runs before each git command of the rollout.
+	onGit func(args []string)
 }
 
 // startAPI starts the API server the subtests of t share, with Argo CD's
@@ -264,6 +266,9 @@ type hookGit struct {
 }
 
 func (g *hookGit) Run(ctx context.Context, args ...string) (string, error) {
+	if g.h.onGit != nil && len(args) > 0 {
+		g.h.onGit(args)
+	}
 	if len(args) > 0 && args[0] == "push" {
 		g.pushes++
 		if g.h.beforePush != nil {

@@ -45,7 +45,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 		return err
 	}
 	if len(dirty) > 0 {
-		if err := r.checkClean(ctx); err != nil {
+		if err := r.checkClean(dirty); err != nil {
 			return err
 		}
 		if err := r.reach(ctx); err != nil {
@@ -68,14 +68,11 @@ func (r *runner) catchUp(ctx context.Context) error {
 }
 
 // checkClean refuses uncommitted changes under config/ that are not the
-// patch's own files (or rendered/'s): the step's commit would take them
-// along. Another command of the repository may have left them while the
-// rollout waited without the lock.
-func (r *runner) checkClean(ctx context.Context) error {
-	dirty, err := r.repo.dirty(ctx, "config", render.OutputDir)
-	if err != nil {
-		return err
-	}
+// patch's own files (or rendered/'s) among dirty (repo.dirty of config/
+// and rendered/): the step's commit would take them along. Another
+// command of the repository may have left them while the rollout waited
+// without the lock.
+func (r *runner) checkClean(dirty []string) error {
 	// Other patches' first copies are theirs to commit: the step leaves
 	// them out (r.hide, firstcopies.go).
 	r.hide = otherFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty)

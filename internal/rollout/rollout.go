@@ -19,6 +19,7 @@ import (
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -84,6 +85,10 @@ type Env struct {
 	// HoldEvery is how often a held rollout reads the freezes and the
 	// stopWhen conditions again (default DefaultHoldEvery).
 	HoldEvery time.Duration
+	// BatchFor is how long RunAll's writer goes on making the steps ready
+	// in one hold of the repository lock before it pushes them (default
+	// DefaultBatchFor).
+	BatchFor time.Duration
 
 	// watcher and writer, set by RunAll, are shared by its rollouts.
 	watcher *watcher
@@ -278,7 +283,11 @@ func (r *runner) run(ctx context.Context) error {
 				if _, err := r.repo.unpushed(ctx); err != nil {
 					return err
 				}
-				if plan, err = r.ready(ctx); err != nil || plan == nil {
+				dirty, err := r.repo.dirty(ctx, "config", render.OutputDir)
+				if err != nil {
+					return err
+				}
+				if plan, err = r.ready(ctx, dirty); err != nil || plan == nil {
 					return err
 				}
 				if st, err = r.commitStep(ctx, plan); err != nil {
@@ -307,8 +316,10 @@ func (r *runner) run(ctx context.Context) error {
 
 // ready plans the next step on the work tree and promotes it (config/
 // only: makeStep renders and commits it); a nil plan when the rollout
-// ends there (next). The caller holds the repository lock.
-func (r *runner) ready(ctx context.Context) (*promote.Plan, error) {
+// ends there (next). dirty are the uncommitted changes under config/ and
+// rendered/ (checkClean), read by the caller, which holds the repository
+// lock.
+func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, error) {
 	f, err := r.load()
 	if err != nil {
 		return nil, err
@@ -320,7 +331,7 @@ func (r *runner) ready(ctx context.Context) (*promote.Plan, error) {
 	if err := r.watchablePlan(f, plan); err != nil {
 		return nil, err
 	}
-	if err := r.checkClean(ctx); err != nil {
+	if err := r.checkClean(dirty); err != nil {
 		return nil, err
 	}
 	if err := r.reach(ctx); err != nil {

@@ -8,8 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/strata-fleet/strata/internal/action"
-	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/render"
 )
@@ -19,7 +20,8 @@ import (
 // moment, in patch order, each its own commit with its own message and
 // trailers, and pushes them all in one push; a push refused because the
 // remote moved replays them all on the new upstream (others' commits
-// kept) and pushes again. The waits of those steps start from that push.
+// kept) and pushes again. A hold also takes the steps asked for while it
+// runs, for Env.BatchFor at most (write). The waits of those steps start from that push.
 // One write per step would serialize every patch's step behind every
 // other's commit, push and render (BENCHMARKS.md, delivery).
 type writer struct {
@@ -51,9 +53,15 @@ type stepReq struct {
 
 	c       action.Commit
 	subject string
+	// back is set when a hold that ran out of time put the step back: it
+	// goes first in the next (take).
+	back bool
 }
 
 func newWriter(ctx context.Context, env Env) *writer {
+	if env.Clock == nil {
+		env.Clock = clock.RealClock{}
+	}
 	w := &writer{env: env, ready: make(chan struct{}, 1)}
 	go w.loop(ctx)
 	return w
@@ -104,15 +112,43 @@ func (w *writer) loop(ctx context.Context) {
 	}
 }
 
-// take takes the steps asked for so far, in a deterministic order: the
-// steps' commits follow their patches'.
+// take takes the steps asked for so far, in a deterministic order: those
+// a hold put back first (else a patch late in the order could wait for
+// hold after hold), then by patch: the steps' commits follow their
+// patches'.
 func (w *writer) take() []*stepReq {
 	w.qmu.Lock()
 	batch := w.queue
 	w.queue = nil
 	w.qmu.Unlock()
-	slices.SortFunc(batch, func(a, b *stepReq) int { return cmp.Compare(a.r.patchID(), b.r.patchID()) })
+	slices.SortFunc(batch, func(a, b *stepReq) int {
+		if a.back != b.back {
+			if a.back {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(a.r.patchID(), b.r.patchID())
+	})
 	return batch
+}
+
+// putBack returns steps taken to the front of the queue, for the next
+// hold, and starts it.
+func (w *writer) putBack(reqs []*stepReq) {
+	if len(reqs) == 0 {
+		return
+	}
+	w.qmu.Lock()
+	for _, req := range reqs {
+		req.back = true
+	}
+	w.queue = append(slices.Clone(reqs), w.queue...)
+	w.qmu.Unlock()
+	select {
+	case w.ready <- struct{}{}:
+	default:
+	}
 }
 
 // fail ends every step still asked for with err.
@@ -126,9 +162,18 @@ func (w *writer) fail(err error) {
 	w.queue = nil
 }
 
+// DefaultBatchFor is how long RunAll's writer goes on making steps in one
+// hold of the repository lock before it pushes those made (Env.BatchFor).
+const DefaultBatchFor = 2 * time.Second
+
 // write takes the repository lock, then makes the steps asked for by
 // then (those that became ready while it waited for the lock too) and
-// pushes them once.
+// pushes them once. Between two steps the work tree is committed: the
+// rollouts' reads get in (a rollout whose step became ready plans it and
+// asks for it), and the steps asked for meanwhile join the hold, until it
+// has run Env.BatchFor: then the steps made are pushed, and the others
+// wait for the next hold, taken at once, so that a step made early in a
+// long batch does not wait for all of it.
 func (w *writer) write(ctx context.Context) {
 	w.qmu.Lock()
 	asked := len(w.queue)
@@ -142,6 +187,7 @@ func (w *writer) write(ctx context.Context) {
 		release, lockErr = w.env.Lock(ctx)
 	}
 	w.mu.Lock()
+	start := w.env.Clock.Now()
 	batch := w.take()
 	defer func() {
 		w.mu.Unlock()
@@ -177,9 +223,21 @@ func (w *writer) write(ctx context.Context) {
 		return
 	}
 	var made []*stepReq
-	for _, req := range batch {
-		req.plan, req.err = req.r.ready(ctx)
-		if req.err == nil && req.plan != nil {
+	// One look at the uncommitted changes for the hold while it finds
+	// none: a step's commit takes all it changed, and a failed one is
+	// looked at (leftDirty).
+	clean := false
+	for i := 0; i < len(batch); i++ {
+		req := batch[i]
+		var dirty []string
+		if !clean {
+			if dirty, req.err = repo.dirty(ctx, "config", render.OutputDir); req.err != nil {
+				w.failRest(batch, req, req.err)
+				break
+			}
+			clean = len(dirty) == 0
+		}
+		if req.plan, req.err = req.r.ready(ctx, dirty); req.err == nil && req.plan != nil {
 			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan)
 		}
 		if req.err != nil {
@@ -188,11 +246,17 @@ func (w *writer) write(ctx context.Context) {
 				w.failRest(batch, req, stop)
 				break
 			}
-			continue
-		}
-		if req.st != nil {
+		} else if req.st != nil {
 			made = append(made, req)
 		}
+		w.mu.Unlock() // the reads waiting get in
+		w.mu.Lock()
+		if w.env.Clock.Since(start) >= cmp.Or(w.env.BatchFor, DefaultBatchFor) {
+			w.putBack(batch[i+1:])
+			batch = batch[:i+1]
+			break
+		}
+		batch = append(batch, w.take()...)
 	}
 	if len(made) == 0 {
 		return
@@ -254,103 +318,4 @@ func (w *writer) failRest(batch []*stepReq, req *stepReq, err error) {
 	for _, o := range batch[slices.Index(batch, req)+1:] {
 		o.err = err
 	}
-}
-
-// publish pushes the steps made in one push. A push refused because the
-// remote moved replays every step on the new upstream (remake: a step
-// upstream already has is not made twice; one that conflicts fails alone)
-// and pushes again, at most MaxReplays times, as Run's publish does.
-func (w *writer) publish(ctx context.Context, repo *repo, made []*stepReq, base string) error {
-	backoff := w.env.PushBackoff
-	if backoff <= 0 {
-		backoff = DefaultPushBackoff
-	}
-	for attempt := 0; ; attempt++ {
-		err := repo.push(ctx)
-		if err == nil {
-			return nil
-		}
-		if _, moved := repo.moved(ctx); !moved || attempt == MaxReplays {
-			return err
-		}
-		t := time.NewTimer(backoff << attempt)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return context.Cause(ctx)
-		case <-t.C:
-		}
-		upstream, moved := repo.moved(ctx)
-		if !moved {
-			continue // pushed by someone meanwhile? push again
-		}
-		if _, err := repo.run(ctx, "reset", "-q", "--keep", upstream); err != nil {
-			return fmt.Errorf("moving to %.12s, the remote's new commit: %w", upstream, err)
-		}
-		for _, req := range made {
-			if req.err != nil || req.st == nil {
-				continue
-			}
-			s, _, err := req.r.remake(ctx, req.plan, req.st, req.c, base, upstream)
-			if err == nil {
-				req.subject = s
-			}
-			if err != nil {
-				req.err = err
-				if stop := w.leftDirty(ctx, req); stop != nil {
-					w.failRest(made, req, stop)
-					break
-				}
-			}
-		}
-		base = upstream
-	}
-}
-
-// waitSets reads, once for the batch, what the rendered output expects
-// and the history of rendered/ after the push: each step's wait set.
-func (w *writer) waitSets(ctx context.Context, repo *repo, made []*stepReq) {
-	first := made[0].r
-	rd, err := render.Load(first.fsys)
-	var expected []live.Expected
-	if err == nil {
-		expected, err = live.Expect(rd.Fleet, rd.Owners)
-	}
-	var h *live.History
-	if err == nil {
-		h, err = live.ReadHistory(w.env.Dir)
-	}
-	if err != nil {
-		return // each step reads its own (verify)
-	}
-	h.Fetch = func(string) error {
-		_, err := repo.fetch(ctx)
-		return err
-	}
-	for _, req := range made {
-		if req.err != nil {
-			continue
-		}
-		pick := changedIn(req.st.commit)
-		if len(made) > 1 {
-			// A later step of the push may have changed the same rendered
-			// file (two patches of a component): the file's last change is
-			// then that step's, which contains this one.
-			files, err := repo.run(ctx, "diff-tree", "--no-commit-id", "--relative", "--name-only", "-r", req.st.commit, "--", render.OutputDir)
-			if err != nil {
-				continue // verify reads its own
-			}
-			pick = changedFiles(lines(files))
-		}
-		req.st.ws = &waitSet{commit: req.st.commit, f: rd.Fleet, expected: expected, history: h, pick: pick}
-	}
-}
-
-// changedFiles picks the objects whose rendered file is one of files.
-func changedFiles(files []string) func(live.AppState) bool {
-	set := make(map[string]bool, len(files))
-	for _, f := range files {
-		set[f] = true
-	}
-	return func(s live.AppState) bool { return set[s.File] }
 }

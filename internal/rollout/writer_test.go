@@ -23,11 +23,14 @@ import (
 // its own commit, and pushes them in one push.
 func TestWriter(t *testing.T) {
 	api := startAPI(t)
-	t.Run("steps ready at once: one push, one commit each", func(t *testing.T) { testBatch(t, newHarness(t, api), false) })
-	t.Run("a refused push replays them all, others' commits kept", func(t *testing.T) { testBatch(t, newHarness(t, api), true) })
+	t.Run("steps ready at once: one push, one commit each", func(t *testing.T) { testBatch(t, newHarness(t, api), false, false) })
+	t.Run("a refused push replays them all, others' commits kept", func(t *testing.T) { testBatch(t, newHarness(t, api), true, false) })
+	// A hold that has run Env.BatchFor after a step pushes it; the other
+	// step is made in the next hold, pushed on its own.
+	t.Run("a hold past its time pushes what it made", func(t *testing.T) { testBatch(t, newHarness(t, api), false, true) })
 }
 
-func testBatch(t *testing.T, h *harness, moved bool) {
+func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 	h.write(firstPatch, patch)
 	h.write("config/workload/demo/integration/us-east1/patch-002.yaml", "applications:\n  demo:\n    source:\n      helm:\n        valuesObject:\n          color: blue\n")
 	if _, err := output.Run(output.Options{Root: h.dir, FS: os.DirFS(h.dir)}); err != nil {
@@ -59,6 +62,18 @@ func testBatch(t *testing.T, h *harness, moved bool) {
 		}
 	})()
 	env := h.env()
+	stepped, holding, looks := false, false, 0
+	h.onGit = func(args []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if args[0] == "status" && holding {
+			looks++ // at the uncommitted files, in a hold
+		}
+		if bounded && (args[0] == "commit-tree" || args[0] == "commit") && !stepped {
+			stepped = true // the first step's commit takes the hold's time
+			h.clock.Step(rollout.DefaultBatchFor)
+		}
+	}
 	takes := 0
 	lock := env.Lock
 	env.Lock = func(ctx context.Context) (func(), error) {
@@ -73,7 +88,19 @@ func testBatch(t *testing.T, h *harness, moved bool) {
 				return nil, errors.New("the second step was never asked for")
 			}
 		}
-		return lock(ctx)
+		release, err := lock(ctx)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		holding = true
+		mu.Unlock()
+		return func() {
+			mu.Lock()
+			holding = false
+			mu.Unlock()
+			release()
+		}, nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -91,14 +118,21 @@ func testBatch(t *testing.T, h *harness, moved bool) {
 	if d := cmp.Diff([]string{"workload/demo/patch-001 gate 1", "workload/demo/patch-002 gate 1"}, got); d != "" {
 		t.Errorf("results (-want +got):\n%s", d)
 	}
-	wantPushes := 1
-	if moved {
+	wantPushes, wantTakes := 1, 1
+	switch {
+	case moved:
 		wantPushes = 2 // refused, then the replay's
+	case bounded:
+		wantPushes, wantTakes = 2, 2
 	}
-	// One take of the lock: the catch-ups found nothing to do and the
-	// reads (plans, wait sets) took none.
-	if pushes != wantPushes || takes != 1 {
-		t.Errorf("%d pushes and %d takes of the repository lock, want %d and 1", pushes, takes, wantPushes)
+	// One take of the lock a hold: the catch-ups found nothing to do and
+	// the reads (plans, wait sets) took none.
+	if pushes != wantPushes || takes != wantTakes {
+		t.Errorf("%d pushes and %d takes of the repository lock, want %d and %d", pushes, takes, wantPushes, wantTakes)
+	}
+	// One look at the uncommitted files a hold, not one a step.
+	if !moved && looks != wantTakes {
+		t.Errorf("git status ran %d times in %d holds", looks, wantTakes)
 	}
 
 	// Each step its own commit, in patch order, on the remote.
