@@ -1,8 +1,11 @@
 package rollout
 
 import (
+	"context"
+	"io/fs"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -26,9 +29,39 @@ type waitSet struct {
 }
 
 // newWaitSet reads what the rendered output expects and the history of
-// rendered/ now (after the step's commit).
-func (r *runner) newWaitSet(commit string, pick func(live.AppState) bool) (*waitSet, error) {
-	rd, err := render.Load(r.fsys)
+// rendered/ now (after the step's commit): under RunAll the expectation
+// its writer keeps for HEAD, shared by every rollout of the run.
+func (r *runner) newWaitSet(ctx context.Context, commit string, pick func(live.AppState) bool) (*waitSet, error) {
+	var e *expectation
+	var err error
+	if w := r.env.writer; w != nil {
+		e, err = w.expectAt(ctx, r)
+	} else if e, err = readExpectation(r.fsys, r.env.Dir); err == nil {
+		e.history.Fetch = r.fetch(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &waitSet{commit: commit, f: e.f, expected: e.expected, history: e.history, pick: pick}, nil
+}
+
+// expectation is what the rendered output at one commit expects
+// (live.Expect) and the history of rendered/ there: what the waits of
+// the steps it holds join the Argo CDs' objects to.
+type expectation struct {
+	head     string
+	f        *fleet.Fleet
+	expected []live.Expected
+	history  *live.History
+}
+
+// expectationReads counts readExpectation's reads, for the tests
+// (export_test.go).
+var expectationReads atomic.Int64
+
+func readExpectation(fsys fs.FS, dir string) (*expectation, error) {
+	expectationReads.Add(1)
+	rd, err := render.Load(fsys)
 	if err != nil {
 		return nil, err
 	}
@@ -36,11 +69,11 @@ func (r *runner) newWaitSet(commit string, pick func(live.AppState) bool) (*wait
 	if err != nil {
 		return nil, err
 	}
-	h, err := live.ReadHistory(r.env.Dir)
+	h, err := live.ReadHistory(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &waitSet{commit: commit, f: rd.Fleet, expected: expected, history: h, pick: pick}, nil
+	return &expectation{head: h.Head, f: rd.Fleet, expected: expected, history: h}, nil
 }
 
 // changedIn picks the objects whose rendered file commit changed last.

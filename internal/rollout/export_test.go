@@ -13,3 +13,7 @@ func CountReactions(env *Env) (woken, evaluated func() int64) {
 	env.reactions = &reactions{}
 	return env.reactions.woken.Load, env.reactions.evaluated.Load
 }
+
+// ExpectationReads is how many times the rollouts of this process read
+// what the rendered output expects (live.Expect and the history).
+func ExpectationReads() int64 { return expectationReads.Load() }

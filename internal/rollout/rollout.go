@@ -294,10 +294,7 @@ func (r *runner) run(ctx context.Context) error {
 					return err
 				}
 				// What the step waits for, read in the same hold.
-				st.ws, err = r.newWaitSet(st.commit, st.pick)
-				if err == nil {
-					st.ws.history.Fetch = r.fetch(ctx)
-				}
+				st.ws, err = r.newWaitSet(ctx, st.commit, st.pick)
 				return err
 			})
 		}

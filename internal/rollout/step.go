@@ -143,14 +143,10 @@ func (r *runner) waitSet(ctx context.Context, commit string, pick func(live.AppS
 	var ws *waitSet
 	err := r.reading(ctx, func() error {
 		var err error
-		ws, err = r.newWaitSet(commit, pick)
+		ws, err = r.newWaitSet(ctx, commit, pick)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	ws.history.Fetch = r.fetch(ctx)
-	return ws, nil
+	return ws, err
 }
 
 // fetch brings the remote branch's commits into the local repository, for

@@ -64,22 +64,9 @@ func (w *writer) publish(ctx context.Context, repo *repo, made []*stepReq, base 
 // waitSets reads, once for the batch, what the rendered output expects
 // and the history of rendered/ after the push: each step's wait set.
 func (w *writer) waitSets(ctx context.Context, repo *repo, made []*stepReq) {
-	first := made[0].r
-	rd, err := render.Load(first.fsys)
-	var expected []live.Expected
-	if err == nil {
-		expected, err = live.Expect(rd.Fleet, rd.Owners)
-	}
-	var h *live.History
-	if err == nil {
-		h, err = live.ReadHistory(w.env.Dir)
-	}
+	e, err := w.expectAt(ctx, made[0].r)
 	if err != nil {
 		return // each step reads its own (verify)
-	}
-	h.Fetch = func(string) error {
-		_, err := repo.fetch(ctx)
-		return err
 	}
 	// A later step of the push may have changed the same rendered file
 	// (two patches of a component): the file's last change is then that
@@ -99,7 +86,7 @@ func (w *writer) waitSets(ctx context.Context, repo *repo, made []*stepReq) {
 		if changed != nil {
 			pick = changedFiles(changed[req.st.commit])
 		}
-		req.st.ws = &waitSet{commit: req.st.commit, f: rd.Fleet, expected: expected, history: h, pick: pick}
+		req.st.ws = &waitSet{commit: req.st.commit, f: e.f, expected: e.expected, history: e.history, pick: pick}
 	}
 }
 

@@ -163,4 +163,16 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 	if moved != replayed["workload/demo/patch-001"] || moved != replayed["workload/demo/patch-002"] {
 		t.Errorf("replayed: %v, want both %v", replayed, moved)
 	}
+	if moved || bounded {
+		return
+	}
+	// Run again, both patches settle their pushed step before the gate:
+	// they share one read of what the rendered output expects at HEAD.
+	reads := rollout.ExpectationReads()
+	if _, err := rollout.RunAll(ctx, env, rollout.Options{Approver: "Jane Doe <jane@example.com>"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := rollout.ExpectationReads() - reads; n != 1 {
+		t.Errorf("two rollouts settling at one HEAD read what it expects %d times, want 1", n)
+	}
 }
