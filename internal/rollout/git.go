@@ -122,19 +122,33 @@ func (r *repo) moved(ctx context.Context) (upstream string, moved bool) {
 	return upstream, err == nil && behind != "0"
 }
 
-// fetches holds a mutex per fleet repository: the rollouts of one process
-// fetch one at a time. Each fetch rewrites FETCH_HEAD and the
-// remote-tracking branch, so two at once fail ("cannot lock ref") or read
-// FETCH_HEAD while the other rewrites it (an "ambiguous argument" seen at
-// 200 patches).
+// fetches holds a mutex per fleet repository: the fetches of one process
+// (its rollouts', the --watch runner's) go one at a time. Each fetch
+// rewrites FETCH_HEAD and the remote-tracking branch, so two at once fail
+// ("cannot lock ref") or read FETCH_HEAD while the other rewrites it (an
+// "ambiguous argument" seen at 200 patches).
 var fetches sync.Map
 
-// fetch fetches the remote branch and returns the commit it fetched,
-// read before another rollout of this process fetches again.
-func (r *repo) fetch(ctx context.Context) (string, error) {
-	mu, _ := fetches.LoadOrStore(r.dir, &sync.Mutex{})
+// lockFetches takes the fetch mutex of the repository in dir; it returns
+// the unlock.
+func lockFetches(dir string) func() {
+	mu, _ := fetches.LoadOrStore(dir, &sync.Mutex{})
 	mu.(*sync.Mutex).Lock()
-	defer mu.(*sync.Mutex).Unlock()
+	return mu.(*sync.Mutex).Unlock
+}
+
+// Fetch runs git fetch -q args in env's repository, one at a time with the
+// fetches of this process's rollouts.
+func Fetch(ctx context.Context, env Env, args ...string) error {
+	defer lockFetches(env.Dir)()
+	_, err := env.Git.Run(ctx, append([]string{"fetch", "-q"}, args...)...)
+	return err
+}
+
+// fetch fetches the remote branch and returns the commit it fetched,
+// read before another fetch of this process.
+func (r *repo) fetch(ctx context.Context) (string, error) {
+	defer lockFetches(r.dir)()
 	if _, err := r.run(ctx, "fetch", "-q", r.remote, r.branch); err != nil {
 		return "", fmt.Errorf("fetching %s %s: %w", r.remote, r.branch, err)
 	}

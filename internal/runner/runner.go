@@ -170,10 +170,10 @@ func (r *runner) sync(ctx context.Context) error {
 			return err
 		}
 		upstream = remote + "/" + strings.TrimSpace(branch)
-		if _, err := g.Run(ctx, "fetch", "-q", remote); err != nil {
+		if err := rollout.Fetch(ctx, r.o.Env, remote); err != nil {
 			return fmt.Errorf("fetching %s: %w", remote, err)
 		}
-	} else if _, err := g.Run(ctx, "fetch", "-q"); err != nil {
+	} else if err := rollout.Fetch(ctx, r.o.Env); err != nil {
 		return fmt.Errorf("fetching: %w", err)
 	}
 	if _, err := g.Run(ctx, "merge", "-q", "--ff-only", upstream); err != nil {
