@@ -231,6 +231,9 @@ func (w *writer) write(ctx context.Context) {
 		return
 	}
 	h := hold{start: start, first: len(batch), bound: cmp.Or(w.env.BatchFor, DefaultBatchFor)}
+	// What git commit would do beside the commit (hooks, signing) is read
+	// once a hold, not once a step (git.Repo.Batch).
+	g := repo.git.Batch()
 	var made []*stepReq
 	// One look at the uncommitted changes for the hold while it finds
 	// none: a step's commit takes all it changed, and a failed one is
@@ -247,7 +250,7 @@ func (w *writer) write(ctx context.Context) {
 			clean = len(dirty) == 0
 		}
 		if req.plan, req.err = req.r.ready(ctx, dirty); req.err == nil && req.plan != nil {
-			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan)
+			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan, g)
 		}
 		if req.err != nil {
 			req.st = nil

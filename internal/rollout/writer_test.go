@@ -62,12 +62,15 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 		}
 	})()
 	env := h.env()
-	stepped, holding, looks := false, false, 0
+	stepped, holding, looks, configs := false, false, 0, 0
 	h.onGit = func(args []string) {
 		mu.Lock()
 		defer mu.Unlock()
 		if args[0] == "status" && holding {
 			looks++ // at the uncommitted files, in a hold
+		}
+		if args[0] == "config" && holding {
+			configs++ // what git commit would do beside the commit
 		}
 		if bounded && (args[0] == "commit-tree" || args[0] == "commit") && !stepped {
 			stepped = true // the first step's commit takes the hold's time
@@ -130,6 +133,10 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 	// One look at the uncommitted files a hold, not one a step.
 	if !moved && looks != wantTakes {
 		t.Errorf("git status ran %d times in %d holds", looks, wantTakes)
+	}
+	// One read of git's commit settings a hold, a replay's commits too.
+	if configs != wantTakes {
+		t.Errorf("git config ran %d times in %d holds", configs, wantTakes)
 	}
 
 	// Each step its own commit, in patch order, on the remote.
