@@ -8,8 +8,9 @@ import (
 )
 
 // warnUnfinished warns about a promotion that is not finished, naming
-// resume, the command that finishes it.
-func (r *Repo) warnUnfinished(warn func(string), resume string) {
+// resume, the command that finishes it, or about a journal that cannot be
+// read (its error worded by message).
+func (r *Repo) warnUnfinished(warn func(string), resume string, message func(error) string) {
 	ops, err := promote.NewDirOps(r.Dir)
 	if err != nil {
 		return
@@ -17,18 +18,18 @@ func (r *Repo) warnUnfinished(warn func(string), resume string) {
 	j, err := promote.Pending(ops)
 	switch {
 	case err != nil:
-		warn(err.Error())
+		warn(message(err))
 	case j != nil:
 		warn(fmt.Sprintf("%s: run %s to finish it", j.Describe(), resume))
 	}
 }
 
 // warnCommittedJournal warns that a journal inside the repository is
-// ignored.
-func (r *Repo) warnCommittedJournal(warn func(string)) {
+// ignored, naming the git command (git) that removes it.
+func (r *Repo) warnCommittedJournal(warn func(string), git string) {
 	if _, err := fs.Stat(r.FS, promote.CommittedJournal); err == nil {
-		warn(fmt.Sprintf("%s is ignored: strata keeps an unfinished promotion's journal outside the repository and never replays one from it; remove it (git rm %s)",
-			promote.CommittedJournal, promote.CommittedJournal))
+		warn(fmt.Sprintf("%s is ignored: strata keeps an unfinished promotion's journal outside the repository and never replays one from it; remove it (%s rm %s)",
+			promote.CommittedJournal, git, promote.CommittedJournal))
 	}
 }
 

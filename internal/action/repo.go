@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -66,6 +67,12 @@ type Options struct {
 	// Resume is the command that finishes an unfinished promotion
 	// ("strata promote --resume"), named by its warning.
 	Resume string
+	// Git is git as a warning names it for the user to run ("" is
+	// "git"; the CLI's is "git -C ROOT" under --root).
+	Git string
+	// Message words an error a warning carries (nil: its message); the
+	// CLI's names the commands it holds against --root (package hint).
+	Message func(error) string
 	// Warn receives each warning, in order, before the lock is waited
 	// for (nil: none is said).
 	Warn func(string)
@@ -93,10 +100,14 @@ func OpenWith(ctx context.Context, dir string, o Options) (*Repo, error) {
 		warn = func(string) {}
 	}
 	if o.Journal != NoJournal {
-		r.warnCommittedJournal(warn)
+		r.warnCommittedJournal(warn, cmp.Or(o.Git, "git"))
 	}
 	if o.Journal == WarnJournal {
-		r.warnUnfinished(warn, o.Resume)
+		message := o.Message
+		if message == nil {
+			message = error.Error
+		}
+		r.warnUnfinished(warn, o.Resume, message)
 	}
 	if o.Lock == NoLock {
 		return r, nil

@@ -34,7 +34,7 @@ func (g *globals) open(o action.Options) (*repo, error) {
 		return nil, err
 	}
 	o.LockOptions = g.lockOptions()
-	o.Resume = g.strata("promote", "--resume")
+	o.Resume, o.Git, o.Message = g.strata("promote", "--resume"), g.gitCommand(), g.clean
 	o.Warn = func(msg string) { fmt.Fprintf(g.stderr, "warning: %s\n", msg) }
 	a, err := action.OpenWith(context.Background(), dir, o)
 	if err != nil {

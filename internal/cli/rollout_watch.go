@@ -31,7 +31,7 @@ func (o *rolloutOptions) runWatch(ctx context.Context, env rollout.Env, kc live.
 	ro := runner.Options{Env: env, Rollout: o.opts, Interval: o.w.interval, Metrics: m, Log: o.logger(),
 		Ended: func(pr rollout.PatchResult) {
 			if pr.Err != nil {
-				fmt.Fprintf(o.stderr, "strata: %s: %v\n", pr.Patch, pr.Err)
+				fmt.Fprintf(o.stderr, "strata: %s: %s\n", pr.Patch, o.clean(pr.Err))
 			}
 		}}
 	if o.w.metricsAddr != "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/diff"
+	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/verify"
 )
@@ -96,6 +97,10 @@ func (o *verifyOptions) run() error {
 	res, err := verify.Check(verify.Options{Base: base, Head: r.fsys, Trailers: trailers})
 	if err != nil {
 		return err
+	}
+	// The commands a finding names, run against --root as errors' are.
+	for i, f := range res.Findings {
+		res.Findings[i].Message = hint.Rooted(f.Message, o.root, f.Hints)
 	}
 	if o.output.data() {
 		if err := o.output.write(o.stdout, res); err != nil {

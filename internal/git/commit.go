@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // commitHooks are the hooks git commit runs (githooks(5)); a repository
@@ -31,23 +32,9 @@ func (r Repo) plumb(ctx context.Context, message string, staged []string) (commi
 	if !clean {
 		return "", false, nil
 	}
-	out, err := r.Out(ctx, "rev-parse", "--show-toplevel", "--git-path", "hooks", "--verify", "-q", "HEAD")
-	if err != nil {
-		return "", false, nil // no commit yet (git commit makes the first), or no work tree
-	}
-	f := strings.Split(out, "\n")
-	if len(f) != 3 {
-		return "", false, nil
-	}
-	top, hooks, head := f[0], f[1], f[2]
-	if !filepath.IsAbs(hooks) {
-		// Relative: the default's from here (a subdirectory's is
-		// absolute), core.hooksPath's from the top of the work tree,
-		// where hooks run; both the top when they differ.
-		hooks = filepath.Join(top, hooks)
-	}
-	if plain, err := r.plain(ctx, hooks); err != nil || !plain {
-		return "", false, err
+	head, plain, err := r.checks.read(ctx, r)
+	if err != nil || !plain || head == "" {
+		return "", false, err // head "": no commit yet (git commit makes the first), or no work tree
 	}
 	all, err := r.Out(ctx, "diff-index", "--cached", "--no-renames", "--name-only", "-z", "HEAD")
 	if err != nil {
@@ -76,6 +63,65 @@ func (r Repo) plumb(ctx context.Context, message string, staged []string) (commi
 		return undo(err)
 	}
 	return commit, true, nil
+}
+
+// Batch returns r for a batch of commits made in a short while (a
+// rollout's hold of the repository lock): what git commit would do
+// beside writing the commit (plain: hooks, commit.gpgSign,
+// commit.cleanup) is read at its first commit, not again at each. A
+// hook or setting added during the batch applies from the next one.
+func (r Repo) Batch() Repo {
+	r.checks = &checks{}
+	return r
+}
+
+// checks is what Batch keeps of plain's answer.
+type checks struct {
+	mu    sync.Mutex
+	known bool
+	plain bool
+}
+
+// read returns HEAD's commit ("" when there is none, or no work tree)
+// and whether git commit here would only write the commit (plain), read
+// with HEAD in one git rev-parse; a Batch reads plain once.
+func (c *checks) read(ctx context.Context, r Repo) (head string, plain bool, err error) {
+	if c != nil {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.known {
+			if !c.plain {
+				return "", false, nil
+			}
+			head, err := r.Out(ctx, "rev-parse", "--verify", "-q", "HEAD")
+			if err != nil {
+				return "", false, nil
+			}
+			return head, c.plain, nil
+		}
+	}
+	out, err := r.Out(ctx, "rev-parse", "--show-toplevel", "--git-path", "hooks", "--verify", "-q", "HEAD")
+	if err != nil {
+		return "", false, nil
+	}
+	f := strings.Split(out, "\n")
+	if len(f) != 3 {
+		return "", false, nil
+	}
+	top, hooks, head := f[0], f[1], f[2]
+	if !filepath.IsAbs(hooks) {
+		// Relative: the default's from here (a subdirectory's is
+		// absolute), core.hooksPath's from the top of the work tree,
+		// where hooks run; both the top when they differ.
+		hooks = filepath.Join(top, hooks)
+	}
+	if plain, err = r.plain(ctx, hooks); err != nil {
+		return "", false, err
+	}
+	if c != nil {
+		c.known, c.plain = true, plain
+	}
+	return head, plain, nil
 }
 
 // plain reports whether git commit here would only write the commit: no

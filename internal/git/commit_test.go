@@ -2,6 +2,7 @@ package git_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,15 +52,20 @@ var fixedTime = []string{"GIT_AUTHOR_DATE=2026-11-26T12:00:00Z", "GIT_COMMITTER_
 
 // commitBoth commits the change files make to a repository of base twice:
 // with CommitStaged (r's runner recording) and with git commit --only in
-// a second copy; it returns both commits and the first repository.
-func commitBoth(t *testing.T, env []string, setup func(dir string), base, files map[string]string, message string) (got, want string, rec *recorder, r git.Repo, dir string) {
+// a second copy; it returns both commits and the first repository. In a
+// batch (Repo.Batch), an earlier commit of the batch (config/earlier.yaml,
+// both copies) read what git commit would do, after setup.
+func commitBoth(t *testing.T, batch bool, setup func(dir string), base, files map[string]string, message string) (got, want string, rec *recorder, r git.Repo, dir string) {
 	t.Helper()
 	ctx := context.Background()
 	for i := range 2 {
 		d := t.TempDir()
-		ex := git.Exec{Dir: d, Env: append(append([]string{"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}, fixedTime...), env...)}
+		ex := git.Exec{Dir: d, Env: append([]string{"GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}, fixedTime...)}
 		rc := &recorder{Exec: ex}
 		rr := git.Repo{Git: rc}
+		if batch {
+			rr = rr.Batch()
+		}
 		write(t, d, base)
 		for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"config", "user.name", "Jane Doe"}, {"config", "user.email", "jane@example.com"}, {"add", "-A"}, {"commit", "-q", "-m", "first"}} {
 			if _, err := ex.Run(ctx, args...); err != nil {
@@ -68,6 +74,19 @@ func commitBoth(t *testing.T, env []string, setup func(dir string), base, files 
 		}
 		if setup != nil {
 			setup(d)
+		}
+		if batch {
+			write(t, d, map[string]string{"config/earlier.yaml": "e\n"})
+			var err error
+			if i == 0 {
+				_, err = rr.Commit(ctx, "earlier step", "config")
+			} else if _, err = ex.Run(ctx, "add", "config"); err == nil {
+				_, err = ex.Run(ctx, "commit", "-q", "--only", "-m", "earlier step", "--", "config/earlier.yaml")
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = os.Remove(filepath.Join(d, "post-commit-ran"))
 		}
 		write(t, d, files)
 		staged, err := rr.Stage(ctx, "config")
@@ -88,6 +107,9 @@ func commitBoth(t *testing.T, env []string, setup func(dir string), base, files 
 			t.Fatal(err)
 		}
 	}
+	if batch && slices.Contains(rec.ran, "config") {
+		t.Errorf("the batch's second commit read git config again: ran %q", rec.ran)
+	}
 	return got, want, rec, r, dir
 }
 
@@ -107,30 +129,32 @@ func TestPlumbedCommitIsGitCommits(t *testing.T) {
 		"unicode and tab":       "Déployer\tpatch ✓",
 		"nothing changed, kept": "Empty step",
 	} {
-		t.Run(name, func(t *testing.T) {
-			files := change
-			if name == "nothing changed, kept" {
-				files = nil
-			}
-			got, want, rec, r, _ := commitBoth(t, nil, nil, base, files, msg)
-			if !rec.plumbed(t) {
-				t.Fatalf("committed with git commit")
-			}
-			if got != want {
-				a, _ := r.Out(context.Background(), "cat-file", "commit", got)
-				t.Fatalf("plumbing made %s, git commit %s:\n%s", got, want, a)
-			}
-			ctx := context.Background()
-			if dirty, err := r.Dirty(ctx); err != nil || len(dirty) > 0 {
-				t.Errorf("left uncommitted: %q, %v", dirty, err)
-			}
-			if head, _ := r.Out(ctx, "rev-parse", "refs/heads/main"); head != got {
-				t.Errorf("main at %s, want %s", head, got)
-			}
-			if rl, _ := r.Out(ctx, "reflog", "-1", "--format=%gs", "main"); !strings.HasPrefix(rl, "commit: ") {
-				t.Errorf("main's reflog says %q", rl)
-			}
-		})
+		for _, batch := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, batch %v", name, batch), func(t *testing.T) {
+				files := change
+				if name == "nothing changed, kept" {
+					files = nil
+				}
+				got, want, rec, r, _ := commitBoth(t, batch, nil, base, files, msg)
+				if !rec.plumbed(t) {
+					t.Fatalf("committed with git commit")
+				}
+				if got != want {
+					a, _ := r.Out(context.Background(), "cat-file", "commit", got)
+					t.Fatalf("plumbing made %s, git commit %s:\n%s", got, want, a)
+				}
+				ctx := context.Background()
+				if dirty, err := r.Dirty(ctx); err != nil || len(dirty) > 0 {
+					t.Errorf("left uncommitted: %q, %v", dirty, err)
+				}
+				if head, _ := r.Out(ctx, "rev-parse", "refs/heads/main"); head != got {
+					t.Errorf("main at %s, want %s", head, got)
+				}
+				if rl, _ := r.Out(ctx, "reflog", "-1", "--format=%gs", "main"); !strings.HasPrefix(rl, "commit: ") {
+					t.Errorf("main's reflog says %q", rl)
+				}
+			})
+		}
 	}
 }
 
@@ -192,25 +216,27 @@ func TestCommitFallsBackToGitCommit(t *testing.T) {
 		{name: "commit.gpgSign off", setup: gitConfig("commit.gpgSign", "false"), plumb: true},
 		{name: "commit.cleanup", setup: gitConfig("commit.cleanup", "verbatim"), check: "\n\nstep  \n"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			_, _, rec, r, dir := commitBoth(t, nil, tc.setup, map[string]string{"config/a.yaml": "a\n"}, map[string]string{"config/a.yaml": "a2\n"}, "step  \n")
-			if got := rec.plumbed(t); got != tc.plumb {
-				t.Fatalf("plumbed: %v, want %v", got, tc.plumb)
-			}
-			body, _ := r.Git.Run(ctx, "cat-file", "commit", "HEAD")
-			if !strings.Contains(body, tc.check) {
-				t.Errorf("HEAD lacks %q:\n%s", tc.check, body)
-			}
-			if tc.name == "post-commit hook" {
-				if _, err := os.Stat(filepath.Join(dir, "post-commit-ran")); err != nil {
-					t.Errorf("post-commit did not run: %v", err)
+		for _, batch := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, batch %v", tc.name, batch), func(t *testing.T) {
+				ctx := context.Background()
+				_, _, rec, r, dir := commitBoth(t, batch, tc.setup, map[string]string{"config/a.yaml": "a\n"}, map[string]string{"config/a.yaml": "a2\n"}, "step  \n")
+				if got := rec.plumbed(t); got != tc.plumb {
+					t.Fatalf("plumbed: %v, want %v", got, tc.plumb)
 				}
-			}
-			if files, _ := r.Out(ctx, "show", "--name-only", "--format=", "HEAD"); files != "config/a.yaml" {
-				t.Errorf("committed %q", files)
-			}
-		})
+				body, _ := r.Git.Run(ctx, "cat-file", "commit", "HEAD")
+				if !strings.Contains(body, tc.check) {
+					t.Errorf("HEAD lacks %q:\n%s", tc.check, body)
+				}
+				if tc.name == "post-commit hook" {
+					if _, err := os.Stat(filepath.Join(dir, "post-commit-ran")); err != nil {
+						t.Errorf("post-commit did not run: %v", err)
+					}
+				}
+				if files, _ := r.Out(ctx, "show", "--name-only", "--format=", "HEAD"); files != "config/a.yaml" {
+					t.Errorf("committed %q", files)
+				}
+			})
+		}
 	}
 	t.Run("something else staged", func(t *testing.T) {
 		ctx := context.Background()

@@ -4,7 +4,8 @@
 // operations several commands share (the current commit and branch,
 // uncommitted changes under some paths, switching to a branch, committing
 // some paths only: with plumbing from the index when git commit would do
-// no more, commit.go). A git command that talks to a remote (fetch, push,
+// no more, commit.go; [Repo.Batch] reads what git commit would do once
+// for a batch of commits). A git command that talks to a remote (fetch, push,
 // ls-remote) runs under a deadline (Exec.NetTimeout: the command's
 // --timeout, else DefaultNetTimeout), and git is killed with every
 // helper it started (its process group) when the deadline passes.

@@ -9,6 +9,8 @@ import (
 // Repo is what strata does with a work tree through a Runner.
 type Repo struct {
 	Git Runner
+	// checks, set by Batch, keeps what git commit would do here.
+	checks *checks
 }
 
 // Out runs git args and returns its output without surrounding space.

@@ -119,22 +119,33 @@ func readHistory(file *fleet.File) (folds, indent int, err error) {
 // FoldedAt is when history.yaml says patch was folded into values.yaml,
 // or "" (no history, no such entry, a history that does not decode).
 func FoldedAt(c *fleet.Component, patch string) string {
-	if c.History == nil {
-		return ""
-	}
-	var h struct {
-		Folds []struct{ Patch, Folded string }
-	}
-	if yaml.Unmarshal(c.History.Data, &h) != nil {
-		return ""
-	}
 	at := ""
-	for _, f := range h.Folds {
+	for _, f := range Folds(c) {
 		if f.Patch == patch {
 			at = f.Folded
 		}
 	}
 	return at
+}
+
+// Folds are the folds c's history.yaml records, oldest first, with their
+// patch and time only; nil without a history or for one that does not
+// decode.
+func Folds(c *fleet.Component) []Fold {
+	if c.History == nil {
+		return nil
+	}
+	var h struct {
+		Folds []struct{ Patch, Folded string }
+	}
+	if yaml.Unmarshal(c.History.Data, &h) != nil {
+		return nil
+	}
+	out := make([]Fold, len(h.Folds))
+	for i, f := range h.Folds {
+		out[i] = Fold{Patch: f.Patch, Folded: f.Folded}
+	}
+	return out
 }
 
 // foldedPatches are the patches the component's history says were folded,

@@ -358,8 +358,8 @@ func (pl *planner) noSuchPatch() error {
 		return suggest.Unknownf("%s", msg)
 	}
 	if len(names) == 0 {
-		return suggest.Unknownf("unknown patch %q of %s: it has no patches (start one: strata patch new %s %s --at %s)",
-			patch, of, pl.ct.Name, pl.comp.Name, pl.walk[0].ID())
+		start := hint.Strata("patch", "new", pl.ct.Name, pl.comp.Name, "--at", pl.walk[0].ID())
+		return hint.Wrap(suggest.Unknownf("unknown patch %q of %s: it has no patches (start one: %s)", patch, of, start), start)
 	}
 	return suggest.Unknownf("unknown patch %q of %s (%s)", patch, of, suggest.NearestList(patch, names, suggest.Shown))
 }

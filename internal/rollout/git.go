@@ -145,12 +145,20 @@ func Fetch(ctx context.Context, env Env, args ...string) error {
 	return err
 }
 
-// fetch fetches the remote branch and returns the commit it fetched,
-// read before another fetch of this process.
-func (r *repo) fetch(ctx context.Context) (string, error) {
-	defer lockFetches(r.dir)()
-	if _, err := r.run(ctx, "fetch", "-q", r.remote, r.branch); err != nil {
-		return "", fmt.Errorf("fetching %s %s: %w", r.remote, r.branch, err)
+// FetchBranch fetches branch from remote in env's repository and returns
+// the commit it fetched, read before another fetch of this process (a
+// rollout's, Fetch) rewrites FETCH_HEAD: how each rollout fetches.
+func FetchBranch(ctx context.Context, env Env, remote, branch string) (string, error) {
+	defer lockFetches(env.Dir)()
+	r := git.Repo{Git: env.Git}
+	if _, err := r.Out(ctx, "fetch", "-q", remote, branch); err != nil {
+		return "", fmt.Errorf("fetching %s %s: %w", remote, branch, err)
 	}
-	return r.run(ctx, "rev-parse", "FETCH_HEAD")
+	return r.Out(ctx, "rev-parse", "FETCH_HEAD")
+}
+
+// fetch fetches the remote branch and returns the commit it fetched
+// (FetchBranch).
+func (r *repo) fetch(ctx context.Context) (string, error) {
+	return FetchBranch(ctx, Env{Dir: r.dir, Git: r.git.Git}, r.remote, r.branch)
 }

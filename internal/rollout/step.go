@@ -11,6 +11,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/render"
@@ -47,7 +48,7 @@ func (r *runner) action() *action.Step {
 // every target) can change, commits config/ and rendered/ as that step
 // and pushes it.
 func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, error) {
-	st, c, subject, err := r.makeStep(ctx, plan)
+	st, c, subject, err := r.makeStep(ctx, plan, r.repo.git)
 	if err != nil {
 		return nil, err
 	}
@@ -58,16 +59,16 @@ func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, err
 	return st, nil
 }
 
-// makeStep renders what the step of plan can change and commits it,
-// unpushed; it returns the step, how it was committed (for a replay) and
-// the commit's subject.
-func (r *runner) makeStep(ctx context.Context, plan *promote.Plan) (*step, action.Commit, string, error) {
+// makeStep renders what the step of plan can change and commits it with
+// g, unpushed; it returns the step, how it was committed (for a replay)
+// and the commit's subject.
+func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo) (*step, action.Commit, string, error) {
 	f, err := r.load()
 	if err != nil {
 		return nil, action.Commit{}, "", err
 	}
 	act := r.action()
-	c := action.Commit{Git: r.repo.git, Paths: []string{"config", render.OutputDir}, Planned: true,
+	c := action.Commit{Git: g, Paths: []string{"config", render.OutputDir}, Planned: true,
 		Trailers: append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)}
 	if len(r.hide) > 0 { // other patches' first copies, left out (firstcopies.go)
 		act.FS, act.Stateless = hidingFS{FS: r.fsys, hide: r.hide}, true

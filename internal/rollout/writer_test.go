@@ -25,9 +25,9 @@ func TestWriter(t *testing.T) {
 	api := startAPI(t)
 	t.Run("steps ready at once: one push, one commit each", func(t *testing.T) { testBatch(t, newHarness(t, api), false, false) })
 	t.Run("a refused push replays them all, others' commits kept", func(t *testing.T) { testBatch(t, newHarness(t, api), true, false) })
-	// A hold that has run Env.BatchFor after a step pushes it; the other
-	// step is made in the next hold, pushed on its own.
-	t.Run("a hold past its time pushes what it made", func(t *testing.T) { testBatch(t, newHarness(t, api), false, true) })
+	// A hold makes the steps asked for when it began, though the first
+	// took all its time (Env.BatchFor): one push for both (two before).
+	t.Run("a hold past its time makes the steps it began with", func(t *testing.T) { testBatch(t, newHarness(t, api), false, true) })
 }
 
 func testBatch(t *testing.T, h *harness, moved, bounded bool) {
@@ -62,12 +62,15 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 		}
 	})()
 	env := h.env()
-	stepped, holding, looks := false, false, 0
+	stepped, holding, looks, configs := false, false, 0, 0
 	h.onGit = func(args []string) {
 		mu.Lock()
 		defer mu.Unlock()
 		if args[0] == "status" && holding {
 			looks++ // at the uncommitted files, in a hold
+		}
+		if args[0] == "config" && holding {
+			configs++ // what git commit would do beside the commit
 		}
 		if bounded && (args[0] == "commit-tree" || args[0] == "commit") && !stepped {
 			stepped = true // the first step's commit takes the hold's time
@@ -119,11 +122,8 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 		t.Errorf("results (-want +got):\n%s", d)
 	}
 	wantPushes, wantTakes := 1, 1
-	switch {
-	case moved:
+	if moved {
 		wantPushes = 2 // refused, then the replay's
-	case bounded:
-		wantPushes, wantTakes = 2, 2
 	}
 	// One take of the lock a hold: the catch-ups found nothing to do and
 	// the reads (plans, wait sets) took none.
@@ -133,6 +133,10 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 	// One look at the uncommitted files a hold, not one a step.
 	if !moved && looks != wantTakes {
 		t.Errorf("git status ran %d times in %d holds", looks, wantTakes)
+	}
+	// One read of git's commit settings a hold, a replay's commits too.
+	if configs != wantTakes {
+		t.Errorf("git config ran %d times in %d holds", configs, wantTakes)
 	}
 
 	// Each step its own commit, in patch order, on the remote.

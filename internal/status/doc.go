@@ -24,6 +24,8 @@
 // (package web) shows the same data. [ReadRollouts] adds where each
 // rollout in flight stands (package rollout's Flights: from the Git
 // history, and the live state when read); the table ends with them, the
-// JSON has them as "rollouts". Target names, as every command takes
+// JSON has them as "rollouts". [ReadFolded] and [ReadAllFolded] add the
+// patches folded into values.yaml, when and by which commit (folded.go,
+// "folded"). Target names, as every command takes
 // them, are defined here too: [TargetName] and [FindTarget].
 package status

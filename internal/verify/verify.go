@@ -8,6 +8,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/promote"
 )
 
@@ -41,6 +42,9 @@ type Finding struct {
 	Target  string `json:"target"`
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
+	// Hints are the strata commands Message names for the user to run
+	// (package hint: the CLI runs them against its --root).
+	Hints []hint.Command `json:"-"`
 }
 
 // Result is the verdict on a change.

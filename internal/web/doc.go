@@ -6,9 +6,10 @@
 // The data are those of the other packages: status for the matrix and the
 // patches, explain for provenance, render for the manifests, diff for the
 // comparison; the rollouts in flight (status.ReadRollouts) are read at each
-// request of the matrix page and /api/status. The page of a patch folded
-// into values.yaml says when and by which commit (status.ReadFolded, as
-// status --patch says it). A [Server] loads the fleet from an fs.FS, looks for changes
+// request of the matrix page and /api/status, and so are the patches
+// folded into values.yaml (status.ReadAllFolded): the matrix and the API
+// list them, and a folded patch's page says when and by which commit
+// (status.ReadFolded), as status --patch says it. A [Server] loads the fleet from an fs.FS, looks for changes
 // under config/ and argocd-apps/ and reloads when they change; open pages
 // notice the new generation and refresh themselves. A look stats the
 // directories and files it saw last (their stamps, package treestamp)

@@ -10,7 +10,8 @@ import (
 )
 
 // withRollouts is st with the rollouts in flight as they stand now
-// (status.ReadRollouts): read at each request, since soaks run down with
+// (status.ReadRollouts) and the patches folded into values.yaml
+// (status.ReadAllFolded): read at each request, since soaks run down with
 // the clock and steps are committed without a change under config/ the
 // reload would see. With Options.Live, the last live state read gives the
 // waits for Applications, and the stopWhen conditions are read, each at
@@ -27,6 +28,10 @@ func (s *Server) withRollouts(ctx context.Context, snap *snapshot, st *status.St
 	}
 	if err := status.ReadRollouts(ctx, &cp, snap.fleet, s.opts.FS, opts); err != nil {
 		s.opts.Logger.Warn("reading the rollouts in flight", "err", err)
+	}
+	// As a folded patch's page and status --patch say it.
+	if err := status.ReadAllFolded(ctx, &cp, snap.fleet, opts.Git); err != nil {
+		s.opts.Logger.Warn("reading the folded patches", "err", err)
 	}
 	return &cp
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-fleet/strata/internal/testfleet"
 	"github.com/strata-fleet/strata/internal/web"
 )
@@ -277,7 +279,17 @@ func TestFoldedPatchPage(t *testing.T) {
 	write(t, filepath.Join(comp, "history.yaml"), "folds:\n  - patch: patch-001\n    folded: \"2026-11-20T10:00:00Z\"\n")
 	git("add", "-A")
 	git("commit", "-q", "-m", "Fold patch-001 of prometheus")
-	hash := git("rev-parse", "--short=12", "HEAD")
+	hash, full := git("rev-parse", "--short=12", "HEAD"), git("rev-parse", "HEAD")
+	// Another fold, later: each names its own commit.
+	cm := filepath.Join(dir, "config/management-cluster/cert-manager")
+	for _, p := range []string{"integration/patch-002.yaml", "stage/stage-sector-1/us-east1/patch-002.yaml"} {
+		if err := os.Remove(filepath.Join(cm, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(cm, "history.yaml"), "folds:\n  - patch: patch-002\n    folded: \"2026-11-21T10:00:00Z\"\n")
+	git("add", "-A")
+	git("commit", "-q", "-m", "Fold patch-002 of cert-manager")
 	_, ts, _ := serveDir(t, dir)
 
 	code, body := get(t, ts, "/patch/management-cluster/prometheus/patch-001")
@@ -289,6 +301,25 @@ func TestFoldedPatchPage(t *testing.T) {
 	// A patch no history records stays unknown.
 	if code, body := get(t, ts, "/patch/management-cluster/prometheus/patch-002"); code != 404 || !strings.Contains(body, "unknown patch") {
 		t.Errorf("GET a patch that never was: %d\n%s", code, body)
+	}
+
+	// The matrix lists it, in the very words of its page; /api/status
+	// has it as status --patch -o json has it.
+	said := want[strings.Index(want, ">")+1 : strings.LastIndex(want, "<")]
+	if code, body := get(t, ts, "/"); code != 200 || !strings.Contains(body, `<p class="folded mono" data-patch="management-cluster/prometheus/patch-001">`+said+`</p>`) {
+		t.Errorf("GET /: %d, want the fold listed as %q\n%s", code, said, body)
+	}
+	code, body = get(t, ts, "/api/status")
+	var st struct{ Folded []map[string]string }
+	if err := json.Unmarshal([]byte(body), &st); err != nil || code != 200 {
+		t.Fatalf("GET /api/status: %d %v\n%s", code, err, body)
+	}
+	wantFolded := []map[string]string{
+		{"patch": "management-cluster/cert-manager/patch-002", "at": "2026-11-21T10:00:00Z", "commit": git("rev-parse", "HEAD"), "subject": "Fold patch-002 of cert-manager"},
+		{"patch": "management-cluster/prometheus/patch-001", "at": "2026-11-20T10:00:00Z", "commit": full, "subject": "Fold patch-001 of prometheus"},
+	}
+	if d := cmp.Diff(wantFolded, st.Folded); d != "" {
+		t.Errorf("GET /api/status: folded (-want +got):\n%s", d)
 	}
 }
 

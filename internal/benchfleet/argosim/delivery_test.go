@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -55,10 +56,15 @@ func BenchmarkDelivery(b *testing.B) {
 }
 
 func runDelivery(b *testing.B, clusters, patches, writers int, delay time.Duration) {
+	// The setup's phases, logged last on one line: go test keeps the
+	// first 10 lines a benchmark logs, and the report's last line (git's
+	// commands) came eleventh.
 	t0 := time.Now()
+	var phases []string
 	phase := func(what string) {
-		b.Logf("%8.1fs %s (this process's peak RSS %d MiB)", time.Since(t0).Seconds(), what, peakRSS(b)/1024)
+		phases = append(phases, fmt.Sprintf("%.1fs %s (peak RSS %d MiB)", time.Since(t0).Seconds(), what, peakRSS(b)/1024))
 	}
+	defer func() { b.Logf("the setup, at: %s", strings.Join(phases, "; ")) }()
 	api := testenv.StartAPIServer(b)
 	testenv.InstallArgoCDCRDs(b, api.Config())
 	phase("API server started")
