@@ -85,10 +85,9 @@ type Env struct {
 	// HoldEvery is how often a held rollout reads the freezes and the
 	// stopWhen conditions again (default DefaultHoldEvery).
 	HoldEvery time.Duration
-	// BatchFor is how long RunAll's writer goes on making the steps asked
-	// for during one hold of the repository lock before it pushes them
-	// (default DefaultBatchFor); the steps asked for when the hold began
-	// are all made first, however long they take.
+	// BatchFor is how long RunAll's writer goes on making the steps ready
+	// in one hold of the repository lock before it pushes them (default
+	// DefaultBatchFor).
 	BatchFor time.Duration
 
 	// watcher and writer, set by RunAll, are shared by its rollouts.

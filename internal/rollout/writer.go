@@ -21,9 +21,7 @@ import (
 // trailers, and pushes them all in one push; a push refused because the
 // remote moved replays them all on the new upstream (others' commits
 // kept) and pushes again. A hold also takes the steps asked for while it
-// runs, until it has run Env.BatchFor; it makes those it began with
-// whatever the time (write, hold). The waits of those steps start from
-// that push.
+// runs, for Env.BatchFor at most (write). The waits of those steps start from that push.
 // One write per step would serialize every patch's step behind every
 // other's commit, push and render (BENCHMARKS.md, delivery).
 type writer struct {
@@ -169,9 +167,8 @@ func (w *writer) fail(err error) {
 	w.queue = nil
 }
 
-// DefaultBatchFor is how long RunAll's writer goes on taking the steps
-// asked for during one hold of the repository lock before it pushes those
-// made (Env.BatchFor, hold).
+// DefaultBatchFor is how long RunAll's writer goes on making steps in one
+// hold of the repository lock before it pushes those made (Env.BatchFor).
 const DefaultBatchFor = 2 * time.Second
 
 // write takes the repository lock, then makes the steps asked for by
@@ -179,7 +176,7 @@ const DefaultBatchFor = 2 * time.Second
 // pushes them once. Between two steps the work tree is committed: the
 // rollouts' reads get in (a rollout whose step became ready plans it and
 // asks for it), and the steps asked for meanwhile join the hold, until it
-// is over (hold.over): then the steps made are pushed, and the others
+// has run Env.BatchFor: then the steps made are pushed, and the others
 // wait for the next hold, taken at once, so that a step made early in a
 // long batch does not wait for all of it.
 func (w *writer) write(ctx context.Context) {
@@ -230,7 +227,6 @@ func (w *writer) write(ctx context.Context) {
 		}
 		return
 	}
-	h := hold{start: start, first: len(batch), bound: cmp.Or(w.env.BatchFor, DefaultBatchFor)}
 	// What git commit would do beside the commit (hooks, signing) is read
 	// once a hold, not once a step (git.Repo.Batch).
 	g := repo.git.Batch()
@@ -263,7 +259,7 @@ func (w *writer) write(ctx context.Context) {
 		}
 		w.mu.Unlock() // the reads waiting get in
 		w.mu.Lock()
-		if h.over(i+1, w.env.Clock.Now()) {
+		if w.env.Clock.Since(start) >= cmp.Or(w.env.BatchFor, DefaultBatchFor) {
 			w.putBack(batch[i+1:])
 			batch = batch[:i+1]
 			break
@@ -287,26 +283,6 @@ func (w *writer) write(ctx context.Context) {
 			req.r.pushed(req.st, req.subject)
 		}
 	}
-}
-
-// hold bounds one hold of the repository lock: it makes the steps it
-// took when it began (first), however long they take, then goes on with
-// the steps asked for meanwhile until it has run bound. A bound of time
-// alone cut a hold that began with many steps ready after its first few,
-// the rest left to a hold and a push of their own: 80 pushes for 100
-// steps where a hold of all made 20 (BENCHMARKS.md, delivery). The steps
-// asked for since are extras that must not hold back the push of those
-// made.
-type hold struct {
-	start time.Time
-	first int
-	bound time.Duration
-}
-
-// over reports whether a hold that has taken its first done steps ends
-// at now.
-func (h hold) over(done int, now time.Time) bool {
-	return done >= h.first && now.Sub(h.start) >= h.bound
 }
 
 // caughtUp reports whether r's catch-up has nothing to do, read without

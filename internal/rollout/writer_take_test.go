@@ -3,7 +3,6 @@ package rollout
 import (
 	"slices"
 	"testing"
-	"time"
 )
 
 // TestTakePutBackFirst: the steps a hold put back (it ran out of time)
@@ -25,32 +24,5 @@ func TestTakePutBackFirst(t *testing.T) {
 	}
 	if want := []string{"p3", "p0", "p2"}; !slices.Equal(got, want) {
 		t.Errorf("taken %q, want %q", got, want)
-	}
-}
-
-// TestHoldMakesTheStepsItBeganWith: a hold ends once it has run its
-// bound, but not before it made the steps it took when it began; the
-// steps asked for since join it only while the bound has not passed.
-func TestHoldMakesTheStepsItBeganWith(t *testing.T) {
-	start := time.Date(2026, 11, 27, 2, 0, 0, 0, time.UTC)
-	h := hold{start: start, first: 3, bound: 2 * time.Second}
-	for _, tc := range []struct {
-		name  string
-		done  int
-		after time.Duration
-		over  bool
-	}{
-		{"a first step made, the bound passed", 1, time.Minute, false},
-		{"the first steps made, the bound passed", 3, 2 * time.Second, true},
-		{"the first steps made, within the bound", 3, time.Second, false},
-		{"steps asked for since made, within the bound", 5, time.Second, false},
-		{"steps asked for since made, the bound passed", 5, 3 * time.Second, true},
-	} {
-		if got := h.over(tc.done, start.Add(tc.after)); got != tc.over {
-			t.Errorf("%s: over = %v, want %v", tc.name, got, tc.over)
-		}
-	}
-	if !(hold{start: start, bound: time.Second}).over(1, start.Add(time.Second)) {
-		t.Errorf("a hold that began with no step ready did not end at its bound")
 	}
 }
