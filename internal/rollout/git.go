@@ -122,19 +122,71 @@ func (r *repo) moved(ctx context.Context) (upstream string, moved bool) {
 	return upstream, err == nil && behind != "0"
 }
 
-// fetches holds a mutex per fleet repository: the fetches of one process
-// (its rollouts', the --watch runner's) go one at a time. Each fetch
-// rewrites FETCH_HEAD and the remote-tracking branch, so two at once fail
-// ("cannot lock ref") or read FETCH_HEAD while the other rewrites it (an
-// "ambiguous argument" seen at 200 patches).
+// fetches holds a fetcher per fleet repository: the fetches of one
+// process (its rollouts', the --watch runner's) go one at a time. Each
+// fetch rewrites FETCH_HEAD and the remote-tracking branch, so two at once
+// fail ("cannot lock ref") or read FETCH_HEAD while the other rewrites it
+// (an "ambiguous argument" seen at 200 patches).
 var fetches sync.Map
+
+// fetcher serializes a repository's fetches and shares those of its
+// remote branch: a rollout that asks for the branch while others wait
+// takes the result of a fetch that began after it asked, so that 100
+// rollouts checking the remote before their steps (freezes, the remote's
+// moves) make a fetch or two, not 100 in a row.
+type fetcher struct {
+	mu sync.Mutex // held while a fetch runs
+	// Under state: the branch fetches begun, and the last one that
+	// succeeded: its number, its branch and what it fetched.
+	state          sync.Mutex
+	begun, done    uint64
+	remote, branch string
+	tip            string
+	// asked, set by tests only, is told when a call has read where the
+	// fetches stand.
+	asked func()
+}
+
+func fetcherOf(dir string) *fetcher {
+	f, _ := fetches.LoadOrStore(dir, &fetcher{})
+	return f.(*fetcher)
+}
 
 // lockFetches takes the fetch mutex of the repository in dir; it returns
 // the unlock.
 func lockFetches(dir string) func() {
-	mu, _ := fetches.LoadOrStore(dir, &sync.Mutex{})
-	mu.(*sync.Mutex).Lock()
-	return mu.(*sync.Mutex).Unlock
+	f := fetcherOf(dir)
+	f.mu.Lock()
+	return f.mu.Unlock
+}
+
+// fetchBranch fetches remote's branch with fetch, or returns what a fetch
+// of it begun after this call fetched. A failed fetch is not shared: it
+// may have failed for its caller alone (its context ended).
+func (f *fetcher) fetchBranch(remote, branch string, fetch func() (string, error)) (string, error) {
+	f.state.Lock()
+	want := f.begun + 1
+	f.state.Unlock()
+	if f.asked != nil {
+		f.asked()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.state.Lock()
+	if f.done >= want && f.remote == remote && f.branch == branch {
+		defer f.state.Unlock()
+		return f.tip, nil
+	}
+	f.begun++
+	n := f.begun
+	f.state.Unlock()
+	tip, err := fetch()
+	if err == nil {
+		f.state.Lock()
+		f.done, f.tip, f.remote, f.branch = n, tip, remote, branch
+		f.state.Unlock()
+	}
+	return tip, err
 }
 
 // Fetch runs git fetch -q args in env's repository, one at a time with the
@@ -147,14 +199,16 @@ func Fetch(ctx context.Context, env Env, args ...string) error {
 
 // FetchBranch fetches branch from remote in env's repository and returns
 // the commit it fetched, read before another fetch of this process (a
-// rollout's, Fetch) rewrites FETCH_HEAD: how each rollout fetches.
+// rollout's, Fetch) rewrites FETCH_HEAD; or what a fetch of it that began
+// after this call fetched (fetcher): how each rollout fetches.
 func FetchBranch(ctx context.Context, env Env, remote, branch string) (string, error) {
-	defer lockFetches(env.Dir)()
-	r := git.Repo{Git: env.Git}
-	if _, err := r.Out(ctx, "fetch", "-q", remote, branch); err != nil {
-		return "", fmt.Errorf("fetching %s %s: %w", remote, branch, err)
-	}
-	return r.Out(ctx, "rev-parse", "FETCH_HEAD")
+	return fetcherOf(env.Dir).fetchBranch(remote, branch, func() (string, error) {
+		r := git.Repo{Git: env.Git}
+		if _, err := r.Out(ctx, "fetch", "-q", remote, branch); err != nil {
+			return "", fmt.Errorf("fetching %s %s: %w", remote, branch, err)
+		}
+		return r.Out(ctx, "rev-parse", "FETCH_HEAD")
+	})
 }
 
 // fetch fetches the remote branch and returns the commit it fetched
