@@ -67,6 +67,46 @@ func benchSizing(b *testing.B, apps int) Sizing {
 	return s
 }
 
+// benchSyncOptions are the sync options the bench fleet's Applications
+// add to CreateNamespace=true: STRATA_BENCH_SYNC_OPTIONS, space-separated,
+// if set; else none with STRATA_BENCH_ARGOCD=e2e, and Validate=false, Argo CD's documented option for kubectl apply
+// --validate=false. With validation on, each apply fetches and parses the
+// OpenAPI v3 document of the object's group version to ask whether the
+// server validates its fields: a third of the application controller's CPU
+// in a 20 x 5 rollout (the kubectl packages under applyObject, in its CPU
+// profile). Without it the API server ignores an unknown field instead of
+// refusing it; the fleet's charts are rendered and checked by strata before.
+func benchSyncOptions() []string {
+	if o, ok := os.LookupEnv("STRATA_BENCH_SYNC_OPTIONS"); ok {
+		return strings.Fields(o)
+	}
+	if os.Getenv("STRATA_BENCH_ARGOCD") == "e2e" {
+		return nil
+	}
+	return []string{"Validate=false"}
+}
+
+// addSyncOptions adds opts to the sync options of every Application of the
+// hub's and the spokes' defaults, after their CreateNamespace=true.
+func (e *Env) addSyncOptions(opts []string) {
+	const after = "        - CreateNamespace=true\n"
+	for _, f := range []string{"config/hub/defaults.yaml", "config/spoke/defaults.yaml"} {
+		path := filepath.Join(e.Repo.Dir, f)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if !strings.Contains(string(data), after) {
+			e.t.Fatalf("%s: no %q to add sync options after", f, strings.TrimSpace(after))
+		}
+		var add strings.Builder
+		for _, o := range opts {
+			add.WriteString("        - " + o + "\n")
+		}
+		e.Repo.WriteFile(f, strings.Replace(string(data), after, after+add.String(), 1))
+	}
+}
+
 // scrape reads a Prometheus text endpoint: each sample's value by its
 // series, name{labels}.
 func scrape(url string) (map[string]float64, error) {

@@ -80,6 +80,7 @@ func benchDelivery(b *testing.B, clusters, patches, servers int) {
 	observe := newBenchObserver(b, e.ArgoCD)
 
 	spokes := e.writeBenchFleet(clusters, patches)
+	e.addSyncOptions(benchSyncOptions())
 	creds := e.aliasCredentials(spokes)
 	mark(fmt.Sprintf("%d aliases of %d API servers, the fleet written", clusters, servers))
 
