@@ -26,6 +26,9 @@ type waitSet struct {
 	pick     func(live.AppState) bool
 	// scope is what its wait joins (scoped), made at the first look.
 	scope *scope
+	// mark is where the refreshes asked stood when it was read, after
+	// the step's push (watcher.mark).
+	mark uint64
 }
 
 // newWaitSet reads what the rendered output expects and the history of
@@ -42,7 +45,7 @@ func (r *runner) newWaitSet(ctx context.Context, commit string, pick func(live.A
 	if err != nil {
 		return nil, err
 	}
-	return &waitSet{commit: commit, f: e.f, expected: e.expected, history: e.history, pick: pick}, nil
+	return &waitSet{commit: commit, f: e.f, expected: e.expected, history: e.history, pick: pick, mark: r.watch.mark()}, nil
 }
 
 // expectation is what the rendered output at one commit expects
@@ -87,8 +90,10 @@ type observation struct {
 	// failed are the objects whose failure is the step's (see failedHere).
 	failed []Failure
 	// roots are the root Applications of the clusters of apps, by
-	// cluster, for the refreshes.
-	roots map[string]live.Root
+	// cluster; behind those that have not deployed an object of apps not
+	// synced yet, to refresh (refresh.go).
+	roots  map[string]live.Root
+	behind []appKey
 	// healthySince is when the last of apps became synced and healthy as
 	// Argo CD says (see healthySince); zero when one of them does not say.
 	healthySince time.Time
@@ -129,6 +134,9 @@ func (r *runner) observe(ws *waitSet) *observation {
 				o.healthySince = t
 			}
 			a := appState(st)
+			if !a.Synced() && st.Contains != nil && !*st.Contains {
+				o.behind = append(o.behind, appKey{st.ArgoCD, o.roots[st.Cluster].Name})
+			}
 			switch {
 			case failedHere(st, o.roots[st.Cluster], ws.history):
 				o.failed = append(o.failed, a.failure(a.State+": "+orElse(a.Reason, "Argo CD gives no message")))

@@ -4,6 +4,7 @@ package rollout_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
@@ -24,19 +26,24 @@ import (
 func TestReact(t *testing.T) {
 	api := startAPI(t)
 	t.Run("a change to an unrelated Application wakes no wait", func(t *testing.T) { testUnrelated(t, newHarness(t, api)) })
-	t.Run("one hard refresh per Application per step, normal ones after", func(t *testing.T) { testRefreshes(t, newHarness(t, api)) })
+	t.Run("a normal refresh of the root after the push, again once taken", func(t *testing.T) { testRefreshes(t, newHarness(t, api)) })
 }
 
 // waitFirst runs the first step of the patch (until integration/us-east1,
 // soak 0) with env, Argo CD not reacting, and returns once the step waits
-// for its Applications; done gets the rollout's end.
+// for its Applications; done gets the rollout's end. h.onEvent, if set,
+// still gets the events.
 func (h *harness) waitFirst(env rollout.Env) (done chan error) {
 	h.t.Helper()
 	h.write(firstPatch, patch)
 	h.frozen = true
 	waiting := make(chan struct{})
 	var once sync.Once
+	on := h.onEvent
 	h.onEvent = func(e rollout.Event) {
+		if on != nil {
+			on(e)
+		}
 		if e.Kind == rollout.KindWaiting {
 			once.Do(func() { close(waiting) })
 		}
@@ -113,9 +120,10 @@ func testUnrelated(t *testing.T, h *harness) {
 	}
 }
 
-// The first ask of a step for each Application not synced yet (the
-// cluster's root and demo) is a hard refresh, right after the push; the
-// asks every RefreshEvery after it are normal refreshes.
+// The wait asks the root of its cluster, which has not deployed the step,
+// for a normal refresh right after the push, and again every RefreshEvery
+// once Argo CD took the last one (removed the annotation); never demo,
+// which the root changes (Argo CD compares a changed spec by itself).
 func testRefreshes(t *testing.T, h *harness) {
 	env := h.env()
 	env.RefreshEvery = 10 * time.Second
@@ -125,34 +133,67 @@ func testRefreshes(t *testing.T, h *harness) {
 		dyn, err := connect(c)
 		return patchSeen{dyn, patches}, err
 	}
-	done := h.waitFirst(env)
-	got := map[string]int{}
-	next := func(n int) {
-		t.Helper()
-		for range n {
-			select {
-			case p := <-patches:
-				got[p]++
-			case <-time.After(30 * time.Second):
-				t.Fatalf("refreshes asked so far: %v, want %d more", got, n)
-			}
+	waits := make(chan rollout.Event, 100)
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindWaiting {
+			waits <- e
 		}
 	}
-	next(2) // asked before the first Waiting event
-	const ticks = 3
-	for range ticks {
-		h.clock.Step(env.RefreshEvery)
-		next(2)
+	done := h.waitFirst(env)
+	got := map[string]int{}
+	next := func() {
+		t.Helper()
+		select {
+		case p := <-patches:
+			got[p]++
+		case <-time.After(30 * time.Second):
+			t.Fatalf("refreshes asked so far: %v, want one more", got)
+		}
 	}
+	next() // right after the push
+	// Argo CD takes the refresh, and demo changes after it: once the wait
+	// has seen demo's change, it has seen the root's.
+	ns := h.ns + "-w1"
+	if _, err := h.dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(context.Background(), "root", types.MergePatchType,
+		[]byte(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":null}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	demo, err := h.dyn.Resource(live.ApplicationGVR).Namespace(ns).Get(context.Background(), "demo", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(demo.Object, "Progressing", "status", "health", "status"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.dyn.Resource(live.ApplicationGVR).Namespace(ns).Update(context.Background(), demo, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for seen := false; !seen; {
+		select {
+		case e := <-waits:
+			seen = slices.ContainsFunc(e.Apps, func(a rollout.AppState) bool { return a.Name == "demo" && a.Health == "Progressing" })
+		case <-time.After(30 * time.Second):
+			t.Fatal("the wait never saw demo progressing")
+		}
+	}
+	h.clock.Step(env.RefreshEvery)
+	next()
 	h.end(done)
-	want := map[string]int{"root hard": 1, "demo hard": 1, "root normal": ticks, "demo normal": ticks}
-	if d := cmp.Diff(want, got); d != "" {
+	for drained := false; !drained; {
+		select {
+		case p := <-patches:
+			got[p]++
+		default:
+			drained = true
+		}
+	}
+	if d := cmp.Diff(map[string]int{"root normal": 2}, got); d != "" {
 		t.Errorf("refreshes asked of Argo CD (-want +got):\n%s", d)
 	}
 }
 
 // patchSeen is an Argo CD's API server that tells of each refresh asked
-// of it ("<Application> <hard|normal>"), passing every call on.
+// of it ("<Application> <hard|normal>") once made, passing every call on.
 type patchSeen struct {
 	dynamic.Interface
 	seen chan<- string
@@ -177,10 +218,11 @@ type patchSeenNamespace struct {
 }
 
 func (r patchSeenNamespace) Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, sub ...string) (*unstructured.Unstructured, error) {
+	u, err := r.ResourceInterface.Patch(ctx, name, pt, data, opts, sub...)
 	for _, kind := range []string{"hard", "normal"} {
 		if string(data) == `{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"`+kind+`"}}}` {
 			r.seen <- name + " " + kind
 		}
 	}
-	return r.ResourceInterface.Patch(ctx, name, pt, data, opts, sub...)
+	return u, err
 }

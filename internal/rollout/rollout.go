@@ -67,8 +67,8 @@ type Env struct {
 	Clock   clock.WithTicker
 	// Events receives what happens, as it happens (nil: nothing).
 	Events func(Event)
-	// RefreshEvery is how often Applications not at the step's commit yet
-	// are asked for a refresh (default DefaultRefreshEvery; see refresh).
+	// RefreshEvery is how often the roots that have not deployed a step
+	// yet are asked for a refresh (default DefaultRefreshEvery; refresh.go).
 	RefreshEvery time.Duration
 	Log          *slog.Logger
 	// PushBackoff is the wait before a step is replayed on a remote that

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// DefaultRefreshEvery is how often the Applications a step still waits for
-// are asked again for a refresh (a normal one: see refresh).
+// DefaultRefreshEvery is how often the roots that have not deployed a
+// step yet are asked again for a refresh (refresh.go).
 const DefaultRefreshEvery = 20 * time.Second
 
 // StepError is a step that failed: its Applications did not sync, became
@@ -70,8 +70,7 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, sinc
 			"the step changed holds no Application or ApplicationSet of a cluster of the inventory; if the node has nothing " +
 			"to watch, declare it in config.yaml: rollout: {watch: false}"}}}
 	}
-	hard := map[[2]string]bool{}
-	r.refresh(calls, o, hard)
+	r.refresh(calls, o, ws)
 	var last []AppState
 	for {
 		if f := o.failures(); len(f) > 0 && !r.reverting {
@@ -111,7 +110,7 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, sinc
 		case <-deadline.C():
 			return r.timedOut(step, ws.commit, o, since, timeout)
 		case <-refresh.C():
-			r.refresh(calls, o, hard)
+			r.refresh(calls, o, ws)
 		case err := <-r.alarm:
 			return err
 		case <-r.watch.changed:
@@ -169,37 +168,10 @@ func (r *runner) soak(ctx context.Context, step string, ws *waitSet, d time.Dura
 	}
 }
 
-// refresh asks for a refresh of the objects not synced at their commit
-// yet, and of the root Applications of their clusters: a hard one the
-// first time in a step (hard holds those asked so far), a normal one after
-// that. The hard refresh, right after the step's push, makes Argo CD's
-// repo-server resolve the branch again (git ls-remote, not its revision
-// cache, which may hold the commit before the push for up to
-// --revision-cache-expiration, 3 minutes by default) and store what it
-// resolved; a normal refresh then reads that and the manifests rendered
-// for it from its caches, where each hard one renders the chart again
-// (docs/rollout.md).
-func (r *runner) refresh(ctx context.Context, o *observation, hard map[[2]string]bool) {
-	done := map[[2]string]bool{}
-	ask := func(argocd, name string) {
-		key := [2]string{argocd, name}
-		if name == "" || done[key] {
-			return
-		}
-		done[key] = true
-		first := !hard[key]
-		hard[key] = true
-		if err := r.watch.refresh(ctx, argocd, name, first); err != nil {
-			r.log("refreshing Application %s on %s: %v", name, argocd, err)
-		}
-	}
-	for _, a := range o.apps {
-		if a.Synced() || a.Kind != "Application" {
-			continue
-		}
-		ask(a.ArgoCD, o.roots[a.Cluster].Name)
-		ask(a.ArgoCD, a.Name)
-	}
+// refresh asks a refresh of the roots that have not deployed an object
+// of ws not synced yet (refresh.go).
+func (r *runner) refresh(ctx context.Context, o *observation, ws *waitSet) {
+	r.watch.askRefresh(ctx, o.behind, ws.mark, r.env.Clock.Now(), r.refreshEvery(), r.opts.Once, r.log)
 }
 
 func (r *runner) refreshEvery() time.Duration {

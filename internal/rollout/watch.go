@@ -40,6 +40,8 @@ type watcher struct {
 	// waiting and thousands of changes, waking each wait at every change
 	// cost rollouts x changes joins of its scope.
 	byKey map[string][]*watchView
+	// rf is the refreshes asked (refresh.go).
+	rf *refresher
 }
 
 // watchView is one rollout's view of a watcher: its own signal of changes
@@ -65,7 +67,8 @@ func newWatcher(ctx context.Context, connect live.Connect, opts live.Options) *w
 	if opts.CallTimeout == 0 {
 		opts.CallTimeout = callTimeout // each page of its lists
 	}
-	return &watcher{ctx: ctx, connect: connect, opts: opts, clients: map[string]dynamic.Interface{}, byKey: map[string][]*watchView{}}
+	return &watcher{ctx: ctx, connect: connect, opts: opts, clients: map[string]dynamic.Interface{}, byKey: map[string][]*watchView{},
+		rf: newRefresher()}
 }
 
 // view adds a view of w, told of w's changes until close.
@@ -315,30 +318,6 @@ func (v *watchView) report(sc *scope, h *live.History) *live.Report {
 	}
 	v.mu.Unlock()
 	return live.Join(sc.f, sc.expected, instances, h)
-}
-
-// refresh asks the Argo CD on cluster for a refresh of the Application
-// name, hard or normal (the argocd.argoproj.io/refresh annotation, which
-// Argo CD removes once done): it compares with Git again at once.
-func (w *watcher) refresh(ctx context.Context, argocd, name string, hard bool) error {
-	w.mu.Lock()
-	dyn, ns := w.clients[argocd], w.opts.Namespace
-	w.mu.Unlock()
-	if dyn == nil {
-		return nil
-	}
-	if ns == "" {
-		ns = live.DefaultNamespace
-	}
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	kind := "normal"
-	if hard {
-		kind = "hard"
-	}
-	patch := []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"` + kind + `"}}}`)
-	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
-	return err
 }
 
 // terminate ends the running operation of the Application name on the

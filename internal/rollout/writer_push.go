@@ -78,6 +78,7 @@ func (w *writer) waitSets(ctx context.Context, repo *repo, made []*stepReq) {
 			return // each step reads its own (verify)
 		}
 	}
+	mark := made[0].r.watch.mark()
 	for _, req := range made {
 		if req.err != nil {
 			continue
@@ -86,7 +87,7 @@ func (w *writer) waitSets(ctx context.Context, repo *repo, made []*stepReq) {
 		if changed != nil {
 			pick = changedFiles(changed[req.st.commit])
 		}
-		req.st.ws = &waitSet{commit: req.st.commit, f: e.f, expected: e.expected, history: e.history, pick: pick}
+		req.st.ws = &waitSet{commit: req.st.commit, f: e.f, expected: e.expected, history: e.history, pick: pick, mark: mark}
 	}
 }
 

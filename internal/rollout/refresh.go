@@ -1,0 +1,196 @@
+package rollout
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/strata-fleet/strata/internal/live"
+)
+
+// Refreshes. Argo CD compares an Application with Git every
+// timeout.reconciliation (3 minutes by default), at once when its spec
+// changes, and when asked to (the argocd.argoproj.io/refresh annotation,
+// which the application controller removes once done). The last two
+// resolve the branch again (git ls-remote, not the repo-server's revision
+// cache: the controller's CompareWithLatestForceResolve).
+//
+// A step's Applications change through their cluster's root, an
+// Application of the cluster's rendered/ directory, whose spec does not
+// change when the directory does: strata asks a refresh of each root that
+// has not deployed the step yet, right after the push and every
+// RefreshEvery while it has not; the Applications the root then changes
+// are compared by Argo CD itself, their spec changed. The refresh is a
+// normal one: a hard one also skips the manifest cache, which is keyed by
+// the commit, and so renders again what the new commit rendered already.
+//
+// The waits of a process share the asks (watcher.rf): a root that several
+// patches' steps of one push changed is asked once, and not again while
+// the controller has not taken the last ask; the patches are sent a few at
+// once, beside the waits, so that a wait looks at what it waits for
+// without waiting behind them.
+
+// refreshSenders is how many refreshes a process sends at once; the
+// client's rate limit (live's connect) paces them.
+const refreshSenders = 4
+
+// refreshAnnotation asks Argo CD for a refresh.
+const refreshAnnotation = "argocd.argoproj.io/refresh"
+
+// appKey names an Application: its Argo CD's cluster and its name.
+type appKey struct{ argocd, name string }
+
+// refresher is what the watcher keeps of the refreshes asked.
+type refresher struct {
+	mu sync.Mutex
+	// seq counts the asks; last is the latest ask of each Application,
+	// as seq and time.
+	seq  uint64
+	last map[appKey]asked
+	// queue is what the senders have to send, queued what it holds.
+	queue  []refreshReq
+	queued map[appKey]bool
+	wake   chan struct{}
+	start  sync.Once
+}
+
+type asked struct {
+	seq uint64
+	at  time.Time
+}
+
+type refreshReq struct {
+	key appKey
+	log func(format string, args ...any)
+}
+
+func newRefresher() *refresher {
+	return &refresher{last: map[appKey]asked{}, queued: map[appKey]bool{}, wake: make(chan struct{}, refreshSenders)}
+}
+
+// mark is where the asks stand now: a wait set read after its push takes
+// it, and an ask later than it was made after the push.
+func (w *watcher) mark() uint64 {
+	w.rf.mu.Lock()
+	defer w.rf.mu.Unlock()
+	return w.rf.seq
+}
+
+// askRefresh asks a refresh of those of keys that pick chooses. With
+// sync, the caller sends them itself (a --once run, which ends when it
+// has looked); else the senders do.
+func (w *watcher) askRefresh(ctx context.Context, keys []appKey, mark uint64, now time.Time, every time.Duration, sync bool,
+	log func(string, ...any)) {
+	rf := w.rf
+	rf.mu.Lock()
+	ask := rf.pick(keys, mark, now, every, w.annotated)
+	if !sync {
+		for _, k := range ask {
+			rf.queued[k] = true
+			rf.queue = append(rf.queue, refreshReq{key: k, log: log})
+		}
+	}
+	rf.mu.Unlock()
+	if sync {
+		for _, k := range ask {
+			w.sendRefresh(ctx, k, log)
+		}
+		return
+	}
+	rf.start.Do(func() {
+		for range refreshSenders {
+			go w.sendRefreshes()
+		}
+	})
+	for range min(len(ask), refreshSenders) {
+		select {
+		case rf.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// pick chooses which of keys to ask a refresh of now, and records the
+// asks: each not queued already, unless one was asked after mark (the
+// step's push) that is younger than every or that the controller has not
+// taken yet (annotated: the Application still carries it). rf.mu is held.
+func (rf *refresher) pick(keys []appKey, mark uint64, now time.Time, every time.Duration, annotated func(appKey) bool) []appKey {
+	var ask []appKey
+	for _, k := range keys {
+		if k.name == "" || rf.queued[k] {
+			continue
+		}
+		if l, ok := rf.last[k]; ok && l.seq > mark && (now.Sub(l.at) < every || annotated(k)) {
+			continue
+		}
+		rf.seq++
+		rf.last[k] = asked{seq: rf.seq, at: now}
+		ask = append(ask, k)
+	}
+	return ask
+}
+
+// annotated reports whether the Application k carries a refresh not taken
+// yet, as last seen; rf.mu is held.
+func (w *watcher) annotated(k appKey) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, in := range w.instances {
+		if in.Cluster != k.argocd {
+			continue
+		}
+		if i, ok := in.at[k.name]; ok {
+			_, pending := in.Applications[i].Meta.Annotations[refreshAnnotation]
+			return pending
+		}
+	}
+	return false
+}
+
+// sendRefreshes sends the queued refreshes until the watcher ends.
+func (w *watcher) sendRefreshes() {
+	rf := w.rf
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-rf.wake:
+		}
+		for {
+			rf.mu.Lock()
+			if len(rf.queue) == 0 {
+				rf.mu.Unlock()
+				break
+			}
+			req := rf.queue[0]
+			rf.queue = rf.queue[1:]
+			delete(rf.queued, req.key)
+			rf.mu.Unlock()
+			w.sendRefresh(w.ctx, req.key, req.log)
+		}
+	}
+}
+
+// sendRefresh asks the Argo CD of k.argocd for a normal refresh of the
+// Application k.name.
+func (w *watcher) sendRefresh(ctx context.Context, k appKey, log func(string, ...any)) {
+	w.mu.Lock()
+	dyn, ns := w.clients[k.argocd], w.opts.Namespace
+	w.mu.Unlock()
+	if dyn == nil {
+		return
+	}
+	if ns == "" {
+		ns = live.DefaultNamespace
+	}
+	call, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	patch := []byte(`{"metadata":{"annotations":{"` + refreshAnnotation + `":"normal"}}}`)
+	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(call, k.name, types.MergePatchType, patch, metav1.PatchOptions{})
+	if err != nil && ctx.Err() == nil {
+		log("refreshing Application %s on %s: %v", k.name, k.argocd, err)
+	}
+}
