@@ -137,10 +137,13 @@ func scrape(url string) (map[string]float64, error) {
 }
 
 // controllerWork is what the application controller did between two
-// scrapes of its metrics (its work queues export none): its
-// reconciliations, syncs and their time, kubectl runs, Kubernetes requests
-// and the time its client waited on its own rate limit; and its cluster
-// caches at the end: how many, the API types and objects they watch.
+// scrapes of its metrics: for each work queue, the items added, their mean
+// wait in the queue and mean processing time, and its depth at the end;
+// its reconciliations, syncs and their time, kubectl runs (and those
+// waiting for one of its --kubectl-parallelism-limit slots at the end),
+// Kubernetes requests and the time its client waited on its own rate
+// limit; and its cluster caches at the end: how many, the API types and
+// objects they watch.
 func controllerWork(before, after map[string]float64) string {
 	sum := func(family string, m map[string]float64) (n float64) {
 		for k, v := range m {
@@ -151,18 +154,40 @@ func controllerWork(before, after map[string]float64) string {
 		return n
 	}
 	d := func(family string) float64 { return sum(family, after) - sum(family, before) }
+	mean := func(family, labels string) time.Duration {
+		n := after[family+"_count"+labels] - before[family+"_count"+labels]
+		if n == 0 {
+			return 0
+		}
+		s := (after[family+"_sum"+labels] - before[family+"_sum"+labels]) / n
+		return time.Duration(s * float64(time.Second)).Round(time.Millisecond)
+	}
+	var queues []string
+	for _, k := range slices.Sorted(maps.Keys(after)) {
+		labels, ok := strings.CutPrefix(k, "workqueue_adds_total")
+		if n := after[k] - before[k]; ok && n > 0 {
+			name := labels
+			if _, rest, ok := strings.Cut(labels, `name="`); ok {
+				name, _, _ = strings.Cut(rest, `"`)
+			}
+			queues = append(queues, fmt.Sprintf("%s %.0f added, wait %s, work %s, depth %.0f at the end", name, n,
+				mean("workqueue_queue_duration_seconds", labels), mean("workqueue_work_duration_seconds", labels),
+				after["workqueue_depth"+labels]))
+		}
+	}
 	caches := 0
 	for k := range after {
 		if strings.HasPrefix(k, "argocd_cluster_api_resources{") {
 			caches++
 		}
 	}
-	return fmt.Sprintf("reconciliations %.0f (%.1f s in all); syncs %.0f (%.0f s in all); kubectl runs %.0f; "+
-		"Kubernetes requests %.0f; waits on its client's rate limit %.1f s over %.0f requests; "+
-		"%d cluster caches watching %.0f API types, %.0f objects",
-		d("argocd_app_reconcile_count"), d("argocd_app_reconcile_sum"), d("argocd_app_sync_total"),
-		d("argocd_app_sync_duration_seconds_total"), d("argocd_kubectl_exec_total"), d("argocd_app_k8s_request_total"),
-		d("argocd_kubectl_rate_limiter_duration_seconds_sum"), d("argocd_kubectl_rate_limiter_duration_seconds_count"),
+	return fmt.Sprintf("%s; reconciliations %.0f (%.1f s in all); syncs %.0f (%.0f s in all); kubectl runs %.0f "+
+		"(%.0f waiting for a slot at the end); Kubernetes requests %.0f; waits on its client's rate limit %.1f s over %.0f "+
+		"requests; %d cluster caches watching %.0f API types, %.0f objects",
+		strings.Join(queues, "; "), d("argocd_app_reconcile_count"), d("argocd_app_reconcile_sum"), d("argocd_app_sync_total"),
+		d("argocd_app_sync_duration_seconds_total"), d("argocd_kubectl_exec_total"), sum("argocd_kubectl_exec_pending", after),
+		d("argocd_app_k8s_request_total"), d("argocd_kubectl_rate_limiter_duration_seconds_sum"),
+		d("argocd_kubectl_rate_limiter_duration_seconds_count"),
 		caches, sum("argocd_cluster_api_resources", after), sum("argocd_cluster_api_resource_objects", after))
 }
 
