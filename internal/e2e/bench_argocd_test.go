@@ -170,9 +170,10 @@ func controllerWork(before, after map[string]float64) string {
 			if _, rest, ok := strings.Cut(labels, `name="`); ok {
 				name, _, _ = strings.Cut(rest, `"`)
 			}
+			// The depth gauge has a priority label the others lack.
+			depth := sum("workqueue_depth{controller=\""+name+"\",name=\""+name+"\",priority=\"\"}", after)
 			queues = append(queues, fmt.Sprintf("%s %.0f added, wait %s, work %s, depth %.0f at the end", name, n,
-				mean("workqueue_queue_duration_seconds", labels), mean("workqueue_work_duration_seconds", labels),
-				after["workqueue_depth"+labels]))
+				mean("workqueue_queue_duration_seconds", labels), mean("workqueue_work_duration_seconds", labels), depth))
 		}
 	}
 	caches := 0
