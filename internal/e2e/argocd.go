@@ -3,14 +3,16 @@
 package e2e
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/strata-fleet/strata/internal/testenv"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,6 +25,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+
+	"github.com/strata-fleet/strata/internal/testenv"
 )
 
 // Namespace is Argo CD's namespace on the hub.
@@ -45,26 +49,47 @@ type ArgoCD struct {
 	RepoServer, Redis string
 	// ControllerMetrics is the application controller's metrics address
 	// (GET /metrics: argocd_app_info and the rest, as Prometheus scrapes
-	// it).
+	// it, and /debug/pprof/ as Go serves it).
 	ControllerMetrics string
+	// RepoServerMetrics is the repo-server's (/metrics, /debug/pprof/).
+	RepoServerMetrics string
 	// Dir holds the components' logs and data.
 	Dir string
+}
+
+// Sizing is how an Argo CD is sized for its fleet, each field a documented
+// Argo CD setting. The zero value is the e2e tier's: 4 status and 4
+// operation processors (Argo CD's defaults are 20 and 10), every resource
+// type of every cluster cached, the other settings Argo CD's defaults.
+// BenchmarkE2EDelivery sizes the hub's Argo CD for a hundred clusters.
+type Sizing struct {
+	// StatusProcessors and OperationProcessors are the application
+	// controller's (0: 4).
+	StatusProcessors, OperationProcessors int
+	// Settings are added to argocd-cm: resource.inclusions and the like.
+	Settings map[string]string
+	// ControllerArgs and ControllerEnv are added to the application
+	// controller's arguments and environment (ARGOCD_K8S_CLIENT_QPS...).
+	ControllerArgs, ControllerEnv []string
+	// RepoServerArgs are added to the repo-server's arguments.
+	RepoServerArgs []string
 }
 
 // startArgoCD writes Argo CD's configuration to the hub (the namespace,
 // argocd-cm, argocd-rbac-cm, argocd-secret, argocd-cmd-params-cm and the
 // default AppProject; the CRDs must be installed) and starts redis and the
-// three components, stopped by the test's cleanup. resync is how often the
-// controller compares each Application with Git by itself (0:
-// ReconciliationTimeout).
-func startArgoCD(t testing.TB, bins binaries, hubKubeconfig string, hub *rest.Config, resync time.Duration) *ArgoCD {
+// three components, sized by size, stopped by the test's cleanup. resync is
+// how often the controller compares each Application with Git by itself
+// (0: ReconciliationTimeout).
+func startArgoCD(t testing.TB, bins binaries, hubKubeconfig string, hub *rest.Config, resync time.Duration, size Sizing) *ArgoCD {
 	t.Helper()
 	if resync == 0 {
 		resync = ReconciliationTimeout
 	}
+	status, operation := cmp.Or(size.StatusProcessors, 4), cmp.Or(size.OperationProcessors, 4)
 	ctx, cancel := context.WithTimeout(context.Background(), componentTimeout)
 	defer cancel()
-	if err := configureArgoCD(ctx, hub, resync); err != nil {
+	if err := configureArgoCD(ctx, hub, resync, size.Settings); err != nil {
 		t.Fatalf("configuring Argo CD on the hub: %v", err)
 	}
 	a := &ArgoCD{Dir: filepath.Join(t.TempDir(), "argocd")}
@@ -82,27 +107,28 @@ func startArgoCD(t testing.TB, bins binaries, hubKubeconfig string, hub *rest.Co
 	})
 
 	a.start(t, "argocd-repo-server", append(env, "ARGOCD_BINARY_NAME=argocd-repo-server"), bins.argocd, 2, func(p []int) ([]string, func() error) {
-		a.RepoServer = addr(p[0])
-		return append([]string{
+		a.RepoServer, a.RepoServerMetrics = addr(p[0]), addr(p[1])
+		return slices.Concat([]string{
 			"--address", "127.0.0.1", "--port", strconv.Itoa(p[0]),
 			"--metrics-address", "127.0.0.1", "--metrics-port", strconv.Itoa(p[1]),
 			"--disable-tls", "--client-ca-path", "", "--redis", a.Redis,
 			// A branch is resolved again after 5 s: a commit is seen at
 			// once by a hard refresh, and soon by any other.
 			"--revision-cache-expiration", "5s",
-		}, common...), httpOK("http://" + addr(p[1]) + "/healthz")
+		}, size.RepoServerArgs, common), httpOK("http://" + addr(p[1]) + "/healthz")
 	})
 
-	a.start(t, "argocd-application-controller", append(env, "ARGOCD_BINARY_NAME=argocd-application-controller"), bins.argocd, 1, func(p []int) ([]string, func() error) {
+	controllerEnv := slices.Concat(env, []string{"ARGOCD_BINARY_NAME=argocd-application-controller"}, size.ControllerEnv)
+	a.start(t, "argocd-application-controller", controllerEnv, bins.argocd, 1, func(p []int) ([]string, func() error) {
 		a.ControllerMetrics = addr(p[0])
-		return append([]string{
+		return slices.Concat([]string{
 			"--kubeconfig", hubKubeconfig, "--namespace", Namespace,
 			"--metrics-port", strconv.Itoa(p[0]),
 			"--repo-server", a.RepoServer, "--repo-server-plaintext",
 			"--redis", a.Redis,
 			"--app-resync", strconv.Itoa(int(resync.Seconds())),
-			"--status-processors", "4", "--operation-processors", "4",
-		}, common...), httpOK("http://" + addr(p[0]) + "/healthz")
+			"--status-processors", strconv.Itoa(status), "--operation-processors", strconv.Itoa(operation),
+		}, size.ControllerArgs, common), httpOK("http://" + addr(p[0]) + "/healthz")
 	})
 
 	// Its probe endpoint answers 404 outside a cluster; its metrics
@@ -142,6 +168,9 @@ func (a *ArgoCD) environment(bins binaries, hubKubeconfig string, resync time.Du
 		// Not the fixed /tmp/reposerver-ask-pass.sock: another run may be
 		// using it.
 		"ARGOCD_ASK_PASS_SOCK=" + filepath.Join(a.Dir, "askpass.sock"),
+		// The components serve /debug/pprof/ on their metrics port when
+		// this file says true (argocd-cmd-params-cm's profiler.enabled).
+		"ARGOCD_ENABLE_PROFILER_FILE_PATH=" + filepath.Join(a.Dir, "profiler.enabled"),
 	}
 	for k, d := range dirs {
 		p := filepath.Join(a.Dir, d)
@@ -151,6 +180,9 @@ func (a *ArgoCD) environment(bins binaries, hubKubeconfig string, resync time.Du
 		env = append(env, k+"="+p)
 	}
 	if err := os.WriteFile(filepath.Join(a.Dir, "ssh", "ssh_known_hosts"), nil, 0o600); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(a.Dir, "profiler.enabled"), []byte("true"), 0o600); err != nil {
 		return nil, err
 	}
 	return env, nil
@@ -207,8 +239,9 @@ func httpOK(url string) func() error {
 }
 
 // configureArgoCD creates what Argo CD's installation manifests would: its
-// namespace, ConfigMaps, secret and the default project.
-func configureArgoCD(ctx context.Context, cfg *rest.Config, resync time.Duration) error {
+// namespace, ConfigMaps (argocd-cm with settings added), secret and the
+// default project.
+func configureArgoCD(ctx context.Context, cfg *rest.Config, resync time.Duration, settings map[string]string) error {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return err
@@ -218,10 +251,10 @@ func configureArgoCD(ctx context.Context, cfg *rest.Config, resync time.Duration
 		return err
 	}
 	partOf := map[string]string{"app.kubernetes.io/part-of": "argocd"}
+	cm := map[string]string{"timeout.reconciliation": resync.String()}
+	maps.Copy(cm, settings)
 	cms := map[string]map[string]string{
-		"argocd-cm": {
-			"timeout.reconciliation": resync.String(),
-		},
+		"argocd-cm":            cm,
 		"argocd-rbac-cm":       {},
 		"argocd-cmd-params-cm": {},
 	}

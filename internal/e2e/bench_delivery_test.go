@@ -71,15 +71,21 @@ func benchDelivery(b *testing.B, clusters, patches, servers int) {
 	for i := range servers {
 		carriers = append(carriers, Spoke{Name: fmt.Sprintf("apiserver-%d", i+1), Target: "dev/d0000"})
 	}
-	e := Start(b, Options{Spokes: carriers, Resync: 3 * time.Minute})
+	// The Applications: a component's on each spoke, each spoke's root,
+	// the hub's root and its demo.
+	apps := clusters*patches + clusters + 2
+	e := Start(b, Options{Spokes: carriers, Resync: 3 * time.Minute, Size: benchSizing(b, apps)})
 	defer e.Done()
 	mark := e.Mark()
+	observe := newBenchObserver(b, e.ArgoCD)
 
 	spokes := e.writeBenchFleet(clusters, patches)
+	e.addSyncOptions(benchSyncOptions())
 	creds := e.aliasCredentials(spokes)
 	mark(fmt.Sprintf("%d aliases of %d API servers, the fleet written", clusters, servers))
 
 	rec := startRecorder(b, e)
+	deployed := observe.phase("deploy")
 	e.MustStrata("render")
 	head := e.Commit("the bench fleet, rendered")
 	e.Bootstrap(HubName)
@@ -96,6 +102,7 @@ func benchDelivery(b *testing.B, clusters, patches, servers int) {
 	want := benchApps(spokes, patches)
 	rec.settled(b, head, want)
 	mark(fmt.Sprintf("deploy: %d Applications synced and healthy", rec.count()))
+	deployed()
 
 	for i := range patches {
 		c := fmt.Sprintf("c%03d", i)
@@ -114,9 +121,11 @@ func benchDelivery(b *testing.B, clusters, patches, servers int) {
 		"--kubeconfig", proxy.kubeconfig, "--context", "bench", "--soak", "0s", "--timeout", "15m", "-o", "json")
 	cmd.Stdout, cmd.Stderr = out, errOut
 	proxy.Reset()
+	rolledOut := observe.phase("rollout")
 	usage, err := argosim.RunChild(cmd, nil)
 	cpu1 := cpuByProgram()
 	mark("rollout --all")
+	rolledOut()
 	if err != nil {
 		b.Fatalf("strata rollout --all: %v\n%s", err, tail(errOut.String(), 40))
 	}

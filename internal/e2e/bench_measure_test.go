@@ -109,13 +109,17 @@ type recorder struct {
 	apps    map[string]appState
 	healthy map[string]map[seenAt]time.Time
 	ops     map[string]map[seenAt]op
-	changed chan struct{}
-	e       *Env
+	// excluded is the message of an Application's
+	// ExcludedResourceWarning: it deploys a kind Argo CD's
+	// resource.inclusions leave out, which Argo CD drops.
+	excluded map[string]string
+	changed  chan struct{}
+	e        *Env
 }
 
 func startRecorder(t testing.TB, e *Env) *recorder {
 	r := &recorder{apps: map[string]appState{}, healthy: map[string]map[seenAt]time.Time{},
-		ops: map[string]map[seenAt]op{}, changed: make(chan struct{}, 1), e: e}
+		ops: map[string]map[seenAt]op{}, excluded: map[string]string{}, changed: make(chan struct{}, 1), e: e}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	t.Cleanup(func() { cancel(); <-done })
@@ -162,6 +166,12 @@ func (r *recorder) observe(ev watch.Event) {
 	s := appState{sync: str("status", "sync", "status"), health: str("status", "health", "status"), revision: str("status", "sync", "revision"),
 		version: str("spec", "source", "helm", "valuesObject", "version")}
 	r.apps[name] = s
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		if c, ok := c.(map[string]any); ok && c["type"] == "ExcludedResourceWarning" {
+			r.excluded[name], _ = c["message"].(string)
+		}
+	}
 	// The status is of the spec it names (comparedTo): right after its
 	// root changes the spec, the status still says synced, of the old one.
 	compared := str("status", "sync", "comparedTo", "source", "helm", "valuesObject", "version")
@@ -195,7 +205,8 @@ func (r *recorder) count() int {
 
 // settled waits until every Application named in want exists and every
 // Application is synced at head and healthy; it fails the test after
-// benchConverge. Every 5 minutes it asks for a hard refresh of those
+// benchConverge, or at once when an Application deploys a kind Argo CD
+// excludes. Every 5 minutes it asks for a hard refresh of those
 // compared at an older revision (a refresh lost in a race), never of those
 // Argo CD has not compared yet: a hard refresh makes the repo-server
 // render the chart again, and a thousand of them slow the deploy down.
@@ -207,6 +218,10 @@ func (r *recorder) settled(t testing.TB, head string, want []string) {
 	defer tick.Stop()
 	for minutes := 1; ; {
 		r.mu.Lock()
+		for n, msg := range r.excluded {
+			r.mu.Unlock()
+			t.Fatalf("Application %s: %s (argocd-cm's resource.inclusions leave out a kind the fleet deploys)", n, msg)
+		}
 		var missing, unsettled, stale []string
 		for _, n := range want {
 			if _, ok := r.apps[n]; !ok {

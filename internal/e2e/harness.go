@@ -62,6 +62,8 @@ type Options struct {
 	// Resync is how often Argo CD compares every Application with Git by
 	// itself (default ReconciliationTimeout; Argo CD's own default is 3m).
 	Resync time.Duration
+	// Size sizes the hub's Argo CD (zero: the e2e tier's sizing).
+	Size Sizing
 }
 
 // Cluster is one API server of the fleet.
@@ -142,10 +144,10 @@ func Start(t testing.TB, opts Options) *Env {
 	mark("create the fleet repository")
 
 	if !opts.NoArgoCD {
-		e.ArgoCD = startArgoCD(t, bins, e.Hub.API.Kubeconfig, e.Hub.API.Config(), opts.Resync)
+		e.ArgoCD = startArgoCD(t, bins, e.Hub.API.Kubeconfig, e.Hub.API.Config(), opts.Resync, opts.Size)
 		e.Hub.ArgoCD = e.ArgoCD
 		for _, c := range own {
-			c.ArgoCD = startArgoCD(t, bins, c.API.Kubeconfig, c.API.Config(), opts.Resync)
+			c.ArgoCD = startArgoCD(t, bins, c.API.Kubeconfig, c.API.Config(), opts.Resync, Sizing{})
 		}
 		mark(fmt.Sprintf("start redis and Argo CD (%d)", 1+len(own)))
 	}
