@@ -3,6 +3,7 @@ package fleet
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/strata-fleet/strata/internal/values"
@@ -277,6 +278,16 @@ func Strictest(ps ...RolloutPolicy) RolloutPolicy {
 		out.NoWatch = out.NoWatch && p.NoWatch
 	}
 	return out
+}
+
+// StrictestAt is Strictest of the policies of the nodes at paths
+// ("<env>/<region>", "" the top level): the policy of a fold over them.
+func (c *Config) StrictestAt(paths ...string) RolloutPolicy {
+	ps := make([]RolloutPolicy, len(paths))
+	for i, p := range paths {
+		ps[i] = c.RolloutAt(c.Find(strings.Split(p, "/")))
+	}
+	return Strictest(ps...)
 }
 
 // sameCheck reports whether a and b run the same thing (one config.yaml

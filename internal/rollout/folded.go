@@ -151,13 +151,7 @@ func lastNode(ids []string, clusterType string) string {
 func Settling(ctx context.Context, g Git, f *fleet.Fleet, opts Options, now time.Time) ([]string, error) {
 	var window time.Duration
 	f.Config.Root.Walk(func(n *fleet.Node) {
-		p := f.Config.RolloutAt(n)
-		if opts.Soak != nil {
-			p.Soak = *opts.Soak
-		}
-		if opts.Timeout != nil {
-			p.Timeout = *opts.Timeout
-		}
+		p := opts.overridden(f.Config.RolloutAt(n))
 		window = max(window, 2*p.Timeout+p.Soak)
 	})
 	out, err := g.Run(ctx, "log", "--since=@"+strconv.FormatInt(now.Add(-window).Unix(), 10), "-E",

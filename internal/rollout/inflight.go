@@ -255,11 +255,7 @@ func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Fre
 func (fl *Flight) waitFor(f *fleet.Fleet, opts FlightOptions, po promote.Options, locs []string) {
 	policy := f.Config.RolloutAt(f.Config.Find(strings.Split(fl.At, "/")))
 	if fl.Removed == "fold" { // the fold's policy is the strictest of its nodes' (foldPolicy)
-		ps := make([]fleet.RolloutPolicy, len(locs))
-		for i, l := range locs {
-			ps[i] = f.Config.RolloutAt(f.Config.Find(strings.Split(l, "/")))
-		}
-		policy = fleet.Strictest(ps...)
+		policy = f.Config.StrictestAt(locs...)
 	}
 	var since time.Time // when the last step's Applications became healthy
 	waiting := false

@@ -167,12 +167,16 @@ func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
 	if node != "" {
 		n = f.Config.Find(strings.Split(node, "/"))
 	}
-	p := f.Config.RolloutAt(n)
-	if r.opts.Soak != nil {
-		p.Soak = *r.opts.Soak
+	return r.opts.overridden(f.Config.RolloutAt(n))
+}
+
+// overridden is p with the run's --soak and --timeout.
+func (o Options) overridden(p fleet.RolloutPolicy) fleet.RolloutPolicy {
+	if o.Soak != nil {
+		p.Soak = *o.Soak
 	}
-	if r.opts.Timeout != nil {
-		p.Timeout = *r.opts.Timeout
+	if o.Timeout != nil {
+		p.Timeout = *o.Timeout
 	}
 	return p
 }
@@ -183,14 +187,14 @@ func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
 // applied. The fold's own run and the runs that settle it after (gone)
 // read the same ids from its commit, so they judge it alike.
 func (r *runner) foldPolicy(f *fleet.Fleet, ids []string) fleet.RolloutPolicy {
-	ps := make([]fleet.RolloutPolicy, len(ids))
-	for i, id := range ids {
-		ps[i] = r.policyAt(f, strings.TrimPrefix(id, r.opts.ClusterType+"/"))
-	}
-	if len(ps) == 0 {
+	if len(ids) == 0 {
 		return r.policyAt(f, "")
 	}
-	return fleet.Strictest(ps...)
+	nodes := make([]string, len(ids))
+	for i, id := range ids {
+		nodes[i] = strings.TrimPrefix(id, r.opts.ClusterType+"/")
+	}
+	return r.opts.overridden(f.Config.StrictestAt(nodes...))
 }
 
 // verify waits for the step's Applications, soaks and runs the checks.
