@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/strata-fleet/strata/internal/git"
 )
@@ -135,11 +136,12 @@ var fetches sync.Map
 // rollouts checking the remote before their steps (freezes, the remote's
 // moves) make a fetch or two, not 100 in a row.
 type fetcher struct {
-	mu sync.Mutex // held while a fetch runs
-	// Under state: the branch fetches begun, and the last one that
-	// succeeded: its number, its branch and what it fetched.
-	state          sync.Mutex
-	begun, done    uint64
+	// begun counts the branch fetches begun; the rest is held by mu,
+	// held while a fetch runs: the last fetch that succeeded, its number,
+	// its branch and what it fetched.
+	begun          atomic.Uint64
+	mu             sync.Mutex
+	done           uint64
 	remote, branch string
 	tip            string
 	// asked, set by tests only, is told when a call has read where the
@@ -164,27 +166,19 @@ func lockFetches(dir string) func() {
 // of it begun after this call fetched. A failed fetch is not shared: it
 // may have failed for its caller alone (its context ended).
 func (f *fetcher) fetchBranch(remote, branch string, fetch func() (string, error)) (string, error) {
-	f.state.Lock()
-	want := f.begun + 1
-	f.state.Unlock()
+	want := f.begun.Load() + 1
 	if f.asked != nil {
 		f.asked()
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.state.Lock()
 	if f.done >= want && f.remote == remote && f.branch == branch {
-		defer f.state.Unlock()
 		return f.tip, nil
 	}
-	f.begun++
-	n := f.begun
-	f.state.Unlock()
+	n := f.begun.Add(1)
 	tip, err := fetch()
 	if err == nil {
-		f.state.Lock()
 		f.done, f.tip, f.remote, f.branch = n, tip, remote, branch
-		f.state.Unlock()
 	}
 	return tip, err
 }
