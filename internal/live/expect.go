@@ -38,10 +38,61 @@ type Owners func(render.Target) (map[string]render.Owner, error)
 // inventory, in inventory order, then by name. Resources the templates
 // chart makes from no single component get Component "".
 func Expect(f *fleet.Fleet, owners Owners) ([]Expected, error) {
-	own, err := ownersOf(f, owners)
+	own, err := Own(f, owners, nil)
 	if err != nil {
 		return nil, err
 	}
+	return ExpectOwned(f, own), nil
+}
+
+// Owned is what owners answered for each target, by target ID
+// (render.Target.ID): the part of Expect that renders or merges values.
+type Owned map[string]map[string]render.Owner
+
+// Own asks owners about the target of every cluster of the inventory (of
+// those only keeps, when only is not nil), once per target, in parallel
+// (with a repository's own chart each answer renders the chart once per
+// component).
+func Own(f *fleet.Fleet, owners Owners, only func(render.Target) bool) (Owned, error) {
+	var targets []render.Target
+	seen := map[string]bool{}
+	for _, c := range f.Clusters {
+		if ct := f.ClusterType(c.Type); ct != nil {
+			t := render.Target{ClusterType: ct, Node: c.Target}
+			if !seen[t.ID()] && (only == nil || only(t)) {
+				seen[t.ID()] = true
+				targets = append(targets, t)
+			}
+		}
+	}
+	results := make([]map[string]render.Owner, len(targets))
+	errs := make([]error, len(targets))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(targets)) {
+		wg.Go(func() {
+			for i := range next {
+				results[i], errs[i] = owners(targets[i])
+			}
+		})
+	}
+	for i := range targets {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	out := make(Owned, len(targets))
+	for i, t := range targets {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out[t.ID()] = results[i]
+	}
+	return out, nil
+}
+
+// ExpectOwned is Expect's list from its owners' answers.
+func ExpectOwned(f *fleet.Fleet, own Owned) []Expected {
 	var out []Expected
 	for _, c := range f.Clusters {
 		ct := f.ClusterType(c.Type)
@@ -67,48 +118,7 @@ func Expect(f *fleet.Fleet, owners Owners) ([]Expected, error) {
 			})
 		}
 	}
-	return out, nil
-}
-
-// ownersOf asks owners about the target of every cluster of the inventory,
-// once per target, in parallel (with a repository's own chart each answer
-// renders the chart once per component).
-func ownersOf(f *fleet.Fleet, owners Owners) (map[string]map[string]render.Owner, error) {
-	var targets []render.Target
-	seen := map[string]bool{}
-	for _, c := range f.Clusters {
-		if ct := f.ClusterType(c.Type); ct != nil {
-			t := render.Target{ClusterType: ct, Node: c.Target}
-			if !seen[t.ID()] {
-				seen[t.ID()] = true
-				targets = append(targets, t)
-			}
-		}
-	}
-	results := make([]map[string]render.Owner, len(targets))
-	errs := make([]error, len(targets))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(targets)) {
-		wg.Go(func() {
-			for i := range next {
-				results[i], errs[i] = owners(targets[i])
-			}
-		})
-	}
-	for i := range targets {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	out := make(map[string]map[string]render.Owner, len(targets))
-	for i, t := range targets {
-		if errs[i] != nil {
-			return nil, errs[i]
-		}
-		out[t.ID()] = results[i]
-	}
-	return out, nil
+	return out
 }
 
 // targetName is a target as commands name it (status.TargetName, which

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os/exec"
 	"strings"
 	"sync"
@@ -85,6 +86,31 @@ func ReadHistory(dir string) (*History, error) {
 		}
 	}
 	return h, h.readUntracked(false)
+}
+
+// Changed is a commit and the files under rendered/ it changed (slash
+// paths relative to the fleet repository, as LastChange takes them).
+type Changed struct {
+	Commit string
+	Files  []string
+}
+
+// Advance returns the history at head, a descendant of h.Head by the
+// commits of changes (oldest first, head's last) alone: h's last changes
+// with theirs, nothing uncommitted, and ancestry asked again. It is for
+// the caller that made those commits from a clean work tree (a rollout's
+// writer after its push), so that it need not read the history of every
+// rendered file again: at 100,000 files that is seconds a push
+// (BENCHMARKS.md, delivery).
+func (h *History) Advance(head string, changes []Changed) *History {
+	n := &History{dir: h.dir, Head: head, last: maps.Clone(h.last), dirty: map[string]bool{},
+		anc: map[[2]string]ancestry{}, reach: map[string]map[string]bool{}, asked: map[string]int{}, Fetch: h.Fetch}
+	for _, c := range changes {
+		for _, f := range c.Files {
+			n.last[f] = c.Commit
+		}
+	}
+	return n
 }
 
 func (h *History) readUntracked(all bool) error {

@@ -1,5 +1,11 @@
 package rollout
 
+import (
+	"os"
+
+	"github.com/google/go-cmp/cmp"
+)
+
 // SetQueuedHook tells f of each step asked of RunAll's writer, for the
 // tests that need several steps ready at once; it returns the undo.
 func SetQueuedHook(f func(patch string)) (undo func()) {
@@ -17,3 +23,34 @@ func CountReactions(env *Env) (woken, evaluated func() int64) {
 // ExpectationReads is how many times the rollouts of this process read
 // what the rendered output expects (live.Expect and the history).
 func ExpectationReads() int64 { return expectationReads.Load() }
+
+// CompareAdvanced has each expectation a writer advances after its push
+// (expectAfter) compared with a whole read of dir at that HEAD, the
+// differences told to errorf; it returns how many were compared, and the
+// undo.
+func CompareAdvanced(dir string, errorf func(string, ...any)) (compared func() int, undo func()) {
+	n := 0
+	advancedHook = func(e *expectation) {
+		n++
+		full, err := readExpectation(os.DirFS(dir), dir)
+		expectationReads.Add(-1) // the comparison's, not the rollouts'
+		if err != nil {
+			errorf("reading the expectation at %s: %v", e.head, err)
+			return
+		}
+		if full.head != e.head {
+			errorf("advanced to %s, HEAD is %s", e.head, full.head)
+		}
+		if d := cmp.Diff(full.expected, e.expected); d != "" {
+			errorf("advanced expectation at %.12s (-read +advanced):\n%s", e.head, d)
+		}
+		for _, x := range full.expected {
+			wc, wd := full.history.LastChange(x.File)
+			gc, gd := e.history.LastChange(x.File)
+			if wc != gc || wd != gd {
+				errorf("%s: last changed by %.12s (uncommitted %v), advanced says %.12s (%v)", x.File, wc, wd, gc, gd)
+			}
+		}
+	}
+	return func() int { return n }, func() { advancedHook = nil }
+}

@@ -370,10 +370,21 @@ func (h *harness) syncCluster(cluster, target, commit string) {
 	}
 	h.apply(ns, "root", rootSpec, status(rootSpec, commit, "Healthy", "Succeeded", "", h.finishedAt(ns, "root", commit)))
 
+	// Each Application the root renders (demo, and what a patch adds).
+	for name := range strings.SplitSeq(h.run(h.bare, "ls-tree", "--name-only", commit+":"+dir+"/templates/"), "\n") {
+		h.syncApp(ns, cluster, strings.TrimSuffix(name, ".yaml"), commit, dir+"/templates/"+name)
+	}
+}
+
+// syncApp sets the Application name of cluster (namespace ns) as Argo CD
+// would once it synced file at commit, as health, failSync, retrySync and
+// hookFail say.
+func (h *harness) syncApp(ns, cluster, name, commit, file string) {
+	h.t.Helper()
 	var doc struct {
 		Spec map[string]any `yaml:"spec"`
 	}
-	if err := yaml.Unmarshal([]byte(h.run(h.bare, "show", commit+":"+dir+"/templates/demo.yaml")), &doc); err != nil {
+	if err := yaml.Unmarshal([]byte(h.run(h.bare, "show", commit+":"+file)), &doc); err != nil {
 		h.t.Fatal(err)
 	}
 	spec := doc.Spec
@@ -393,7 +404,7 @@ func (h *harness) syncCluster(cluster, target, commit string) {
 			phase, msg = "Running", m
 		}
 	}
-	st := status(spec, commit, health, phase, msg, h.finishedAt(ns, "demo", commit))
+	st := status(spec, commit, health, phase, msg, h.finishedAt(ns, name, commit))
 	if phase == "Running" {
 		st["operationState"].(map[string]any)["retryCount"] = rollout.FailAfterRetries
 	}
@@ -402,7 +413,7 @@ func (h *harness) syncCluster(cluster, target, commit string) {
 			failHook(st, m, h.hookRetried)
 		}
 	}
-	h.apply(ns, "demo", spec, st)
+	h.apply(ns, name, spec, st)
 }
 
 // finishedAt is when the sync of the Application name at commit ended: as

@@ -233,8 +233,9 @@ func (w *writer) write(ctx context.Context) {
 	var made []*stepReq
 	// One look at the uncommitted changes for the hold while it finds
 	// none: a step's commit takes all it changed, and a failed one is
-	// looked at (leftDirty).
-	clean := false
+	// looked at (leftDirty). A hold whose first look found none leaves
+	// nothing uncommitted once its steps are made (expectAfter).
+	clean, beganClean := false, false
 	for i := 0; i < len(batch); i++ {
 		req := batch[i]
 		var dirty []string
@@ -244,6 +245,7 @@ func (w *writer) write(ctx context.Context) {
 				break
 			}
 			clean = len(dirty) == 0
+			beganClean = beganClean || (i == 0 && clean)
 		}
 		if req.plan, req.err = req.r.ready(ctx, dirty); req.err == nil && req.plan != nil {
 			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan, g)
@@ -277,7 +279,7 @@ func (w *writer) write(ctx context.Context) {
 		}
 		return
 	}
-	w.waitSets(ctx, repo, made)
+	w.waitSets(ctx, repo, made, base, beganClean)
 	for _, req := range made {
 		if req.err == nil {
 			req.r.pushed(req.st, req.subject)

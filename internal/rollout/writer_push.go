@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,21 +63,20 @@ func (w *writer) publish(ctx context.Context, repo *repo, made []*stepReq, base 
 }
 
 // waitSets reads, once for the batch, what the rendered output expects
-// and the history of rendered/ after the push: each step's wait set.
-func (w *writer) waitSets(ctx context.Context, repo *repo, made []*stepReq) {
-	e, err := w.expectAt(ctx, made[0].r)
-	if err != nil {
-		return // each step reads its own (verify)
-	}
+// and the history of rendered/ after the push (expectAfter): each step's
+// wait set.
+func (w *writer) waitSets(ctx context.Context, repo *repo, made []*stepReq, base string, clean bool) {
 	// A later step of the push may have changed the same rendered file
 	// (two patches of a component): the file's last change is then that
 	// step's, which contains this one. So each step picks the files its
 	// commit changed, read for all in one git log.
-	var changed map[string][]string
-	if len(made) > 1 {
-		if changed, err = w.changed(ctx, repo, made); err != nil {
-			return // each step reads its own (verify)
-		}
+	changed, err := w.changed(ctx, repo, made)
+	if err != nil {
+		return // each step reads its own (verify)
+	}
+	e, err := w.expectAfter(ctx, made[0].r, made, base, clean, changed)
+	if err != nil {
+		return
 	}
 	mark := made[0].r.watch.mark()
 	for _, req := range made {
@@ -84,12 +84,57 @@ func (w *writer) waitSets(ctx context.Context, repo *repo, made []*stepReq) {
 			continue
 		}
 		pick := changedIn(req.st.commit)
-		if changed != nil {
+		if len(made) > 1 {
 			pick = changedFiles(changed[req.st.commit])
 		}
 		req.st.ws = &waitSet{commit: req.st.commit, f: e.f, expected: e.expected, history: e.history, pick: pick, mark: mark}
 	}
 }
+
+// expectAfter is the expectation at HEAD after the push of made, made on
+// base: the last one advanced by the steps when it was read at base, the
+// hold began on a clean work tree and HEAD is base and the steps' commits
+// alone (no replay, nobody else's commit); else read whole (expectAt).
+func (w *writer) expectAfter(ctx context.Context, r *runner, made []*stepReq, base string, clean bool, changed map[string][]string) (*expectation, error) {
+	w.emu.Lock()
+	last := w.last
+	w.emu.Unlock()
+	var dirs []string
+	var changes []live.Changed
+	ok := clean && last != nil && last.head == base
+	for _, req := range made {
+		if req.err != nil || !ok {
+			ok = false
+			break
+		}
+		d := req.plan.RenderedDirs()
+		ok = d != nil
+		dirs = append(dirs, d...)
+		changes = append(changes, live.Changed{Commit: req.st.commit, Files: changed[req.st.commit]})
+	}
+	if ok {
+		head, err := r.repo.head(ctx)
+		n, cerr := r.repo.run(ctx, "rev-list", "--count", base+".."+head)
+		ok = err == nil && cerr == nil && head == changes[len(changes)-1].Commit && n == strconv.Itoa(len(changes))
+	}
+	if !ok {
+		return w.expectAt(ctx, r)
+	}
+	e, err := last.advance(r.fsys, changes[len(changes)-1].Commit, dirs, changes)
+	if err != nil {
+		return nil, err
+	}
+	if advancedHook != nil {
+		advancedHook(e)
+	}
+	w.emu.Lock()
+	w.last = e
+	w.emu.Unlock()
+	return e, nil
+}
+
+// advancedHook, set by tests only, is told of each expectation advanced.
+var advancedHook func(*expectation)
 
 // changed reads the files under rendered/ that each step of made changed,
 // by commit (a commit that changed none is absent).

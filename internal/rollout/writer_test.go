@@ -32,7 +32,11 @@ func TestWriter(t *testing.T) {
 
 func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 	h.write(firstPatch, patch)
-	h.write("config/workload/demo/integration/us-east1/patch-002.yaml", "applications:\n  demo:\n    source:\n      helm:\n        valuesObject:\n          color: blue\n")
+	// patch-002 adds an Application: what its targets render changes
+	// (the expectation advanced after the push must say so).
+	h.write("config/workload/demo/integration/us-east1/patch-002.yaml", "applications:\n  demo:\n    source:\n      helm:\n        valuesObject:\n          color: blue\n"+
+		"  demo-canary:\n    source:\n      repoURL: https://charts.example.com\n      chart: demo\n      targetRevision: 1.0.0\n"+
+		"    destination:\n      server: https://kubernetes.default.svc\n      namespace: demo-canary\n")
 	if _, err := output.Run(output.Options{Root: h.dir, FS: os.DirFS(h.dir)}); err != nil {
 		t.Fatal(err)
 	}
@@ -105,6 +109,11 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 			release()
 		}, nil
 	}
+	// After each push the expectation is advanced by the hold's steps,
+	// not read whole again, but after a replay.
+	advanced, undo := rollout.CompareAdvanced(h.dir, t.Errorf)
+	defer undo()
+	reads := rollout.ExpectationReads()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	results, err := rollout.RunAll(ctx, env, rollout.Options{Approver: "Jane Doe <jane@example.com>"})
@@ -132,6 +141,15 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 	// the reads (plans, wait sets) took none.
 	if pushes != wantPushes || takes != wantTakes {
 		t.Errorf("%d pushes and %d takes of the repository lock, want %d and %d", pushes, takes, wantPushes, wantTakes)
+	}
+	// One whole read at the start (the settles), one more after a replay.
+	wantAdvanced, wantReads := wantTakes, int64(1)
+	if moved {
+		wantAdvanced, wantReads = 0, 2
+	}
+	if advanced() != wantAdvanced || rollout.ExpectationReads()-reads != wantReads {
+		t.Errorf("the expectation advanced %d times and read whole %d times, want %d and %d",
+			advanced(), rollout.ExpectationReads()-reads, wantAdvanced, wantReads)
 	}
 	// One look at the uncommitted files a hold, not one a step.
 	if !moved && looks != wantTakes {
@@ -175,7 +193,7 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 	}
 	// Run again, both patches settle their pushed step before the gate:
 	// they share one read of what the rendered output expects at HEAD.
-	reads := rollout.ExpectationReads()
+	reads = rollout.ExpectationReads()
 	if _, err := rollout.RunAll(ctx, env, rollout.Options{Approver: "Jane Doe <jane@example.com>"}); err != nil {
 		t.Fatal(err)
 	}
