@@ -72,7 +72,9 @@ func (ws *waitSet) scoped(ct, comp string) *scope {
 	for p := range sc.paths {
 		sc.keys = append(sc.keys, "path/"+p)
 	}
-	ws.scope = sc
+	// The whole fleet's list is the push's, and no longer needed here:
+	// a wait that lasts keeps only its scope's, not one list a push.
+	ws.scope, ws.expected = sc, nil
 	return sc
 }
 
