@@ -66,12 +66,15 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 		}
 	})()
 	env := h.env()
-	stepped, holding, looks, configs := false, false, 0, 0
+	stepped, holding, looks, catchUps, configs := false, false, 0, 0, 0
 	h.onGit = func(args []string) {
 		mu.Lock()
 		defer mu.Unlock()
-		if args[0] == "status" && holding {
+		switch {
+		case args[0] == "status" && holding:
 			looks++ // at the uncommitted files, in a hold
+		case args[0] == "status":
+			catchUps++ // the same, by the rollouts' catch-ups
 		}
 		if args[0] == "config" && holding {
 			configs++ // what git commit would do beside the commit
@@ -150,6 +153,11 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 	if advanced() != wantAdvanced || rollout.ExpectationReads()-reads != wantReads {
 		t.Errorf("the expectation advanced %d times and read whole %d times, want %d and %d",
 			advanced(), rollout.ExpectationReads()-reads, wantAdvanced, wantReads)
+	}
+	// The rollouts' catch-ups, at one HEAD, look at the uncommitted files
+	// once, not once each.
+	if catchUps != 1 {
+		t.Errorf("git status ran %d times outside the holds, want 1", catchUps)
 	}
 	// One look at the uncommitted files a hold, not one a step.
 	if !moved && looks != wantTakes {
