@@ -31,16 +31,38 @@ func serve(t *testing.T) (*web.Server, *httptest.Server, string) {
 
 func serveDir(t *testing.T, dir string) (*web.Server, *httptest.Server, string) {
 	t.Helper()
-	root, err := os.OpenRoot(dir)
+	return serveWith(t, web.Options{Dir: dir})
+}
+
+// serveWith serves opts.Dir with opts.
+func serveWith(t *testing.T, opts web.Options) (*web.Server, *httptest.Server, string) {
+	t.Helper()
+	root, err := os.OpenRoot(opts.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { root.Close() })
-	s := web.New(web.Options{Dir: dir, FS: root.FS(), AllowedHosts: []string{"fleet.internal", "10.1.2.3"}})
+	opts.FS, opts.AllowedHosts = root.FS(), []string{"fleet.internal", "10.1.2.3"}
+	s := web.New(opts)
 	settle(t, s)
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
-	return s, ts, dir
+	return s, ts, opts.Dir
+}
+
+// A patch page names the command that promotes it against the repository
+// serve was given with --root, quoted for a shell, so that it works where
+// strata ran.
+func TestPatchPageCommandWithRoot(t *testing.T) {
+	dir := t.TempDir()
+	if err := testfleet.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	_, ts, _ := serveWith(t, web.Options{Dir: dir, Root: "my fleet"})
+	_, body := get(t, ts, "/patch/management-cluster/cert-manager/patch-001")
+	if want := "<code>strata --root &#39;my fleet&#39; promote management-cluster cert-manager patch-001</code>"; !strings.Contains(body, want) {
+		t.Errorf("the patch page lacks %q", want)
+	}
 }
 
 // settle looks at the repository until a look neither reloads it nor
