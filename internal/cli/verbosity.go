@@ -37,13 +37,24 @@ func (g *globals) verboseOutput() (restore func()) {
 }
 
 // logger is the log of a command that runs long (serve, rollout): its
-// warnings, and under -v what it does.
+// warnings, and under -v what it does. An error it logs reads as Main
+// prints one (clean): scrubbed of credentials, the commands it names run
+// against --root.
 func (g *globals) logger() *slog.Logger {
 	level := slog.LevelWarn
 	if g.verbose {
 		level = slog.LevelDebug
 	}
-	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Value.Kind() != slog.KindAny {
+				return a
+			}
+			if err, ok := a.Value.Any().(error); ok && err != nil {
+				return slog.String(a.Key, g.clean(err))
+			}
+			return a
+		}}))
 }
 
 // reportAnnotation marks a command whose standard output is the report the
