@@ -26,10 +26,12 @@ type rolloutPrinter struct {
 	lastWait string
 	stop     chan struct{}
 	now      func() time.Time
+	// strata names a command for the user to run (globals.strata).
+	strata func(args ...string) string
 }
 
-func newRolloutPrinter(w io.Writer, format outputFormat) *rolloutPrinter {
-	p := &rolloutPrinter{w: w, tty: !format.data() && isTerminal(w), stop: make(chan struct{}), now: time.Now}
+func newRolloutPrinter(w io.Writer, format outputFormat, strata func(args ...string) string) *rolloutPrinter {
+	p := &rolloutPrinter{w: w, tty: !format.data() && isTerminal(w), stop: make(chan struct{}), now: time.Now, strata: strata}
 	if format.data() {
 		p.data = format
 	}
@@ -64,6 +66,9 @@ func (p *rolloutPrinter) close() {
 func (p *rolloutPrinter) event(e rollout.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e.Next != nil && p.strata != nil {
+		e.Command = p.strata(e.Next...)
+	}
 	if p.data != "" {
 		_ = p.data.writeEvent(p.w, e)
 		return

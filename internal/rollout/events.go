@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/alert"
+	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 )
@@ -100,9 +101,12 @@ type Event struct {
 	// Check is the name of the check of a KindCheck event.
 	Check  string `json:"check,omitempty"`
 	Passed bool   `json:"passed,omitempty"`
-	// Gates are the manual gates of a KindGate event; Command continues.
-	Gates   []string `json:"gates,omitempty"`
-	Command string   `json:"command,omitempty"`
+	// Gates are the manual gates of a KindGate event; Command continues,
+	// and Next is that command as data when it is not the caller's own
+	// command line (Result.Next: the CLI names it with --root).
+	Gates   []string     `json:"gates,omitempty"`
+	Command string       `json:"command,omitempty"`
+	Next    hint.Command `json:"-"`
 	// Failures are the Applications (or checks) that failed.
 	Failures []Failure `json:"failures,omitempty"`
 	// Unhealthy are the clusters of the step that failed within its
