@@ -138,7 +138,7 @@ func rolloutLine(e rollout.Event, now time.Time) string {
 		b.WriteString(withinBudget(e.Unhealthy))
 	case rollout.KindSoaking:
 		fmt.Fprintf(&b, "%s: soaking, %d/%d healthy, %s left", stepName(e), e.Healthy, e.Total, max(0, e.SoakUntil.Sub(now)).Round(time.Second))
-	case rollout.KindSoaked, rollout.KindUnhealthy, rollout.KindUnwatched, rollout.KindPending:
+	case rollout.KindSoaked, rollout.KindUnhealthy, rollout.KindUnwatched, rollout.KindPending, rollout.KindStalled:
 		fmt.Fprintf(&b, "%s: %s", stepName(e), e.Message)
 	case rollout.KindCheck:
 		if e.Passed {

@@ -61,6 +61,10 @@ const (
 	// KindLost: the watch of an Argo CD failed (Message: which, and why);
 	// the step waits for it until its timeout.
 	KindLost Kind = "lost"
+	// KindStalled: Argo CD has not taken the refresh the wait asked of a
+	// cluster's root for a while (Message: which, for how long); the step
+	// waits for it until its timeout.
+	KindStalled Kind = "stalled"
 	// KindHeld: the next step does not start: a freeze holds its node, or
 	// a stopWhen condition holds (Message says which, Alerts what fires);
 	// the rollout waits until neither does.
