@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/testgit"
 	"github.com/strata-fleet/strata/internal/web"
 )
 
@@ -255,18 +256,7 @@ func write(t *testing.T, p, data string) {
 }
 
 func TestDiffPage(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dir := t.TempDir()
-	if err := testfleet.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "fleet"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	dir, _ := gitFleet(t)
 	p := filepath.Join(dir, "config/management-cluster/prometheus/production/override.yaml")
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -359,13 +349,9 @@ func gitFleet(t *testing.T) (string, func(args ...string) string) {
 	}
 	git := func(args ...string) string {
 		t.Helper()
-		out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
+		return testgit.Run(t, dir, args...)
 	}
-	git("init", "-q")
+	git("init", "-q", "-b", "main")
 	git("add", ".")
 	git("commit", "-q", "-m", "fleet")
 	return dir, git
