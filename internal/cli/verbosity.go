@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
+	"github.com/strata-fleet/strata/internal/kube"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -39,14 +40,18 @@ func (g *globals) verboseOutput() (restore func()) {
 // logger is the log of a command that runs long (serve, rollout): its
 // warnings, and under -v what it does. An error it logs reads as Main
 // prints one (clean): scrubbed of credentials, the commands it names run
-// against --root.
+// against --root; a message, which may hold an error as text, is
+// scrubbed.
 func (g *globals) logger() *slog.Logger {
 	level := slog.LevelWarn
 	if g.verbose {
 		level = slog.LevelDebug
 	}
 	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level,
-		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.MessageKey {
+				return slog.String(a.Key, kube.Scrub(a.Value.String()))
+			}
 			if a.Value.Kind() != slog.KindAny {
 				return a
 			}
