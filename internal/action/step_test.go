@@ -14,6 +14,7 @@ import (
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // A fleet with two cluster types, edge placed only at dev and
@@ -58,9 +59,6 @@ applications:
       targetRevision: 6.8.0
 `
 
-var gitEnv = []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
-	"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}
-
 // newFleet writes the fixture, renders it and commits it; the local state
 // goes to a directory of its own.
 func newFleet(t *testing.T) (*action.Repo, git.Repo) {
@@ -71,7 +69,7 @@ func newFleet(t *testing.T) (*action.Repo, git.Repo) {
 		writeFile(t, dir, name, data)
 	}
 	renderAll(t, dir)
-	g := git.Repo{Git: git.Exec{Dir: dir, Env: gitEnv}}
+	g := git.Repo{Git: git.Exec{Dir: dir, Env: testgit.Env}}
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "first"}} {
 		if _, err := g.Out(context.Background(), args...); err != nil {
 			t.Fatal(err)

@@ -118,7 +118,7 @@ func (o *diffOptions) run() error {
 			return err
 		}
 	case o.output == "markdown":
-		printDiffMarkdown(o.stdout, res)
+		printDiffMarkdown(o.stdout, res, o.strata)
 	default:
 		printDiff(o.stdout, res, useColor(o.stdout))
 	}

@@ -46,7 +46,7 @@ func (o *diffOptions) runLive(ctx context.Context) error {
 			return err
 		}
 	case o.output == "markdown":
-		printDriftMarkdown(o.stdout, d)
+		printDriftMarkdown(o.stdout, d, o.strata)
 	default:
 		printDrift(o.stdout, d, useColor(o.stdout))
 	}
@@ -198,8 +198,9 @@ func orDash(s string) string {
 
 // printDriftMarkdown writes d as a comment for a pull request or a chat:
 // the summary, a table of the objects that differ, then each one's diff
-// (collapsed where long) within the budget of a comment.
-func printDriftMarkdown(w io.Writer, d *live.Drift) {
+// (collapsed where long) within the budget of a comment; strata names the
+// command that shows the rest (globals.strata).
+func printDriftMarkdown(w io.Writer, d *live.Drift, strata func(args ...string) string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### strata diff --live: %s\n\n", d.Summary())
 	if trailer := driftTrailer(d); len(trailer) > 0 {
@@ -230,7 +231,7 @@ func printDriftMarkdown(w io.Writer, d *live.Drift) {
 			var section strings.Builder
 			writeMarkdownFile(&section, diff.ResourceChange{Name: c.Target + " " + o.Name, Kind: o.Kind, Status: string(o.State), Diff: text})
 			if b.Len()+section.Len() > markdownBudget {
-				b.WriteString("… and more, past what a comment holds: run `strata diff --live` to see it all.\n")
+				fmt.Fprintf(&b, "… and more, past what a comment holds: run `%s` to see it all.\n", strata("diff", "--live"))
 				io.WriteString(w, b.String())
 				return
 			}

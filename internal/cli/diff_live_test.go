@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,9 +59,30 @@ missing: hub: Application mc-1-web (rendered/mc/prod/us-east1/templates/web.yaml
 	}
 }
 
+// A drift past what a comment holds ends with the command that shows it
+// all, run against the repository the run was given (--root).
+func TestPrintDriftMarkdownNamesTheRest(t *testing.T) {
+	d := drift()
+	cell := d.Cells[0]
+	cell.Objects = slices.Clone(cell.Objects)
+	cell.Objects[0].Diff = lines(2000)
+	for range 10 {
+		d.Cells = append(d.Cells, cell)
+	}
+	var b strings.Builder
+	printDriftMarkdown(&b, d, (&globals{root: "my fleet"}).strata)
+	out := b.String()
+	if len(out) > 65536 {
+		t.Errorf("comment is %d characters, over GitHub's 65,536", len(out))
+	}
+	if want := "… and more, past what a comment holds: run `strata --root 'my fleet' diff --live` to see it all.\n"; !strings.HasSuffix(out, want) {
+		t.Errorf("want the end %q, got the end:\n%s", want, out[max(0, len(out)-300):])
+	}
+}
+
 func TestPrintDriftMarkdown(t *testing.T) {
 	var b strings.Builder
-	printDriftMarkdown(&b, drift())
+	printDriftMarkdown(&b, drift(), (&globals{}).strata)
 	out := b.String()
 	for _, want := range []string{
 		"### strata diff --live: 1 of 1 live object differ",

@@ -19,8 +19,9 @@ const (
 
 // printDiffMarkdown writes res as a pull request comment: the summary line,
 // a table of the targets that change, then per target and resource its
-// diff, collapsed where long.
-func printDiffMarkdown(w io.Writer, res *diff.Result) {
+// diff, collapsed where long. strata names a strata command for the
+// reader to run (globals.strata: with --root when the run had it).
+func printDiffMarkdown(w io.Writer, res *diff.Result, strata func(args ...string) string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### strata diff: %s\n\n", res.Summary())
 	base := res.Base
@@ -64,8 +65,8 @@ func printDiffMarkdown(w io.Writer, res *diff.Result) {
 		b.WriteString(section.String())
 	}
 	if left > 0 {
-		fmt.Fprintf(&b, "… and the diffs of %s more, past what a comment holds: run `strata diff --base %s` to see them.\n",
-			plural(left, "target"), res.Base)
+		fmt.Fprintf(&b, "… and the diffs of %s more, past what a comment holds: run `%s` to see them.\n",
+			plural(left, "target"), strata("diff", "--base", res.Base))
 	}
 	if res.Hydrated != nil {
 		writeMarkdownHydrated(&b, res.Hydrated)

@@ -24,7 +24,7 @@ func TestDiffMarkdownCollapsesLongDiffs(t *testing.T) {
 		{Target: "prod/b", Status: "changed", Files: []diff.ResourceChange{{Name: "long", Kind: "Application", Status: "changed", Diff: lines(openLines + 5)}}},
 	}}
 	var b strings.Builder
-	printDiffMarkdown(&b, res)
+	printDiffMarkdown(&b, res, (&globals{}).strata)
 	out := b.String()
 	if strings.Count(out, "<details>") != 1 || !strings.Contains(out, "<details><summary>`long` (Application): changed (26 lines)</summary>") {
 		t.Errorf("want only the long diff collapsed, got:\n%s", out)
@@ -34,6 +34,8 @@ func TestDiffMarkdownCollapsesLongDiffs(t *testing.T) {
 	}
 }
 
+// The diffs left out are named with the command that shows them, run
+// against the repository the run was given (--root).
 func TestDiffMarkdownStaysWithinACommentAndNamesTheRest(t *testing.T) {
 	res := &diff.Result{Base: "origin/main...", Targets: 100, Changed: 100}
 	for i := range 100 {
@@ -41,12 +43,12 @@ func TestDiffMarkdownStaysWithinACommentAndNamesTheRest(t *testing.T) {
 			Files: []diff.ResourceChange{{Name: "app", Kind: "Application", Status: "changed", Diff: lines(200)}}})
 	}
 	var b strings.Builder
-	printDiffMarkdown(&b, res)
+	printDiffMarkdown(&b, res, (&globals{root: "my fleet"}).strata)
 	out := b.String()
 	if len(out) > 65536 {
 		t.Errorf("comment is %d characters, over GitHub's 65,536", len(out))
 	}
-	if !strings.Contains(out, "more, past what a comment holds: run `strata diff --base origin/main...` to see them.") {
+	if !strings.Contains(out, "more, past what a comment holds: run `strata --root 'my fleet' diff --base origin/main...` to see them.") {
 		t.Errorf("want the targets left out named, got the end:\n%s", out[len(out)-300:])
 	}
 	if !strings.Contains(out, "| `prod/r99` | changed |") {
@@ -59,7 +61,7 @@ func TestDiffMarkdownFenceOutlastsBackticksInTheDiff(t *testing.T) {
 		{Target: "prod/a", Status: "changed", Files: []diff.ResourceChange{{Name: "x", Status: "changed", Diff: "+a: \"```\"\n"}}},
 	}}
 	var b strings.Builder
-	printDiffMarkdown(&b, res)
+	printDiffMarkdown(&b, res, (&globals{}).strata)
 	if !strings.Contains(b.String(), "````diff\n+a: \"```\"\n````\n") {
 		t.Errorf("want a four-backtick fence, got:\n%s", b.String())
 	}

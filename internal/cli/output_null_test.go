@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/strata-fleet/strata/internal/cli"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // nullFleet is a fleet whose reports have empty lists: no freeze, no
@@ -83,21 +84,12 @@ func TestDataReportsHaveNoNull(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	t.Setenv("STRATA_CACHE_DIR", filepath.Join(t.TempDir(), "cache"))
+	testgit.Setenv(t) // for the commands' own git
 	git := func(args ...string) {
 		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Jane", "GIT_AUTHOR_EMAIL=jane@example.com",
-			"GIT_COMMITTER_NAME=Jane", "GIT_COMMITTER_EMAIL=jane@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+		testgit.Run(t, dir, args...)
 	}
-	t.Setenv("STRATA_CACHE_DIR", filepath.Join(t.TempDir(), "cache"))
-	t.Setenv("GIT_AUTHOR_NAME", "Jane")
-	t.Setenv("GIT_AUTHOR_EMAIL", "jane@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "Jane")
-	t.Setenv("GIT_COMMITTER_EMAIL", "jane@example.com")
 	git("init", "-q", "-b", "main")
 	if code := cli.Main([]string{"--root", dir, "render", "-q"}, new(bytes.Buffer), new(bytes.Buffer)); code != 0 {
 		t.Fatalf("render: exit %d", code)

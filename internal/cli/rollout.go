@@ -217,7 +217,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	if err := kc.Check(f); err != nil {
 		return err
 	}
-	p := newRolloutPrinter(o.stdout, o.output)
+	p := newRolloutPrinter(o.stdout, o.output, o.strata)
 	defer p.close()
 	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir, NetTimeout: o.timeout}, Connect: kc.Connect(f),
 		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock, HoldEvery: o.holdEvery}

@@ -26,10 +26,12 @@ type rolloutPrinter struct {
 	lastWait string
 	stop     chan struct{}
 	now      func() time.Time
+	// strata names a command for the user to run (globals.strata).
+	strata func(args ...string) string
 }
 
-func newRolloutPrinter(w io.Writer, format outputFormat) *rolloutPrinter {
-	p := &rolloutPrinter{w: w, tty: !format.data() && isTerminal(w), stop: make(chan struct{}), now: time.Now}
+func newRolloutPrinter(w io.Writer, format outputFormat, strata func(args ...string) string) *rolloutPrinter {
+	p := &rolloutPrinter{w: w, tty: !format.data() && isTerminal(w), stop: make(chan struct{}), now: time.Now, strata: strata}
 	if format.data() {
 		p.data = format
 	}
@@ -64,6 +66,9 @@ func (p *rolloutPrinter) close() {
 func (p *rolloutPrinter) event(e rollout.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if e.Next != nil && p.strata != nil {
+		e.Command = p.strata(e.Next...)
+	}
 	if p.data != "" {
 		_ = p.data.writeEvent(p.w, e)
 		return
@@ -133,7 +138,7 @@ func rolloutLine(e rollout.Event, now time.Time) string {
 		b.WriteString(withinBudget(e.Unhealthy))
 	case rollout.KindSoaking:
 		fmt.Fprintf(&b, "%s: soaking, %d/%d healthy, %s left", stepName(e), e.Healthy, e.Total, max(0, e.SoakUntil.Sub(now)).Round(time.Second))
-	case rollout.KindSoaked, rollout.KindUnhealthy, rollout.KindUnwatched, rollout.KindPending:
+	case rollout.KindSoaked, rollout.KindUnhealthy, rollout.KindUnwatched, rollout.KindPending, rollout.KindStalled:
 		fmt.Fprintf(&b, "%s: %s", stepName(e), e.Message)
 	case rollout.KindCheck:
 		if e.Passed {

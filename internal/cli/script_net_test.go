@@ -3,11 +3,13 @@ package cli_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"time"
 
@@ -163,4 +165,31 @@ func faultPages(w http.ResponseWriter, r *http.Request) {
 	fmt.Sscan(r.URL.Query().Get("continue"), &n)
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"kind":"ApplicationList","apiVersion":"argoproj.io/v1alpha1","metadata":{"resourceVersion":"1","continue":"%d"},"items":[]}`, n+1)
+}
+
+// cmdWebget fetches PATH from the strata serve whose output FILE names
+// its address ("serving ... on http://127.0.0.1:PORT") and writes the
+// page to OUT; a status other than 200 fails:
+//
+//	webget FILE PATH OUT
+func cmdWebget(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: webget FILE PATH OUT")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	addr := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`).Find(data)
+	if addr == nil {
+		ts.Fatalf("%s names no http://127.0.0.1 address; it holds:\n%s", args[0], data)
+	}
+	client := &http.Client{Timeout: time.Minute}
+	resp, err := client.Get(string(addr) + args[1])
+	ts.Check(err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	ts.Check(err)
+	if resp.StatusCode != http.StatusOK {
+		ts.Fatalf("GET %s: %s\n%s", args[1], resp.Status, body)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), body, 0o644))
 }

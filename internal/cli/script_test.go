@@ -66,6 +66,7 @@ func TestScripts(t *testing.T) {
 			// script_net_test.go
 			"faultserver": cmdFaultServer,
 			"within":      cmdWithin,
+			"webget":      cmdWebget,
 		},
 	})
 }

@@ -95,7 +95,7 @@ func (o *serveOptions) run(ctx context.Context) error {
 	if !loopback {
 		logger.Warn("listening on a non-loopback address: anyone who can reach it can read the fleet's configuration", "addr", o.addr)
 	}
-	opts := web.Options{Dir: r.dir, FS: r.fsys, Base: o.base, Interval: o.interval, AllowedHosts: o.allowed, Logger: logger}
+	opts := web.Options{Dir: r.dir, FS: r.fsys, Root: o.root, Base: o.base, Interval: o.interval, AllowedHosts: o.allowed, Logger: logger}
 	if o.live.on {
 		if o.liveEvery <= 0 {
 			return usageErrorf("--live-interval %s: must be positive", o.liveEvery)

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
+	"github.com/strata-fleet/strata/internal/kube"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -37,13 +38,28 @@ func (g *globals) verboseOutput() (restore func()) {
 }
 
 // logger is the log of a command that runs long (serve, rollout): its
-// warnings, and under -v what it does.
+// warnings, and under -v what it does. An error it logs reads as Main
+// prints one (clean): scrubbed of credentials, the commands it names run
+// against --root; a message, which may hold an error as text, is
+// scrubbed.
 func (g *globals) logger() *slog.Logger {
 	level := slog.LevelWarn
 	if g.verbose {
 		level = slog.LevelDebug
 	}
-	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewTextHandler(g.stderr, &slog.HandlerOptions{Level: level,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.MessageKey {
+				return slog.String(a.Key, kube.Scrub(a.Value.String()))
+			}
+			if a.Value.Kind() != slog.KindAny {
+				return a
+			}
+			if err, ok := a.Value.Any().(error); ok && err != nil {
+				return slog.String(a.Key, g.clean(err))
+			}
+			return a
+		}}))
 }
 
 // reportAnnotation marks a command whose standard output is the report the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -28,20 +29,10 @@ func repo(t *testing.T, sub string) string {
 	if err := testfleet.Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	git(t, top, "init", "-q", "-b", "main")
-	git(t, top, "add", ".")
-	git(t, top, "commit", "-q", "-m", "fleet")
+	testgit.Run(t, top, "init", "-q", "-b", "main")
+	testgit.Run(t, top, "add", ".")
+	testgit.Run(t, top, "commit", "-q", "-m", "fleet")
 	return dir
-}
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
 }
 
 func write(t *testing.T, dir, file, data string) {
@@ -90,9 +81,9 @@ func TestGoldenOverrideChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, dir, prodOverride, strings.Replace(string(data), "v1.17.0", "v1.17.4", 1))
-	before := git(t, dir, "status", "--porcelain")
+	before := testgit.Run(t, dir, "status", "--porcelain")
 	res := compare(t, dir, "HEAD", "")
-	if after := git(t, dir, "status", "--porcelain"); after != before {
+	if after := testgit.Run(t, dir, "status", "--porcelain"); after != before {
 		t.Errorf("git status changed:\n%s\nthen:\n%s", before, after)
 	}
 	if got, want := res.Summary(), "3 of 9 targets change: cert-manager"; got != want {
@@ -127,14 +118,14 @@ func TestFilterAndSubdirectory(t *testing.T) {
 
 func TestAddedTargetAndMergeBase(t *testing.T) {
 	dir := repo(t, "")
-	git(t, dir, "checkout", "-q", "-b", "feature")
+	testgit.Run(t, dir, "checkout", "-q", "-b", "feature")
 	cfg := filepath.Join(dir, "config/config.yaml")
 	data, err := os.ReadFile(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	write(t, dir, "config/config.yaml", strings.Replace(string(data), "            - name: ap-east1\n", "            - name: ap-east1\n            - name: ap-south1\n", 1))
-	git(t, dir, "commit", "-q", "-am", "new region")
+	testgit.Run(t, dir, "commit", "-q", "-am", "new region")
 	res := compare(t, dir, "main...HEAD", "")
 	if got, want := res.Summary(), "1 of 10 targets change: cert-manager, hypershift, prometheus"; got != want {
 		t.Errorf("summary %q, want %q", got, want)

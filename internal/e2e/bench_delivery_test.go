@@ -19,6 +19,7 @@ import (
 	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/cli"
 	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // BenchmarkE2EDelivery is issue 25's delivery benchmark against real Argo
@@ -61,11 +62,7 @@ const benchVersion = "1.1.0"
 const benchConverge = 45 * time.Minute
 
 func benchDelivery(b *testing.B, clusters, patches, servers int) {
-	for _, kv := range []string{"GIT_AUTHOR_NAME=strata bench", "GIT_AUTHOR_EMAIL=bench@strata.invalid",
-		"GIT_COMMITTER_NAME=strata bench", "GIT_COMMITTER_EMAIL=bench@strata.invalid"} {
-		k, v, _ := strings.Cut(kv, "=")
-		b.Setenv(k, v)
-	}
+	testgit.Setenv(b)
 	bin := buildStrata(b)
 	var carriers []Spoke
 	for i := range servers {

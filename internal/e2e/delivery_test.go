@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // The delivery scenarios of issue 25 against real Argo CD, in one fleet
@@ -110,10 +111,7 @@ applications:
 // TestE2EDelivery: issue 25's proof against real Argo CD, one scenario
 // after the other in one fleet.
 func TestE2EDelivery(t *testing.T) {
-	t.Setenv("GIT_AUTHOR_NAME", "strata e2e")
-	t.Setenv("GIT_AUTHOR_EMAIL", "e2e@strata.invalid")
-	t.Setenv("GIT_COMMITTER_NAME", "strata e2e")
-	t.Setenv("GIT_COMMITTER_EMAIL", "e2e@strata.invalid")
+	testgit.Setenv(t)
 	e := Start(t, Options{Spokes: deliverySpokes})
 	defer e.Done()
 	mark := e.Mark()
@@ -265,7 +263,7 @@ func (e *Env) freezeDuringSoak(t *testing.T, want *deliveryVersions) {
 	ops.Git("pull", "-q", "--ff-only")
 	e.strataIn(ops, "freeze", "stage", "--reason", "INC-7: the soak looks odd", "--push")
 	out.wait(t, run, "held: ")
-	if held := out.String(); !strings.Contains(held, "stage is frozen by strata e2e <e2e@strata.invalid>") || !strings.Contains(held, "INC-7: the soak looks odd") {
+	if held := out.String(); !strings.Contains(held, "stage is frozen by "+testgit.Name+" <"+testgit.Email+">") || !strings.Contains(held, "INC-7: the soak looks odd") {
 		t.Errorf("the held event does not say who froze stage and why:\n%s", held)
 	}
 	if strings.Contains(out.String(), "Promote patch-002 of spoke/demo to stage") {

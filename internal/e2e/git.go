@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // GitServer serves bare repositories over HTTP on loopback with
@@ -80,11 +82,7 @@ func (r *Repo) run(dir string, args ...string) string {
 	r.t.Helper()
 	cmd := exec.Command(r.git, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(),
-		"GIT_AUTHOR_NAME=strata e2e", "GIT_AUTHOR_EMAIL=e2e@strata.invalid",
-		"GIT_COMMITTER_NAME=strata e2e", "GIT_COMMITTER_EMAIL=e2e@strata.invalid",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-	)
+	cmd.Env = append(os.Environ(), testgit.Env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

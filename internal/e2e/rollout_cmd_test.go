@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // The scenarios of strata rollout: the command itself commits, pushes and
@@ -79,10 +80,7 @@ func (e *Env) subjectsSince(commit string) []string {
 // values.yaml. Every step waited for real Argo CD syncs: the clusters end
 // at 1.1.0, and the history holds one commit per step.
 func TestE2ERolloutCommand(t *testing.T) {
-	t.Setenv("GIT_AUTHOR_NAME", "strata e2e")
-	t.Setenv("GIT_AUTHOR_EMAIL", "e2e@strata.invalid")
-	t.Setenv("GIT_COMMITTER_NAME", "strata e2e")
-	t.Setenv("GIT_COMMITTER_EMAIL", "e2e@strata.invalid")
+	testgit.Setenv(t)
 	e := Start(t, Options{Spokes: rolloutSpokes})
 	defer e.Done()
 	mark := e.Mark()
@@ -134,7 +132,7 @@ func TestE2ERolloutCommand(t *testing.T) {
 	if v := e.Repo.ReadFile("config/spoke/demo/values.yaml"); !strings.Contains(v, `version: "1.1.0"`) {
 		t.Errorf("values.yaml after the rollout:\n%s", v)
 	}
-	if body := e.Repo.Git("log", "-1", "--format=%b"); !strings.Contains(body, "Approved-by: strata e2e <e2e@strata.invalid> for stage") {
+	if body := e.Repo.Git("log", "-1", "--format=%b"); !strings.Contains(body, "Approved-by: "+testgit.Name+" <"+testgit.Email+"> for stage") {
 		t.Errorf("the step into stage records no approval:\n%s", body)
 	}
 	e.Converge(Expect{Head: e.Repo.Git("rev-parse", "HEAD"), Apps: expectApps(e), State: expectState(e, allAt(e, "1.1.0"))})

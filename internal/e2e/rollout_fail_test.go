@@ -6,6 +6,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // rejectedPatch names the demo ConfigMap with a name the API server
@@ -25,10 +27,7 @@ const rejectedPatch = `applications:
 // healthy at 1.0.0 again (for the rejected sync, which Argo CD keeps
 // retrying, once the rollout has terminated that operation).
 func TestE2ERolloutFailures(t *testing.T) {
-	t.Setenv("GIT_AUTHOR_NAME", "strata e2e")
-	t.Setenv("GIT_AUTHOR_EMAIL", "e2e@strata.invalid")
-	t.Setenv("GIT_COMMITTER_NAME", "strata e2e")
-	t.Setenv("GIT_COMMITTER_EMAIL", "e2e@strata.invalid")
+	testgit.Setenv(t)
 	e := Start(t, Options{Spokes: rolloutSpokes[:2]})
 	defer e.Done()
 	mark := e.Mark()

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // smokePatch moves demo to 1.1.0 with a PostSync hook, a smoke test Job
@@ -39,7 +40,7 @@ const smokeFailed = "Job has reached the specified backoff limit"
 // failed attempt shows, long before its timeout, and goes no further;
 // status --live shows the Application failed (docs/verdicts.md).
 func TestE2ERolloutHookFails(t *testing.T) {
-	gitIdentity(t)
+	testgit.Setenv(t)
 	e := Start(t, Options{Spokes: rolloutSpokes[:2]})
 	defer e.Done()
 	mark := e.Mark()
@@ -114,13 +115,5 @@ func (e *Env) failJob(cluster, name string) {
 	_, err := e.clusterNamed(cluster).Kube.BatchV1().Jobs(namespaceOf(cluster)).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
 	if err != nil {
 		e.t.Fatalf("failing Job %s on %s: %v", name, cluster, err)
-	}
-}
-
-// gitIdentity is who the commits of strata rollout are by.
-func gitIdentity(t *testing.T) {
-	for _, k := range []string{"GIT_AUTHOR", "GIT_COMMITTER"} {
-		t.Setenv(k+"_NAME", "strata e2e")
-		t.Setenv(k+"_EMAIL", "e2e@strata.invalid")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/alert"
 	"github.com/strata-fleet/strata/internal/promenv"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // demoApps selects the demo Applications of integration's spokes in Argo
@@ -26,10 +27,7 @@ const demoApps = `name=~"int-sector-1-(us-east1|eu-west1)-demo"`
 // to a real Alertmanager fires: rollout.stopWhen fails the step, which
 // --on-failure revert reverts, and stage's cluster runs 1.0.0 again.
 func TestE2EStopTheLine(t *testing.T) {
-	t.Setenv("GIT_AUTHOR_NAME", "strata e2e")
-	t.Setenv("GIT_AUTHOR_EMAIL", "e2e@strata.invalid")
-	t.Setenv("GIT_COMMITTER_NAME", "strata e2e")
-	t.Setenv("GIT_COMMITTER_EMAIL", "e2e@strata.invalid")
+	testgit.Setenv(t)
 	SkipShort(t)
 	am := promenv.StartAlertmanager(t)
 	e := Start(t, Options{Spokes: rolloutSpokes})

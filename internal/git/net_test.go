@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // A remote that accepts the connection and never answers: git's
@@ -29,7 +30,7 @@ func TestRemoteThatHangs(t *testing.T) {
 	}
 	bare := t.TempDir()
 	ctx := context.Background()
-	setup := git.Exec{Dir: dir, Env: testEnv}
+	setup := git.Exec{Dir: dir, Env: testgit.Env}
 	for _, args := range [][]string{{"clone", "-q", "--bare", dir, bare}, {"remote", "add", "origin", bare},
 		{"config", "remote.origin.uploadpack", hang}, {"config", "remote.origin.receivepack", hang}} {
 		if _, err := setup.Run(ctx, args...); err != nil {
@@ -53,7 +54,7 @@ func TestRemoteThatHangs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			os.Remove(pids)
-			g := git.Exec{Dir: dir, Env: testEnv, NetTimeout: 300 * time.Millisecond}
+			g := git.Exec{Dir: dir, Env: testgit.Env, NetTimeout: 300 * time.Millisecond}
 			if tt.deadline > 0 {
 				g.NetTimeout = time.Hour
 			}

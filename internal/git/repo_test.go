@@ -10,16 +10,14 @@ import (
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
-
-var testEnv = []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
-	"GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1"}
 
 // newRepo is a repository with a first commit of files.
 func newRepo(t *testing.T, files map[string]string) (git.Repo, string) {
 	t.Helper()
 	dir := t.TempDir()
-	r := git.Repo{Git: git.Exec{Dir: dir, Env: testEnv}}
+	r := git.Repo{Git: git.Exec{Dir: dir, Env: testgit.Env}}
 	write(t, dir, files)
 	ctx := context.Background()
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "-A"}, {"commit", "-q", "-m", "first"}} {
@@ -130,7 +128,7 @@ func TestDirtyPath(t *testing.T) {
 }
 
 func TestError(t *testing.T) {
-	_, err := git.Exec{Dir: t.TempDir(), Env: testEnv}.Run(context.Background(), "rev-parse", "HEAD")
+	_, err := git.Exec{Dir: t.TempDir(), Env: testgit.Env}.Run(context.Background(), "rev-parse", "HEAD")
 	var ge *git.Error
 	if err == nil || !errors.As(err, &ge) || !strings.HasPrefix(err.Error(), "git rev-parse HEAD: ") {
 		t.Fatalf("err = %v", err)
@@ -142,7 +140,7 @@ func TestError(t *testing.T) {
 func TestBelowTheTop(t *testing.T) {
 	ctx := context.Background()
 	_, top := newRepo(t, map[string]string{"fleet/config/a.yaml": "a\n", "other/b": "b\n"})
-	r := git.Repo{Git: git.Exec{Dir: filepath.Join(top, "fleet"), Env: testEnv}}
+	r := git.Repo{Git: git.Exec{Dir: filepath.Join(top, "fleet"), Env: testgit.Env}}
 	write(t, top, map[string]string{"fleet/config/a.yaml": "a2\n", "fleet/config/new.yaml": "n\n", "other/b": "b2\n"})
 	dirty, err := r.Dirty(ctx, "config")
 	if want := []string{" M config/a.yaml", "?? config/new.yaml"}; err != nil || !slices.Equal(dirty, want) {

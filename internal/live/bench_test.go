@@ -25,6 +25,7 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // BenchmarkStatusLive is issue 12's budget: `strata status --live` for the
@@ -60,10 +61,10 @@ func BenchmarkStatusLive(b *testing.B) {
 	clusters := hubInventory(b, repo)
 	prefixNames(b, repo)
 	run(b, repo, strata, "render")
-	git(b, repo, "init", "-q", "-b", "main")
-	git(b, repo, "add", ".")
-	git(b, repo, "commit", "-q", "-m", "fleet")
-	head := strings.TrimSpace(git(b, repo, "rev-parse", "HEAD"))
+	testgit.Run(b, repo, "init", "-q", "-b", "main")
+	testgit.Run(b, repo, "add", ".")
+	testgit.Run(b, repo, "commit", "-q", "-m", "fleet")
+	head := strings.TrimSpace(testgit.Run(b, repo, "rev-parse", "HEAD"))
 
 	api := testenv.StartAPIServer(b)
 	testenv.InstallArgoCDCRDs(b, api.Config())

@@ -19,6 +19,7 @@ import (
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // fixture is the test fleet (built-in chart) with an inventory of clusters
@@ -49,16 +50,16 @@ func newFixture(t *testing.T) *fixture {
 	}
 	renderFleet(t, dir)
 	fx := &fixture{dir: dir}
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "fleet")
-	fx.c1 = strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	testgit.Run(t, dir, "init", "-q", "-b", "main")
+	testgit.Run(t, dir, "add", ".")
+	testgit.Run(t, dir, "commit", "-q", "-m", "fleet")
+	fx.c1 = strings.TrimSpace(testgit.Run(t, dir, "rev-parse", "HEAD"))
 	write(t, dir, "config/management-cluster/cert-manager/integration/patch-003.yaml",
 		"applications:\n  cert-manager:\n    source:\n      targetRevision: v1.20.0\n")
 	renderFleet(t, dir)
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-q", "-m", "cert-manager v1.20.0 in integration")
-	fx.c2 = strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	testgit.Run(t, dir, "add", ".")
+	testgit.Run(t, dir, "commit", "-q", "-m", "cert-manager v1.20.0 in integration")
+	fx.c2 = strings.TrimSpace(testgit.Run(t, dir, "rev-parse", "HEAD"))
 	return fx
 }
 
@@ -76,16 +77,6 @@ func (fx *fixture) renderer(t *testing.T) *render.Renderer {
 		t.Fatal(err)
 	}
 	return r
-}
-
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
 }
 
 func write(t testing.TB, dir, file, data string) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strata-fleet/strata/internal/testgit"
 	"github.com/strata-fleet/strata/internal/treestamp"
 )
 
@@ -138,16 +139,16 @@ func TestStoppedClockIsIgnored(t *testing.T) {
 	}
 	dir, statePath := t.TempDir(), filepath.Join(t.TempDir(), "state")
 	writeFiles(t, dir, fleetV1)
-	git(t, dir, "init", "-q")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-qm", "fleet")
+	testgit.Run(t, dir, "init", "-q")
+	testgit.Run(t, dir, "add", ".")
+	testgit.Run(t, dir, "commit", "-qm", "fleet")
 	if _, err := run(t, dir, statePath, &clockStopOps{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, stagingDir)); err != nil {
 		t.Fatalf("the stop left no clock directory to test with: %v", err)
 	}
-	if got, want := git(t, dir, "status", "--porcelain", "--untracked-files=all"), "?? rendered/"; !strings.HasPrefix(got, want) || strings.Contains(got, stagingDir) {
+	if got, want := testgit.Run(t, dir, "status", "--porcelain", "--untracked-files=all"), "?? rendered/"; !strings.HasPrefix(got, want) || strings.Contains(got, stagingDir) {
 		t.Errorf("git status = %q, want only rendered/", got)
 	}
 	if _, err := run(t, dir, statePath, nil); err != nil {

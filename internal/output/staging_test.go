@@ -10,18 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/atomicfile"
+	"github.com/strata-fleet/strata/internal/testgit"
 	"github.com/strata-fleet/strata/internal/treestamp"
 )
-
-func git(t *testing.T, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return string(out)
-}
 
 // What an interrupted render leaves is invisible to git, and the next run
 // removes it, including the staging directories of older strata versions
@@ -32,9 +23,9 @@ func TestInterruptedStagingIsIgnoredAndCleanedUp(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeFiles(t, dir, fleetV1)
-	git(t, dir, "init", "-q")
-	git(t, dir, "add", ".")
-	git(t, dir, "commit", "-qm", "fleet")
+	testgit.Run(t, dir, "init", "-q")
+	testgit.Run(t, dir, "add", ".")
+	testgit.Run(t, dir, "commit", "-qm", "fleet")
 	writeFiles(t, dir, map[string]string{".rendered-123456/mc/dev/us-east1/Chart.yaml": "old staging\n"})
 
 	// Crash the first render late in its staging, with files staged.
@@ -51,7 +42,7 @@ func TestInterruptedStagingIsIgnoredAndCleanedUp(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, stagingDir, "new")); err != nil {
 		t.Fatalf("the crash left no staging area to test with: %v", err)
 	}
-	if got := git(t, dir, "status", "--porcelain", "--untracked-files=all", "--", ".", ":!.rendered-123456"); got != "" {
+	if got := testgit.Run(t, dir, "status", "--porcelain", "--untracked-files=all", "--", ".", ":!.rendered-123456"); got != "" {
 		t.Errorf("git status shows the staging area:\n%s", got)
 	}
 
@@ -64,7 +55,7 @@ func TestInterruptedStagingIsIgnoredAndCleanedUp(t *testing.T) {
 		}
 	}
 	// Only rendered/ is new to git.
-	if got, want := git(t, dir, "status", "--porcelain"), "?? rendered/\n"; got != want {
+	if got, want := testgit.Run(t, dir, "status", "--porcelain"), "?? rendered/"; got != want {
 		t.Errorf("git status = %q, want %q", got, want)
 	}
 }

@@ -2,13 +2,13 @@ package pin_test
 
 import (
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/pin"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // gitRepo makes a clone with a remote "origin": main and release pushed,
@@ -23,22 +23,10 @@ func gitRepo(t *testing.T) (string, map[string]string) {
 	origin, dir := filepath.Join(root, "origin.git"), filepath.Join(root, "fleet")
 	run := func(dir string, args ...string) string {
 		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com", "GIT_CONFIG_GLOBAL=/dev/null")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
+		return testgit.Run(t, dir, args...)
 	}
-	for _, d := range []string{origin, dir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run(origin, "init", "-q", "--bare", "-b", "main")
-	run(dir, "init", "-q", "-b", "main")
+	run("", "init", "-q", "--bare", "-b", "main", origin)
+	run("", "init", "-q", "-b", "main", dir)
 	run(dir, "commit", "-q", "--allow-empty", "-m", "one")
 	run(dir, "tag", "v1")
 	run(dir, "branch", "release")

@@ -28,8 +28,10 @@ type waitSet struct {
 	// scope is what its wait joins (scoped), made at the first look.
 	scope *scope
 	// mark is where the refreshes asked stood when it was read, after
-	// the step's push (watcher.mark).
-	mark uint64
+	// the step's push (watcher.mark); stalled the stalled asks its wait
+	// reported (their seq).
+	mark    uint64
+	stalled map[appKey]uint64
 }
 
 // newWaitSet reads what the rendered output expects and the history of

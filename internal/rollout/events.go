@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/alert"
+	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 )
@@ -60,6 +61,10 @@ const (
 	// KindLost: the watch of an Argo CD failed (Message: which, and why);
 	// the step waits for it until its timeout.
 	KindLost Kind = "lost"
+	// KindStalled: Argo CD has not taken the refresh the wait asked of a
+	// cluster's root for a while (Message: which, for how long); the step
+	// waits for it until its timeout.
+	KindStalled Kind = "stalled"
 	// KindHeld: the next step does not start: a freeze holds its node, or
 	// a stopWhen condition holds (Message says which, Alerts what fires);
 	// the rollout waits until neither does.
@@ -100,9 +105,12 @@ type Event struct {
 	// Check is the name of the check of a KindCheck event.
 	Check  string `json:"check,omitempty"`
 	Passed bool   `json:"passed,omitempty"`
-	// Gates are the manual gates of a KindGate event; Command continues.
-	Gates   []string `json:"gates,omitempty"`
-	Command string   `json:"command,omitempty"`
+	// Gates are the manual gates of a KindGate event; Command continues,
+	// and Next is that command as data when it is not the caller's own
+	// command line (Result.Next: the CLI names it with --root).
+	Gates   []string     `json:"gates,omitempty"`
+	Command string       `json:"command,omitempty"`
+	Next    hint.Command `json:"-"`
 	// Failures are the Applications (or checks) that failed.
 	Failures []Failure `json:"failures,omitempty"`
 	// Unhealthy are the clusters of the step that failed within its

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // The fleet of these tests: two regions of integration, then production
@@ -82,12 +82,6 @@ applications:
 `
 
 const firstPatch = "config/workload/demo/integration/us-east1/patch-001.yaml"
-
-var gitEnv = []string{
-	"GIT_AUTHOR_NAME=strata test", "GIT_AUTHOR_EMAIL=test@strata.invalid",
-	"GIT_COMMITTER_NAME=strata test", "GIT_COMMITTER_EMAIL=test@strata.invalid",
-	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-}
 
 // harness is a fleet repository pushed to a bare remote, a fake Argo CD
 // (the test sets the Applications' status as Argo CD would) and a fake
@@ -153,11 +147,7 @@ func newHarness(t *testing.T, api *testenv.APIServer) *harness {
 		h.ns = h.ns[len(h.ns)-40:]
 	}
 	h.ns = strings.Trim(h.ns, "-")
-	h.git = rollout.ExecGit{Dir: h.dir, Env: gitEnv}
-	bare := filepath.Join(t.TempDir(), "remote.git")
-	h.bare = bare
-	h.run("", "init", "-q", "--bare", "-b", "main", bare)
-	h.run("", "init", "-q", "-b", "main", h.dir)
+	h.git = rollout.ExecGit{Dir: h.dir, Env: testgit.Env}
 	for p, data := range fixture {
 		h.write(p, data)
 	}
@@ -165,10 +155,7 @@ func newHarness(t *testing.T, api *testenv.APIServer) *harness {
 	if _, err := output.Run(output.Options{Root: h.dir, FS: os.DirFS(h.dir)}); err != nil {
 		t.Fatal(err)
 	}
-	h.run(h.dir, "add", "-A")
-	h.run(h.dir, "commit", "-q", "-m", "the fleet")
-	h.run(h.dir, "remote", "add", "origin", bare)
-	h.run(h.dir, "push", "-q", "-u", "origin", "main")
+	h.bare = testgit.Remote(t, h.dir)
 	for c := range clusters {
 		h.createNamespace(h.ns + "-" + c)
 	}
@@ -176,16 +163,10 @@ func newHarness(t *testing.T, api *testenv.APIServer) *harness {
 	return h
 }
 
+// run runs git args in dir (testgit.Run).
 func (h *harness) run(dir string, args ...string) string {
 	h.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		h.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return testgit.Run(h.t, dir, args...)
 }
 
 func (h *harness) write(p, data string) {

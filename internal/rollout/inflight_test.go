@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,6 +17,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // t0 is when the history of flightRepo's commits starts.
@@ -43,15 +44,8 @@ func newFlightRepo(t *testing.T) *flightRepo {
 
 func (r *flightRepo) git(at time.Time, args ...string) string {
 	r.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = r.dir
 	date := at.Format(time.RFC3339)
-	cmd.Env = append(os.Environ(), append(gitEnv, "GIT_AUTHOR_DATE="+date, "GIT_COMMITTER_DATE="+date)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return testgit.RunEnv(r.t, r.dir, []string{"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date}, args...)
 }
 
 // commit commits everything at the time at and returns the commit.
@@ -73,7 +67,7 @@ func (r *flightRepo) flights(opts rollout.FlightOptions) []rollout.Flight {
 		r.t.Fatal(err)
 	}
 	if opts.Git == nil {
-		opts.Git = rollout.ExecGit{Dir: r.dir, Env: gitEnv}
+		opts.Git = rollout.ExecGit{Dir: r.dir, Env: testgit.Env}
 	}
 	got, _, err := rollout.Flights(context.Background(), f, root.FS(), opts)
 	if err != nil {
@@ -268,7 +262,7 @@ func TestFlightsWithoutHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, history, err := rollout.Flights(context.Background(), f, root.FS(), rollout.FlightOptions{Git: rollout.ExecGit{Dir: r.dir, Env: append(gitEnv, "GIT_CEILING_DIRECTORIES="+filepath.Dir(r.dir))}, Now: t0})
+	got, history, err := rollout.Flights(context.Background(), f, root.FS(), rollout.FlightOptions{Git: rollout.ExecGit{Dir: r.dir, Env: append(slices.Clone(testgit.Env), "GIT_CEILING_DIRECTORIES="+filepath.Dir(r.dir))}, Now: t0})
 	if err != nil || history {
 		t.Fatalf("history %v, err %v; want none read, no error", history, err)
 	}

@@ -5,6 +5,7 @@ package rollout_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ func TestReact(t *testing.T) {
 	api := startAPI(t)
 	t.Run("a change to an unrelated Application wakes no wait", func(t *testing.T) { testUnrelated(t, newHarness(t, api)) })
 	t.Run("a normal refresh of the root after the push, again once taken", func(t *testing.T) { testRefreshes(t, newHarness(t, api)) })
+	t.Run("a refresh not taken is reported, not asked again", func(t *testing.T) { testStalled(t, newHarness(t, api)) })
 }
 
 // waitFirst runs the first step of the patch (until integration/us-east1,
@@ -125,14 +127,7 @@ func testUnrelated(t *testing.T, h *harness) {
 // once Argo CD took the last one (removed the annotation); never demo,
 // which the root changes (Argo CD compares a changed spec by itself).
 func testRefreshes(t *testing.T, h *harness) {
-	env := h.env()
-	env.RefreshEvery = 10 * time.Second
-	patches := make(chan string, 100)
-	connect := env.Connect
-	env.Connect = func(c *fleet.Cluster) (dynamic.Interface, error) {
-		dyn, err := connect(c)
-		return patchSeen{dyn, patches}, err
-	}
+	env, patches := h.refreshEnv()
 	waits := make(chan rollout.Event, 100)
 	h.onEvent = func(e rollout.Event) {
 		if e.Kind == rollout.KindWaiting {
@@ -158,27 +153,54 @@ func testRefreshes(t *testing.T, h *harness) {
 		[]byte(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":null}}}`), metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	demo, err := h.dyn.Resource(live.ApplicationGVR).Namespace(ns).Get(context.Background(), "demo", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := unstructured.SetNestedField(demo.Object, "Progressing", "status", "health", "status"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.dyn.Resource(live.ApplicationGVR).Namespace(ns).Update(context.Background(), demo, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	for seen := false; !seen; {
-		select {
-		case e := <-waits:
-			seen = slices.ContainsFunc(e.Apps, func(a rollout.AppState) bool { return a.Name == "demo" && a.Health == "Progressing" })
-		case <-time.After(30 * time.Second):
-			t.Fatal("the wait never saw demo progressing")
-		}
-	}
+	h.progressDemo(waits)
 	h.clock.Step(env.RefreshEvery)
 	next()
 	h.end(done)
+	checkRefreshes(t, got, patches, map[string]int{"root normal": 2})
+}
+
+// The wait asks the root a refresh after the push, which Argo CD never
+// takes (its controller down: the annotation stays). It does not ask
+// again (the same annotation patched again changes nothing), and after
+// three RefreshEvery it reports the ask as stalled.
+func testStalled(t *testing.T, h *harness) {
+	env, patches := h.refreshEnv()
+	waits, stalled := make(chan rollout.Event, 100), make(chan rollout.Event, 100)
+	h.onEvent = func(e rollout.Event) {
+		switch e.Kind {
+		case rollout.KindWaiting:
+			waits <- e
+		case rollout.KindStalled:
+			stalled <- e
+		}
+	}
+	done := h.waitFirst(env)
+	select {
+	case <-patches: // right after the push
+	case <-time.After(30 * time.Second):
+		t.Fatal("the wait asked no refresh after the push")
+	}
+	// demo changes after the root's annotation: once the wait has seen
+	// demo's change, its watcher has seen the root carry the annotation.
+	h.progressDemo(waits)
+	h.clock.Step(3 * env.RefreshEvery)
+	select {
+	case e := <-stalled:
+		if want := "Argo CD has not taken the refresh of Application root on w1 asked 30s ago"; !strings.Contains(e.Message, want) || e.Step != "integration/us-east1" {
+			t.Errorf("stalled event of step %s: %q, want step integration/us-east1 and %q", e.Step, e.Message, want)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the wait never reported the refresh Argo CD did not take")
+	}
+	h.end(done)
+	checkRefreshes(t, map[string]int{"root normal": 1}, patches, map[string]int{"root normal": 1})
+}
+
+// checkRefreshes compares the refreshes asked of Argo CD, those counted in
+// got and those left in patches, with want.
+func checkRefreshes(t *testing.T, got map[string]int, patches chan string, want map[string]int) {
+	t.Helper()
 	for drained := false; !drained; {
 		select {
 		case p := <-patches:
@@ -187,8 +209,49 @@ func testRefreshes(t *testing.T, h *harness) {
 			drained = true
 		}
 	}
-	if d := cmp.Diff(map[string]int{"root normal": 2}, got); d != "" {
+	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("refreshes asked of Argo CD (-want +got):\n%s", d)
+	}
+}
+
+// refreshEnv is the harness's Env asking refreshes every 10s, and the
+// refreshes asked of Argo CD as made ("root normal").
+func (h *harness) refreshEnv() (rollout.Env, chan string) {
+	env := h.env()
+	env.RefreshEvery = 10 * time.Second
+	patches := make(chan string, 100)
+	connect := env.Connect
+	env.Connect = func(c *fleet.Cluster) (dynamic.Interface, error) {
+		dyn, err := connect(c)
+		return patchSeen{dyn, patches}, err
+	}
+	return env, patches
+}
+
+// progressDemo makes demo progressing on w1, as Argo CD would, and returns
+// once the wait has seen it (a KindWaiting event on waits): its watcher
+// has then seen every change made before to w1's Applications, which come
+// before demo's on one watch.
+func (h *harness) progressDemo(waits <-chan rollout.Event) {
+	h.t.Helper()
+	ns := h.ns + "-w1"
+	demo, err := h.dyn.Resource(live.ApplicationGVR).Namespace(ns).Get(context.Background(), "demo", metav1.GetOptions{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(demo.Object, "Progressing", "status", "health", "status"); err != nil {
+		h.t.Fatal(err)
+	}
+	if _, err := h.dyn.Resource(live.ApplicationGVR).Namespace(ns).Update(context.Background(), demo, metav1.UpdateOptions{}); err != nil {
+		h.t.Fatal(err)
+	}
+	for seen := false; !seen; {
+		select {
+		case e := <-waits:
+			seen = slices.ContainsFunc(e.Apps, func(a rollout.AppState) bool { return a.Name == "demo" && a.Health == "Progressing" })
+		case <-time.After(30 * time.Second):
+			h.t.Fatal("the wait never saw demo progressing")
+		}
 	}
 }
 

@@ -32,10 +32,22 @@ import (
 // the controller has not taken the last ask; the patches are sent a few at
 // once, beside the waits, so that a wait looks at what it waits for
 // without waiting behind them.
+//
+// An ask the controller does not take (the annotation stays: the
+// controller is down, or its queue is long) is not sent again: the same
+// annotation patched again changes nothing, so the API server writes
+// nothing and tells no watcher, and a controller that comes back compares
+// every Application, reading the annotation then. Each wait reports it
+// instead, once an ask (KindStalled), when it has stayed refreshStalled
+// RefreshEvery.
 
 // refreshSenders is how many refreshes a process sends at once; the
 // client's rate limit (live's connect) paces them.
 const refreshSenders = 4
+
+// refreshStalled is how many RefreshEvery an ask made since a step's push
+// may stay on its root, not taken, before the waits report it.
+const refreshStalled = 3
 
 // refreshAnnotation asks Argo CD for a refresh.
 const refreshAnnotation = "argocd.argoproj.io/refresh"
@@ -62,6 +74,14 @@ type asked struct {
 	at  time.Time
 }
 
+// stalledAsk is an ask the controller has not taken for a while: the
+// Application, which ask (its seq) and for how long.
+type stalledAsk struct {
+	key appKey
+	seq uint64
+	age time.Duration
+}
+
 type refreshReq struct {
 	key appKey
 	log func(format string, args ...any)
@@ -79,14 +99,15 @@ func (w *watcher) mark() uint64 {
 	return w.rf.seq
 }
 
-// askRefresh asks a refresh of those of keys that pick chooses. With
-// sync, the caller sends them itself (a --once run, which ends when it
-// has looked); else the senders do.
+// askRefresh asks a refresh of those of keys that pick chooses, and
+// returns the asks of keys that stalled. With sync, the caller sends them
+// itself (a --once run, which ends when it has looked); else the senders
+// do.
 func (w *watcher) askRefresh(ctx context.Context, keys []appKey, mark uint64, now time.Time, every time.Duration, sync bool,
-	log func(string, ...any)) {
+	log func(string, ...any)) []stalledAsk {
 	rf := w.rf
 	rf.mu.Lock()
-	ask := rf.pick(keys, mark, now, every, w.annotated)
+	ask, stalled := rf.pick(keys, mark, now, every, w.annotated)
 	if !sync {
 		for _, k := range ask {
 			rf.queued[k] = true
@@ -98,7 +119,7 @@ func (w *watcher) askRefresh(ctx context.Context, keys []appKey, mark uint64, no
 		for _, k := range ask {
 			w.sendRefresh(ctx, k, log)
 		}
-		return
+		return stalled
 	}
 	rf.start.Do(func() {
 		for range refreshSenders {
@@ -111,26 +132,37 @@ func (w *watcher) askRefresh(ctx context.Context, keys []appKey, mark uint64, no
 		default:
 		}
 	}
+	return stalled
 }
 
 // pick chooses which of keys to ask a refresh of now, and records the
 // asks: each not queued already, unless one was asked after mark (the
 // step's push) that is younger than every or that the controller has not
-// taken yet (annotated: the Application still carries it). rf.mu is held.
-func (rf *refresher) pick(keys []appKey, mark uint64, now time.Time, every time.Duration, annotated func(appKey) bool) []appKey {
-	var ask []appKey
+// taken yet (annotated: the Application still carries it). The asks not
+// taken for refreshStalled times every are stalled. rf.mu is held.
+func (rf *refresher) pick(keys []appKey, mark uint64, now time.Time, every time.Duration,
+	annotated func(appKey) bool) (ask []appKey, stalled []stalledAsk) {
 	for _, k := range keys {
 		if k.name == "" || rf.queued[k] {
 			continue
 		}
-		if l, ok := rf.last[k]; ok && l.seq > mark && (now.Sub(l.at) < every || annotated(k)) {
-			continue
+		if l, ok := rf.last[k]; ok && l.seq > mark {
+			age := now.Sub(l.at)
+			if age < every {
+				continue
+			}
+			if annotated(k) {
+				if age >= refreshStalled*every {
+					stalled = append(stalled, stalledAsk{key: k, seq: l.seq, age: age})
+				}
+				continue
+			}
 		}
 		rf.seq++
 		rf.last[k] = asked{seq: rf.seq, at: now}
 		ask = append(ask, k)
 	}
-	return ask
+	return ask, stalled
 }
 
 // annotated reports whether the Application k carries a refresh not taken

@@ -4,6 +4,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // TestRefreshPick: which roots the waits of a process ask a refresh of.
@@ -21,6 +24,8 @@ func TestRefreshPick(t *testing.T) {
 		now           time.Time
 		keys          []appKey
 		want          []appKey
+		// stalled are the asks reported as stalled, their age.
+		stalled map[appKey]time.Duration
 	}{
 		{name: "never asked", now: t0, keys: []appKey{root, other}, want: []appKey{root, other}},
 		{name: "asked twice in one look", now: t0, keys: []appKey{root, root}, want: []appKey{root}},
@@ -28,25 +33,36 @@ func TestRefreshPick(t *testing.T) {
 		{name: "asked for an earlier push", before: true, now: t0, keys: []appKey{root}, want: []appKey{root}},
 		{name: "asked since the push, by another wait", after: true, now: t0.Add(time.Second), keys: []appKey{root}},
 		{name: "asked since the push, taken, a while ago", after: true, now: t0.Add(every), keys: []appKey{root}, want: []appKey{root}},
-		{name: "asked since the push, not taken yet", after: true, annotated: true, now: t0.Add(3 * every), keys: []appKey{root}},
+		{name: "asked since the push, not taken yet", after: true, annotated: true, now: t0.Add(2 * every), keys: []appKey{root}},
+		{name: "asked since the push, not taken for three ticks: stalled, not asked again", after: true, annotated: true,
+			now: t0.Add(3 * every), keys: []appKey{root, other}, want: []appKey{other}, stalled: map[appKey]time.Duration{root: 3 * every}},
+		{name: "asked since the push, taken, long ago", after: true, now: t0.Add(5 * every), keys: []appKey{root}, want: []appKey{root}},
 		{name: "queued, not sent yet", queued: true, now: t0, keys: []appKey{root}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rf := newRefresher()
 			if tt.before {
-				rf.pick([]appKey{root}, 0, t0.Add(-time.Minute), every, nil)
+				_, _ = rf.pick([]appKey{root}, 0, t0.Add(-time.Minute), every, nil)
 			}
 			mark := rf.seq
 			if tt.after {
-				rf.pick([]appKey{root}, mark, t0, every, nil)
+				_, _ = rf.pick([]appKey{root}, mark, t0, every, nil)
 			}
 			if tt.queued {
 				rf.queued[root] = true
 			}
 			annotated := func(k appKey) bool { return tt.annotated && k == root }
-			if got := rf.pick(tt.keys, mark, tt.now, every, annotated); !slices.Equal(got, tt.want) {
+			got, stalled := rf.pick(tt.keys, mark, tt.now, every, annotated)
+			if !slices.Equal(got, tt.want) {
 				t.Errorf("asked %v, want %v", got, tt.want)
+			}
+			gotStalled := map[appKey]time.Duration{}
+			for _, s := range stalled {
+				gotStalled[s.key] = s.age
+			}
+			if d := cmp.Diff(tt.stalled, gotStalled, cmpopts.EquateEmpty(), cmp.AllowUnexported(appKey{})); d != "" {
+				t.Errorf("stalled (-want +got):\n%s", d)
 			}
 		})
 	}

@@ -454,7 +454,7 @@ func (r *runner) prepare(f *fleet.Fleet) (*promote.Plan, error) {
 	if len(missing) > 0 {
 		r.res.Stopped, r.res.Gates = StoppedGate, missing
 		r.res.Command, r.res.Next = r.continueCommand(missing)
-		r.emit(Event{Kind: KindGate, Gates: missing, Command: r.res.Command,
+		r.emit(Event{Kind: KindGate, Gates: missing, Command: r.res.Command, Next: r.res.Next,
 			Message: "the next step enters the manual gate " + strings.Join(missing, ", ")})
 		return nil, errGate
 	}

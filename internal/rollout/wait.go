@@ -70,7 +70,7 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, sinc
 			"the step changed holds no Application or ApplicationSet of a cluster of the inventory; if the node has nothing " +
 			"to watch, declare it in config.yaml: rollout: {watch: false}"}}}
 	}
-	r.refresh(calls, o, ws)
+	r.refresh(calls, step, o, ws)
 	var last []AppState
 	for {
 		if f := o.failures(); len(f) > 0 && !r.reverting {
@@ -110,7 +110,7 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, sinc
 		case <-deadline.C():
 			return r.timedOut(step, ws.commit, o, since, timeout)
 		case <-refresh.C():
-			r.refresh(calls, o, ws)
+			r.refresh(calls, step, o, ws)
 		case err := <-r.alarm:
 			return err
 		case <-r.watch.changed:
@@ -169,9 +169,22 @@ func (r *runner) soak(ctx context.Context, step string, ws *waitSet, d time.Dura
 }
 
 // refresh asks a refresh of the roots that have not deployed an object
-// of ws not synced yet (refresh.go).
-func (r *runner) refresh(ctx context.Context, o *observation, ws *waitSet) {
-	r.watch.askRefresh(ctx, o.behind, ws.mark, r.env.Clock.Now(), r.refreshEvery(), r.opts.Once, r.log)
+// of ws not synced yet (refresh.go), and reports each ask Argo CD has not
+// taken for a while, once.
+func (r *runner) refresh(ctx context.Context, step string, o *observation, ws *waitSet) {
+	stalled := r.watch.askRefresh(ctx, o.behind, ws.mark, r.env.Clock.Now(), r.refreshEvery(), r.opts.Once, r.log)
+	for _, s := range stalled {
+		if ws.stalled[s.key] == s.seq {
+			continue
+		}
+		if ws.stalled == nil {
+			ws.stalled = map[appKey]uint64{}
+		}
+		ws.stalled[s.key] = s.seq
+		r.emit(Event{Kind: KindStalled, Step: step, Commit: ws.commit, Message: fmt.Sprintf(
+			"Argo CD has not taken the refresh of Application %s on %s asked %s ago (its %s annotation is still there): is its application controller running?",
+			s.key.name, s.key.argocd, s.age.Round(time.Second), refreshAnnotation)})
+	}
 }
 
 func (r *runner) refreshEvery() time.Duration {

@@ -2,13 +2,11 @@ package runner
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // TestSyncFetchesWithTheRollouts: the runner's fetch (sync, every tick)
@@ -18,25 +16,9 @@ import (
 // the remote-tracking branch's lock (rollout's TestConcurrentFetches is
 // the rollouts' side alone).
 func TestSyncFetchesWithTheRollouts(t *testing.T) {
-	dir := t.TempDir()
-	remote, clone := filepath.Join(dir, "remote.git"), filepath.Join(dir, "clone")
-	sh := func(dir string, args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(cmd.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
-			"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
-	sh(dir, "init", "-q", "--bare", "-b", "main", remote)
-	sh(dir, "clone", "-q", remote, clone)
-	sh(clone, "commit", "-q", "--allow-empty", "-m", "first")
-	sh(clone, "push", "-q", "-u", "origin", "HEAD:refs/heads/main")
-	tip := sh(clone, "rev-parse", "HEAD")
+	clone := t.TempDir()
+	testgit.Remote(t, clone)
+	tip := testgit.Run(t, clone, "rev-parse", "HEAD")
 
 	env := rollout.Env{Dir: clone, Git: rollout.ExecGit{Dir: clone}}
 	r := &runner{o: Options{Env: env}}

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/runner"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // A fleet whose nodes have nothing to watch (rollout: {watch: false}):
@@ -45,22 +45,6 @@ cluster_types: [workload]
 `,
 }
 
-var gitEnv = []string{
-	"GIT_AUTHOR_NAME=strata test", "GIT_AUTHOR_EMAIL=test@strata.invalid",
-	"GIT_COMMITTER_NAME=strata test", "GIT_COMMITTER_EMAIL=test@strata.invalid",
-	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-}
-
-func git(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
 func write(t *testing.T, dir, p, data string) {
 	t.Helper()
 	full := filepath.Join(dir, filepath.FromSlash(p))
@@ -77,24 +61,19 @@ func write(t *testing.T, dir, p, data string) {
 // manual gate, and counts the steps.
 func TestRunPicksUpPatches(t *testing.T) {
 	t.Setenv("STRATA_CACHE_DIR", t.TempDir())
-	bare, dir, other := filepath.Join(t.TempDir(), "remote.git"), filepath.Join(t.TempDir(), "fleet"), filepath.Join(t.TempDir(), "other")
-	git(t, "", "init", "-q", "--bare", "-b", "main", bare)
-	git(t, "", "init", "-q", "-b", "main", dir)
+	dir, other := filepath.Join(t.TempDir(), "fleet"), filepath.Join(t.TempDir(), "other")
 	for p, data := range fleetFiles {
 		write(t, dir, p, data)
 	}
 	if _, err := output.Run(output.Options{Root: dir, FS: os.DirFS(dir)}); err != nil {
 		t.Fatal(err)
 	}
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "the fleet")
-	git(t, dir, "remote", "add", "origin", bare)
-	git(t, dir, "push", "-q", "-u", "origin", "main")
-	git(t, "", "clone", "-q", bare, other)
+	bare := testgit.Remote(t, dir)
+	testgit.Run(t, "", "clone", "-q", bare, other)
 
 	events := make(chan rollout.Event, 1000)
 	m := runner.NewMetrics()
-	env := rollout.Env{Dir: dir, Git: rollout.ExecGit{Dir: dir, Env: gitEnv}, Events: func(e rollout.Event) { events <- e },
+	env := rollout.Env{Dir: dir, Git: rollout.ExecGit{Dir: dir, Env: testgit.Env}, Events: func(e rollout.Event) { events <- e },
 		Lock: func(ctx context.Context) (func(), error) {
 			l, err := lock.Acquire(ctx, dir, lock.Options{Command: "runner test", Wait: time.Minute})
 			if err != nil {
@@ -116,11 +95,11 @@ func TestRunPicksUpPatches(t *testing.T) {
 
 	push := func(patch string) {
 		t.Helper()
-		git(t, other, "pull", "-q", "--ff-only")
+		testgit.Run(t, other, "pull", "-q", "--ff-only")
 		write(t, other, "config/workload/demo/integration/us-east1/"+patch+".yaml", "applications:\n  demo:\n    source: {targetRevision: 1.1.0}\n")
-		git(t, other, "add", "-A")
-		git(t, other, "commit", "-q", "-m", "start "+patch)
-		git(t, other, "push", "-q", "origin", "main")
+		testgit.Run(t, other, "add", "-A")
+		testgit.Run(t, other, "commit", "-q", "-m", "start "+patch)
+		testgit.Run(t, other, "push", "-q", "origin", "main")
 	}
 	// gate waits for patch's rollout to stop at production's gate.
 	gate := func(patch string) {

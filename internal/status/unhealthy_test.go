@@ -8,6 +8,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/status"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // TestReadUnhealthy reads the Strata-Unhealthy trailers of a real
@@ -15,8 +16,7 @@ import (
 // none from before a fold of a patch of the same name.
 func TestReadUnhealthy(t *testing.T) {
 	dir := t.TempDir()
-	g := git.Exec{Dir: dir, Env: []string{"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t.invalid", "GIT_COMMITTER_NAME=t",
-		"GIT_COMMITTER_EMAIL=t@t.invalid", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}}
+	g := git.Exec{Dir: dir, Env: testgit.Env}
 	ctx := context.Background()
 	commit := func(msg string) {
 		t.Helper()

@@ -19,6 +19,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/status"
 	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // exampleFleet is the fleet the browser test serves when it exists; the
@@ -80,11 +81,9 @@ func fleetDir(t *testing.T) (string, string) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("git is not installed")
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "fleet"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	testgit.Run(t, dir, "init", "-q", "-b", "main")
+	testgit.Run(t, dir, "add", ".")
+	testgit.Run(t, dir, "commit", "-q", "-m", "fleet")
 	return dir, name
 }
 

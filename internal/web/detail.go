@@ -10,6 +10,7 @@ import (
 	"github.com/strata-fleet/strata/internal/explain"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/status"
 	"github.com/strata-fleet/strata/internal/suggest"
@@ -130,8 +131,10 @@ func (s *Server) row(snap *snapshot, ct, name string) *status.Target {
 type patchPage struct {
 	ClusterType string
 	Patch       status.Patch
-	Nodes       []nodeRow
-	Files       []patchFile
+	// Promote is the command that promotes the patch a step.
+	Promote string
+	Nodes   []nodeRow
+	Files   []patchFile
 }
 
 // nodeRow is a node of the sequence and where the patch stands there.
@@ -197,7 +200,7 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request) {
 	for _, t := range cts.Targets {
 		has[strings.Join(t.Path, "/")] = slices.Contains(t.Cells[col].Patches, name)
 	}
-	p := patchPage{ClusterType: ctName, Patch: *patch}
+	p := patchPage{ClusterType: ctName, Patch: *patch, Promote: s.command(promoteCommand(ctName, patch)).String()}
 	f := snap.fleet
 	ct := f.ClusterType(ctName)
 	f.Config.Root.Walk(func(n *fleet.Node) {
@@ -227,6 +230,25 @@ func (s *Server) patch(w http.ResponseWriter, r *http.Request) {
 		p.Files = append(p.Files, patchFile{Path: path, Content: data})
 	}
 	s.render(w, http.StatusOK, "patch.html", &page{Title: comp + "/" + name, Data: p})
+}
+
+// promoteCommand is the command that promotes patch a step (entering
+// its next gates needs --approve).
+func promoteCommand(ct string, patch *status.Patch) hint.Command {
+	cmd := hint.Strata("promote", ct, patch.Component, patch.Name)
+	if len(patch.NextGates) > 0 {
+		cmd = append(cmd, "--approve")
+	}
+	return cmd
+}
+
+// command is cmd as a page names it for the user to run: against the
+// repository the user gave serve (Options.Root).
+func (s *Server) command(cmd hint.Command) hint.Command {
+	if s.opts.Root == "" {
+		return cmd
+	}
+	return cmd.WithRoot(s.opts.Root)
 }
 
 // foldedPage is the page of a patch folded into values.yaml.

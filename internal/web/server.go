@@ -20,6 +20,10 @@ type Options struct {
 	// Dir is the fleet repository's directory (for Git); FS reads it.
 	Dir string
 	FS  fs.FS
+	// Root is the repository as the user named it (serve --root), which
+	// the commands a page names for the user to run are given, so that
+	// they work where strata ran; "" when it was found from there.
+	Root string
 	// Base is the revision the diff page compares with by default (HEAD).
 	Base string
 	// Interval is how often the repository is polled for changes (1s).

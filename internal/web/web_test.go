@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/testgit"
 	"github.com/strata-fleet/strata/internal/web"
 )
 
@@ -31,16 +32,38 @@ func serve(t *testing.T) (*web.Server, *httptest.Server, string) {
 
 func serveDir(t *testing.T, dir string) (*web.Server, *httptest.Server, string) {
 	t.Helper()
-	root, err := os.OpenRoot(dir)
+	return serveWith(t, web.Options{Dir: dir})
+}
+
+// serveWith serves opts.Dir with opts.
+func serveWith(t *testing.T, opts web.Options) (*web.Server, *httptest.Server, string) {
+	t.Helper()
+	root, err := os.OpenRoot(opts.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { root.Close() })
-	s := web.New(web.Options{Dir: dir, FS: root.FS(), AllowedHosts: []string{"fleet.internal", "10.1.2.3"}})
+	opts.FS, opts.AllowedHosts = root.FS(), []string{"fleet.internal", "10.1.2.3"}
+	s := web.New(opts)
 	settle(t, s)
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
-	return s, ts, dir
+	return s, ts, opts.Dir
+}
+
+// A patch page names the command that promotes it against the repository
+// serve was given with --root, quoted for a shell, so that it works where
+// strata ran.
+func TestPatchPageCommandWithRoot(t *testing.T) {
+	dir := t.TempDir()
+	if err := testfleet.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	_, ts, _ := serveWith(t, web.Options{Dir: dir, Root: "my fleet"})
+	_, body := get(t, ts, "/patch/management-cluster/cert-manager/patch-001")
+	if want := "<code>strata --root &#39;my fleet&#39; promote management-cluster cert-manager patch-001</code>"; !strings.Contains(body, want) {
+		t.Errorf("the patch page lacks %q", want)
+	}
 }
 
 // settle looks at the repository until a look neither reloads it nor
@@ -233,18 +256,7 @@ func write(t *testing.T, p, data string) {
 }
 
 func TestDiffPage(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
-	dir := t.TempDir()
-	if err := testfleet.Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "fleet"}} {
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	dir, _ := gitFleet(t)
 	p := filepath.Join(dir, "config/management-cluster/prometheus/production/override.yaml")
 	data, err := os.ReadFile(p)
 	if err != nil {
@@ -337,13 +349,9 @@ func gitFleet(t *testing.T) (string, func(args ...string) string) {
 	}
 	git := func(args ...string) string {
 		t.Helper()
-		out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
+		return testgit.Run(t, dir, args...)
 	}
-	git("init", "-q")
+	git("init", "-q", "-b", "main")
 	git("add", ".")
 	git("commit", "-q", "-m", "fleet")
 	return dir, git

@@ -22,6 +22,7 @@ import (
 	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
 
 // runChild runs `strata rollout --all -o json` (the binary bin) as a child
@@ -54,7 +55,7 @@ func runChild(ctx context.Context, b *testing.B, bin string, api *testenv.APISer
 	cmd := exec.CommandContext(ctx, bin, "rollout", "--all", "-o", "json", "--kubeconfig", api.Kubeconfig,
 		"--cluster-context", "hub="+testenv.ContextName, "--soak", soak.String(), "--timeout", timeout.String())
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
+	cmd.Env = append(os.Environ(), testgit.Env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()

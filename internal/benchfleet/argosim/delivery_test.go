@@ -23,13 +23,8 @@ import (
 	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testgit"
 )
-
-var gitEnv = []string{
-	"GIT_AUTHOR_NAME=strata bench", "GIT_AUTHOR_EMAIL=bench@strata.invalid",
-	"GIT_COMMITTER_NAME=strata bench", "GIT_COMMITTER_EMAIL=bench@strata.invalid",
-	"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
-}
 
 // BenchmarkDelivery rolls out STRATA_BENCH_PATCHES patches (default 20) of
 // different components at once (rollout.RunAll, as `strata rollout --all`)
@@ -88,20 +83,20 @@ func runDelivery(b *testing.B, clusters, patches, writers int, delay time.Durati
 
 	dir := filepath.Join(b.TempDir(), "fleet")
 	bare := filepath.Join(b.TempDir(), "remote.git")
-	git(b, "", "init", "-q", "-b", "main", dir)
+	testgit.Run(b, "", "init", "-q", "-b", "main", dir)
 	spokes := writeFleet(b, dir, clusters, patches)
 	b.Setenv("STRATA_CACHE_DIR", b.TempDir())
 	render(b, dir)
 	phase(fmt.Sprintf("fleet of %d spokes x %d components rendered", clusters, patches))
-	git(b, dir, "add", "-A")
-	git(b, dir, "commit", "-q", "-m", "the fleet")
+	testgit.Run(b, dir, "add", "-A")
+	testgit.Run(b, dir, "commit", "-q", "-m", "the fleet")
 	phase("the fleet committed")
 	// The remote is a local clone, its objects hard links to the work
 	// tree's: a push of 100,000 new objects packs them all first.
-	git(b, "", "clone", "-q", "--bare", dir, bare)
-	git(b, dir, "remote", "add", "origin", bare)
-	git(b, dir, "fetch", "-q", "origin")
-	git(b, dir, "branch", "-q", "-u", "origin/main")
+	testgit.Run(b, "", "clone", "-q", "--bare", dir, bare)
+	testgit.Run(b, dir, "remote", "add", "origin", bare)
+	testgit.Run(b, dir, "fetch", "-q", "origin")
+	testgit.Run(b, dir, "branch", "-q", "-u", "origin/main")
 	phase("the remote cloned")
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -109,7 +104,7 @@ func runDelivery(b *testing.B, clusters, patches, writers int, delay time.Durati
 	sim := &argosim.Sim{Dyn: simDyn, Namespace: "argocd", Remote: bare, RepoURL: "https://git.example.com/fleet.git",
 		Spokes: spokes, Delay: delay, Writers: writers}
 	sim.Start(ctx)
-	if err := sim.Sync(ctx, git(b, bare, "rev-parse", "main")); err != nil {
+	if err := sim.Sync(ctx, testgit.Run(b, bare, "rev-parse", "main")); err != nil {
 		b.Fatal(err)
 	}
 	phase("argosim: the fleet synced")
@@ -119,10 +114,10 @@ func runDelivery(b *testing.B, clusters, patches, writers int, delay time.Durati
 			fmt.Sprintf("metadata:\n  description: c%03d 1.1.0\napplications:\n  c%03d:\n    source:\n      targetRevision: 1.1.0\n", i, i))
 	}
 	render(b, dir)
-	git(b, dir, "add", "-A")
-	git(b, dir, "commit", "-q", "-m", "the patches, at dev")
-	git(b, dir, "push", "-q", "origin", "main")
-	if err := sim.Sync(ctx, git(b, bare, "rev-parse", "main")); err != nil {
+	testgit.Run(b, dir, "add", "-A")
+	testgit.Run(b, dir, "commit", "-q", "-m", "the patches, at dev")
+	testgit.Run(b, dir, "push", "-q", "origin", "main")
+	if err := sim.Sync(ctx, testgit.Run(b, bare, "rev-parse", "main")); err != nil {
 		b.Fatal(err)
 	}
 	phase(fmt.Sprintf("%d patches at dev, synced", patches))
@@ -220,7 +215,7 @@ type delivered struct {
 func runInProcess(ctx context.Context, b *testing.B, dyn dynamic.Interface, dir, bare string, sim *argosim.Sim, soak, timeout time.Duration) delivered {
 	var mu sync.Mutex
 	var out delivered
-	out.git = &pushGit{ExecGit: rollout.ExecGit{Dir: dir, Env: gitEnv}, bare: bare, sim: sim}
+	out.git = &pushGit{ExecGit: rollout.ExecGit{Dir: dir, Env: testgit.Env}, bare: bare, sim: sim}
 	env := rollout.Env{
 		Dir: dir, Git: out.git,
 		Clock: clock.RealClock{},

@@ -9,7 +9,6 @@ import (
 	"maps"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -105,18 +104,6 @@ func render(b *testing.B, dir string) {
 	if _, err := output.Run(output.Options{Root: dir, FS: os.DirFS(dir)}); err != nil {
 		b.Fatal(err)
 	}
-}
-
-func git(b *testing.B, dir string, args ...string) string {
-	b.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), gitEnv...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		b.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // pushGit is the rollout's git; after each push it tells argosim the
