@@ -26,6 +26,10 @@ type History struct {
 	// HEAD or are not tracked.
 	last  map[string]string
 	dirty map[string]bool
+	// base is the history Advance made this one from, where a file last
+	// does not hold is looked up; advances counts them.
+	base     *History
+	advances int
 
 	mu  sync.Mutex
 	anc map[[2]string]ancestry
@@ -101,16 +105,35 @@ type Changed struct {
 // the caller that made those commits from a clean work tree (a rollout's
 // writer after its push), so that it need not read the history of every
 // rendered file again: at 100,000 files that is seconds a push
-// (BENCHMARKS.md, delivery).
+// (BENCHMARKS.md, delivery). It keeps only what changes holds and looks
+// the rest up in h, copying the whole map once every maxAdvances
+// advances: a hundred pushes in flight each held a copy of 100,000 files.
 func (h *History) Advance(head string, changes []Changed) *History {
-	n := &History{dir: h.dir, Head: head, last: maps.Clone(h.last), dirty: map[string]bool{},
-		anc: map[[2]string]ancestry{}, reach: map[string]map[string]bool{}, asked: map[string]int{}, Fetch: h.Fetch}
+	n := &History{dir: h.dir, Head: head, last: map[string]string{}, dirty: map[string]bool{},
+		anc: map[[2]string]ancestry{}, reach: map[string]map[string]bool{}, asked: map[string]int{}, Fetch: h.Fetch,
+		base: h, advances: h.advances + 1}
+	if n.advances > maxAdvances {
+		n.last, n.base, n.advances = h.flat(), nil, 0
+	}
 	for _, c := range changes {
 		for _, f := range c.Files {
 			n.last[f] = c.Commit
 		}
 	}
 	return n
+}
+
+// maxAdvances is how many advances a history looks up through.
+const maxAdvances = 16
+
+// flat is h's last changes in one map.
+func (h *History) flat() map[string]string {
+	if h.base == nil {
+		return maps.Clone(h.last)
+	}
+	out := h.base.flat()
+	maps.Copy(out, h.last)
+	return out
 }
 
 func (h *History) readUntracked(all bool) error {
@@ -134,7 +157,12 @@ func (h *History) readUntracked(all bool) error {
 // relative to the fleet repository), "" for a file never committed, and
 // whether the file differs from HEAD.
 func (h *History) LastChange(file string) (commit string, uncommitted bool) {
-	return h.last[file], h.dirty[file]
+	for x := h; x != nil; x = x.base {
+		if c, ok := x.last[file]; ok {
+			return c, h.dirty[file]
+		}
+	}
+	return "", h.dirty[file]
 }
 
 // manyCommits is how many commits one revision is asked about before
