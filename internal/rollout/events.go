@@ -36,7 +36,8 @@ const (
 	KindSoaking Kind = "soaking"
 	// KindSoaked: the Applications stayed healthy for the soak time.
 	KindSoaked Kind = "soaked"
-	// KindCheck: a configured check ran (Check, Passed, Message).
+	// KindCheck: a configured check ran (Check, Passed, Message), or
+	// passed for the step's commit in an earlier run (Recorded).
 	KindCheck Kind = "check"
 	// KindUnhealthy: the step passed with clusters that failed within
 	// its budget (rollout maxUnhealthy:), named in Unhealthy.
@@ -100,6 +101,9 @@ type Event struct {
 	// Check is the name of the check of a KindCheck event.
 	Check  string `json:"check,omitempty"`
 	Passed bool   `json:"passed,omitempty"`
+	// Recorded: the check passed for this commit in an earlier run (a
+	// note under NotesRef, Message says when) and was not run again.
+	Recorded bool `json:"recorded,omitempty"`
 	// Gates are the manual gates of a KindGate event; Command continues.
 	Gates   []string `json:"gates,omitempty"`
 	Command string   `json:"command,omitempty"`
