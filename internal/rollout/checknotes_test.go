@@ -97,6 +97,15 @@ func testNotesOnce(t *testing.T, h *harness) {
 			t.Errorf("run %d at the gate: recorded checks %q, want smoke of integration", run+1, got)
 		}
 	}
+	// rollout --all --once fetches and reads the notes alike.
+	h.freshClone()
+	soak := time.Hour
+	if r := h.onceAll(rollout.Options{Soak: &soak})[demoPatch]; r.Err != nil || r.Result == nil || r.Result.Stopped != rollout.StoppedGate {
+		t.Fatalf("rollout --all --once at the gate: %+v; want stopped at the gate", r)
+	}
+	if got := h.recorded(); len(got) != 1 {
+		t.Errorf("rollout --all --once at the gate: recorded checks %q, want smoke of integration", got)
+	}
 	if d := cmp.Diff([]string{"integration/us-east1", "integration"}, ranChecks(t, ran)); d != "" {
 		t.Errorf("checks run (-want +got):\n%s", d)
 	}
