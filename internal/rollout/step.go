@@ -298,7 +298,7 @@ func (r *runner) runChecks(ctx context.Context, st *step) error {
 			}
 			return &StepError{Step: st.node, Commit: st.commit, Failures: []Failure{{Check: c.Name, Reason: err.Error()}}}
 		}
-		rec.Passed, rec.Host = r.env.Clock.Now().UTC(), host()
+		rec.Passed, rec.Host = r.env.Clock.Now().UTC().Truncate(time.Second), host()
 		passed = append(passed, rec)
 	}
 	if len(passed) > 0 && st.commit != "" {
