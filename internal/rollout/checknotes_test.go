@@ -26,6 +26,7 @@ func TestCheckNotes(t *testing.T) {
 	t.Run("a check whose definition changed runs again", func(t *testing.T) { testNotesChanged(t, newHarness(t, api)) })
 	t.Run("a notes push racing another clone's keeps both notes", func(t *testing.T) { testNotesRace(t, newHarness(t, api)) })
 	t.Run("a check that fails is not recorded", func(t *testing.T) { testNotesFailed(t, newHarness(t, api)) })
+	t.Run("notes the remote refuses fail no step", func(t *testing.T) { testNotesRefused(t, newHarness(t, api)) })
 }
 
 // smoke is a check that appends its step to the file ran.
@@ -188,5 +189,27 @@ func testNotesFailed(t *testing.T, h *harness) {
 	h.freshClone()
 	if _, _, err := h.once(rollout.Options{}); !errors.As(err, &se) || len(h.recorded()) != 0 {
 		t.Fatalf("the next run: %v, recorded %q; want the check run again and failed", err, h.recorded())
+	}
+}
+
+func testNotesRefused(t *testing.T, h *harness) {
+	hook := "#!/bin/sh\nwhile read old new ref; do case $ref in refs/notes/*) echo notes refused >&2; exit 1;; esac; done\n"
+	if err := os.WriteFile(filepath.Join(h.bare, "hooks", "pre-receive"), []byte(hook), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ran := filepath.Join(t.TempDir(), "ran")
+	h.toGate(ran) // every run passes
+	if notes := h.run(h.bare, "for-each-ref", "refs/notes"); notes != "" {
+		t.Errorf("the remote has notes: %s", notes)
+	}
+	// Not recorded on the remote: the next run from a fresh clone runs
+	// the check again.
+	h.freshClone()
+	soak := time.Hour
+	if stopped, _, err := h.once(rollout.Options{Soak: &soak}); err != nil || stopped != rollout.StoppedGate {
+		t.Fatalf("the run at the gate: %s, %v; want stopped at the gate", stopped, err)
+	}
+	if d := cmp.Diff([]string{"integration/us-east1", "integration", "integration"}, ranChecks(t, ran)); d != "" {
+		t.Errorf("checks run (-want +got):\n%s", d)
 	}
 }
