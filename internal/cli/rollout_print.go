@@ -141,9 +141,12 @@ func rolloutLine(e rollout.Event, now time.Time) string {
 	case rollout.KindSoaked, rollout.KindUnhealthy, rollout.KindUnwatched, rollout.KindPending, rollout.KindStalled:
 		fmt.Fprintf(&b, "%s: %s", stepName(e), e.Message)
 	case rollout.KindCheck:
-		if e.Passed {
+		switch {
+		case e.Recorded:
+			fmt.Fprintf(&b, "%s: check %s %s", stepName(e), e.Check, e.Message)
+		case e.Passed:
 			fmt.Fprintf(&b, "%s: check %s passed", stepName(e), e.Check)
-		} else {
+		default:
 			fmt.Fprintf(&b, "%s: check %s failed", stepName(e), e.Check)
 		}
 	case rollout.KindGate:

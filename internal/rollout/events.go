@@ -37,7 +37,8 @@ const (
 	KindSoaking Kind = "soaking"
 	// KindSoaked: the Applications stayed healthy for the soak time.
 	KindSoaked Kind = "soaked"
-	// KindCheck: a configured check ran (Check, Passed, Message).
+	// KindCheck: a configured check ran (Check, Passed, Message), or
+	// passed for the step's commit in an earlier run (Recorded).
 	KindCheck Kind = "check"
 	// KindUnhealthy: the step passed with clusters that failed within
 	// its budget (rollout maxUnhealthy:), named in Unhealthy.
@@ -105,6 +106,9 @@ type Event struct {
 	// Check is the name of the check of a KindCheck event.
 	Check  string `json:"check,omitempty"`
 	Passed bool   `json:"passed,omitempty"`
+	// Recorded: the check passed for this commit in an earlier run (a
+	// note under NotesRef, Message says when) and was not run again.
+	Recorded bool `json:"recorded,omitempty"`
 	// Gates are the manual gates of a KindGate event; Command continues,
 	// and Next is that command as data when it is not the caller's own
 	// command line (Result.Next: the CLI names it with --root).

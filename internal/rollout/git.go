@@ -194,11 +194,16 @@ func Fetch(ctx context.Context, env Env, args ...string) error {
 // FetchBranch fetches branch from remote in env's repository and returns
 // the commit it fetched, read before another fetch of this process (a
 // rollout's, Fetch) rewrites FETCH_HEAD; or what a fetch of it that began
-// after this call fetched (fetcher): how each rollout fetches.
+// after this call fetched (fetcher): how each rollout fetches. The same
+// fetch brings the remote's notes of passed checks (notesRefspec).
 func FetchBranch(ctx context.Context, env Env, remote, branch string) (string, error) {
 	return fetcherOf(env.Dir).fetchBranch(remote, branch, func() (string, error) {
 		r := git.Repo{Git: env.Git}
-		if _, err := r.Out(ctx, "fetch", "-q", remote, branch); err != nil {
+		args := []string{"fetch", "-q", remote, branch}
+		if spec := notesRefspec(remote); spec != "" {
+			args = append(args, spec) // after the branch: FETCH_HEAD's first line
+		}
+		if _, err := r.Out(ctx, args...); err != nil {
 			return "", fmt.Errorf("fetching %s %s: %w", remote, branch, err)
 		}
 		return r.Out(ctx, "rev-parse", "FETCH_HEAD")

@@ -22,6 +22,19 @@ const MaxReplays = 5
 // each further one.
 const DefaultPushBackoff = time.Second
 
+// pause waits d, or until ctx ends (its cause): the backoff before a push
+// is tried again.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
 // ConflictError is a step that cannot be replayed on the new upstream:
 // someone changed the same patch or node meanwhile. That patch's rollout
 // stops; nothing of it was pushed.
@@ -55,12 +68,8 @@ func (r *runner) publish(ctx context.Context, plan *promote.Plan, st *step, c ac
 		if _, moved := r.repo.moved(ctx); !moved || attempt == MaxReplays {
 			return "", err
 		}
-		t := time.NewTimer(backoff << attempt)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return "", context.Cause(ctx)
-		case <-t.C:
+		if err := pause(ctx, backoff<<attempt); err != nil {
+			return "", err
 		}
 		upstream, moved := r.repo.moved(ctx)
 		if !moved {

@@ -274,7 +274,18 @@ func (r *runner) runChecks(ctx context.Context, st *step) error {
 	for _, t := range st.targets {
 		env.Clusters = append(env.Clusters, t.Clusters...)
 	}
+	var done map[string]checkRecord
+	var passed []checkRecord
+	if len(st.policy.Checks) > 0 && st.commit != "" {
+		done = r.repo.passedChecks(ctx, st.commit)
+	}
 	for _, c := range st.policy.Checks {
+		rec := checkRecord{Check: c.Name, Definition: checkDefinition(c), Patch: r.patchID(), Step: st.node}
+		if at, ok := done[rec.key()]; ok {
+			r.emit(Event{Kind: KindCheck, Step: st.node, Commit: st.commit, Check: c.Name, Passed: true, Recorded: true,
+				Message: fmt.Sprintf("passed at %s (recorded in %s); not run again", at.Passed.UTC().Format(time.RFC3339), NotesRef)})
+			continue
+		}
 		err := runCheck(ctx, r.env.Dir, c, env)
 		ev := Event{Kind: KindCheck, Step: st.node, Commit: st.commit, Check: c.Name, Passed: err == nil, Message: "passed"}
 		if err != nil {
@@ -286,6 +297,15 @@ func (r *runner) runChecks(ctx context.Context, st *step) error {
 				return context.Cause(ctx)
 			}
 			return &StepError{Step: st.node, Commit: st.commit, Failures: []Failure{{Check: c.Name, Reason: err.Error()}}}
+		}
+		rec.Passed, rec.Host = r.env.Clock.Now().UTC().Truncate(time.Second), host()
+		passed = append(passed, rec)
+	}
+	if len(passed) > 0 && st.commit != "" {
+		// Every check passed: a later run skips them. Without the record
+		// they just run again, so a failure to write it is a warning.
+		if err := r.repo.recordChecks(ctx, st.commit, passed, r.env.PushBackoff); err != nil {
+			r.log("recording the checks of %s that passed on %.12s: %v; a later run runs them again", st.node, st.commit, err)
 		}
 	}
 	return nil
