@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
@@ -28,12 +27,8 @@ func (w *writer) publish(ctx context.Context, repo *repo, made []*stepReq, base 
 		if _, moved := repo.moved(ctx); !moved || attempt == MaxReplays {
 			return err
 		}
-		t := time.NewTimer(backoff << attempt)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return context.Cause(ctx)
-		case <-t.C:
+		if err := pause(ctx, backoff<<attempt); err != nil {
+			return err
 		}
 		upstream, moved := repo.moved(ctx)
 		if !moved {
