@@ -4,6 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -94,8 +95,20 @@ func (e *expectation) advance(fsys fs.FS, head string, dirs []string, changes []
 	if err != nil {
 		return nil, err
 	}
+	// A target is under a step's node when its directory or one above it
+	// is the node's: a few lookups a target, not one comparison per
+	// directory of every step of the push (thousands in a wide wave).
+	nodes := make(map[string]bool, len(dirs))
+	for _, d := range dirs {
+		nodes[d] = true
+	}
 	under := func(t render.Target) bool {
-		return slices.ContainsFunc(dirs, func(d string) bool { return t.Dir() == d || strings.HasPrefix(t.Dir(), d+"/") })
+		for d := t.Dir(); d != render.OutputDir && d != "."; d = path.Dir(d) {
+			if nodes[d] {
+				return true
+			}
+		}
+		return false
 	}
 	fresh, err := live.Own(rd.Fleet, rd.Owners, under)
 	if err != nil {
