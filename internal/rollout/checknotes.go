@@ -9,7 +9,6 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -75,15 +74,13 @@ func notesRefspec(remote string) string {
 	return ""
 }
 
-// notesLocks serializes the writes of a repository's notes ref (per
-// directory) among the rollouts of a process.
-var notesLocks sync.Map
-
+// lockNotes serializes the writes of the notes ref of the repository in
+// dir among the rollouts of a process (its fetcher's notes mutex); it
+// returns the unlock.
 func lockNotes(dir string) func() {
-	m, _ := notesLocks.LoadOrStore(dir, &sync.Mutex{})
-	mu := m.(*sync.Mutex)
-	mu.Lock()
-	return mu.Unlock
+	f := fetcherOf(dir)
+	f.notes.Lock()
+	return f.notes.Unlock
 }
 
 // passedChecks reads the checks recorded as passed for commit, in this

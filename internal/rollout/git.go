@@ -124,7 +124,8 @@ func (r *repo) moved(ctx context.Context) (upstream string, moved bool) {
 }
 
 // fetches holds a fetcher per fleet repository: the fetches of one
-// process (its rollouts', the --watch runner's) go one at a time. Each
+// process (its rollouts', the --watch runner's) go one at a time, and so
+// do its writes of the notes of passed checks (checknotes.go). Each
 // fetch rewrites FETCH_HEAD and the remote-tracking branch, so two at once
 // fail ("cannot lock ref") or read FETCH_HEAD while the other rewrites it
 // (an "ambiguous argument" seen at 200 patches).
@@ -147,6 +148,8 @@ type fetcher struct {
 	// asked, set by tests only, is told when a call has read where the
 	// fetches stand.
 	asked func()
+	// notes is held while the notes ref is written (lockNotes).
+	notes sync.Mutex
 }
 
 func fetcherOf(dir string) *fetcher {
