@@ -28,12 +28,9 @@ type watchOptions struct {
 // /healthz and metrics on --metrics-addr and leader election on --lease.
 func (o *rolloutOptions) runWatch(ctx context.Context, env rollout.Env, kc live.Kubeconfig) error {
 	m := runner.NewMetrics()
-	ro := runner.Options{Env: env, Rollout: o.opts, Interval: o.w.interval, Metrics: m, Log: o.logger(),
-		Ended: func(pr rollout.PatchResult) {
-			if pr.Err != nil {
-				fmt.Fprintf(o.stderr, "strata: %s: %s\n", pr.Patch, o.clean(pr.Err))
-			}
-		}}
+	// A rollout's end is the runner's log line ("rollout ended", its
+	// error with --root hints): printing it again here said it twice.
+	ro := runner.Options{Env: env, Rollout: o.opts, Interval: o.w.interval, Metrics: m, Log: o.logger()}
 	if o.w.metricsAddr != "" {
 		ln, err := net.Listen("tcp", o.w.metricsAddr)
 		if err != nil {
