@@ -52,26 +52,25 @@ func checkDefinition(c fleet.Check) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// remoteName is what a remote's name must look like to name a ref.
+// remoteName is what a remote's name must look like to name a ref as
+// it is.
 var remoteName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 
-// notesTracking is where the remote's notes are fetched to (under
-// refs/notes/, which git notes merge requires), or "" for a remote whose
-// name cannot be part of a ref (its notes are not fetched).
+// notesTracking is where the remote's notes are fetched to, under
+// refs/notes/ (which git notes merge requires): the remote's name, or
+// its hex for a name that cannot be part of a ref ("team/fleet").
 func notesTracking(remote string) string {
+	name := remote
 	if !remoteName.MatchString(remote) || strings.Contains(remote, "..") {
-		return ""
+		name = "x" + hex.EncodeToString([]byte(remote))
 	}
-	return "refs/notes/remotes/" + remote + "/strata"
+	return "refs/notes/remotes/" + name + "/strata"
 }
 
 // notesRefspec fetches remote's notes into notesTracking. It is a pattern
 // so that a remote without notes yet fetches nothing instead of failing.
 func notesRefspec(remote string) string {
-	if t := notesTracking(remote); t != "" {
-		return "+" + NotesRef + "*:" + t + "*"
-	}
-	return ""
+	return "+" + NotesRef + "*:" + notesTracking(remote) + "*"
 }
 
 // lockNotes serializes the writes of the notes ref of the repository in
@@ -88,10 +87,11 @@ func lockNotes(dir string) func() {
 // cannot be read is no record: its checks run.
 func (r *repo) passedChecks(ctx context.Context, commit string) map[string]checkRecord {
 	out := map[string]checkRecord{}
-	for _, ref := range []string{NotesRef, notesTracking(r.remote)} {
-		if ref == "" {
-			continue
-		}
+	refs := []string{NotesRef}
+	if r.remote != "" {
+		refs = append(refs, notesTracking(r.remote))
+	}
+	for _, ref := range refs {
 		note, err := r.run(ctx, "notes", "--ref", ref, "show", commit)
 		if err != nil {
 			continue // no note
@@ -138,7 +138,7 @@ func (r *repo) recordChecks(ctx context.Context, commit string, recs []checkReco
 		if err == nil {
 			return nil
 		}
-		if tracking == "" || attempt == MaxReplays {
+		if attempt == MaxReplays {
 			return fmt.Errorf("pushing %s to %s: %w", NotesRef, r.remote, err)
 		}
 		if err := pause(ctx, backoff<<attempt); err != nil {
@@ -156,9 +156,6 @@ func (r *repo) recordChecks(ctx context.Context, commit string, recs []checkReco
 // mergeNotes merges the remote's notes as last fetched (tracking) into
 // NotesRef: the union of the lines of each note.
 func (r *repo) mergeNotes(ctx context.Context, tracking string) error {
-	if tracking == "" {
-		return nil
-	}
 	if _, err := r.run(ctx, "rev-parse", "-q", "--verify", tracking); err != nil {
 		return nil // the remote has no notes yet
 	}

@@ -37,10 +37,13 @@ func smoke(ran, suffix string) string {
 
 // freshClone makes the harness work in a new clone of the remote, as a
 // scheduled job starts.
-func (h *harness) freshClone() {
+func (h *harness) freshClone() { h.freshCloneAs("origin") }
+
+// freshCloneAs is freshClone with the remote named remote.
+func (h *harness) freshCloneAs(remote string) {
 	h.t.Helper()
 	dir := filepath.Join(h.t.TempDir(), "clone")
-	h.run("", "clone", "-q", h.bare, dir)
+	h.run("", "clone", "-q", "-o", remote, h.bare, dir)
 	h.dir, h.git = dir, rollout.ExecGit{Dir: dir, Env: testgit.Env}
 }
 
@@ -87,8 +90,10 @@ func (h *harness) recorded() []string {
 func testNotesOnce(t *testing.T, h *harness) {
 	ran := filepath.Join(t.TempDir(), "ran")
 	h.toGate(ran)
-	for run := range 2 {
-		h.freshClone()
+	// The second run's remote has a name that cannot be part of a ref
+	// as it is: its notes are fetched all the same.
+	for run, remote := range []string{"origin", "team/fleet"} {
+		h.freshCloneAs(remote)
 		soak := time.Hour
 		if stopped, _, err := h.once(rollout.Options{Soak: &soak}); err != nil || stopped != rollout.StoppedGate {
 			t.Fatalf("run %d at the gate: %s, %v; want stopped at the gate", run+1, stopped, err)

@@ -202,11 +202,8 @@ func Fetch(ctx context.Context, env Env, args ...string) error {
 func FetchBranch(ctx context.Context, env Env, remote, branch string) (string, error) {
 	return fetcherOf(env.Dir).fetchBranch(remote, branch, func() (string, error) {
 		r := git.Repo{Git: env.Git}
-		args := []string{"fetch", "-q", remote, branch}
-		if spec := notesRefspec(remote); spec != "" {
-			args = append(args, spec) // after the branch: FETCH_HEAD's first line
-		}
-		if _, err := r.Out(ctx, args...); err != nil {
+		// The notes after the branch: FETCH_HEAD's first line.
+		if _, err := r.Out(ctx, "fetch", "-q", remote, branch, notesRefspec(remote)); err != nil {
 			return "", fmt.Errorf("fetching %s %s: %w", remote, branch, err)
 		}
 		return r.Out(ctx, "rev-parse", "FETCH_HEAD")
