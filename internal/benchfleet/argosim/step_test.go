@@ -5,10 +5,13 @@ package argosim_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,8 +35,10 @@ import (
 // plan, apply), render (output.Run: values, both passes, staging,
 // switching, the state), git add, the rest of the commit.
 //
-// STRATA_BENCH_FLEET, a directory, keeps the fleet set up there for the
-// next runs (go test calls a benchmark once with b.N = 1 first: without it,
+// STRATA_BENCH_SKIP=3 times the prod wave that coalesces the patch's
+// copies at prod instead (the setup takes the three steps before it).
+// STRATA_BENCH_FLEET, a directory (one for each setting of the above),
+// keeps the fleet set up there for the next runs (go test calls a benchmark once with b.N = 1 first: without it,
 // the setup is made at each call); STRATA_BENCH_CPUPROFILE profiles the
 // steps alone. Run:
 //
@@ -56,7 +61,7 @@ func BenchmarkStep(b *testing.B) {
 	g := git.Repo{Git: timed}
 	var took stepTimes
 	if _, err := os.Stat(statePath); err != nil {
-		setupStep(ctx, b, dir, clusters, components, g, &took)
+		setupStep(ctx, b, dir, clusters, components, argosim.EnvInt(b, "STRATA_BENCH_SKIP", 0), g, &took)
 	} else {
 		b.Logf("the fleet of %s, as set up before", work)
 	}
@@ -64,7 +69,7 @@ func BenchmarkStep(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	live, err := output.StatePath(dir)
+	current, err := output.StatePath(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,12 +78,12 @@ func BenchmarkStep(b *testing.B) {
 		stop = cpuProfile(b, p)
 	}
 
-	took, timed.took = stepTimes{}, map[string]time.Duration{}
+	took, timed.took, timed.cpu = stepTimes{}, map[string]time.Duration{}, map[string]time.Duration{}
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
 		testgit.Run(b, dir, "reset", "-q", "--hard", "bench-base")
-		if err := os.WriteFile(live, state, 0o644); err != nil {
+		if err := os.WriteFile(current, state, 0o644); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
@@ -91,27 +96,34 @@ func BenchmarkStep(b *testing.B) {
 	n := float64(b.N)
 	per := func(d time.Duration) float64 { return float64(d.Milliseconds()) / n }
 	add := timed.took["add"]
+	var gitCPU time.Duration
+	for _, d := range timed.cpu {
+		gitCPU += d
+	}
+	b.ReportMetric(per(gitCPU), "git-cpu-ms")
 	b.ReportMetric(per(took.promote), "promote-ms")
 	b.ReportMetric(per(took.render), "render-ms")
+	b.ReportMetric(per(took.renderCPU), "render-cpu-ms")
 	b.ReportMetric(per(add), "git-add-ms")
 	b.ReportMetric(per(took.commit-add), "commit-rest-ms")
-	b.Logf("%d targets rendered a step; git a step (ms): %s", took.targets/b.N, timed.String(b.N))
+	b.Logf("%d targets rendered a step; git a step, wall (CPU), ms: %s", took.targets/b.N, timed.String(b.N))
 }
 
 // setupStep writes the fleet in dir, renders it, puts c000's patch at dev
-// and takes its first step (staging's first wave): the commit tagged
-// bench-base, the render state then copied to dir/../state.
-func setupStep(ctx context.Context, b *testing.B, dir string, clusters, components int, g git.Repo, took *stepTimes) {
+// and takes its first step (staging's first wave) and skip more: the last
+// commit is tagged bench-base, the render state then copied to
+// dir/../state.
+func setupStep(ctx context.Context, b *testing.B, dir string, clusters, components, skip int, g git.Repo, took *stepTimes) {
 	t0 := time.Now()
 	testgit.Run(b, "", "init", "-q", "-b", "main", dir)
 	writeFleet(b, dir, clusters, components)
-	live, err := output.StatePath(dir)
+	current, err := output.StatePath(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	renderState := func() {
 		b.Helper()
-		if _, err := output.Run(output.Options{Root: dir, StatePath: live}); err != nil {
+		if _, err := output.Run(output.Options{Root: dir, StatePath: current}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -122,8 +134,11 @@ func setupStep(ctx context.Context, b *testing.B, dir string, clusters, componen
 	testgit.Run(b, dir, "add", "-A")
 	testgit.Run(b, dir, "commit", "-q", "-m", "the fleet, c000's patch at dev")
 	step(ctx, b, dir, g, took) // staging's first wave (10%)
+	for range skip {
+		step(ctx, b, dir, g, took)
+	}
 	testgit.Run(b, dir, "tag", "bench-base")
-	state, err := os.ReadFile(live)
+	state, err := os.ReadFile(current)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -152,7 +167,9 @@ func cpuProfile(b *testing.B, path string) func() {
 // stepTimes are the parts of the steps timed, summed.
 type stepTimes struct {
 	promote, render, commit time.Duration
-	targets                 int
+	// renderCPU is this process's CPU time while rendering.
+	renderCPU time.Duration
+	targets   int
 }
 
 // step makes the next step of c000's patch as a rollout does, and
@@ -182,12 +199,13 @@ func step(ctx context.Context, b *testing.B, dir string, g git.Repo, took *stepT
 	if err := act.Apply(plan); err != nil {
 		b.Fatal(err)
 	}
-	t1 := time.Now()
+	t1, cpu := time.Now(), cpuTime(syscall.RUSAGE_SELF)
 	res, err := act.Render(plan)
 	if err != nil {
 		b.Fatal(err)
 	}
 	t2 := time.Now()
+	took.renderCPU += cpuTime(syscall.RUSAGE_SELF) - cpu
 	if _, err := act.Commit(ctx, plan, action.Commit{Git: g.Batch(), Paths: []string{"config", "rendered"}, Planned: true}); err != nil {
 		b.Fatal(err)
 	}
@@ -197,27 +215,40 @@ func step(ctx context.Context, b *testing.B, dir string, g git.Repo, took *stepT
 	took.targets += res.Rendered
 }
 
-// timedGit is git.Exec timing each subcommand (wall time summed).
+// timedGit is git.Exec timing each subcommand: wall time and git's CPU
+// time (user + system, from the rusage of this process's children:
+// the benchmark runs one git at a time), summed.
 type timedGit struct {
 	git.Exec
-	took map[string]time.Duration
+	took, cpu map[string]time.Duration
 }
 
 func (g *timedGit) Run(ctx context.Context, args ...string) (string, error) {
-	start := time.Now()
+	start, cpu := time.Now(), cpuTime(syscall.RUSAGE_CHILDREN)
 	out, err := g.Exec.Run(ctx, args...)
 	if g.took == nil {
-		g.took = map[string]time.Duration{}
+		g.took, g.cpu = map[string]time.Duration{}, map[string]time.Duration{}
 	}
 	g.took[args[0]] += time.Since(start)
+	g.cpu[args[0]] += cpuTime(syscall.RUSAGE_CHILDREN) - cpu
 	return out, err
 }
 
-// String is each subcommand's time per step, n steps.
+// String is each subcommand's wall and CPU time per step, n steps.
 func (g *timedGit) String(n int) string {
 	var parts []string
-	for cmd, d := range g.took {
-		parts = append(parts, fmt.Sprintf("%s %.0f", cmd, float64(d.Milliseconds())/float64(n)))
+	for _, cmd := range slices.Sorted(maps.Keys(g.took)) {
+		parts = append(parts, fmt.Sprintf("%s %.0f (CPU %.0f)", cmd, float64(g.took[cmd].Milliseconds())/float64(n), float64(g.cpu[cmd].Milliseconds())/float64(n)))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// cpuTime is the user and system time of who (RUSAGE_SELF, or
+// RUSAGE_CHILDREN: the children waited for).
+func cpuTime(who int) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(who, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
