@@ -270,6 +270,7 @@ func (f *Fleet) TargetValues(ct *ClusterType, n *Node) (*values.Value, error) {
 	out := values.NewMap(values.Pos{File: ConfigPath})
 	out.Set("cluster", f.ClusterBlock(ct, n))
 	owner := map[string]claim{} // item name -> where it is defined
+	layers := make([]*values.Value, 0, len(ct.Components))
 	for _, c := range ct.Components {
 		cv, err := ct.ComponentValues(c, n)
 		if err != nil {
@@ -278,9 +279,11 @@ func (f *Fleet) TargetValues(ct *ClusterType, n *Node) (*values.Value, error) {
 		if err := claimItems(owner, c, cv); err != nil {
 			return nil, err
 		}
-		out = values.Merge(out, cv)
+		layers = append(layers, cv)
 	}
-	return out, nil
+	// In one pass: merged one by one, the items of all components were
+	// copied again at each (quadratic in the components).
+	return values.MergeAll(out, layers...), nil
 }
 
 // resourceSections are the sections whose items become resources.

@@ -34,4 +34,7 @@
 //     order, then keys new in the override, in override order.
 //   - Every node keeps the Pos of the file and line that set it, so a merged
 //     leaf tells which layer won.
+//
+// MergeAll(base, layers...) is Merge of each layer in turn, made in one pass
+// (a target's values: one layer per component, fleet.TargetValues).
 package values

@@ -3,6 +3,9 @@ package values
 import (
 	"errors"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // decodeSeeds are documents of the shapes strata reads: fleet
@@ -150,6 +153,9 @@ func FuzzMerge(f *testing.F) {
 		}
 		if got := string(Encode(Merge(a, a))); got != encA {
 			t.Fatalf("Merge(x, x) != x\nx:\n%s\ngot:\n%s", encA, got)
+		}
+		if d := cmp.Diff(Merge(ab, c), MergeAll(a, b, c), cmpopts.IgnoreUnexported(Value{})); d != "" {
+			t.Fatalf("MergeAll(a, b, c) != Merge(Merge(a, b), c) (-want +got):\n%s", d)
 		}
 		if got := string(Encode(Merge(ab, b))); got != string(Encode(ab)) {
 			t.Fatalf("applying the same layer twice changed the result\nonce:\n%s\ntwice:\n%s", Encode(ab), got)

@@ -22,4 +22,6 @@
 // bench.go holds what this package's BenchmarkDelivery and package e2e's
 // BenchmarkE2EDelivery share: EnvInt, RunChild (strata as a child: wall,
 // peak RSS, CPU), Pct and Dist; calls.go their tally of strata's calls.
+// BenchmarkStep (step_test.go) times one step of the rollout's writer on
+// BenchmarkDelivery's fleet, without an API server or argosim.
 package argosim
