@@ -16,6 +16,10 @@
 # BENCH_FLAGS adds go test flags (e.g. "-cpuprofile cpu.prof", in process).
 # STRATA_BENCH_WRITERS is how many writes argosim makes at once (32);
 # STRATA_BENCH_SETUP_ONLY=1 stops after the setup (its phases timed).
+# STRATA_BENCH_HEAP_DIR=DIR records the rollout's memory in DIR every
+# STRATA_BENCH_HEAP_EVERY_S seconds (180): its RSS in mem.txt and, in
+# process, the heap in use and the collector's goal there too and a heap
+# profile (heap-MMmSSs.pprof) each time.
 # The benchmark's files (the fleet, its remote, etcd's data) go under
 # BENCH_TMPDIR, by default /dev/shm (memory) where it exists: on this
 # project's shared VMs a disk's file creation made rendering 101,000

@@ -3,6 +3,7 @@ package live_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -139,17 +140,27 @@ func TestLoadDistributed(t *testing.T) {
 	}
 	sort.Slice(instances, func(i, j int) bool { return instances[i].Cluster < instances[j].Cluster })
 	// A client that is not a live.Client reads the same through the
-	// dynamic client's maps.
+	// dynamic client's maps, specs kept or not; a watch reads each
+	// Application as a list does without specs.
 	for _, ns := range []string{intNS, stageNS} {
-		fast := live.Read(ctx, r.Fleet, a.connect("mc-int"), live.Options{Namespace: ns, Specs: true})
-		slow := live.Read(ctx, r.Fleet, func(*fleet.Cluster) (dynamic.Interface, error) { return a.dyn, nil }, live.Options{Namespace: ns, Specs: true})
-		// Each list carries the store's revision when it was served, which
-		// the API server's own writes (leases) move between the two.
-		if fast[1].ResourceVersion == "" || slow[1].ResourceVersion == "" {
-			t.Errorf("%s: a list without a resource version: %q, %q", ns, fast[1].ResourceVersion, slow[1].ResourceVersion)
-		}
-		if diff := cmp.Diff(fast[1], slow[1], cmpopts.IgnoreFields(live.Instance{}, "ResourceVersion")); diff != "" {
-			t.Errorf("%s: the list's JSON and the dynamic client's maps read differently (-JSON +maps):\n%s", ns, diff)
+		for _, specs := range []bool{true, false} {
+			opts := live.Options{Namespace: ns, Specs: specs}
+			fast := live.Read(ctx, r.Fleet, a.connect("mc-int"), opts)
+			slow := live.Read(ctx, r.Fleet, func(*fleet.Cluster) (dynamic.Interface, error) { return a.dyn, nil }, opts)
+			// Each list carries the store's revision when it was served,
+			// which the API server's own writes (leases) move between the
+			// two.
+			if fast[1].ResourceVersion == "" || slow[1].ResourceVersion == "" {
+				t.Errorf("%s: a list without a resource version: %q, %q", ns, fast[1].ResourceVersion, slow[1].ResourceVersion)
+			}
+			if diff := cmp.Diff(fast[1], slow[1], cmpopts.IgnoreFields(live.Instance{}, "ResourceVersion")); diff != "" {
+				t.Errorf("%s, specs %v: the list's JSON and the dynamic client's maps read differently (-JSON +maps):\n%s", ns, specs, diff)
+			}
+			if !specs {
+				if diff := cmp.Diff(fast[1].Applications, watched(t, a.dyn, ns, len(fast[1].Applications))); diff != "" {
+					t.Errorf("%s: a watch reads Applications unlike a list without specs (-list +watch):\n%s", ns, diff)
+				}
+			}
 		}
 	}
 	rep := live.Join(r.Fleet, expected, instances, h)
@@ -243,4 +254,21 @@ func (fx *fixture) describe(rep *live.Report) []string {
 		}
 	}
 	return out
+}
+
+// watched are the n Applications a watch of namespace ns from resource
+// version 0 (the API server's Added events for what it holds) hands on,
+// in the order of their names.
+func watched(t *testing.T, dyn dynamic.Interface, ns string, n int) []live.App {
+	t.Helper()
+	var apps []live.App
+	_, err := live.Watch(context.Background(), dyn, ns, "0", func(ev live.Event) bool {
+		apps = append(apps, ev.App)
+		return len(apps) < n
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(apps, func(a, b live.App) int { return strings.Compare(a.Name, b.Name) })
+	return apps
 }

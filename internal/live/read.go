@@ -220,7 +220,7 @@ func readInstance(ctx context.Context, c *fleet.Cluster, connect Connect, opts O
 // (parse), to the same result. It returns the objects and the list's
 // resource version.
 func readKind[T any](ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string, opts Options,
-	decode func(jsontext.Value, bool) (T, error), parse func(map[string]any) T) ([]T, string, error) {
+	decode func(jsontext.Value, bool) (T, error), parse func(map[string]any, bool) T) ([]T, string, error) {
 	var out []T
 	if c, ok := dyn.(*Client); ok {
 		rv, err := c.listRaw(ctx, gvr, ns, opts, func(item jsontext.Value) error {
@@ -232,7 +232,7 @@ func readKind[T any](ctx context.Context, dyn dynamic.Interface, gvr schema.Grou
 		})
 		return out, rv, err
 	}
-	rv, err := list(ctx, dyn, gvr, ns, opts, func(u map[string]any) { out = append(out, parse(u)) })
+	rv, err := list(ctx, dyn, gvr, ns, opts, func(u map[string]any) { out = append(out, parse(u, opts.Specs)) })
 	return out, rv, err
 }
 
@@ -265,24 +265,28 @@ func list(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionRes
 
 // parseApp is what strata reads of an Application decoded as a map (from a
 // watch, or a client that is not a [Client]): the same as from a list's
-// JSON, through the same decoding.
-func parseApp(u map[string]any) App {
+// JSON, through the same decoding; with specs, its whole spec too.
+func parseApp(u map[string]any, specs bool) App {
 	var j appJSON
 	if data, err := json.Marshal(u); err == nil {
 		_ = json.Unmarshal(data, &j)
 	}
 	a := j.app()
-	a.Spec, _ = u["spec"].(map[string]any)
+	if specs {
+		a.Spec, _ = u["spec"].(map[string]any)
+	}
 	return a
 }
 
-func parseAppSet(u map[string]any) AppSet {
+func parseAppSet(u map[string]any, specs bool) AppSet {
 	var j appSetJSON
 	if data, err := json.Marshal(u); err == nil {
 		_ = json.Unmarshal(data, &j)
 	}
 	s := j.appSet()
-	s.Spec, _ = u["spec"].(map[string]any)
+	if specs {
+		s.Spec, _ = u["spec"].(map[string]any)
+	}
 	return s
 }
 

@@ -176,7 +176,7 @@ func TestVerdicts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fromWatch := parseApp(obj)
+			fromWatch := parseApp(obj, false)
 			for how, a := range map[string]*App{"list": &fromList, "watch": &fromWatch} {
 				st, why := appState(a, tt.contains)
 				if st != tt.state || why != tt.reason {

@@ -17,7 +17,11 @@ import (
 type Event struct {
 	// Type is watch.Added, watch.Modified or watch.Deleted.
 	Type watch.EventType
-	App  App
+	// App is read as without Options.Specs: no Spec. Those who watch
+	// (rollouts) never compare specs, and a rollout that kept the spec
+	// of every Application it saw change held a copy of each
+	// Application's values in memory (BENCHMARKS.md, delivery).
+	App App
 }
 
 // WatchSpan is how long one [Watch] lasts.
@@ -82,7 +86,7 @@ func Watch(ctx context.Context, dyn dynamic.Interface, ns, rv string, fn func(Ev
 				continue
 			}
 			rv = u.GetResourceVersion()
-			if !fn(Event{Type: ev.Type, App: parseApp(u.Object)}) {
+			if !fn(Event{Type: ev.Type, App: parseApp(u.Object, false)}) {
 				return rv, nil
 			}
 		}

@@ -7,8 +7,10 @@
 // nothing. [RunAll] drives every patch in flight at once, sharing one list
 // and one watch per Argo CD (watch.go; a change wakes only the waits
 // whose scope it concerns, scope.go) and one writer that makes the steps
-// ready at once in one hold of the lock and one push (writer.go). It takes the repository lock only
-// while it writes; the caller holds the patch's own lock for the run.
+// ready at once in one hold of the lock and one push (writer.go); its
+// rollouts load the fleet a few at a time (runner.slot). It takes the
+// repository lock only while it writes; the caller holds the patch's own
+// lock for the run.
 //
 // A step (step.go) is package action's Step, then a push replayed on a
 // moved remote (replay.go), a wait for package live's verdict on what the

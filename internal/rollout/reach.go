@@ -35,7 +35,9 @@ func (r *runner) reach(ctx context.Context) error {
 		return nil
 	}
 	r.reached = true
+	release := r.slot()
 	rd, err := render.Load(r.fsys)
+	release()
 	if err != nil {
 		return err
 	}

@@ -90,9 +90,11 @@ type Env struct {
 	// DefaultBatchFor).
 	BatchFor time.Duration
 
-	// watcher and writer, set by RunAll, are shared by its rollouts.
+	// watcher and writer, set by RunAll, are shared by its rollouts;
+	// loads bounds how many of them load the fleet at once (slot).
 	watcher *watcher
 	writer  *writer
+	loads   chan struct{}
 	// reactions, set by the tests, counts what wakes the waits.
 	reactions *reactions
 }
@@ -217,7 +219,23 @@ func (r *runner) log(format string, args ...any) { r.env.Log.Warn(fmt.Sprintf(fo
 // (the whole fleet when either does not exist, so that the error can list
 // the valid choices).
 func (r *runner) load() (*fleet.Fleet, error) {
+	defer r.slot()()
 	return action.LoadComponent(r.fsys, r.opts.ClusterType, r.opts.Component)
+}
+
+// slot waits for one of RunAll's load slots (Env.loads) and returns its
+// release. Every rollout of RunAll loads the fleet when it starts (load,
+// reach); a hundred loads of a fleet of 1,000 clusters at once held
+// hundreds of MB of parsed files together, more than the rest of the run
+// (BENCHMARKS.md, delivery), where on a few cores they take no longer one
+// after another.
+func (r *runner) slot() func() {
+	l := r.env.loads
+	if l == nil {
+		return func() {}
+	}
+	l <- struct{}{}
+	return func() { <-l }
 }
 
 func (r *runner) run(ctx context.Context) error {

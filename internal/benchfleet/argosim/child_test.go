@@ -66,6 +66,7 @@ func runChild(ctx context.Context, b *testing.B, bin string, api *testenv.APISer
 	out.child = true
 	patches, done := map[string]bool{}, map[string]bool{}
 	usage, err := argosim.RunChild(cmd, func() {
+		watchMemory(ctx, b, cmd.Process.Pid)
 		sc := bufio.NewScanner(stdout)
 		sc.Buffer(nil, 64<<20)
 		for sc.Scan() {

@@ -247,6 +247,7 @@ func runInProcess(ctx context.Context, b *testing.B, dyn dynamic.Interface, dir,
 			mu.Unlock()
 		},
 	}
+	watchMemory(ctx, b, 0)
 	start := time.Now()
 	results, err := rollout.RunAll(ctx, env, rollout.Options{Approver: "Bench <bench@strata.invalid>", Soak: &soak, Timeout: &timeout})
 	out.took = time.Since(start)
