@@ -84,8 +84,14 @@ func (r Repo) Switch(ctx context.Context, name string) (created bool, err error)
 // and returns the files under paths whose staged content differs from
 // HEAD's, relative to the work tree's directory: what a commit of paths
 // changes against its parent.
+//
+// git add ignores ctime (core.trustctime=false, as git's documentation
+// advises when something outside Git changes it): render links the
+// unchanged files of each target it re-renders into the new tree, which
+// changes their ctime, and git then read and hashed every one of them
+// again. A file render or an editor rewrites has a new mtime or inode.
 func (r Repo) Stage(ctx context.Context, paths ...string) ([]string, error) {
-	if _, err := r.Out(ctx, append([]string{"add", "-A", "--"}, paths...)...); err != nil {
+	if _, err := r.Out(ctx, append([]string{"-c", "core.trustctime=false", "add", "-A", "--"}, paths...)...); err != nil {
 		return nil, err
 	}
 	staged, err := r.Out(ctx, append([]string{"diff", "--cached", "--no-renames", "--relative", "--name-only", "-z", "--"}, paths...)...)

@@ -127,15 +127,15 @@ type gitTime struct {
 func (g *pushGit) Run(ctx context.Context, args ...string) (string, error) {
 	start := time.Now()
 	out, err := g.ExecGit.Run(ctx, args...)
-	if len(args) > 0 {
+	if sub := subcommand(args); sub != "" {
 		g.mu.Lock()
 		if g.took == nil {
 			g.took = map[string]*gitTime{}
 		}
-		t := g.took[args[0]]
+		t := g.took[sub]
 		if t == nil {
 			t = &gitTime{}
-			g.took[args[0]] = t
+			g.took[sub] = t
 		}
 		t.n++
 		t.sum += time.Since(start)
@@ -149,6 +149,18 @@ func (g *pushGit) Run(ctx context.Context, args ...string) (string, error) {
 		g.sim.Pushed(strings.TrimSpace(rev))
 	}
 	return out, err
+}
+
+// subcommand is the git subcommand of args, after git's -c settings.
+func subcommand(args []string) string {
+	i := 0
+	for i+1 < len(args) && args[i] == "-c" {
+		i += 2
+	}
+	if i >= len(args) {
+		return ""
+	}
+	return args[i]
 }
 
 // String lists the git subcommands strata ran, the most time first:

@@ -229,8 +229,9 @@ func (g *timedGit) Run(ctx context.Context, args ...string) (string, error) {
 	if g.took == nil {
 		g.took, g.cpu = map[string]time.Duration{}, map[string]time.Duration{}
 	}
-	g.took[args[0]] += time.Since(start)
-	g.cpu[args[0]] += cpuTime(syscall.RUSAGE_CHILDREN) - cpu
+	sub := subcommand(args)
+	g.took[sub] += time.Since(start)
+	g.cpu[sub] += cpuTime(syscall.RUSAGE_CHILDREN) - cpu
 	return out, err
 }
 
