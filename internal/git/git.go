@@ -73,20 +73,26 @@ var errNetTimeout = errors.New("the remote did not answer in time")
 
 // networked reports whether git args talks to a remote.
 func networked(args []string) bool {
+	switch Subcommand(args) {
+	case "fetch", "push", "ls-remote", "pull", "clone":
+		return true
+	}
+	return false
+}
+
+// Subcommand is the git subcommand of args, after git's own options (-c
+// settings, -C and the like); "" when there is none.
+func Subcommand(args []string) string {
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "-c" || a == "-C":
 			i++ // its value
 		case strings.HasPrefix(a, "-"):
 		default:
-			switch a {
-			case "fetch", "push", "ls-remote", "pull", "clone":
-				return true
-			}
-			return false
+			return a
 		}
 	}
-	return false
+	return ""
 }
 
 // Error is a git command that failed.

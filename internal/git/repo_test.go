@@ -153,3 +153,21 @@ func TestBelowTheTop(t *testing.T) {
 		t.Errorf("committed %q", files)
 	}
 }
+
+func TestSubcommand(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"push", "-q", "origin", "main"}, "push"},
+		{[]string{"-c", "core.trustctime=false", "add", "-A"}, "add"},
+		{[]string{"-C", "/repo", "--no-pager", "-c", "a=b", "fetch", "origin"}, "fetch"},
+		{[]string{"--version"}, ""},
+		{[]string{"-c"}, ""},
+		{nil, ""},
+	} {
+		if got := git.Subcommand(tc.args); got != tc.want {
+			t.Errorf("Subcommand(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}

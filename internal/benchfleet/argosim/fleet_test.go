@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
@@ -127,7 +128,7 @@ type gitTime struct {
 func (g *pushGit) Run(ctx context.Context, args ...string) (string, error) {
 	start := time.Now()
 	out, err := g.ExecGit.Run(ctx, args...)
-	if sub := subcommand(args); sub != "" {
+	if sub := git.Subcommand(args); sub != "" {
 		g.mu.Lock()
 		if g.took == nil {
 			g.took = map[string]*gitTime{}
@@ -149,18 +150,6 @@ func (g *pushGit) Run(ctx context.Context, args ...string) (string, error) {
 		g.sim.Pushed(strings.TrimSpace(rev))
 	}
 	return out, err
-}
-
-// subcommand is the git subcommand of args, after git's -c settings.
-func subcommand(args []string) string {
-	i := 0
-	for i+1 < len(args) && args[i] == "-c" {
-		i += 2
-	}
-	if i >= len(args) {
-		return ""
-	}
-	return args[i]
 }
 
 // String lists the git subcommands strata ran, the most time first:

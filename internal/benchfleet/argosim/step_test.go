@@ -229,7 +229,7 @@ func (g *timedGit) Run(ctx context.Context, args ...string) (string, error) {
 	if g.took == nil {
 		g.took, g.cpu = map[string]time.Duration{}, map[string]time.Duration{}
 	}
-	sub := subcommand(args)
+	sub := git.Subcommand(args)
 	g.took[sub] += time.Since(start)
 	g.cpu[sub] += cpuTime(syscall.RUSAGE_CHILDREN) - cpu
 	return out, err
