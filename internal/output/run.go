@@ -114,11 +114,13 @@ func Run(opts Options) (*Result, error) {
 		state = LoadState(opts.StatePath)
 	}
 	// Which targets still have the files the state recorded: for a whole
-	// run, every target of the state, while the fleet loads.
-	var onDisk func() map[string]bool
+	// run, every target of the state, while the fleet loads; for a run
+	// restricted to some, only those whose fingerprint the state has.
+	onDisk := func(dir string) bool { return state.onDisk(t, dir) }
 	if !restricted {
-		onDisk = checkOnDisk(t, state, slices.Collect(maps.Keys(state.Targets)))
-		defer onDisk() // before t closes
+		found := checkOnDisk(t, state, slices.Collect(maps.Keys(state.Targets)))
+		defer found() // before t closes
+		onDisk = func(dir string) bool { return found()[dir] }
 	}
 	r, err := loadRenderer(opts.FS, opts.Only, restricted, opts.Config)
 	if err != nil {
@@ -128,15 +130,10 @@ func Run(opts Options) (*Result, error) {
 	var all map[string]bool // every target's directory; nil when restricted
 	if restricted {
 		targets = only(targets, opts.Only)
-		dirs := make([]string, len(targets))
-		for i, tg := range targets {
-			dirs[i] = tg.Dir()
-		}
-		onDisk = checkOnDisk(t, state, dirs)
 	} else {
 		all = targetDirs(targets)
 	}
-	dirty, fps, kept := changedTargets(r, state, targets, onDisk())
+	dirty, fps, kept := changedTargets(r, state, targets, onDisk)
 	// Conflicts decode the same patch files the render does: a broken one
 	// is reported by the render, which names the target.
 	conflicts, cerr := r.Fleet.Conflicts()
@@ -298,7 +295,7 @@ func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps m
 // changedTargets returns the targets that need rendering, every target's
 // fingerprint by directory, and how many files the others (known to be
 // current) hold.
-func changedTargets(r *render.Renderer, state *State, targets []render.Target, onDisk map[string]bool) (dirty []render.Target, fps map[string][32]byte, kept int) {
+func changedTargets(r *render.Renderer, state *State, targets []render.Target, onDisk func(dir string) bool) (dirty []render.Target, fps map[string][32]byte, kept int) {
 	fps = make(map[string][32]byte, len(targets))
 	current := currentTargets(r, state, targets, onDisk)
 	for i, tg := range targets {
@@ -319,13 +316,13 @@ type currentness struct {
 
 // currentTargets fingerprints every target, in parallel, and tells
 // whether it is current: the state recorded its files for that
-// fingerprint, and they are on disk as recorded (onDisk, checkOnDisk).
-func currentTargets(r *render.Renderer, state *State, targets []render.Target, onDisk map[string]bool) []currentness {
+// fingerprint, and they are on disk as recorded (onDisk: asked only then).
+func currentTargets(r *render.Renderer, state *State, targets []render.Target, onDisk func(dir string) bool) []currentness {
 	out := make([]currentness, len(targets))
 	parallel.Each(2*runtime.GOMAXPROCS(0), len(targets), func(i int) {
 		dir, fp := targets[i].Dir(), r.Fingerprint(targets[i])
 		ts, ok := state.Targets[dir]
-		out[i] = currentness{fp: fp, ok: ok && ts.Fingerprint == fp && onDisk[dir]}
+		out[i] = currentness{fp: fp, ok: ok && ts.Fingerprint == fp && onDisk(dir)}
 	})
 	return out
 }
