@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -84,10 +83,7 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 	if st.commit, err = r.repo.run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...); err != nil {
 		return true, err
 	}
-	st.pick = func(s live.AppState) bool {
-		c := f.Cluster(s.Cluster)
-		return c != nil && c.Target != nil && slices.Contains(ids, c.Type+"/"+c.Target.ID())
-	}
+	st.pick = pickClusters(f, func(c *fleet.Cluster) bool { return slices.Contains(ids, c.Type+"/"+c.Target.ID()) })
 	if err := r.reach(ctx); err != nil {
 		return true, err
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 // UnreachableError is a rollout stopped before its first commit or push:
@@ -35,9 +34,7 @@ func (r *runner) reach(ctx context.Context) error {
 		return nil
 	}
 	r.reached = true
-	release := r.slot()
-	rd, err := render.Load(r.fsys)
-	release()
+	f, err := r.load()
 	if err != nil {
 		return err
 	}
@@ -47,11 +44,11 @@ func (r *runner) reach(ctx context.Context) error {
 	// server answers, and one that stops answering fails within 30 s.
 	need := map[string]bool{}
 	var limit time.Duration
-	for _, c := range rd.Fleet.Clusters {
+	for _, c := range f.Clusters {
 		if c.Type != r.opts.ClusterType {
 			continue
 		}
-		pol := rd.Fleet.Config.RolloutAt(c.Target)
+		pol := f.Config.RolloutAt(c.Target)
 		if c.Target == nil || !pol.NoWatch {
 			need[live.ArgoCDOf(c)] = true
 			limit = max(limit, pol.Timeout)
@@ -65,7 +62,7 @@ func (r *runner) reach(ctx context.Context) error {
 	}
 	calls, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	r.watch.start(calls, rd.Fleet)
+	r.watch.start(calls, f)
 	var reasons []string
 	for _, in := range r.watch.read() {
 		if in.Error != "" && need[in.Cluster] {

@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/hint"
-	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/render"
 )
@@ -115,10 +115,7 @@ func (r *runner) settle(ctx context.Context) error {
 		st.targets = append(st.targets, &target{ID: id, Clusters: []string{c.Name}})
 		ids, dirs = append(ids, id), append(dirs, render.OutputDir+"/"+id)
 	}
-	st.pick = func(s live.AppState) bool {
-		c := f.Cluster(s.Cluster)
-		return c != nil && c.Target != nil && under(c.Target.ID(), locs)
-	}
+	st.pick = pickClusters(f, func(c *fleet.Cluster) bool { return under(c.Target.ID(), locs) })
 	if len(dirs) == 0 {
 		r.emit(Event{Kind: KindStart, Step: st.node, Message: fmt.Sprintf("%s is at %s, where no cluster of the inventory runs", r.opts.Patch, strings.Join(locs, ", "))})
 		return nil
