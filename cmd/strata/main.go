@@ -4,7 +4,8 @@
 // STRATA_CPUPROFILE=FILE writes a CPU profile of the run to FILE, and
 // STRATA_HEAPPROFILE=DIR a heap profile into DIR each time the heap in use
 // passes its highest yet by a tenth, for `go tool pprof` (CONTRIBUTING.md,
-// "Profiling").
+// "Profiling"). In a container with a memory limit, Go's soft memory limit
+// is set to nine tenths of it unless GOMEMLIMIT is (memlimit.go).
 package main
 
 import (
@@ -19,6 +20,7 @@ import (
 )
 
 func main() {
+	containerMemoryLimit()
 	stop := profile(os.Getenv("STRATA_CPUPROFILE"))
 	heapProfiles(os.Getenv("STRATA_HEAPPROFILE"))
 	code := cli.Main(os.Args[1:], os.Stdout, os.Stderr)
