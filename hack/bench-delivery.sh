@@ -16,6 +16,8 @@
 # BENCH_FLAGS adds go test flags (e.g. "-cpuprofile cpu.prof", in process).
 # STRATA_BENCH_WRITERS is how many writes argosim makes at once (32);
 # STRATA_BENCH_SETUP_ONLY=1 stops after the setup (its phases timed).
+# STRATA_BENCH_STOP_AFTER_S=N stops the rollout after N seconds (strata as
+# a child gets SIGTERM) and reports what it did until then.
 # STRATA_BENCH_HEAP_DIR=DIR records the rollout's memory in DIR every
 # STRATA_BENCH_HEAP_EVERY_S seconds (180): its RSS in mem.txt and, in
 # process, the heap in use and the collector's goal there too and a heap
