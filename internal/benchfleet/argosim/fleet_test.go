@@ -188,15 +188,10 @@ func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { ret
 
 // peakRSS is this process's peak resident memory, KiB (VmHWM).
 func peakRSS(b *testing.B) int {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		b.Fatal(err)
+	hwm := procField("/proc/self/status", "VmHWM:")
+	if hwm == "" {
+		b.Fatal("no VmHWM in /proc/self/status")
 	}
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(rest), " kB"))
-			return n
-		}
-	}
-	return 0
+	n, _ := strconv.Atoi(strings.TrimSuffix(hwm, " kB"))
+	return n
 }
