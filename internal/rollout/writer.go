@@ -21,7 +21,8 @@ import (
 // trailers, and pushes them all in one push; a push refused because the
 // remote moved replays them all on the new upstream (others' commits
 // kept) and pushes again. A hold also takes the steps asked for while it
-// runs, for Env.BatchFor at most (write). The waits of those steps start from that push.
+// runs, for Env.BatchFor or longer when its own costs would be a large
+// share of it (holdFor). The waits of those steps start from that push.
 // One write per step would serialize every patch's step behind every
 // other's commit, push and render (BENCHMARKS.md, delivery).
 type writer struct {
@@ -44,6 +45,11 @@ type writer struct {
 	emu  sync.Mutex
 	last *expectation
 	ctx  context.Context
+
+	// tail is how long the last hold's push (its last attempt: a replay
+	// is not a hold's own cost) and the reads after it took, a hold's own
+	// costs beside its look (holdFor); the writer's alone.
+	tail time.Duration
 }
 
 // queuedHook, set by tests only, is told of each step asked of a writer.
@@ -174,14 +180,30 @@ func (w *writer) fail(err error) {
 // hold of the repository lock before it pushes those made (Env.BatchFor).
 const DefaultBatchFor = 2 * time.Second
 
+// holdShare bounds a hold's own costs: past Env.BatchFor a hold goes on
+// while its look at the work tree and its push are more than 1/holdShare
+// of it (holdFor).
+const holdShare = 4
+
+// holdFor is how long a hold goes on making steps: Env.BatchFor, or
+// longer when its own costs, paid once a hold whatever it makes (the look
+// at the uncommitted files, the push and the reads after it), would be
+// over a quarter of it. At 1,000 x 100 the look (git status over 104,000
+// files) and the push took 4.3 s of a one-step hold of 15.5 s, paid once
+// a step (BENCHMARKS.md, delivery); a small fleet's steps never reach
+// BatchFor, and are pushed as they were.
+func (w *writer) holdFor(look time.Duration) time.Duration {
+	return max(cmp.Or(w.env.BatchFor, DefaultBatchFor), holdShare*(look+w.tail))
+}
+
 // write takes the repository lock, then makes the steps asked for by
 // then (those that became ready while it waited for the lock too) and
 // pushes them once. Between two steps the work tree is committed: the
 // rollouts' reads get in (a rollout whose step became ready plans it and
 // asks for it), and the steps asked for meanwhile join the hold, until it
-// has run Env.BatchFor: then the steps made are pushed, and the others
-// wait for the next hold, taken at once, so that a step made early in a
-// long batch does not wait for all of it.
+// has run its time (holdFor): then the steps made are pushed, and the
+// others wait for the next hold, taken at once, so that a step made early
+// in a long batch does not wait for all of it.
 func (w *writer) write(ctx context.Context) {
 	w.qmu.Lock()
 	asked := len(w.queue)
@@ -239,6 +261,7 @@ func (w *writer) write(ctx context.Context) {
 	// looked at (leftDirty). A hold whose first look found none leaves
 	// nothing uncommitted once its steps are made (expectAfter).
 	clean, beganClean := false, false
+	var look time.Duration
 	for i := 0; i < len(batch); i++ {
 		req := batch[i]
 		var dirty []string
@@ -249,6 +272,9 @@ func (w *writer) write(ctx context.Context) {
 			}
 			clean = len(dirty) == 0
 			beganClean = beganClean || (i == 0 && clean)
+		}
+		if i == 0 {
+			look = w.env.Clock.Since(start)
 		}
 		if req.plan, req.err = req.r.ready(ctx, dirty); req.err == nil && req.plan != nil {
 			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan, g)
@@ -264,7 +290,7 @@ func (w *writer) write(ctx context.Context) {
 		}
 		w.mu.Unlock() // the reads waiting get in
 		w.mu.Lock()
-		if w.env.Clock.Since(start) >= cmp.Or(w.env.BatchFor, DefaultBatchFor) {
+		if w.env.Clock.Since(start) >= w.holdFor(look) {
 			w.putBack(batch[i+1:])
 			batch = batch[:i+1]
 			break
@@ -282,7 +308,9 @@ func (w *writer) write(ctx context.Context) {
 		}
 		return
 	}
+	reading := w.env.Clock.Now()
 	w.waitSets(ctx, repo, made, base, beganClean)
+	w.tail += w.env.Clock.Since(reading)
 	for _, req := range made {
 		if req.err == nil {
 			req.r.pushed(req.st, req.subject)

@@ -23,14 +23,28 @@ import (
 // its own commit, and pushes them in one push.
 func TestWriter(t *testing.T) {
 	api := startAPI(t)
-	t.Run("steps ready at once: one push, one commit each", func(t *testing.T) { testBatch(t, newHarness(t, api), false, false) })
-	t.Run("a refused push replays them all, others' commits kept", func(t *testing.T) { testBatch(t, newHarness(t, api), true, false) })
+	t.Run("steps ready at once: one push, one commit each", func(t *testing.T) { testBatch(t, newHarness(t, api), batchAtOnce) })
+	t.Run("a refused push replays them all, others' commits kept", func(t *testing.T) { testBatch(t, newHarness(t, api), batchMoved) })
 	// A hold that has run Env.BatchFor after a step pushes it; the other
 	// step is made in the next hold, pushed on its own.
-	t.Run("a hold past its time pushes what it made", func(t *testing.T) { testBatch(t, newHarness(t, api), false, true) })
+	t.Run("a hold past its time pushes what it made", func(t *testing.T) { testBatch(t, newHarness(t, api), batchBounded) })
+	// Unless its own costs would be over a quarter of it: a look at the
+	// work tree that took three times BatchFor lets it run twelve times.
+	t.Run("a hold whose look is long goes on", func(t *testing.T) { testBatch(t, newHarness(t, api), batchCostly) })
 }
 
-func testBatch(t *testing.T, h *harness, moved, bounded bool) {
+// batchCase is what happens around testBatch's hold.
+type batchCase int
+
+const (
+	batchAtOnce  batchCase = iota
+	batchMoved             // the remote moves before the first push
+	batchBounded           // the first step takes the hold's time
+	batchCostly            // the same, after a look of three times that
+)
+
+func testBatch(t *testing.T, h *harness, c batchCase) {
+	moved, bounded := c == batchMoved, c == batchBounded || c == batchCostly
 	h.write(firstPatch, patch)
 	// patch-002 adds an Application: what its targets render changes
 	// (the expectation advanced after the push must say so).
@@ -73,6 +87,9 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 		switch {
 		case args[0] == "status" && holding:
 			looks++ // at the uncommitted files, in a hold
+			if c == batchCostly {
+				h.clock.Step(3 * rollout.DefaultBatchFor)
+			}
 		case args[0] == "status":
 			catchUps++ // the same, by the rollouts' catch-ups
 		}
@@ -137,7 +154,7 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 	switch {
 	case moved:
 		wantPushes = 2 // refused, then the replay's
-	case bounded:
+	case c == batchBounded:
 		wantPushes, wantTakes = 2, 2
 	}
 	// One take of the lock a hold: the catch-ups found nothing to do and
