@@ -21,8 +21,8 @@ import (
 // trailers, and pushes them all in one push; a push refused because the
 // remote moved replays them all on the new upstream (others' commits
 // kept) and pushes again. A hold also takes the steps asked for while it
-// runs, for Env.BatchFor or longer when its own costs would be a large
-// share of it (holdFor). The waits of those steps start from that push.
+// runs, for Env.BatchFor; one whose look at the work tree is long goes on
+// after that push (holdFor). The waits of the steps start from their push.
 // One write per step would serialize every patch's step behind every
 // other's commit, push and render (BENCHMARKS.md, delivery).
 type writer struct {
@@ -45,11 +45,6 @@ type writer struct {
 	emu  sync.Mutex
 	last *expectation
 	ctx  context.Context
-
-	// tail is how long the last hold's push (its last attempt: a replay
-	// is not a hold's own cost) and the reads after it took, a hold's own
-	// costs beside its look (holdFor); the writer's alone.
-	tail time.Duration
 }
 
 // queuedHook, set by tests only, is told of each step asked of a writer.
@@ -180,30 +175,30 @@ func (w *writer) fail(err error) {
 // hold of the repository lock before it pushes those made (Env.BatchFor).
 const DefaultBatchFor = 2 * time.Second
 
-// holdShare bounds a hold's own costs: past Env.BatchFor a hold goes on
-// while its look at the work tree and its push are more than 1/holdShare
-// of it (holdFor).
-const holdShare = 4
+// holdShare bounds the share of a hold its look at the uncommitted files
+// takes: a hold goes on while the look is more than 1/holdShare of it
+// (holdFor).
+const holdShare = 10
 
 // holdFor is how long a hold goes on making steps: Env.BatchFor, or
-// longer when its own costs, paid once a hold whatever it makes (the look
-// at the uncommitted files, the push and the reads after it), would be
-// over a quarter of it. At 1,000 x 100 the look (git status over 104,000
-// files) and the push took 4.3 s of a one-step hold of 15.5 s, paid once
-// a step (BENCHMARKS.md, delivery); a small fleet's steps never reach
-// BatchFor, and are pushed as they were.
+// longer while its look at the uncommitted files, paid once a hold, would
+// be over a tenth of it. On a large fleet the look (git status over every
+// rendered file) is seconds and a step alone outlasts BatchFor, and a hold
+// a step looked once a step (BENCHMARKS.md, delivery); a small fleet's
+// holds end at BatchFor, as they did.
 func (w *writer) holdFor(look time.Duration) time.Duration {
-	return max(cmp.Or(w.env.BatchFor, DefaultBatchFor), holdShare*(look+w.tail))
+	return max(cmp.Or(w.env.BatchFor, DefaultBatchFor), holdShare*look)
 }
 
 // write takes the repository lock, then makes the steps asked for by
 // then (those that became ready while it waited for the lock too) and
-// pushes them once. Between two steps the work tree is committed: the
+// pushes them. Between two steps the work tree is committed: the
 // rollouts' reads get in (a rollout whose step became ready plans it and
 // asks for it), and the steps asked for meanwhile join the hold, until it
-// has run its time (holdFor): then the steps made are pushed, and the
-// others wait for the next hold, taken at once, so that a step made early
-// in a long batch does not wait for all of it.
+// has run Env.BatchFor: then the steps made are pushed, so that a step
+// made early in a long batch does not wait for all of it. A hold that
+// may run longer (holdFor) goes on after such a push without looking
+// again; at its end the others wait for the next hold, taken at once.
 func (w *writer) write(ctx context.Context) {
 	w.qmu.Lock()
 	asked := len(w.queue)
@@ -262,6 +257,9 @@ func (w *writer) write(ctx context.Context) {
 	// nothing uncommitted once its steps are made (expectAfter).
 	clean, beganClean := false, false
 	var look time.Duration
+	// batch[:told] were pushed (or not made) and told so, made since
+	// pushedAt the steps of the next push.
+	told, pushedAt := 0, start
 	for i := 0; i < len(batch); i++ {
 		req := batch[i]
 		var dirty []string
@@ -295,10 +293,34 @@ func (w *writer) write(ctx context.Context) {
 			batch = batch[:i+1]
 			break
 		}
+		if w.env.Clock.Since(pushedAt) >= cmp.Or(w.env.BatchFor, DefaultBatchFor) {
+			// Push what was made and go on, the work tree as clean as
+			// the push left it.
+			head, err := w.push(ctx, repo, made, base, beganClean)
+			if err != nil {
+				made = nil
+				w.putBack(batch[i+1:])
+				batch = batch[:i+1]
+				break
+			}
+			base = head
+			for _, req := range batch[told : i+1] {
+				close(req.done)
+			}
+			made, told, pushedAt, beganClean = nil, i+1, w.env.Clock.Now(), clean
+		}
 		batch = append(batch, w.take()...)
 	}
+	batch = batch[told:]
+	_, _ = w.push(ctx, repo, made, base, beganClean)
+}
+
+// push publishes the steps made on base, reads their wait sets and tells
+// their rollouts; it returns the new HEAD, or why they were not pushed
+// (each step's error says so too).
+func (w *writer) push(ctx context.Context, repo *repo, made []*stepReq, base string, clean bool) (string, error) {
 	if len(made) == 0 {
-		return
+		return base, nil
 	}
 	if err := w.publish(ctx, repo, made, base); err != nil {
 		for _, req := range made {
@@ -306,16 +328,15 @@ func (w *writer) write(ctx context.Context) {
 				req.err, req.st = err, nil
 			}
 		}
-		return
+		return "", err
 	}
-	reading := w.env.Clock.Now()
-	w.waitSets(ctx, repo, made, base, beganClean)
-	w.tail += w.env.Clock.Since(reading)
+	w.waitSets(ctx, repo, made, base, clean)
 	for _, req := range made {
 		if req.err == nil {
 			req.r.pushed(req.st, req.subject)
 		}
 	}
+	return repo.head(ctx)
 }
 
 // caughtUp reports whether r's catch-up has nothing to do, read without

@@ -20,9 +20,7 @@ func (w *writer) publish(ctx context.Context, repo *repo, made []*stepReq, base 
 		backoff = DefaultPushBackoff
 	}
 	for attempt := 0; ; attempt++ {
-		pushing := w.env.Clock.Now()
 		err := repo.push(ctx)
-		w.tail = w.env.Clock.Since(pushing)
 		if err == nil {
 			return nil
 		}
