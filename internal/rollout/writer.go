@@ -21,8 +21,7 @@ import (
 // trailers, and pushes them all in one push; a push refused because the
 // remote moved replays them all on the new upstream (others' commits
 // kept) and pushes again. A hold also takes the steps asked for while it
-// runs, for Env.BatchFor; one whose look at the work tree is long goes on
-// after that push (holdFor). The waits of the steps start from their push.
+// runs, for Env.BatchFor at most (write). The waits of those steps start from that push.
 // One write per step would serialize every patch's step behind every
 // other's commit, push and render (BENCHMARKS.md, delivery).
 type writer struct {
@@ -175,30 +174,14 @@ func (w *writer) fail(err error) {
 // hold of the repository lock before it pushes those made (Env.BatchFor).
 const DefaultBatchFor = 2 * time.Second
 
-// holdShare bounds the share of a hold its look at the uncommitted files
-// takes: a hold goes on while the look is more than 1/holdShare of it
-// (holdFor).
-const holdShare = 10
-
-// holdFor is how long a hold goes on making steps: Env.BatchFor, or
-// longer while its look at the uncommitted files, paid once a hold, would
-// be over a tenth of it. On a large fleet the look (git status over every
-// rendered file) is seconds and a step alone outlasts BatchFor, and a hold
-// a step looked once a step (BENCHMARKS.md, delivery); a small fleet's
-// holds end at BatchFor, as they did.
-func (w *writer) holdFor(look time.Duration) time.Duration {
-	return max(cmp.Or(w.env.BatchFor, DefaultBatchFor), holdShare*look)
-}
-
 // write takes the repository lock, then makes the steps asked for by
 // then (those that became ready while it waited for the lock too) and
-// pushes them. Between two steps the work tree is committed: the
+// pushes them once. Between two steps the work tree is committed: the
 // rollouts' reads get in (a rollout whose step became ready plans it and
 // asks for it), and the steps asked for meanwhile join the hold, until it
-// has run Env.BatchFor: then the steps made are pushed, so that a step
-// made early in a long batch does not wait for all of it. A hold that
-// may run longer (holdFor) goes on after such a push without looking
-// again; at its end the others wait for the next hold, taken at once.
+// has run Env.BatchFor: then the steps made are pushed, and the others
+// wait for the next hold, taken at once, so that a step made early in a
+// long batch does not wait for all of it.
 func (w *writer) write(ctx context.Context) {
 	w.qmu.Lock()
 	asked := len(w.queue)
@@ -256,10 +239,6 @@ func (w *writer) write(ctx context.Context) {
 	// looked at (leftDirty). A hold whose first look found none leaves
 	// nothing uncommitted once its steps are made (expectAfter).
 	clean, beganClean := false, false
-	var look time.Duration
-	// batch[:told] were pushed (or not made) and told so, made since
-	// pushedAt the steps of the next push.
-	told, pushedAt := 0, start
 	for i := 0; i < len(batch); i++ {
 		req := batch[i]
 		var dirty []string
@@ -270,9 +249,6 @@ func (w *writer) write(ctx context.Context) {
 			}
 			clean = len(dirty) == 0
 			beganClean = beganClean || (i == 0 && clean)
-		}
-		if i == 0 {
-			look = w.env.Clock.Since(start)
 		}
 		if req.plan, req.err = req.r.ready(ctx, dirty); req.err == nil && req.plan != nil {
 			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan, g)
@@ -288,39 +264,15 @@ func (w *writer) write(ctx context.Context) {
 		}
 		w.mu.Unlock() // the reads waiting get in
 		w.mu.Lock()
-		if w.env.Clock.Since(start) >= w.holdFor(look) {
+		if w.env.Clock.Since(start) >= cmp.Or(w.env.BatchFor, DefaultBatchFor) {
 			w.putBack(batch[i+1:])
 			batch = batch[:i+1]
 			break
 		}
-		if w.env.Clock.Since(pushedAt) >= cmp.Or(w.env.BatchFor, DefaultBatchFor) {
-			// Push what was made and go on, the work tree as clean as
-			// the push left it.
-			head, err := w.push(ctx, repo, made, base, beganClean)
-			if err != nil {
-				made = nil
-				w.putBack(batch[i+1:])
-				batch = batch[:i+1]
-				break
-			}
-			base = head
-			for _, req := range batch[told : i+1] {
-				close(req.done)
-			}
-			made, told, pushedAt, beganClean = nil, i+1, w.env.Clock.Now(), clean
-		}
 		batch = append(batch, w.take()...)
 	}
-	batch = batch[told:]
-	_, _ = w.push(ctx, repo, made, base, beganClean)
-}
-
-// push publishes the steps made on base, reads their wait sets and tells
-// their rollouts; it returns the new HEAD, or why they were not pushed
-// (each step's error says so too).
-func (w *writer) push(ctx context.Context, repo *repo, made []*stepReq, base string, clean bool) (string, error) {
 	if len(made) == 0 {
-		return base, nil
+		return
 	}
 	if err := w.publish(ctx, repo, made, base); err != nil {
 		for _, req := range made {
@@ -328,15 +280,14 @@ func (w *writer) push(ctx context.Context, repo *repo, made []*stepReq, base str
 				req.err, req.st = err, nil
 			}
 		}
-		return "", err
+		return
 	}
-	w.waitSets(ctx, repo, made, base, clean)
+	w.waitSets(ctx, repo, made, base, beganClean)
 	for _, req := range made {
 		if req.err == nil {
 			req.r.pushed(req.st, req.subject)
 		}
 	}
-	return repo.head(ctx)
 }
 
 // caughtUp reports whether r's catch-up has nothing to do, read without

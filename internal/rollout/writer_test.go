@@ -23,29 +23,14 @@ import (
 // its own commit, and pushes them in one push.
 func TestWriter(t *testing.T) {
 	api := startAPI(t)
-	t.Run("steps ready at once: one push, one commit each", func(t *testing.T) { testBatch(t, newHarness(t, api), batchAtOnce) })
-	t.Run("a refused push replays them all, others' commits kept", func(t *testing.T) { testBatch(t, newHarness(t, api), batchMoved) })
+	t.Run("steps ready at once: one push, one commit each", func(t *testing.T) { testBatch(t, newHarness(t, api), false, false) })
+	t.Run("a refused push replays them all, others' commits kept", func(t *testing.T) { testBatch(t, newHarness(t, api), true, false) })
 	// A hold that has run Env.BatchFor after a step pushes it; the other
 	// step is made in the next hold, pushed on its own.
-	t.Run("a hold past its time pushes what it made", func(t *testing.T) { testBatch(t, newHarness(t, api), batchBounded) })
-	// Unless its look at the work tree would be over a tenth of it: after
-	// a look of three times BatchFor it pushes the first step and makes
-	// the other in the same hold, without looking again.
-	t.Run("a hold whose look is long goes on after a push", func(t *testing.T) { testBatch(t, newHarness(t, api), batchCostly) })
+	t.Run("a hold past its time pushes what it made", func(t *testing.T) { testBatch(t, newHarness(t, api), false, true) })
 }
 
-// batchCase is what happens around testBatch's hold.
-type batchCase int
-
-const (
-	batchAtOnce  batchCase = iota
-	batchMoved             // the remote moves before the first push
-	batchBounded           // the first step takes the hold's time
-	batchCostly            // the same, after a look of three times that
-)
-
-func testBatch(t *testing.T, h *harness, c batchCase) {
-	moved, bounded := c == batchMoved, c == batchBounded || c == batchCostly
+func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 	h.write(firstPatch, patch)
 	// patch-002 adds an Application: what its targets render changes
 	// (the expectation advanced after the push must say so).
@@ -88,9 +73,6 @@ func testBatch(t *testing.T, h *harness, c batchCase) {
 		switch {
 		case args[0] == "status" && holding:
 			looks++ // at the uncommitted files, in a hold
-			if c == batchCostly {
-				h.clock.Step(3 * rollout.DefaultBatchFor)
-			}
 		case args[0] == "status":
 			catchUps++ // the same, by the rollouts' catch-ups
 		}
@@ -155,10 +137,8 @@ func testBatch(t *testing.T, h *harness, c batchCase) {
 	switch {
 	case moved:
 		wantPushes = 2 // refused, then the replay's
-	case c == batchBounded:
+	case bounded:
 		wantPushes, wantTakes = 2, 2
-	case c == batchCostly:
-		wantPushes = 2
 	}
 	// One take of the lock a hold: the catch-ups found nothing to do and
 	// the reads (plans, wait sets) took none.
@@ -166,7 +146,7 @@ func testBatch(t *testing.T, h *harness, c batchCase) {
 		t.Errorf("%d pushes and %d takes of the repository lock, want %d and %d", pushes, takes, wantPushes, wantTakes)
 	}
 	// One whole read at the start (the settles), one more after a replay.
-	wantAdvanced, wantReads := wantPushes, int64(1)
+	wantAdvanced, wantReads := wantTakes, int64(1)
 	if moved {
 		wantAdvanced, wantReads = 0, 2
 	}
