@@ -192,6 +192,9 @@ func peakRSS(b *testing.B) int {
 	if hwm == "" {
 		b.Fatal("no VmHWM in /proc/self/status")
 	}
-	n, _ := strconv.Atoi(strings.TrimSuffix(hwm, " kB"))
+	n, err := strconv.Atoi(strings.TrimSuffix(hwm, " kB"))
+	if err != nil {
+		b.Fatalf("VmHWM in /proc/self/status: %v", err)
+	}
 	return n
 }
