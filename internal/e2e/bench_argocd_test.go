@@ -110,7 +110,9 @@ func (e *Env) addSyncOptions(opts []string) {
 // scrape reads a Prometheus text endpoint: each sample's value by its
 // series, name{labels}.
 func scrape(url string) (map[string]float64, error) {
-	resp, err := (&http.Client{Timeout: 30 * time.Second}).Get(url)
+	// The controller builds its page from every Application before it
+	// answers: at 1,100 of them under load that took over 30 s.
+	resp, err := (&http.Client{Timeout: 3 * time.Minute}).Get(url)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +234,9 @@ func (o *benchObserver) phase(name string) func() {
 	}
 	return func() {
 		after := o.metrics(name + "-after")
-		o.b.Logf("the application controller during %s: %s", name, controllerWork(before, after))
+		if before != nil && after != nil {
+			o.b.Logf("the application controller during %s: %s", name, controllerWork(before, after))
+		}
 		for _, c := range done {
 			<-c
 		}
@@ -240,12 +244,15 @@ func (o *benchObserver) phase(name string) func() {
 }
 
 // metrics scrapes the controller's metrics, kept as name.prom when there
-// is a directory.
+// is a directory; a failure is logged and gives nil: they say where Argo
+// CD's time went, the benchmark's figures do not depend on them (a
+// failure after a 43-minute rollout lost its report).
 func (o *benchObserver) metrics(name string) map[string]float64 {
 	url := "http://" + o.a.ControllerMetrics + "/metrics"
 	m, err := scrape(url)
 	if err != nil {
-		o.b.Fatalf("reading the application controller's metrics: %v", err)
+		o.b.Logf("reading the application controller's metrics (%s): %v", name, err)
+		return nil
 	}
 	if o.dir != "" {
 		var sb strings.Builder
