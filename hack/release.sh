@@ -6,10 +6,24 @@
 #
 #   hack/release.sh            # version from `git describe`, e.g. v0.4.0-3-gabc1234
 #   VERSION=v1.0.0 hack/release.sh
+#   hack/release.sh --version  # print the version it would stamp, build nothing
+#
+# Without a tag that describes HEAD the version is CHANGELOG.md's last one
+# (its first "## v" heading): the version being cut. internal/cli's
+# Release is the same; TestReleaseIsTheChangelogs keeps the three in line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-version="${VERSION:-$(git describe --tags --always --dirty 2>/dev/null || echo devel)}"
+changelog="$(sed -n 's/^## \(v[0-9][^ ]*\).*/\1/p' CHANGELOG.md | head -n 1)"
+version="${VERSION:-$(git describe --tags --dirty 2>/dev/null || echo "$changelog")}"
+if [ -z "$version" ]; then
+	echo "release.sh: no tag describes HEAD and CHANGELOG.md names no version (## vX.Y.Z): give VERSION" >&2
+	exit 1
+fi
+if [ "${1:-}" = --version ]; then
+	echo "$version"
+	exit 0
+fi
 platforms=(linux/amd64 linux/arm64 darwin/amd64 darwin/arm64)
 out=dist
 rm -rf "$out"

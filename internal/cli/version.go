@@ -13,8 +13,13 @@ import (
 
 // Version is set at build time with -ldflags "-X .../internal/cli.Version=v1.2.3"
 // (make release does). Without it, the module version that `go install
-// module@tag` stamps is used.
+// module@tag` stamps is used, and without that Release+"+devel".
 var Version = ""
+
+// Release is the last version CHANGELOG.md records (its first "## v"
+// heading), what hack/release.sh stamps when no tag names the commit; a
+// test keeps the three in line. Cutting a version changes both.
+const Release = "v0.1.0"
 
 // versionInfo is what `strata version` reports. Everything comes from the
 // binary itself: the linker flag, or the build information Go records.
@@ -84,7 +89,7 @@ func readVersion() versionInfo {
 // versionFrom reads the version information from a binary's build
 // information (nil when it has none) and the version set by the linker.
 func versionFrom(bi *debug.BuildInfo, linked string) versionInfo {
-	v := versionInfo{Version: "devel", Go: runtime.Version(),
+	v := versionInfo{Version: Release + "+devel", Go: runtime.Version(),
 		Platform: runtime.GOOS + "/" + runtime.GOARCH, ArgoCD: schemas.ArgoCDVersion}
 	if bi != nil && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		v.Version = bi.Main.Version
