@@ -8,10 +8,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/pmezard/go-difflib/difflib"
-
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/textdiff"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -356,32 +355,5 @@ func unified(p string, before, after []byte, inBase, inHead bool, context int) s
 	if !inHead {
 		to = "/dev/null"
 	}
-	return Unified(from, to, before, after, context)
-}
-
-// Unified is a unified diff from before (named from) to after (named to),
-// with context lines around each change; "" when they are equal.
-func Unified(from, to string, before, after []byte, context int) string {
-	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: lines(before), B: lines(after), FromFile: from, ToFile: to, Context: context,
-	})
-	if err != nil {
-		return ""
-	}
-	return text
-}
-
-// lines splits data into lines that keep their line breaks; a last line
-// without one gets Git's marker.
-func lines(data []byte) []string {
-	if len(data) == 0 {
-		return nil
-	}
-	out := strings.SplitAfter(string(data), "\n")
-	if out[len(out)-1] == "" {
-		out = out[:len(out)-1]
-	} else {
-		out[len(out)-1] += "\n\\ No newline at end of file\n"
-	}
-	return out
+	return textdiff.Unified(from, to, before, after, context)
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/hydrate"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/textdiff"
 )
 
 // Hydrated is what the change does to the objects one source of an
@@ -242,7 +243,7 @@ func compareObjects(before, after *hydrate.Build, context int) []ObjectChange {
 		case !inB:
 			c.Status, to = Removed, "/dev/null"
 		}
-		c.Diff = Unified(from, to, x, y, context)
+		c.Diff = textdiff.Unified(from, to, x, y, context)
 		out = append(out, c)
 	}
 	return out

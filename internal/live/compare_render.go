@@ -8,9 +8,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/strata-fleet/strata/internal/argorender"
-	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/textdiff"
 )
 
 // argoRender reads cluster c's rendered/ directory from fsys and renders it
@@ -83,5 +83,5 @@ func prune(v any) any {
 // unifiedDiff is the unified diff from the rendered object (file) to the
 // live one (named live).
 func unifiedDiff(file, live string, before, after []byte) string {
-	return diff.Unified(file, live, before, after, 3)
+	return textdiff.Unified(file, live, before, after, 3)
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/strata-fleet/strata/internal/bootstrap"
+	"github.com/strata-fleet/strata/internal/argorender"
 	"github.com/strata-fleet/strata/internal/fleet"
 )
 
@@ -188,9 +188,9 @@ func findRoot(f *fleet.Fleet, c *fleet.Cluster, x *index) Root {
 		return root
 	}
 	path := RootPath(c)
-	name := bootstrap.RootName
+	name := argorender.Release
 	if c.Hub != "" {
-		name = c.Name + "-" + bootstrap.RootName
+		name = c.Name + "-" + argorender.Release
 	}
 	var found *App
 	for i := range x.in.Applications {
@@ -340,5 +340,5 @@ func (x *index) unmapped() []Unmapped {
 }
 
 func isRootAppSet(name string) bool {
-	return strings.HasPrefix(name, bootstrap.RootName+"-")
+	return strings.HasPrefix(name, argorender.Release+"-")
 }
