@@ -8,7 +8,6 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/freeze"
-	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/render"
@@ -77,14 +76,14 @@ func (a *Promote) Run(ctx context.Context, r *Repo) (*Promoted, error) {
 	if err != nil {
 		return nil, err
 	}
-	var gr git.Repo
+	var on *onBranch
 	res := &Promoted{}
 	if a.Commit {
 		pending, err := promote.Pending(ops)
 		if err != nil {
 			return nil, err
 		}
-		if gr, err = a.startCommit(ctx, r, pending, res); err != nil {
+		if on, err = a.startCommit(ctx, r, pending, res); err != nil {
 			return nil, err
 		}
 	}
@@ -128,7 +127,7 @@ func (a *Promote) Run(ctx context.Context, r *Repo) (*Promoted, error) {
 	if a.DryRun || (res.Plan == nil && res.Resumed == nil) {
 		return res, nil
 	}
-	if err := a.finish(ctx, r, ops, gr, res, parsed); err != nil {
+	if err := a.finish(ctx, r, ops, on, res, parsed); err != nil {
 		return res, err
 	}
 	if res.Plan != nil {
@@ -176,9 +175,9 @@ func (a *Promote) checkStep(r *Repo, cfg *fleet.Config, target string) error {
 
 // finish re-renders what the promotion (res's plan, or the one resumed)
 // changed, unless NoRender, ends its journal and, with Commit, commits
-// the step: Step's Render and Commit. parsed is config.yaml as the
-// promotion loaded it (nil when resumed).
-func (a *Promote) finish(ctx context.Context, r *Repo, ops promote.FileOps, gr git.Repo, res *Promoted, parsed *fleet.Config) error {
+// the step on the branch on: Step's Render and Commit. parsed is
+// config.yaml as the promotion loaded it (nil when resumed).
+func (a *Promote) finish(ctx context.Context, r *Repo, ops promote.FileOps, on *onBranch, res *Promoted, parsed *fleet.Config) error {
 	p := res.Plan
 	if p == nil {
 		p = res.Resumed
@@ -198,44 +197,37 @@ func (a *Promote) finish(ctx context.Context, r *Repo, ops promote.FileOps, gr g
 	if !a.Commit {
 		return nil
 	}
-	done, err := step.Commit(ctx, p, Commit{Git: gr, Paths: []string{"config/" + p.ClusterType + "/" + p.Component, render.OutputDir}})
+	done, err := step.Commit(ctx, p, Commit{Git: on.git, Paths: []string{"config/" + p.ClusterType + "/" + p.Component, render.OutputDir}})
 	if err != nil {
 		return fmt.Errorf("config/ is promoted and rendered but not committed (commit it yourself): %w", err)
 	}
-	res.Commit = done
-	if res.Branch, err = gr.Branch(ctx); err != nil {
-		res.Branch = "" // detached: the commit is HEAD's
-	}
+	res.Commit, res.Branch = done, on.landed(ctx)
 	return nil
 }
 
 // startCommit checks, before anything changes, that the step's commit
 // would take only the step's files (promote.Unrelated), then switches to
 // Branch. pending is the promotion being completed, if any.
-func (a *Promote) startCommit(ctx context.Context, r *Repo, pending *promote.Journal, res *Promoted) (git.Repo, error) {
-	gr := git.Repo{Git: git.Exec{Dir: r.Dir}}
-	if _, err := gr.Head(ctx); err != nil {
-		return gr, fmt.Errorf("--commit: %s is not in a Git repository with a commit: %w", r.Dir, err)
+func (a *Promote) startCommit(ctx context.Context, r *Repo, pending *promote.Journal, res *Promoted) (*onBranch, error) {
+	on := newOnBranch(r.Dir, a.Branch)
+	if err := on.ready(ctx); err != nil {
+		return nil, fmt.Errorf("--commit: %s is not in a Git repository with a commit: %w", r.Dir, err)
 	}
 	ct, comp, patch := a.Options.ClusterType, a.Options.Component, a.Options.Patch
 	var ops []promote.Op
 	if pending != nil {
 		ct, comp, patch, ops = pending.Plan.ClusterType, pending.Plan.Component, pending.Plan.Patch, pending.Plan.Ops
 	}
-	dirty, err := gr.Dirty(ctx, "config", render.OutputDir)
+	dirty, err := on.dirty(ctx, "config", render.OutputDir)
 	if err != nil {
-		return gr, err
+		return nil, err
 	}
 	if other := promote.Unrelated(ct, comp, patch, ops, dirty); len(other) > 0 {
-		return gr, fmt.Errorf("--commit: config/ has uncommitted changes that are not %s's own, and the step's commit would take them along or leave rendered/ in it out of step with config/; commit or stash them first (git stash push -- config), nothing was changed:\n  %s",
+		return nil, fmt.Errorf("--commit: config/ has uncommitted changes that are not %s's own, and the step's commit would take them along or leave rendered/ in it out of step with config/; commit or stash them first (git stash push -- config), nothing was changed:\n  %s",
 			patch, strings.Join(other, "\n  "))
 	}
-	if a.Branch != "" {
-		created, err := gr.Switch(ctx, a.Branch)
-		if err != nil {
-			return gr, fmt.Errorf("--branch %s: %w", a.Branch, err)
-		}
-		res.NewBranch = created
+	if res.NewBranch, err = on.switchTo(ctx); err != nil {
+		return nil, err
 	}
-	return gr, nil
+	return on, nil
 }

@@ -4,8 +4,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/strata-fleet/strata/internal/pin"
 )
 
@@ -27,24 +25,18 @@ func TestNameList(t *testing.T) {
 	}
 }
 
-// TestPinMessageListsAsTheTerminal checks that a pin's commit message cuts
-// a group's targets as the terminal does, without the hint at -v.
+// TestPinMessageListsAsTheTerminal checks that a pin's commit message
+// (pin.Message, through pin.ShortList) cuts a list of targets as the
+// terminal does, without the hint at -v.
 func TestPinMessageListsAsTheTerminal(t *testing.T) {
-	var changes []pin.Change
-	for _, r := range []string{"r1", "r2", "r3", "r4", "r5"} {
-		changes = append(changes, pin.Change{ClusterType: "mc", Target: "prod/" + r, From: "main", To: "v2"})
+	names := []string{"a", "b", "c", "d", "e", "f"}
+	for n := 1; n <= len(names); n++ {
+		if got, want := shortList(names[:n]), pin.ShortList(names[:n]); got != want {
+			t.Errorf("%d names: the terminal cuts them to %q, a pin's commit message to %q", n, got, want)
+		}
 	}
-	changes = append(changes, pin.Change{ClusterType: "edge", Target: "prod/r1", From: "main", To: "v2"})
-	got := pinMessage(&pin.Plan{Node: "prod", Revision: "v2", Changes: changes, Gates: []string{"prod"}}, "Jane <jane@example.com>")
-	want := `Pin prod to v2
-
-mc, 5 targets: main -> v2 (prod/r1, prod/r2, prod/r3 and 2 more)
-edge prod/r1: main -> v2
-
-Approved-by: Jane <jane@example.com> for prod
-`
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("pinMessage (-want +got):\n%s", diff)
+	if pin.Shown != shownNames {
+		t.Errorf("pin.Shown is %d, the terminal shows %d names", pin.Shown, shownNames)
 	}
 }
 

@@ -248,6 +248,10 @@ func (g *globals) strata(args ...string) string {
 	return "strata " + rollout.ShellQuote(args...)
 }
 
+// next is a command a library names for the user to run next (package
+// hint), printed as strata prints its own: with --root when the run had it.
+func (g *globals) next(c hint.Command) string { return g.strata(c...) }
+
 // gitCommand is "git" as a message prints it for the user to run next:
 // with -C and the repository when the run had --root, as strata does.
 func (g *globals) gitCommand() string {

@@ -2,15 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/action"
-	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/pin"
 )
 
@@ -129,60 +127,26 @@ func (o *pinOptions) run(ctx context.Context) error {
 		return err
 	}
 	defer r.Close()
-	f, err := fleet.Load(r.fsys)
+	a := &action.Pin{Options: o.opts, Force: o.force, DryRun: o.dryRun, NoRender: o.noRender,
+		Approver: o.approver, Commit: o.commit, Branch: o.branch,
+		Warn:    func(w string) { fmt.Fprintf(o.stderr, "strata: warning: %s\n", w) },
+		Command: o.next, Rendered: renderedHook, Switching: switchingHook}
+	res, err := a.Run(ctx, r.Repo)
+	var ue *action.UsageError
+	if errors.As(err, &ue) {
+		return &usageError{ue.Err}
+	}
 	if err != nil {
 		return err
 	}
-	// What was given first (node, cluster type, revision), then the gate.
-	p, err := pin.Prepare(f, o.opts)
-	if err != nil {
-		return err
+	o.approver = res.Approver
+	rep := pinReport{Plan: res.Plan, Resolution: res.Resolution, DryRun: o.dryRun, Branch: res.Branch}
+	if res.Rendered != nil {
+		rr := newRenderReport(res.Rendered, false)
+		rep.Rendered = &rr
 	}
-	rep := pinReport{Plan: p, DryRun: o.dryRun, Branch: bootstrap.BranchRevision(f)}
-	if p.Changed {
-		if rep.Resolution, err = pin.Resolve(r.dir, p.Revision, o.force); err != nil {
-			return err
-		}
-	}
-	var gr git.Repo
-	if p.Changed && o.commit {
-		if gr, err = o.checkCommit(ctx, r); err != nil {
-			return err
-		}
-	}
-	if err := pin.Gate(p, o.opts); err != nil {
-		return err
-	}
-	if len(p.Gates) > 0 && o.approver == "" {
-		o.approver = gitIdentity(r.dir)
-	}
-	if len(p.Gates) > 0 && o.approver == "" && o.commit {
-		return usageErrorf("the pin passes the manual gate %s: its commit records who approved; give --approver \"Name <email>\" or set git config user.name and user.email", strings.Join(p.Gates, ", "))
-	}
-	if rep.Resolution != nil {
-		for _, w := range rep.Resolution.Warnings {
-			fmt.Fprintf(o.stderr, "strata: warning: %s\n", w)
-		}
-	}
-	if p.Changed && o.commit {
-		if err := o.startCommit(ctx, gr); err != nil {
-			return err
-		}
-	}
-	if p.Changed && !o.dryRun {
-		if err := pin.Apply(r.dir, p); err != nil {
-			return fmt.Errorf("writing %s: %w", p.File, err)
-		}
-		if !o.noRender {
-			if rep.Rendered, err = rerender(r, nil, nil); err != nil {
-				return fmt.Errorf("the pin is set but rendering failed (fix it, then run %s): %w", o.strata("render"), err)
-			}
-		}
-		if o.commit {
-			if rep.Commit, err = o.commitPin(ctx, gr, p); err != nil {
-				return err
-			}
-		}
+	if c := res.Commit; c != nil {
+		rep.Commit = &promoteCommit{Commit: c.Commit, Branch: c.Branch, NewBranch: c.NewBranch, Message: c.Message}
 	}
 	if o.output.data() {
 		return o.output.write(o.stdout, rep)
@@ -191,13 +155,8 @@ func (o *pinOptions) run(ctx context.Context) error {
 	return nil
 }
 
-// short abbreviates a full commit hash as git does.
-func short(rev string) string {
-	if len(rev) >= 40 && strings.Trim(rev, "0123456789abcdef") == "" {
-		return rev[:12]
-	}
-	return rev
-}
+// short abbreviates a full commit hash as git does (pin.Short).
+func short(rev string) string { return pin.Short(rev) }
 
 // complete offers the nodes of the sequence.
 func (o *pinOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
@@ -253,8 +212,8 @@ func (o *pinOptions) print(rep pinReport) {
 			fmt.Fprintf(w, "  %s %s: %s -> %s\n", c.ClusterType, c.Target, short(c.From), short(c.To))
 		}
 	} else {
-		for _, g := range groupChanges(p.Changes) {
-			for _, l := range g.lines(func(names []string) string { return nameList(names, false) }) {
+		for _, g := range pin.Groups(p.Changes) {
+			for _, l := range g.Lines(func(names []string) string { return nameList(names, false) }) {
 				fmt.Fprintf(w, "  %s\n", l)
 			}
 		}
@@ -272,7 +231,7 @@ func (o *pinOptions) print(rep pinReport) {
 		o.printCommit(c, rep.Branch, p)
 		return
 	}
-	fmt.Fprintf(w, "next steps:\n  %[1]s add %[2]s rendered/\n  %[1]s commit -m %[3]q", o.gitCommand(), p.File, pinSubject(p))
+	fmt.Fprintf(w, "next steps:\n  %[1]s add %[2]s rendered/\n  %[1]s commit -m %[3]q", o.gitCommand(), p.File, pin.Subject(p))
 	approver := o.approver
 	if approver == "" {
 		approver = "Name <email>"
@@ -290,7 +249,7 @@ func (o *pinOptions) printCommit(c *promoteCommit, branch string, p *pin.Plan) {
 	if c.Branch == "" {
 		on = "at a detached HEAD"
 	}
-	fmt.Fprintf(o.stdout, "committed %s %s: %s\n", short(c.Commit), on, pinSubject(p))
+	fmt.Fprintf(o.stdout, "committed %s %s: %s\n", short(c.Commit), on, pin.Subject(p))
 	if o.branch != "" {
 		fmt.Fprintf(o.stdout, "next: push it and open a pull request (%s push -u origin %s)\n", o.gitCommand(), c.Branch)
 	}

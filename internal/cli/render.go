@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/action"
-	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/output"
 )
 
@@ -73,34 +72,28 @@ func (o *renderOptions) run() error {
 		return err
 	}
 	defer r.Close()
-	opts := output.Options{Root: r.dir, FS: r.fsys, Check: o.check, Fresh: o.noCache, Rendered: renderedHook, Switching: switchingHook}
-	if opts.StatePath, err = output.StatePath(r.dir); err != nil {
-		opts.StatePath = ""
-	}
+	a := &action.Render{Check: o.check, Fresh: o.noCache, Rendered: renderedHook, Switching: switchingHook}
 	var stopProgress func()
 	if !o.output.data() && isTerminal(o.stderr) {
-		opts.Progress, stopProgress = o.progress()
+		a.Progress, stopProgress = o.progress()
 	}
-	res, err := output.Run(opts)
+	res, err := a.Run(r.Repo)
 	if stopProgress != nil {
 		stopProgress()
 	}
-	if err != nil {
+	if res == nil {
 		return err
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(o.stderr, "warning: %s\n", w)
 	}
-	if !o.check {
-		j, err := r.FinishRendered()
-		if err != nil {
-			return err
-		}
-		if j != nil {
-			fmt.Fprintf(o.stderr, "finished the promotion of %s (%s): rendered/ reflects it\n", j.Plan.Patch, j.Plan.Component)
-		}
+	if err != nil {
+		return err
 	}
-	return o.report(res)
+	if j := res.Finished; j != nil {
+		fmt.Fprintf(o.stderr, "finished the promotion of %s (%s): rendered/ reflects it\n", j.Plan.Patch, j.Plan.Component)
+	}
+	return o.report(res.Result)
 }
 
 // progress returns a callback that shows a counter on the terminal for runs
@@ -170,19 +163,6 @@ func completedLine(rep *renderReport, verbose bool) string {
 	}
 	return fmt.Sprintf("completed the switch of an interrupted render: %s moved into place: %s",
 		count(len(rep.Completed), "path of rendered/", "paths of rendered/"), nameList(rep.Completed, verbose))
-}
-
-// rerender brings rendered/ up to date after a command changed config/:
-// every target, or with only (output.Options.Only) the targets under those
-// directories of rendered/. The command holds the repository lock.
-func rerender(r *repo, only []string, parsed *fleet.Config) (*renderReport, error) {
-	statePath, _ := output.StatePath(r.dir)
-	res, err := output.Run(output.Options{Root: r.dir, FS: r.fsys, StatePath: statePath, Only: only, Config: parsed, Rendered: renderedHook, Switching: switchingHook})
-	if err != nil {
-		return nil, err
-	}
-	rep := newRenderReport(res, false)
-	return &rep, nil
 }
 
 func (o *renderOptions) report(res *output.Result) error {
