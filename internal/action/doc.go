@@ -25,4 +25,15 @@
 // completed first (or shown by a dry run), the freeze and the step left
 // uncommitted checked (laststep.go), the step applied, rendered and, with
 // Commit, committed on a branch; the CLI prints its [Promoted].
+//
+// The other verbs that write are actions too, each a type with Run whose
+// result the CLI prints: [Pin] (a revision pin moved, re-rendered,
+// committed), [Freeze] (a freeze added or lifted in config/freezes.yaml,
+// committed alone, pushed), [NewPatch] (strata patch new) and [Render].
+// promote, pin and freeze commit through one helper (commit.go: the work
+// tree checked before anything changes, the branch switched to, the
+// command's paths committed and nothing else). A command an action names
+// for the user to run next is data (a hint.Command, [NewPatched].Next) or
+// printed through the caller's function ([Pin].Command), so that the CLI
+// prints it with its own prefix (--root).
 package action

@@ -2,18 +2,14 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/action"
-	"github.com/strata-fleet/strata/internal/atomicfile"
-	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/freeze"
-	"github.com/strata-fleet/strata/internal/git"
-	"github.com/strata-fleet/strata/internal/suggest"
 )
 
 type freezeOptions struct {
@@ -130,85 +126,24 @@ func (o *freezeOptions) run(ctx context.Context) error {
 		return err
 	}
 	defer r.Close()
-	f, err := fleet.LoadScope(r.fsys, fleet.Scope{})
-	if err != nil {
-		return err
-	}
-	freezes, err := freeze.Read(r.fsys, f.Config)
-	if err != nil {
-		return err
-	}
 	if o.list {
-		return o.printList(freezes)
-	}
-	if o.node != "" && f.Config.Find(strings.Split(o.node, "/")) == nil {
-		var ids []string
-		f.Config.Root.Walk(func(n *fleet.Node) { ids = append(ids, n.ID()) })
-		return suggest.Unknown("node", o.node, ids)
-	}
-	gr := git.Repo{Git: git.Exec{Dir: r.dir}}
-	if !o.noCommit {
-		if err := o.checkClean(ctx, gr); err != nil {
-			return err
-		}
-	}
-	if o.by == "" {
-		o.by = gitIdentity(r.dir)
-	}
-	if o.by == "" {
-		return usageErrorf("a freeze is recorded with who made it: give --by \"Name <email>\" or set git config user.name and user.email")
-	}
-	rep := freezeReport{}
-	var subject, body string
-	if o.unfreeze {
-		rest, gone, err := freeze.Remove(freezes, o.node)
+		freezes, err := action.Freezes(r.Repo)
 		if err != nil {
 			return err
 		}
-		freezes, rep.Unfrozen = rest, &gone
-		subject = "Unfreeze " + gone.Scope()
-		body = fmt.Sprintf("It was frozen by %s since %s: %s\n\nUnfrozen-by: %s\n", gone.By, gone.At.UTC().Format(time.RFC3339), gone.Reason, o.by)
-	} else {
-		fr := freeze.Freeze{Node: o.node, By: o.by, At: time.Now().UTC().Truncate(time.Second), Reason: strings.TrimSpace(o.reason)}
-		if freezes, err = freeze.Add(freezes, fr); err != nil {
-			return err
-		}
-		rep.Frozen = &fr
-		subject = "Freeze " + fr.Scope() + ": " + firstLine(fr.Reason)
-		body = fmt.Sprintf("%s\n\nFrozen-by: %s\n", fr.Reason, o.by)
+		return o.printList(freezes)
 	}
-	if err := atomicfile.WriteFile(r.root, freeze.File, freeze.Encode(freezes)); err != nil {
-		return err
+	a := &action.Freeze{Unfreeze: o.unfreeze, Node: o.node, Reason: o.reason, By: o.by, NoCommit: o.noCommit, Push: o.push}
+	res, err := a.Run(ctx, r.Repo)
+	var ue *action.UsageError
+	if errors.As(err, &ue) {
+		return &usageError{ue.Err}
 	}
-	rep.Freezes = freezes
-	if !o.noCommit {
-		if rep.Commit, err = gr.Commit(ctx, subject+"\n\n"+body, freeze.File); err != nil {
-			return fmt.Errorf("%s is written but not committed (commit it yourself): %w", freeze.File, err)
-		}
-		if o.push {
-			if _, err := gr.Out(ctx, "push", "-q"); err != nil {
-				return fmt.Errorf("committed %s, but pushing it failed (pull, then push it yourself): %w", short(rep.Commit), err)
-			}
-			rep.Pushed = true
-		}
-	}
-	return o.print(rep, subject)
-}
-
-// checkClean refuses to commit config/freezes.yaml over changes to it not
-// made by this command: the commit would take them along.
-func (o *freezeOptions) checkClean(ctx context.Context, gr git.Repo) error {
-	if _, err := gr.Head(ctx); err != nil {
-		return fmt.Errorf("%s is committed, and this is not a Git repository with a commit (give --no-commit to only write it): %w", freeze.File, err)
-	}
-	dirty, err := gr.Dirty(ctx, freeze.File)
 	if err != nil {
 		return err
 	}
-	if len(dirty) > 0 {
-		return fmt.Errorf("%s has uncommitted changes that the commit would take along; commit or discard them first, nothing was changed", freeze.File)
-	}
-	return nil
+	rep := freezeReport{Frozen: res.Frozen, Unfrozen: res.Unfrozen, Commit: res.Commit, Pushed: res.Pushed, Freezes: res.Freezes}
+	return o.print(rep, res.Subject)
 }
 
 func (o *freezeOptions) print(rep freezeReport, subject string) error {
@@ -243,9 +178,4 @@ func (o *freezeOptions) printList(freezes []freeze.Freeze) error {
 		fmt.Fprintf(o.stdout, "%s:%d: %s\n", freeze.File, f.Pos.Line, f)
 	}
 	return nil
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

@@ -1,17 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/action"
-	"github.com/strata-fleet/strata/internal/atomicfile"
-	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/promote"
 )
 
@@ -95,22 +91,11 @@ func (o *patchNewOptions) run() error {
 		return err
 	}
 	defer r.Close()
-	f, err := fleet.Load(r.fsys)
+	res, err := (&action.NewPatch{Options: o.opts, DryRun: o.dryRun}).Run(r.Repo)
 	if err != nil {
 		return err
 	}
-	p, err := promote.PrepareNewPatch(f, o.opts)
-	if err != nil {
-		return err
-	}
-	if !o.dryRun {
-		if _, err := r.root.Lstat(p.Path); !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%s exists already: strata patch new never overwrites a file", p.Path)
-		}
-		if err := atomicfile.WriteFile(r.root, p.Path, p.Data); err != nil {
-			return fmt.Errorf("writing %s: %w", p.Path, err)
-		}
-	}
+	p := res.NewPatch
 	if o.output.data() {
 		return o.output.write(o.stdout, struct {
 			*promote.NewPatch
@@ -127,9 +112,9 @@ func (o *patchNewOptions) run() error {
 		fmt.Fprintf(o.stdout, "---\n%s", p.Data)
 	}
 	if p.Empty {
-		fmt.Fprintf(o.stdout, "next: write the change into %s, then %s\n", p.Path, o.strata("render"))
+		fmt.Fprintf(o.stdout, "next: write the change into %s, then %s\n", p.Path, o.next(res.Next[0]))
 	} else {
-		fmt.Fprintf(o.stdout, "next: %s, then %s\n", o.strata("render"), o.strata("promote", o.opts.ClusterType, o.opts.Component, p.Patch))
+		fmt.Fprintf(o.stdout, "next: %s, then %s\n", o.next(res.Next[0]), o.next(res.Next[1]))
 	}
 	return nil
 }

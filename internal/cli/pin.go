@@ -9,6 +9,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/pin"
 )
 
@@ -155,8 +156,8 @@ func (o *pinOptions) run(ctx context.Context) error {
 	return nil
 }
 
-// short abbreviates a full commit hash as git does (pin.Short).
-func short(rev string) string { return pin.Short(rev) }
+// short abbreviates a full commit hash as git does (git.Short).
+func short(rev string) string { return git.Short(rev) }
 
 // complete offers the nodes of the sequence.
 func (o *pinOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/action"
-	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/promote"
 )
 
@@ -270,23 +268,6 @@ func (o *promoteOptions) complete(_ *cobra.Command, args []string, _ string) ([]
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// gitIdentity is "Name <email>" as git would sign a commit in dir: the
-// GIT_AUTHOR_* variables, else user.name and user.email; "" when either is
-// unknown (git's guesses from the host name are not an approver).
-func gitIdentity(dir string) string {
-	get := func(env, key string) string {
-		if v := strings.TrimSpace(os.Getenv(env)); v != "" {
-			return v
-		}
-		out, err := git.Output(dir, nil, "config", "--get", key)
-		if err != nil {
-			return ""
-		}
-		return strings.TrimSpace(out)
-	}
-	name, email := get("GIT_AUTHOR_NAME", "user.name"), get("GIT_AUTHOR_EMAIL", "user.email")
-	if name == "" || email == "" {
-		return ""
-	}
-	return name + " <" + email + ">"
-}
+// gitIdentity is "Name <email>" as git would sign a commit in dir
+// (action.GitIdentity), for the approver of promote and rollout.
+func gitIdentity(dir string) string { return action.GitIdentity(dir) }

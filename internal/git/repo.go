@@ -129,3 +129,12 @@ func (r Repo) CommitStaged(ctx context.Context, message string, staged []string)
 	}
 	return r.Head(ctx)
 }
+
+// Short abbreviates a full commit hash as git does (its first 12 hex
+// digits); any other revision is itself.
+func Short(rev string) string {
+	if len(rev) >= 40 && strings.Trim(rev, "0123456789abcdef") == "" {
+		return rev[:12]
+	}
+	return rev
+}

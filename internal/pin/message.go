@@ -3,6 +3,8 @@ package pin
 import (
 	"fmt"
 	"strings"
+
+	gitpkg "github.com/strata-fleet/strata/internal/git"
 )
 
 // Shown is how many targets a line of grouped changes lists before "and
@@ -12,7 +14,7 @@ const Shown = 3
 // Subject is the subject of a pin's commit, as the next steps print it
 // too.
 func Subject(p *Plan) string {
-	s := fmt.Sprintf("Pin %s to %s", p.Node, Short(p.Revision))
+	s := fmt.Sprintf("Pin %s to %s", p.Node, gitpkg.Short(p.Revision))
 	if p.ClusterType != "" {
 		s += " (" + p.ClusterType + ")"
 	}
@@ -80,18 +82,9 @@ func (g *Group) Lines(list func([]string) string) []string {
 	if len(g.Targets) <= Shown {
 		out := make([]string, len(g.Targets))
 		for i, t := range g.Targets {
-			out[i] = fmt.Sprintf("%s %s: %s -> %s", g.ClusterType, t, Short(g.From), Short(g.To))
+			out[i] = fmt.Sprintf("%s %s: %s -> %s", g.ClusterType, t, gitpkg.Short(g.From), gitpkg.Short(g.To))
 		}
 		return out
 	}
-	return []string{fmt.Sprintf("%s, %d targets: %s -> %s (%s)", g.ClusterType, len(g.Targets), Short(g.From), Short(g.To), list(g.Targets))}
-}
-
-// Short abbreviates a full commit hash as git does; any other revision is
-// itself.
-func Short(rev string) string {
-	if len(rev) >= 40 && strings.Trim(rev, "0123456789abcdef") == "" {
-		return rev[:12]
-	}
-	return rev
+	return []string{fmt.Sprintf("%s, %d targets: %s -> %s (%s)", g.ClusterType, len(g.Targets), gitpkg.Short(g.From), gitpkg.Short(g.To), list(g.Targets))}
 }
