@@ -24,7 +24,7 @@
 # etcd's own (api/v3/version.Version); GitSHA, which etcd's scripts take from
 # the checkout, is left as the module version.
 #
-# Cost on the 2-core machine (BENCHMARKS.md, "etcd built from source"): with
+# Cost on the 2-core machine (BENCHMARKS.md, "Test tiers"): with
 # empty module and build caches 148 s of CPU (620 s wall at load 2-27, 297 MB
 # of modules downloaded); with the standard library and the dependencies it
 # shares with kube-apiserver compiled, 72 s of CPU; present, 0.4 s.

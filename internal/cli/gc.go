@@ -12,8 +12,8 @@ import (
 // well under SPEC §9's 400 MB budget at 1,000 targets. A run of 1,000
 // targets stays under it; at 10,000 targets the live heap is about 100 MB
 // and the peak is set by this limit (224 MiB: 306 MB peak RSS, against 330
-// MB with 256 MiB, for about 3% more wall time; BENCHMARKS.md, "Stamped as
-// staged").
+// MB with 256 MiB, for about 3% more wall time; docs/decisions.md, "The
+// collector is tuned").
 const memoryLimit = 224 << 20
 
 // tuneGC trades a little memory for less garbage-collection work in a

@@ -21,7 +21,7 @@ var commitHooks = []string{"pre-commit", "prepare-commit-msg", "commit-msg", "po
 // git commit-tree on HEAD and git update-ref HEAD, refused when HEAD moved
 // since it was read. git commit --only instead refreshes every entry of
 // the index and writes two copies of it, a cost that grows with the
-// repository, not the step (BENCHMARKS.md, delivery). ok is false, and
+// repository, not the step (BENCHMARKS.md, speed audit). ok is false, and
 // nothing is done, when git commit would do more or other: a hook it
 // runs, signing (commit.gpgSign: commit-tree ignores it), a message
 // cleanup other than the default, no commit yet, or something staged
