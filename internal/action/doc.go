@@ -33,7 +33,7 @@
 // promote, pin and freeze commit through one helper (commit.go: the work
 // tree checked before anything changes, the branch switched to, the
 // command's paths committed and nothing else). A command an action names
-// for the user to run next is data (a hint.Command, [NewPatched].Next) or
-// printed through the caller's function ([Pin].Command), so that the CLI
-// prints it with its own prefix (--root).
+// for the user to run next is data: a hint.Command in its result
+// ([NewPatched].Next) or in its error (hint.Errorf), which the CLI prints
+// with its own prefix (--root).
 package action

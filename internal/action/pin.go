@@ -33,9 +33,6 @@ type Pin struct {
 	// Warn receives what the Git clone cannot tell of the revision, before
 	// anything changes (nil: nothing is said).
 	Warn func(string)
-	// Command prints a command for the user to run next (nil:
-	// hint.Command.String); the CLI's repeats --root.
-	Command func(hint.Command) string
 	// Rendered and Switching are output.Options' (nil: none).
 	Rendered  func()
 	Switching func(path string)
@@ -106,7 +103,7 @@ func (a *Pin) Run(ctx context.Context, r *Repo) (*Pinned, error) {
 	}
 	if !a.NoRender {
 		if res.Rendered, err = rerender(r, a.Rendered, a.Switching); err != nil {
-			return nil, fmt.Errorf("the pin is set but rendering failed (fix it, then run %s): %w", a.command(hint.Strata("render")), err)
+			return nil, hint.Errorf("the pin is set but rendering failed (fix it, then run %s): %w", hint.Strata("render"), err)
 		}
 	}
 	if on != nil {
@@ -135,11 +132,4 @@ func (a *Pin) checkCommit(ctx context.Context, r *Repo) (*onBranch, error) {
 			strings.Join(dirty, "\n  "))
 	}
 	return on, nil
-}
-
-func (a *Pin) command(c hint.Command) string {
-	if a.Command == nil {
-		return c.String()
-	}
-	return a.Command(c)
 }

@@ -86,7 +86,7 @@ func Read(fsys fs.FS, t render.Target) (*render.Output, error) {
 	files := []string{dir + "/Chart.yaml", dir + "/values.yaml"}
 	templates, err := fs.ReadDir(fsys, dir+"/templates")
 	if err != nil {
-		return nil, hint.Wrap(fmt.Errorf("reading %s (run %s?): %w", dir, renderCommand, err), renderCommand)
+		return nil, hint.Errorf("reading %s (run %s?): %w", dir, renderCommand, err)
 	}
 	for _, e := range templates {
 		if !e.IsDir() && path.Ext(e.Name()) == ".yaml" {
@@ -96,7 +96,7 @@ func Read(fsys fs.FS, t render.Target) (*render.Output, error) {
 	for _, name := range files {
 		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
-			return nil, hint.Wrap(fmt.Errorf("reading %s (run %s?): %w", name, renderCommand, err), renderCommand)
+			return nil, hint.Errorf("reading %s (run %s?): %w", name, renderCommand, err)
 		}
 		out.Files = append(out.Files, render.File{Path: name, Data: data})
 	}

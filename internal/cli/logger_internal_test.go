@@ -16,7 +16,7 @@ func TestLoggerCleansErrors(t *testing.T) {
 	var stderr strings.Builder
 	g := &globals{root: "my fleet", stderr: &stderr}
 	abandon := hint.Strata("promote", "--abandon")
-	err := hint.Wrap(fmt.Errorf("the journal is damaged; drop it with %s", abandon), abandon)
+	err := hint.Errorf("the journal is damaged; drop it with %s", abandon)
 	g.logger().Warn("rollout ended", "error", err)
 	g.logger().Warn(fmt.Sprintf("terminating the operation: %v", errors.New("Authorization: Bearer abc.def-ghi_jkl")))
 	out := stderr.String()

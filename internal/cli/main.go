@@ -93,12 +93,13 @@ func printError(w io.Writer, err error, all bool, clean func(error) string) {
 
 // clean is err's message as strata prints it: without the credentials
 // errors from client-go and kubeconfigs may hold, and with the next
-// commands the libraries name (package hint: strata promote --resume...)
-// repeating --root, so that they work when pasted where this run was
-// started. The CLI's own hints already carry --root; a command line a
-// message only quotes (the holder of a lock) is no hint, left as it is.
+// commands the libraries name as data (package hint: strata promote
+// --resume...) printed as the CLI prints its own (next: repeating --root),
+// so that they work when pasted where this run was started. A command
+// line a message only quotes (the holder of a lock) is no hint, left as
+// it is.
 func (g *globals) clean(err error) string {
-	return hint.Rooted(kube.Scrub(err.Error()), g.root, hint.Commands(err))
+	return kube.Scrub(hint.Message(err, g.next))
 }
 
 // errorList is the errors err joins, or err alone.

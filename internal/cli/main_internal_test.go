@@ -34,20 +34,24 @@ func TestCleanRepeatsRoot(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"", hint.Wrap(errors.New("run strata promote --resume to complete it"), resume), "run strata promote --resume to complete it"},
-		{"/r/fleet", hint.Wrap(errors.New("run strata promote --resume to complete it"), resume), "run strata --root /r/fleet promote --resume to complete it"},
-		{"/r/my fleet", hint.Wrap(errors.New("finish it with strata promote --resume (or drop it with strata promote --abandon)"), resume, abandon),
+		{"", hint.Errorf("run %s to complete it", resume), "run strata promote --resume to complete it"},
+		{"/r/fleet", hint.Errorf("run %s to complete it", resume), "run strata --root /r/fleet promote --resume to complete it"},
+		{"/r/my fleet", hint.Errorf("finish it with %s (or drop it with %s)", resume, abandon),
 			"finish it with strata --root '/r/my fleet' promote --resume (or drop it with strata --root '/r/my fleet' promote --abandon)"},
-		{"/r", fmt.Errorf("catching up: %w", hint.Wrap(errors.New("lift it with strata unfreeze production"), hint.Strata("unfreeze", "production"))),
+		{"/r", fmt.Errorf("catching up: %w", hint.Errorf("lift it with %s", hint.Strata("unfreeze", "production"))),
 			"catching up: lift it with strata --root /r unfreeze production"},
-		{"/r", &promote.GateError{Gates: []string{"prod"}, Command: "strata promote mc cm patch-001", Next: hint.Strata("promote", "mc", "cm", "patch-001")},
+		{"/r", hint.Wrap(errors.New("finish it with strata promote --resume first"), resume),
+			"finish it with strata --root /r promote --resume first"},
+		{"/r", &promote.GateError{Gates: []string{"prod"}, Next: hint.Strata("promote", "mc", "cm", "patch-001")},
 			`promotion enters the manual gate "prod"; approve it with: strata --root /r promote mc cm patch-001 --approve`},
+		{"/r", &promote.GateError{Gates: []string{"prod"}, Command: "strata --root /r promote mc cm patch-001 --level region", Next: hint.Strata("promote", "mc", "cm", "patch-001")},
+			`promotion enters the manual gate "prod"; approve it with: strata --root /r promote mc cm patch-001 --level region --approve`},
 		{"/r", errors.New("continue with strata --root /r rollout a b c --approve x"), "continue with strata --root /r rollout a b c --approve x"},
 		{"/r", errors.New("strata: the lock is held by strata-fleet"), "strata: the lock is held by strata-fleet"},
 		{"/r", errors.New(`the repository is locked by "strata promote a b c" (pid 1)`), `the repository is locked by "strata promote a b c" (pid 1)`},
 		{"/r", errors.New("watch: false declares that the node's steps have nothing for strata rollout to wait on"),
 			"watch: false declares that the node's steps have nothing for strata rollout to wait on"},
-		{"/r/$HOME", hint.Wrap(errors.New("(run strata promote --resume)"), resume), "(run strata --root '/r/$HOME' promote --resume)"},
+		{"/r/$HOME", hint.Errorf("(run %s)", resume), "(run strata --root '/r/$HOME' promote --resume)"},
 	} {
 		g := &globals{root: c.root}
 		if got := g.clean(c.err); got != c.want {

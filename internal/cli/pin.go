@@ -130,8 +130,8 @@ func (o *pinOptions) run(ctx context.Context) error {
 	defer r.Close()
 	a := &action.Pin{Options: o.opts, Force: o.force, DryRun: o.dryRun, NoRender: o.noRender,
 		Approver: o.approver, Commit: o.commit, Branch: o.branch,
-		Warn:    func(w string) { fmt.Fprintf(o.stderr, "strata: warning: %s\n", w) },
-		Command: o.next, Rendered: renderedHook, Switching: switchingHook}
+		Warn:     func(w string) { fmt.Fprintf(o.stderr, "strata: warning: %s\n", w) },
+		Rendered: renderedHook, Switching: switchingHook}
 	res, err := a.Run(ctx, r.Repo)
 	var ue *action.UsageError
 	if errors.As(err, &ue) {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/diff"
-	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/verify"
 )
@@ -98,9 +97,11 @@ func (o *verifyOptions) run() error {
 	if err != nil {
 		return err
 	}
-	// The commands a finding names, run against --root as errors' are.
+	// The commands a finding names, printed as errors' are (with --root).
 	for i, f := range res.Findings {
-		res.Findings[i].Message = hint.Rooted(f.Message, o.root, f.Hints)
+		if len(f.Text.Commands()) > 0 {
+			res.Findings[i].Message = f.Text.Print(o.next)
+		}
 	}
 	if o.output.data() {
 		if err := o.output.write(o.stdout, res); err != nil {

@@ -70,12 +70,16 @@ type FrozenError struct {
 	Freeze Freeze
 }
 
-func (e *FrozenError) Error() string {
+func (e *FrozenError) Error() string { return e.Text(nil) }
+
+// Text is the message with the command that lifts the freeze printed by p
+// (hint.Texter).
+func (e *FrozenError) Text(p hint.Printer) string {
 	step := "no step starts into " + e.Node
 	if e.Node == "" {
 		step = "no step that reaches every node (a fold into values.yaml) starts"
 	}
-	return fmt.Sprintf("%s: %s (%s:%d; %s lifts it)", step, e.Freeze, File, e.Freeze.Pos.Line, e.lift())
+	return hint.Textf("%s: %s (%s:%d; %s lifts it)", step, e.Freeze, File, e.Freeze.Pos.Line, e.lift()).Print(p)
 }
 
 // lift is the command that lifts the freeze.
@@ -85,9 +89,6 @@ func (e *FrozenError) lift() hint.Command {
 	}
 	return hint.Strata("unfreeze", e.Freeze.Node)
 }
-
-// Hints is the command the message names.
-func (e *FrozenError) Hints() []hint.Command { return []hint.Command{e.lift()} }
 
 // Check returns a *FrozenError when a freeze holds a step into node.
 func Check(freezes []Freeze, node string) error {

@@ -16,89 +16,77 @@ func (c Command) WithRoot(root string) Command {
 	return append(Command{"--root", root}, c...)
 }
 
-// Hinter is an error whose message names commands to run next: an
-// *Error, or a typed error of a library (promote.GateError).
-type Hinter interface{ Hints() []Command }
-
-// Error is an error whose message names commands to run next.
+// Error is an error whose message names commands to run next, as data
+// (Errorf).
 type Error struct {
-	Err      error
-	Commands []Command
+	text    Text
+	wrapped error
+	// err and cmds are Wrap's: a message made before its commands were
+	// known as data.
+	err  error
+	cmds []Command
 }
 
-func (e *Error) Error() string { return e.Err.Error() }
-func (e *Error) Unwrap() error { return e.Err }
+func (e *Error) Error() string { return e.Text(nil) }
 
-// Hints are the commands e's message names.
-func (e *Error) Hints() []Command { return e.Commands }
-
-// Wrap attaches cmds, which err's message names, to err.
-func Wrap(err error, cmds ...Command) error {
-	if err == nil {
-		return nil
+// Text is the message with each command it names printed by p.
+func (e *Error) Text(p Printer) string {
+	if e.err == nil {
+		return e.text.Print(p)
 	}
-	return &Error{Err: err, Commands: cmds}
-}
-
-// Commands are the commands of every Hinter in err's tree, outermost
-// first.
-func Commands(err error) []Command {
-	var out []Command
-	var walk func(error)
-	walk = func(err error) {
-		if err == nil {
-			return
-		}
-		if h, ok := err.(Hinter); ok {
-			out = append(out, h.Hints()...)
-		}
-		if u, ok := err.(interface{ Unwrap() error }); ok {
-			walk(u.Unwrap())
-		}
-		if u, ok := err.(interface{ Unwrap() []error }); ok {
-			for _, e := range u.Unwrap() {
-				walk(e)
-			}
-		}
-	}
-	walk(err)
-	return out
-}
-
-// Rooted is msg with each of cmds that it names run against the
-// repository at root ("" leaves msg as it is). A command is found where
-// it stands whole: not inside a longer word or command.
-func Rooted(msg, root string, cmds []Command) string {
-	if root == "" {
+	msg := Message(e.err, p)
+	if p == nil {
 		return msg
 	}
-	for _, c := range cmds {
-		from, to := c.String(), c.WithRoot(root).String()
-		var b strings.Builder
-		for {
-			i := strings.Index(msg, from)
-			if i < 0 {
-				b.WriteString(msg)
-				break
-			}
-			end := i + len(from)
-			whole := (i == 0 || !word(msg[i-1])) && (end == len(msg) || !word(msg[end]))
-			b.WriteString(msg[:i])
-			if whole {
-				b.WriteString(to)
-			} else {
-				b.WriteString(from)
-			}
-			msg = msg[end:]
-		}
-		msg = b.String()
+	for _, c := range e.cmds {
+		msg = replaceWhole(msg, c.String(), p(c))
 	}
 	return msg
+}
+
+// replaceWhole is msg with from replaced by to where it stands whole: not
+// inside a longer word or command.
+func replaceWhole(msg, from, to string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(msg, from)
+		if i < 0 {
+			b.WriteString(msg)
+			return b.String()
+		}
+		end := i + len(from)
+		whole := (i == 0 || !word(msg[i-1])) && (end == len(msg) || !word(msg[end]))
+		b.WriteString(msg[:i])
+		if whole {
+			b.WriteString(to)
+		} else {
+			b.WriteString(from)
+		}
+		msg = msg[end:]
+	}
 }
 
 // word reports whether c continues a word or an argument.
 func word(c byte) bool {
 	return c == '-' || c == '_' || c == '/' || c == '.' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+func (e *Error) Unwrap() error {
+	if e.err != nil {
+		return e.err
+	}
+	return e.wrapped
+}
+
+// Wrap attaches cmds, which err's message names, to err.
+//
+// Deprecated: a message made before its commands is printed by finding
+// each command's text in it; make it with Errorf, which keeps them as data.
+func Wrap(err error, cmds ...Command) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{err: err, cmds: cmds}
 }
 
 // Quote joins args as a POSIX shell reads them back: each one as it is

@@ -8,40 +8,68 @@ import (
 	"github.com/strata-fleet/strata/internal/hint"
 )
 
-func TestRooted(t *testing.T) {
-	resume := hint.Strata("promote", "--resume")
+// rooted prints a command as the CLI does under --root /r.
+func rooted(c hint.Command) string { return c.WithRoot("/r").String() }
+
+// Message prints the commands an error names as data with the caller's
+// printer, wherever the error wraps or joins them, and leaves text that
+// only looks like a command alone.
+func TestMessage(t *testing.T) {
+	resume, abandon := hint.Strata("promote", "--resume"), hint.Strata("promote", "--abandon")
 	for _, c := range []struct {
-		name, msg, root string
-		cmds            []hint.Command
-		want            string
+		name string
+		err  error
+		p    hint.Printer
+		want string
 	}{
-		{"no root leaves it", "run strata promote --resume", "", []hint.Command{resume}, "run strata promote --resume"},
-		{"each time it is named", "strata promote --resume, or strata promote --resume", "/r", []hint.Command{resume},
-			"strata --root /r promote --resume, or strata --root /r promote --resume"},
-		{"a root the shell would split is quoted", "(run strata promote --resume)", "/my fleet", []hint.Command{resume},
-			"(run strata --root '/my fleet' promote --resume)"},
-		{"a longer command is another", "run strata promote --resume-all", "/r", []hint.Command{resume}, "run strata promote --resume-all"},
-		{"a mention that is no hint stays", "nothing for strata rollout to wait on", "/r", []hint.Command{resume}, "nothing for strata rollout to wait on"},
-		{"a command's arguments are quoted as printed", "lift it with strata unfreeze 'a b'", "/r", []hint.Command{hint.Strata("unfreeze", "a b")},
+		{"no printer is the plain message", hint.Errorf("run %s", resume), nil, "run strata promote --resume"},
+		{"each command is printed by the printer", hint.Errorf("%s, or %s", resume, abandon), rooted,
+			"strata --root /r promote --resume, or strata --root /r promote --abandon"},
+		{"a wrapped error keeps its place", fmt.Errorf("outer: %w", hint.Errorf("run %s to finish", resume)), rooted,
+			"outer: run strata --root /r promote --resume to finish"},
+		{"a wrapped error's own wrapped error too", hint.Errorf("%w (run %s)", fmt.Errorf("in: %w", hint.Errorf("see %s", abandon)), resume), rooted,
+			"in: see strata --root /r promote --abandon (run strata --root /r promote --resume)"},
+		{"joined errors each", errors.Join(errors.New("x"), hint.Errorf("run %s", resume)), rooted,
+			"x\nrun strata --root /r promote --resume"},
+		{"text that only names a command is no hint", errors.New("run strata promote --resume"), rooted, "run strata promote --resume"},
+		{"a command's arguments are quoted as printed", hint.Errorf("lift it with %s", hint.Strata("unfreeze", "a b")), rooted,
 			"lift it with strata --root /r unfreeze 'a b'"},
+		{"Wrap finds its commands standing whole", hint.Wrap(errors.New("run strata promote --resume, not strata promote --resume-all"), resume), rooted,
+			"run strata --root /r promote --resume, not strata promote --resume-all"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := hint.Rooted(c.msg, c.root, c.cmds); got != c.want {
-				t.Errorf("Rooted(%q, %q) = %q, want %q", c.msg, c.root, got, c.want)
+			if got := hint.Message(c.err, c.p); got != c.want {
+				t.Errorf("Message = %q, want %q", got, c.want)
 			}
 		})
 	}
 }
 
-// Commands finds the hints wherever the error wraps or joins them.
-func TestCommands(t *testing.T) {
-	a, b := hint.Strata("render"), hint.Strata("unfreeze", "prod")
-	err := fmt.Errorf("outer: %w", errors.Join(hint.Wrap(errors.New("run strata render"), a), errors.New("x"), fmt.Errorf("in: %w", hint.Wrap(errors.New("strata unfreeze prod"), b))))
-	got := hint.Commands(err)
-	if len(got) != 2 || got[0].String() != "strata render" || got[1].String() != "strata unfreeze prod" {
-		t.Errorf("Commands = %q, want [strata render, strata unfreeze prod]", got)
+// An error of Errorf says its plain message and wraps its %w argument as
+// fmt.Errorf does.
+func TestErrorfIsFmtErrorf(t *testing.T) {
+	inner := errors.New("inner")
+	err := hint.Errorf("%w (the next %s completes it)", inner, hint.Strata("render"))
+	if want := fmt.Errorf("%w (the next %s completes it)", inner, "strata render").Error(); err.Error() != want {
+		t.Errorf("Error = %q, want %q", err.Error(), want)
 	}
-	if hint.Wrap(nil, a) != nil {
+	if !errors.Is(err, inner) {
+		t.Errorf("the error does not wrap its %%w argument")
+	}
+	if hint.Wrap(nil, hint.Strata("render")) != nil {
 		t.Errorf("Wrap(nil) is not nil")
+	}
+}
+
+func TestTextCommands(t *testing.T) {
+	text := hint.Textf("%s then %s (%d)", hint.Strata("render"), hint.Strata("promote", "a"), 3)
+	if got := text.Commands(); len(got) != 2 || got[1].String() != "strata promote a" {
+		t.Errorf("Commands = %q", got)
+	}
+	if text.String() != "strata render then strata promote a (3)" {
+		t.Errorf("String = %q", text.String())
+	}
+	if (hint.Text{}).String() != "" {
+		t.Errorf("the zero Text is not empty")
 	}
 }

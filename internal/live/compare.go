@@ -212,7 +212,7 @@ func (r *renderedObjects) object(e Expected) (*unstructured.Unstructured, error)
 	o := set.objs[e.Name]
 	if o == nil {
 		render := hint.Strata("render")
-		return nil, hint.Wrap(fmt.Errorf("%s renders no %s named %s for cluster %s (run %s?)", e.File, e.Kind, e.Name, e.Cluster, render), render)
+		return nil, hint.Errorf("%s renders no %s named %s for cluster %s (run %s?)", e.File, e.Kind, e.Name, e.Cluster, render)
 	}
 	return o, nil
 }

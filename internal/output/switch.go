@@ -79,7 +79,7 @@ func (s *stage) commit(t *tree) error {
 		return fmt.Errorf("writing the render journal %s: %w", s.journal, err)
 	}
 	if _, err := replay(s.root, s.ops, t, j, s.switching); err != nil {
-		return hint.Wrap(fmt.Errorf("%w (the switch is recorded in %s: the next %s completes it)", err, s.journal, renderCommand), renderCommand)
+		return hint.Errorf("%w (the switch is recorded in %s: the next %s completes it)", err, s.journal, renderCommand)
 	}
 	s.cleanUp()
 	return nil

@@ -54,7 +54,7 @@ func Apply(ops FileOps, p *Plan) error {
 
 func replay(ops FileOps, p *Plan) error {
 	if err := checkOps(p.Ops); err != nil {
-		return hint.Wrap(fmt.Errorf("the promotion journal: %w; compare config/ with git, then delete the journal with %s", err, AbandonCommand), AbandonCommand)
+		return hint.Errorf("the promotion journal: %w; compare config/ with git, then delete the journal with %s", err, AbandonCommand)
 	}
 	if err := checkUntouched(ops, p.Ops); err != nil {
 		return err
@@ -68,11 +68,11 @@ func replay(ops FileOps, p *Plan) error {
 			err = ops.Remove(op.Path)
 		}
 		if err != nil {
-			return hint.Wrap(fmt.Errorf("%s %s: %w (the promotion is recorded in its journal; run %s to complete it)", op.Kind, op.Path, err, ResumeCommand), ResumeCommand)
+			return hint.Errorf("%s %s: %w (the promotion is recorded in its journal; run %s to complete it)", op.Kind, op.Path, err, ResumeCommand)
 		}
 	}
 	if err := writeJournal(ops, &Journal{Version: journalVersion, Stage: StageRender, Plan: p}); err != nil {
-		return hint.Wrap(fmt.Errorf("recording that the promotion's files are done: %w (run %s to complete it)", err, ResumeCommand), ResumeCommand)
+		return hint.Errorf("recording that the promotion's files are done: %w (run %s to complete it)", err, ResumeCommand)
 	}
 	return nil
 }
@@ -118,7 +118,7 @@ func checkUntouched(ops FileOps, list []Op) error {
 			ok = !exists || digest(data) == op.Was
 		}
 		if !ok {
-			return hint.Wrap(fmt.Errorf("%s changed since the promotion was planned; nothing was done (compare config/ with git; if a promotion was interrupted, drop it with %s and promote again)", op.Path, AbandonCommand), AbandonCommand)
+			return hint.Errorf("%s changed since the promotion was planned; nothing was done (compare config/ with git; if a promotion was interrupted, drop it with %s and promote again)", op.Path, AbandonCommand)
 		}
 	}
 	return nil

@@ -67,13 +67,14 @@ type PendingError struct {
 	Asked   *Plan
 }
 
-func (e *PendingError) Error() string {
-	return fmt.Sprintf("%s; finish it with %s (or drop it with %s) before promoting %s of %s/%s",
-		e.Journal.Describe(), ResumeCommand, AbandonCommand, e.Asked.Patch, e.Asked.ClusterType, e.Asked.Component)
-}
+func (e *PendingError) Error() string { return e.Text(nil) }
 
-// Hints are the commands the message names.
-func (e *PendingError) Hints() []hint.Command { return []hint.Command{ResumeCommand, AbandonCommand} }
+// Text is the message with the commands it names printed by p
+// (hint.Texter).
+func (e *PendingError) Text(p hint.Printer) string {
+	return hint.Textf("%s; finish it with %s (or drop it with %s) before promoting %s of %s/%s",
+		e.Journal.Describe(), ResumeCommand, AbandonCommand, e.Asked.Patch, e.Asked.ClusterType, e.Asked.Component).Print(p)
+}
 
 // The commands that complete and drop an unfinished promotion.
 var (
@@ -101,13 +102,13 @@ func Pending(ops FileOps) (*Journal, error) {
 	}
 	var j Journal
 	if err := json.Unmarshal(data, &j); err != nil {
-		return nil, hint.Wrap(fmt.Errorf("the promotion journal is damaged (%w); compare config/ with git, then drop it with %s", err, AbandonCommand), AbandonCommand)
+		return nil, hint.Errorf("the promotion journal is damaged (%w); compare config/ with git, then drop it with %s", err, AbandonCommand)
 	}
 	switch {
 	case j.Version != journalVersion:
-		return nil, hint.Wrap(fmt.Errorf("the promotion journal has version %d, not %d; finish it with the strata that wrote it, or drop it with %s", j.Version, journalVersion, AbandonCommand), AbandonCommand)
+		return nil, hint.Errorf("the promotion journal has version %d, not %d; finish it with the strata that wrote it, or drop it with %s", j.Version, journalVersion, AbandonCommand)
 	case j.Plan == nil || (j.Stage != StageFiles && j.Stage != StageRender):
-		return nil, hint.Wrap(fmt.Errorf("the promotion journal is damaged (no plan or an unknown stage); compare config/ with git, then drop it with %s", AbandonCommand), AbandonCommand)
+		return nil, hint.Errorf("the promotion journal is damaged (no plan or an unknown stage); compare config/ with git, then drop it with %s", AbandonCommand)
 	}
 	return &j, nil
 }
@@ -139,7 +140,7 @@ func Finish(ops FileOps) error {
 		return err
 	}
 	if j.Stage != StageRender {
-		return hint.Wrap(fmt.Errorf("%s; complete it with %s", j.Describe(), ResumeCommand), ResumeCommand)
+		return hint.Errorf("%s; complete it with %s", j.Describe(), ResumeCommand)
 	}
 	if err := ops.RemoveJournal(); err != nil {
 		return fmt.Errorf("removing the promotion journal: %w", err)

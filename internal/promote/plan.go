@@ -89,26 +89,33 @@ type Plan struct {
 
 // GateError is a promotion into a manual gate without approval.
 type GateError struct {
-	Gates   []string
+	Gates []string
+	// Command, when set, is the command line to run once approved, as
+	// the caller ran it (every flag repeated); else Next.
 	Command string
-	// Next is Command as data.
+	// Next is the promotion to run once approved, as data.
 	Next hint.Command
 	// Target is the node the promotion would step to once approved, for
 	// the checks a caller makes before asking for the approval.
 	Target string
 }
 
-func (e *GateError) Error() string {
+func (e *GateError) Error() string { return e.Text(nil) }
+
+// Text is the message with the command to run once approved printed by
+// p (hint.Texter).
+func (e *GateError) Text(p hint.Printer) string {
+	cmd := e.Command
+	if cmd == "" {
+		cmd = hint.Textf("%s", e.Next).Print(p)
+	}
 	if len(e.Gates) > 1 {
 		return fmt.Sprintf("promotion enters the manual gates %s; approve them with: %s --approve",
-			strings.Join(quoteAll(e.Gates), ", "), e.Command)
+			strings.Join(quoteAll(e.Gates), ", "), cmd)
 	}
 	return fmt.Sprintf("promotion enters the manual gate %s; approve it with: %s --approve",
-		strings.Join(quoteAll(e.Gates), ", "), e.Command)
+		strings.Join(quoteAll(e.Gates), ", "), cmd)
 }
-
-// Hints is the command the message names.
-func (e *GateError) Hints() []hint.Command { return []hint.Command{e.Next} }
 
 // ErrNothingToDo is returned when the patch is everywhere it can go.
 var ErrNothingToDo = errors.New("nothing to promote")
@@ -173,7 +180,7 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 				// The same promotion: without its level, it could go elsewhere.
 				cmd = append(cmd, "--level", opts.Level)
 			}
-			return nil, &GateError{Gates: p.Gates, Command: cmd.String(), Next: cmd, Target: p.Target}
+			return nil, &GateError{Gates: p.Gates, Next: cmd, Target: p.Target}
 		}
 		data := before[latest.ID()]
 		if opts.Approver != "" && len(p.Gates) > 0 {
@@ -359,7 +366,7 @@ func (pl *planner) noSuchPatch() error {
 	}
 	if len(names) == 0 {
 		start := hint.Strata("patch", "new", pl.ct.Name, pl.comp.Name, "--at", pl.walk[0].ID())
-		return hint.Wrap(suggest.Unknownf("unknown patch %q of %s: it has no patches (start one: %s)", patch, of, start), start)
+		return suggest.Unknownf("unknown patch %q of %s: it has no patches (start one: %s)", patch, of, start)
 	}
 	return suggest.Unknownf("unknown patch %q of %s (%s)", patch, of, suggest.NearestList(patch, names, suggest.Shown))
 }

@@ -1,8 +1,9 @@
 package suggest
 
 import (
-	"fmt"
 	"strings"
+
+	"github.com/strata-fleet/strata/internal/hint"
 )
 
 // Shown is how many names an error suggests at most: the nearest few, never
@@ -14,14 +15,37 @@ const Shown = 5
 // there, or that names several things; its message lists the nearest names
 // that exist. Callers tell it from other errors with errors.As: the command
 // line names something that is not there (strata exits 2, usage).
-type UnknownError struct{ msg string }
+type UnknownError struct {
+	msg string
+	// text, when set, is the message with the commands it names as data.
+	text hint.Text
+}
 
-func (e *UnknownError) Error() string { return e.msg }
+func (e *UnknownError) Error() string {
+	if e.msg == "" {
+		return e.text.String()
+	}
+	return e.msg
+}
+
+// Text is the message with the commands it names printed by p
+// (hint.Texter).
+func (e *UnknownError) Text(p hint.Printer) string {
+	if e.msg == "" {
+		return e.text.Print(p)
+	}
+	return e.msg
+}
 
 // Unknownf returns an UnknownError with a formatted message. Prefer Unknown
-// and UnknownFlag, which word every such error alike.
+// and UnknownFlag, which word every such error alike. Its hint.Command
+// arguments stay data (hint.Textf), printed by whoever prints it.
 func Unknownf(format string, args ...any) *UnknownError {
-	return &UnknownError{fmt.Sprintf(format, args...)}
+	t := hint.Textf(format, args...)
+	if len(t.Commands()) > 0 {
+		return &UnknownError{text: t}
+	}
+	return &UnknownError{msg: t.String()}
 }
 
 // Unknown is the error for name, a kind of name ("target", "node",

@@ -155,11 +155,10 @@ func (c *checker) patch(k patchKey, was, now copies) {
 			return
 		}
 		if r.Gap != nil {
-			next := hint.Strata("promote", k.ct, k.comp, k.name)
+			text := hint.Textf("%s is at %s but not at %s, which comes before it in rollout order: promote step by step (%s)",
+				label, r.Gap.Latest, r.Gap.Missing, hint.Strata("promote", k.ct, k.comp, k.name))
 			c.add(Finding{File: r.Files[len(r.Files)-1], Line: 1, Target: c.name(k.ct, r.Gap.Missing), Rule: RuleGap,
-				Message: fmt.Sprintf("%s is at %s but not at %s, which comes before it in rollout order: promote step by step (%s)",
-					label, r.Gap.Latest, r.Gap.Missing, next),
-				Hints: []hint.Command{next}})
+				Message: text.String(), Text: text})
 		}
 		for _, g := range c.unapproved(r.Entered, approvals) {
 			file := r.Files[0]

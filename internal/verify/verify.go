@@ -42,9 +42,10 @@ type Finding struct {
 	Target  string `json:"target"`
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
-	// Hints are the strata commands Message names for the user to run
-	// (package hint: the CLI runs them against its --root).
-	Hints []hint.Command `json:"-"`
+	// Text is Message with the strata commands it names for the user to
+	// run as data (package hint: the CLI prints them with its --root);
+	// zero when it names none.
+	Text hint.Text `json:"-"`
 }
 
 // Result is the verdict on a change.
