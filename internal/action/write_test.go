@@ -163,3 +163,32 @@ func readFile(t *testing.T, dir, name string) string {
 	}
 	return string(data)
 }
+
+// render --check lists what is out of date and writes nothing; a render
+// then brings rendered/ up to date, after which --check finds nothing.
+func TestRenderCheckWritesNothing(t *testing.T) {
+	r, _ := newFleet(t)
+	writeFile(t, r.Dir, "config/mc/podinfo/values.yaml", strings.Replace(fixture["config/mc/podinfo/values.yaml"], "6.7.1", "6.7.2", 1))
+	before := testgit.Run(t, r.Dir, "status", "--porcelain", "--", "rendered")
+
+	res, err := (&action.Render{Check: true}).Run(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Plan.Empty() || res.Finished != nil {
+		t.Errorf("check: plan empty %v, finished %v; want changes listed, no promotion finished", res.Plan.Empty(), res.Finished)
+	}
+	if after := testgit.Run(t, r.Dir, "status", "--porcelain", "--", "rendered"); after != before {
+		t.Errorf("check changed rendered/:\n%s", after)
+	}
+	if _, err := (&action.Render{}).Run(r); err != nil {
+		t.Fatal(err)
+	}
+	res, err = (&action.Render{Check: true}).Run(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Plan.Empty() {
+		t.Errorf("after a render, check lists %d changes", len(res.Plan.Changes))
+	}
+}
