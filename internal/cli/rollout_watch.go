@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -14,6 +15,7 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/runner"
+	"github.com/strata-fleet/strata/internal/webhook"
 )
 
 // watchOptions are rollout --watch's: the long-lived runner.
@@ -22,6 +24,12 @@ type watchOptions struct {
 	interval    time.Duration
 	metricsAddr string
 	lease       string
+	// webhookAddr and webhookSecretFile: push events (package webhook).
+	webhookAddr, webhookSecretFile string
+	webhookSecret                  []byte
+	// leading is whether this runner delivers now (the webhook's wakes
+	// reach it).
+	leading atomic.Bool
 }
 
 // runWatch is rollout --watch: package runner until SIGTERM (ctx), with
@@ -41,8 +49,16 @@ func (o *rolloutOptions) runWatch(ctx context.Context, env rollout.Env, kc live.
 		defer srv.Close()
 		fmt.Fprintf(o.stderr, "serving /metrics and /healthz on http://%s\n", ln.Addr())
 	}
+	if o.w.webhookAddr != "" {
+		stop, err := o.serveWebhook(m, &ro)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	if o.w.lease == "" {
 		m.SetLeader(true)
+		o.w.leading.Store(true)
 		return ignoreCancel(runner.Run(ctx, ro))
 	}
 	ns, name, err := runner.ParseLease(o.w.lease)
@@ -62,7 +78,42 @@ func (o *rolloutOptions) runWatch(ctx context.Context, env rollout.Env, kc live.
 		Leader: func(id string) {
 			fmt.Fprintf(o.stderr, "the rollout runner leading on Lease %s/%s is %s\n", ns, name, id)
 		}}
-	return ignoreCancel(runner.Lead(ctx, l, m, func(ctx context.Context) { _ = runner.Run(ctx, ro) }))
+	return ignoreCancel(runner.Lead(ctx, l, m, func(ctx context.Context) {
+		o.w.leading.Store(true)
+		defer o.w.leading.Store(false)
+		_ = runner.Run(ctx, ro)
+	}))
+}
+
+// serveWebhook serves push events on --webhook-addr: each signed push
+// wakes ro's runner (ro.Wake); the requests are counted in m.
+func (o *rolloutOptions) serveWebhook(m *runner.Metrics, ro *runner.Options) (stop func(), err error) {
+	wake := make(chan struct{}, 1)
+	h, err := webhook.New(o.w.webhookSecret, func() bool {
+		if !o.w.leading.Load() {
+			return false
+		}
+		select {
+		case wake <- struct{}{}:
+		default: // a fetch is due already
+		}
+		return true
+	}, webhook.Options{})
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Register(h.Collectors()...); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", o.w.webhookAddr)
+	if err != nil {
+		return nil, fmt.Errorf("--webhook-addr %s: %w", o.w.webhookAddr, err)
+	}
+	srv := h.Server()
+	go func() { _ = srv.Serve(ln) }()
+	fmt.Fprintf(o.stderr, "accepting push events on http://%s/webhook\n", ln.Addr())
+	ro.Wake = wake
+	return func() { _ = srv.Close() }, nil
 }
 
 // ignoreCancel is nil for the end of a run stopped by SIGTERM or SIGINT.

@@ -68,6 +68,17 @@ func NewMetrics() *Metrics {
 	return m
 }
 
+// Register adds metrics of the runner's other parts (its webhook, its
+// notifications) to what Handler serves.
+func (m *Metrics) Register(cs ...prometheus.Collector) error {
+	for _, c := range cs {
+		if err := m.reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Observe counts one event of a rollout.
 func (m *Metrics) Observe(e rollout.Event) {
 	m.mu.Lock()
