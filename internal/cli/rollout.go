@@ -236,7 +236,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock, HoldEvery: o.holdEvery}
 	if o.w.watch {
 		env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
-		return o.runWatch(ctx, env, kc)
+		return o.runWatch(ctx, env, kc, f.Config.Notifications)
 	}
 	if o.all {
 		if !o.opts.DryRun {

@@ -12,7 +12,9 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/notify"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/runner"
 	"github.com/strata-fleet/strata/internal/webhook"
@@ -33,12 +35,33 @@ type watchOptions struct {
 }
 
 // runWatch is rollout --watch: package runner until SIGTERM (ctx), with
-// /healthz and metrics on --metrics-addr and leader election on --lease.
-func (o *rolloutOptions) runWatch(ctx context.Context, env rollout.Env, kc live.Kubeconfig) error {
+// /healthz and metrics on --metrics-addr, leader election on --lease,
+// push events on --webhook-addr and config.yaml's notifications.
+func (o *rolloutOptions) runWatch(ctx context.Context, env rollout.Env, kc live.Kubeconfig, notifications []fleet.Notification) error {
 	m := runner.NewMetrics()
 	// A rollout's end is the runner's log line ("rollout ended", its
 	// error with --root hints): printing it again here said it twice.
 	ro := runner.Options{Env: env, Rollout: o.opts, Interval: o.w.interval, Metrics: m, Log: o.logger()}
+	if len(notifications) > 0 {
+		nt, err := notify.New(notifications, notify.Options{Log: o.logger()})
+		if err != nil {
+			return err
+		}
+		if err := m.Register(nt.Collectors()...); err != nil {
+			return err
+		}
+		nctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		nt.Run(nctx)
+		defer func() { stop(); nt.Wait() }()
+		printEvent := ro.Env.Events
+		ro.Env.Events = func(e rollout.Event) {
+			nt.Event(e)
+			if printEvent != nil {
+				printEvent(e)
+			}
+		}
+		ro.Ended = nt.Ended
+	}
 	if o.w.metricsAddr != "" {
 		ln, err := net.Listen("tcp", o.w.metricsAddr)
 		if err != nil {

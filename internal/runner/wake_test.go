@@ -7,6 +7,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -16,7 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/lock"
+	"github.com/strata-fleet/strata/internal/notify"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/runner"
@@ -34,7 +39,7 @@ type hooked struct {
 	n      int
 }
 
-func startHooked(t testing.TB) *hooked {
+func startHooked(t testing.TB, nt *notify.Notifier) *hooked {
 	t.Setenv("STRATA_CACHE_DIR", t.TempDir())
 	dir, other := filepath.Join(t.TempDir(), "fleet"), filepath.Join(t.TempDir(), "other")
 	for p, data := range fleetFiles {
@@ -59,7 +64,12 @@ func startHooked(t testing.TB) *hooked {
 	}
 	hk := &hooked{t: t, other: other, events: make(chan rollout.Event, 10000), hook: httptest.NewServer(h)}
 	t.Cleanup(hk.hook.Close)
-	env := rollout.Env{Dir: dir, Git: rollout.ExecGit{Dir: dir, Env: testgit.Env}, Events: func(e rollout.Event) { hk.events <- e },
+	env := rollout.Env{Dir: dir, Git: rollout.ExecGit{Dir: dir, Env: testgit.Env}, Events: func(e rollout.Event) {
+		if nt != nil {
+			nt.Event(e)
+		}
+		hk.events <- e
+	},
 		Lock: func(ctx context.Context) (func(), error) {
 			l, err := lock.Acquire(ctx, dir, lock.Options{Command: "runner test", Wait: time.Minute})
 			if err != nil {
@@ -71,7 +81,11 @@ func startHooked(t testing.TB) *hooked {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = runner.Run(ctx, runner.Options{Env: env, Interval: time.Hour, Wake: wake})
+		o := runner.Options{Env: env, Interval: time.Hour, Wake: wake}
+		if nt != nil {
+			o.Ended = nt.Ended
+		}
+		_ = runner.Run(ctx, o)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	return hk
@@ -137,7 +151,7 @@ func (hk *hooked) await(patch string, kind rollout.Kind) {
 // out a patch pushed after its first look as soon as a signed push event
 // reaches its webhook.
 func TestWebhookWakesTheRunner(t *testing.T) {
-	hk := startHooked(t)
+	hk := startHooked(t, nil)
 	hk.push("patch-001")
 	hk.post()
 	hk.await("patch-001", rollout.KindGate)
@@ -151,7 +165,7 @@ func TestWebhookWakesTheRunner(t *testing.T) {
 // (ns/op) and to its first step pushed (promoted-ms/op); the runner
 // polls once an hour.
 func BenchmarkWebhookReaction(b *testing.B) {
-	hk := startHooked(b)
+	hk := startHooked(b, nil)
 	var promoted time.Duration
 	for i := range b.N {
 		b.StopTimer()
@@ -168,4 +182,42 @@ func BenchmarkWebhookReaction(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(promoted.Milliseconds())/float64(b.N), "promoted-ms/op")
+}
+
+// TestRunnerNotifies: the runner's events reach a notification: the
+// rollout's step pushed and the gate it stops at, each once.
+func TestRunnerNotifies(t *testing.T) {
+	got := make(chan notify.Message, 100)
+	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m notify.Message
+		if err := json.NewDecoder(r.Body).Decode(&m); err != nil {
+			t.Errorf("a message that is not JSON: %v", err)
+		}
+		got <- m
+	}))
+	defer recv.Close()
+	nt, err := notify.New([]fleet.Notification{{Name: "audit", Kind: "webhook", URL: recv.URL, Timeout: time.Minute}}, notify.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); nt.Wait() }()
+	nt.Run(ctx)
+	hk := startHooked(t, nt)
+	hk.push("patch-001")
+	hk.post()
+	var seen []string
+	timeout := time.After(time.Minute)
+	for len(seen) < 2 {
+		select {
+		case m := <-got:
+			seen = append(seen, m.Event+" "+m.Patch+" "+m.Step)
+		case <-timeout:
+			t.Fatalf("got %q within a minute, want a step started and a gate", seen)
+		}
+	}
+	want := []string{"started workload/demo/patch-001 integration/eu-west1", "gated workload/demo/patch-001 "}
+	if d := cmp.Diff(want, seen); d != "" {
+		t.Errorf("notifications (-want +got):\n%s", d)
+	}
 }
