@@ -31,7 +31,14 @@ var valueSets = map[string]string{
 	"ssh": `git: {url: "git@github.com:example/fleet.git", secretName: fleet-git}
 `,
 	"https-webhook-monitoring": `git: {url: "https://github.com/example/fleet.git", auth: https, secretName: fleet-git, author: {name: Fleet Bot, email: fleet@example.com}}
-runner: {onFailure: revert, timeout: 30m, approve: [staging], approver: "Fleet Bot <fleet@example.com>", extraArgs: [--hold-interval=1m]}
+runner:
+  onFailure: revert
+  timeout: 30m
+  approve: [staging]
+  approver: "Fleet Bot <fleet@example.com>"
+  extraArgs: [--hold-interval=1m]
+  extraVolumes: [{name: notify, secret: {secretName: fleet-notify, defaultMode: 0440}}]
+  extraVolumeMounts: [{name: notify, mountPath: /etc/strata/notify, readOnly: true}]
 webhook: {enabled: true, secretName: fleet-webhook}
 metrics:
   serviceMonitor: {enabled: true, labels: {release: prometheus}}
