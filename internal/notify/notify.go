@@ -182,16 +182,15 @@ func (nt *Notifier) send(ctx context.Context, s *sink) {
 			if ctx.Err() != nil {
 				return
 			}
-			if nt.opts.Outcome != nil {
-				nt.opts.Outcome(s.n.Name, m, err)
-			}
-			switch {
-			case err == nil:
+			if err == nil {
 				nt.sent.WithLabelValues(s.n.Name).Inc()
-			default:
+			} else {
 				nt.failed.WithLabelValues(s.n.Name).Inc()
 				nt.opts.Log.Warn("notification not sent", "notification", s.n.Name, "event", m.Event, "patch", m.Patch,
 					"error", kube.Scrub(err.Error()))
+			}
+			if nt.opts.Outcome != nil { // once counted and logged
+				nt.opts.Outcome(s.n.Name, m, err)
 			}
 		}
 	}
