@@ -17,6 +17,7 @@
 // never parsed: the runner fetches the repository and reads what changed
 // from Git, so nothing a request says is believed beyond "someone pushed".
 //
-// Every request is counted by result in strata_webhook_requests_total
+// Every request to POST /webhook is counted by result in
+// strata_webhook_requests_total
 // ([Handler.Collectors]), on the runner's /metrics.
 package webhook
