@@ -70,6 +70,8 @@ var flagIdeas = map[string]string{
 	"once":                   "do what can be done now and exit",
 	"watch":                  "keep running",
 	"metrics-addr":           "where metrics and /healthz are served",
+	"webhook-addr":           "where push webhooks are accepted",
+	"webhook-secret-file":    "the secret push webhooks are signed with",
 	"lease":                  "the Lease that elects a leader",
 	"output":                 "the output format",
 	"owner":                  "who owns a change",

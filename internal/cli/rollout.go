@@ -17,6 +17,7 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/webhook"
 )
 
 type rolloutOptions struct {
@@ -135,6 +136,8 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 	f.DurationVar(&o.w.interval, "interval", time.Minute, "with --watch, how often the remote is fetched for new patches")
 	f.StringVar(&o.w.metricsAddr, "metrics-addr", "", "with --watch, the `HOST:PORT` serving Prometheus metrics at /metrics and /healthz (default: none)")
 	f.StringVar(&o.w.lease, "lease", "", "with --watch, elect a leader among runners through this Kubernetes Lease, `NAMESPACE/NAME` (only the leader drives rollouts)")
+	f.StringVar(&o.w.webhookAddr, "webhook-addr", "", "with --watch, the `HOST:PORT` accepting push events at POST /webhook (GitHub, GitLab, Gitea, Forgejo) that make the runner fetch at once (default: none)")
+	f.StringVar(&o.w.webhookSecretFile, "webhook-secret-file", "", "with --webhook-addr, the `FILE` holding the secret push events are signed with")
 	f.DurationVar(&o.holdEvery, "hold-interval", rollout.DefaultHoldEvery, "how often a rollout held by a freeze or a stopWhen condition reads them again")
 	cmd.MarkFlagsMutuallyExclusive("once", "dry-run", "watch")
 	return cmd
@@ -151,7 +154,7 @@ func (o *rolloutOptions) validate(cmd *cobra.Command) error {
 	default:
 		return usageErrorf("--on-failure %s: stop or revert", o.onFailure)
 	}
-	for _, name := range []string{"interval", "metrics-addr", "lease"} {
+	for _, name := range []string{"interval", "metrics-addr", "lease", "webhook-addr", "webhook-secret-file"} {
 		if cmd.Flags().Changed(name) && !o.w.watch {
 			return usageErrorf("--%s goes with --watch", name)
 		}
@@ -163,6 +166,16 @@ func (o *rolloutOptions) validate(cmd *cobra.Command) error {
 		case o.holdEvery <= 0:
 			return usageErrorf("--hold-interval %s: want a positive duration", o.holdEvery)
 		}
+	}
+	if (o.w.webhookAddr == "") != (o.w.webhookSecretFile == "") {
+		return usageErrorf("--webhook-addr and --webhook-secret-file go together: push events are taken only when signed with the secret")
+	}
+	if o.w.webhookSecretFile != "" {
+		secret, err := webhook.ReadSecret(o.w.webhookSecretFile)
+		if err != nil {
+			return fmt.Errorf("--webhook-secret-file: %w", err)
+		}
+		o.w.webhookSecret = secret
 	}
 	if o.w.watch && o.w.interval <= 0 {
 		return usageErrorf("--interval %s: want a positive duration", o.w.interval)
@@ -223,7 +236,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock, HoldEvery: o.holdEvery}
 	if o.w.watch {
 		env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
-		return o.runWatch(ctx, env, kc)
+		return o.runWatch(ctx, env, kc, f.Config.Notifications)
 	}
 	if o.all {
 		if !o.opts.DryRun {

@@ -2,6 +2,9 @@ package cli_test
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"net"
@@ -10,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -192,4 +196,38 @@ func cmdWebget(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("GET %s: %s\n%s", args[1], resp.Status, body)
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[2]), body, 0o644))
+}
+
+// cmdWebhookpost posts a push event signed as GitHub signs it to the
+// rollout --watch whose stderr FILE names its webhook ("accepting push
+// events on http://127.0.0.1:PORT/webhook"), with SECRET and the delivery
+// ID DELIVERY; the answer's status code must be CODE:
+//
+//	webhookpost FILE SECRET DELIVERY CODE
+func cmdWebhookpost(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 4 {
+		ts.Fatalf("usage: webhookpost FILE SECRET DELIVERY CODE")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	url := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/webhook`).Find(data)
+	if url == nil {
+		ts.Fatalf("%s names no webhook address; it holds:\n%s", args[0], data)
+	}
+	body := `{"ref":"refs/heads/main"}`
+	mac := hmac.New(sha256.New, []byte(args[1]))
+	mac.Write([]byte(body))
+	req, err := http.NewRequest(http.MethodPost, string(url), strings.NewReader(body))
+	ts.Check(err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-GitHub-Event", "push")
+	req.Header.Set("X-GitHub-Delivery", args[2])
+	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	resp, err := (&http.Client{Timeout: time.Minute}).Do(req)
+	ts.Check(err)
+	defer resp.Body.Close()
+	answer, _ := io.ReadAll(resp.Body)
+	if got := strconv.Itoa(resp.StatusCode); got != args[3] {
+		ts.Fatalf("POST %s: %s %s, want %s", url, resp.Status, answer, args[3])
+	}
 }

@@ -67,6 +67,7 @@ func TestScripts(t *testing.T) {
 			"faultserver": cmdFaultServer,
 			"within":      cmdWithin,
 			"webget":      cmdWebget,
+			"webhookpost": cmdWebhookpost,
 		},
 	})
 }

@@ -30,7 +30,9 @@ type Config struct {
 	Render RenderConfig
 	// Rollout is the top-level rollout: key, the defaults of every node.
 	Rollout *RolloutSettings
-	File    *File
+	// Notifications are where the rollout runner sends step events.
+	Notifications []Notification
+	File          *File
 }
 
 // Dimension is one level of the hierarchy.

@@ -40,6 +40,9 @@ var loadSeeds = []string{
 	"invalid: yaml: content: [unclosed",
 	"dimensions: [environments]\nsequence:\n  environments: [{name: ..}]\n" + mcType,
 	"dimensions: [environments]\nsequence:\n  environments: [{name: a}, {name: a}]\ncluster_types: [management-cluster, management-cluster]\n",
+	"dimensions: [environments]\nsequence:\n  environments: [integration]\n" + mcType +
+		"notifications:\n- {name: chat, slack: {urlFile: /etc/strata/slack}, events: [failed, gated]}\n- {webhook: {url: https://h.example.com/x}, timeout: 3s}\n",
+	"dimensions: [environments]\nsequence:\n  environments: [integration]\n" + mcType + "notifications: [{webhook: {url: x, urlFile: y}, events: []}]\n",
 }
 
 func FuzzLoad(f *testing.F) {

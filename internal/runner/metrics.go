@@ -24,7 +24,11 @@ import (
 //     (its last Application healthy, soak and checks passed: the last of
 //     those events) to the next step's push;
 //   - strata_runner_leader: 1 while this runner holds the Lease (or runs
-//     without one).
+//     without one);
+//   - strata_rollout_step_wait_seconds: how long the step waiting longest
+//     has waited since its push (0 when none waits), for an alert on a
+//     rollout stuck past its timeout;
+//   - strata_runner_healthy: 1 while /healthz is ok, 0 while it fails.
 type Metrics struct {
 	reg      *prometheus.Registry
 	inFlight prometheus.Gauge
@@ -33,6 +37,9 @@ type Metrics struct {
 	failures *prometheus.CounterVec
 	reaction prometheus.Histogram
 	leader   prometheus.Gauge
+
+	// now is the clock of strata_rollout_step_wait_seconds (time.Now).
+	now func() time.Time
 
 	mu sync.Mutex
 	// pushed is when each patch's step in progress was pushed, done when
@@ -60,12 +67,34 @@ func NewMetrics() *Metrics {
 			Buckets: []float64{0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300}}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_runner_leader",
 			Help: "1 while this runner drives the rollouts (holds the Lease, or runs without one)."}),
-		pushed: map[string]time.Time{}, done: map[string]time.Time{},
+		pushed: map[string]time.Time{}, done: map[string]time.Time{}, now: time.Now,
 	}
-	m.reg.MustRegister(m.inFlight, m.steps, m.duration, m.failures, m.reaction, m.leader)
+	wait := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "strata_rollout_step_wait_seconds",
+		Help: "How long the step waiting longest has waited since its push (0 when none waits)."}, m.longestWait)
+	healthy := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "strata_runner_healthy",
+		Help: "1 while the runner's last look for patches worked (/healthz ok), else 0."}, func() float64 {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if m.health != nil {
+			return 0
+		}
+		return 1
+	})
+	m.reg.MustRegister(m.inFlight, m.steps, m.duration, m.failures, m.reaction, m.leader, wait, healthy)
 	m.failures.WithLabelValues("step")
 	m.failures.WithLabelValues("error")
 	return m
+}
+
+// Register adds metrics of the runner's other parts (its webhook, its
+// notifications) to what Handler serves.
+func (m *Metrics) Register(cs ...prometheus.Collector) error {
+	for _, c := range cs {
+		if err := m.reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Observe counts one event of a rollout.
@@ -98,6 +127,20 @@ func (m *Metrics) Observe(e rollout.Event) {
 		delete(m.pushed, e.Patch)
 		delete(m.done, e.Patch)
 	}
+}
+
+// longestWait is strata_rollout_step_wait_seconds.
+func (m *Metrics) longestWait() float64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var longest time.Duration
+	now := m.now()
+	for _, at := range m.pushed {
+		if !at.IsZero() {
+			longest = max(longest, now.Sub(at))
+		}
+	}
+	return longest.Seconds()
 }
 
 // setHealth records how the runner's last look for patches went.

@@ -71,9 +71,48 @@ func TestMetrics(t *testing.T) {
 		"strata_rollout_reaction_seconds_count":       1,
 		"strata_rollout_reaction_seconds_sum":         0.5,
 		"strata_runner_leader":                        1,
+		"strata_runner_healthy":                       1,
+		"strata_rollout_step_wait_seconds":            0, // a's step healthy, b's failed
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("metrics (-want +got):\n%s", d)
+	}
+}
+
+// TestStepWait: the step waiting longest since its push, until it is
+// healthy or fails; the health gauge follows /healthz.
+func TestStepWait(t *testing.T) {
+	m := NewMetrics()
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	now := t0
+	m.now = func() time.Time { return now }
+	srv := httptest.NewServer(m.Handler())
+	defer srv.Close()
+	gauge := func(name string) float64 {
+		t.Helper()
+		f := scrape(t, srv.URL+"/metrics")[name]
+		if f == nil {
+			t.Fatalf("no %s", name)
+		}
+		return f.GetMetric()[0].GetGauge().GetValue()
+	}
+	m.Observe(rollout.Event{Patch: "a", Kind: rollout.KindPromoted, Time: t0})
+	m.Observe(rollout.Event{Patch: "b", Kind: rollout.KindPromoted, Time: t0.Add(time.Minute)})
+	now = t0.Add(20 * time.Minute)
+	if got := gauge("strata_rollout_step_wait_seconds"); got != 1200 {
+		t.Errorf("a waits 20m: got %v s", got)
+	}
+	m.Observe(rollout.Event{Patch: "a", Kind: rollout.KindHealthy, Time: now})
+	if got := gauge("strata_rollout_step_wait_seconds"); got != 1140 {
+		t.Errorf("a healthy, b waits 19m: got %v s", got)
+	}
+	m.Observe(rollout.Event{Patch: "b", Kind: rollout.KindFailed, Time: now})
+	if got := gauge("strata_rollout_step_wait_seconds"); got != 0 {
+		t.Errorf("none waits: got %v s", got)
+	}
+	m.setHealth(errors.New("fetching: no route to host"))
+	if got := gauge("strata_runner_healthy"); got != 0 {
+		t.Errorf("unhealthy: strata_runner_healthy %v", got)
 	}
 }
 

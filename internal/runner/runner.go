@@ -28,6 +28,10 @@ type Options struct {
 	// Interval is how often the remote is fetched for new patches
 	// (default DefaultInterval).
 	Interval time.Duration
+	// Wake, when set, makes the runner fetch at once rather than at the
+	// next Interval (a push webhook, package webhook): one receive, one
+	// fetch.
+	Wake <-chan struct{}
 	// Metrics, when set, observe every event and the runner's health.
 	Metrics *Metrics
 	// Ended, when set, is told each rollout's end.
@@ -87,6 +91,7 @@ func Run(ctx context.Context, o Options) error {
 			r.wg.Wait()
 			return context.Cause(ctx)
 		case <-tick.C():
+		case <-o.Wake:
 		}
 	}
 }

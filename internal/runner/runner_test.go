@@ -45,7 +45,7 @@ cluster_types: [workload]
 `,
 }
 
-func write(t *testing.T, dir, p, data string) {
+func write(t testing.TB, dir, p, data string) {
 	t.Helper()
 	full := filepath.Join(dir, filepath.FromSlash(p))
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
