@@ -30,7 +30,9 @@ type Config struct {
 	Render RenderConfig
 	// Rollout is the top-level rollout: key, the defaults of every node.
 	Rollout *RolloutSettings
-	File    *File
+	// Clusters is config.yaml's clusters: (cluster facts, facts.go).
+	Clusters ClustersConfig
+	File     *File
 }
 
 // Dimension is one level of the hierarchy.
@@ -79,7 +81,10 @@ type Node struct {
 	// Rollout is the node's rollout: key (soak, timeout, checks), for it
 	// and the nodes under it; see Config.RolloutAt.
 	Rollout *RolloutSettings
-	Pos     values.Pos
+	// Values is the node's values: mapping, nil when absent: keys of
+	// cluster: for every target under the node (facts.go).
+	Values *values.Value
+	Pos    values.Pos
 
 	id atomic.Pointer[string] // ID, once asked for
 }

@@ -24,6 +24,9 @@ type Fleet struct {
 	Targets []*Node
 	// Clusters is the inventory, config/clusters/, in name order.
 	Clusters []*Cluster
+
+	byTargetOnce sync.Once
+	byTarget     map[string][]*Cluster // type + "\x00" + target ID -> clusters (ClustersAt)
 }
 
 // ClusterType is config/<name>/: its defaults and components.

@@ -14,7 +14,7 @@ func parseConfig(f *File) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout", "render"); err != nil {
+	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout", "render", "clusters"); err != nil {
 		return nil, err
 	}
 	c := &Config{File: f, Root: &Node{Pos: v.Pos}}
@@ -51,6 +51,12 @@ func parseConfig(f *File) (*Config, error) {
 		}
 	}
 	if c.Render, err = parseRender(v.Get("render")); err != nil {
+		return nil, err
+	}
+	if c.Clusters, err = parseClusters(v.Get("clusters")); err != nil {
+		return nil, err
+	}
+	if err := c.checkFactKeys(); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -136,7 +142,7 @@ func (c *Config) parseNodes(parent *Node, m *values.Value, path []string) error 
 					Hint: fmt.Sprintf("write it as {name: %s, %s: [...]}", it.Text, c.Dimensions[n.Depth].Name)}
 			}
 		case values.Map:
-			allowed := []string{"name", "promotion", "revision", "rollout"}
+			allowed := []string{"name", "promotion", "revision", "rollout", "values"}
 			if !last {
 				allowed = append(allowed, c.Dimensions[n.Depth].Name)
 			}
@@ -219,6 +225,13 @@ func (c *Config) parseNodeOptions(n *Node, m *values.Value, path []string) error
 			return err
 		}
 		n.Rollout = s
+	}
+	if v := m.Get("values"); v != nil {
+		nv, err := c.parseNodeValues(v, append(path[:len(path):len(path)], "values"))
+		if err != nil {
+			return err
+		}
+		n.Values = nv
 	}
 	return nil
 }

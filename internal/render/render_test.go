@@ -240,6 +240,38 @@ spec:
 		name:  "name-prefix",
 		files: namePrefixFleet,
 	},
+	{
+		// clusters: {facts: true}: the inventory's cluster is a value of
+		// its target in every component (ADR-006's API server URL), the
+		// target with two clusters lists them; a node's values: reach
+		// every component under it.
+		name:  "cluster-facts",
+		files: clusterFactsFleet,
+	},
+}
+
+// clusterFactsFleet is a hub fleet whose components read the inventory.
+var clusterFactsFleet = map[string]string{
+	"config/config.yaml": twoLevels + "clusters: {facts: true}\n" +
+		"sequence:\n  environments:\n  - name: prod\n    values: {domain: prod.example.com}\n    regions: [{name: us-east1}, {name: eu-west1}]\n",
+	"config/hub/defaults.yaml": hubDefaults,
+	"config/clusters/ops-01.yaml": "type: hub\ntarget: prod/us-east1\nlabels: {tier: gold}\nannotations: {example.com/owner: platform}\n",
+	"config/clusters/prod-01.yaml": "type: hub\ntarget: prod/eu-west1\nlabels: {tier: silver}\n",
+	"config/clusters/prod-02.yaml": "type: hub\ntarget: prod/eu-west1\n",
+	"config/hub/monitoring/values.yaml": `applications:
+  monitoring:
+    source:
+      repoURL: https://example.com/charts
+      chart: kube-prometheus-stack
+      targetRevision: 1.0.0
+      helm:
+        valuesObject:
+          clusterName: '{{ .Values.cluster.name | default "shared" }}'
+          tier: '{{ with .Values.cluster.labels }}{{ .tier }}{{ end }}'
+          ingress: 'grafana.{{ .Values.cluster.region }}.{{ .Values.cluster.domain }}'
+          clusters: '{{ range .Values.clusters }}{{ .name }} {{ end }}'
+    destination: {namespace: monitoring}
+`,
 }
 
 // namePrefixFleet names its resources <region>-<item> (config.yaml's
