@@ -239,4 +239,3 @@ func (f *Fleet) TargetBase(ct *ClusterType, n *Node) *values.Value {
 	}
 	return out
 }
-

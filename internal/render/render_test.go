@@ -254,8 +254,8 @@ spec:
 var clusterFactsFleet = map[string]string{
 	"config/config.yaml": twoLevels + "clusters: {facts: true}\n" +
 		"sequence:\n  environments:\n  - name: prod\n    values: {domain: prod.example.com}\n    regions: [{name: us-east1}, {name: eu-west1}]\n",
-	"config/hub/defaults.yaml": hubDefaults,
-	"config/clusters/ops-01.yaml": "type: hub\ntarget: prod/us-east1\nlabels: {tier: gold}\nannotations: {example.com/owner: platform}\n",
+	"config/hub/defaults.yaml":     hubDefaults,
+	"config/clusters/ops-01.yaml":  "type: hub\ntarget: prod/us-east1\nlabels: {tier: gold}\nannotations: {example.com/owner: platform}\n",
 	"config/clusters/prod-01.yaml": "type: hub\ntarget: prod/eu-west1\nlabels: {tier: silver}\n",
 	"config/clusters/prod-02.yaml": "type: hub\ntarget: prod/eu-west1\n",
 	"config/hub/monitoring/values.yaml": `applications:
