@@ -239,3 +239,36 @@ func (f *Fleet) TargetBase(ct *ClusterType, n *Node) *values.Value {
 	}
 	return out
 }
+
+// SecretKeys returns the label and annotation keys declared for the
+// inventory's cluster Secrets: those strata's bootstrap writes (one label
+// per dimension, the cluster type, the secret type, the hub; the
+// repository, revision, name and project annotations), every inventory
+// cluster's own, and config.yaml's clusters.runtime. ok is false when the
+// fleet declares nothing to check against (no inventory, no runtime keys).
+func (f *Fleet) SecretKeys() (labels, annotations map[string]bool, ok bool) {
+	rt := f.Config.Clusters
+	if len(f.Clusters) == 0 && len(rt.RuntimeLabels) == 0 && len(rt.RuntimeAnnotations) == 0 {
+		return nil, nil, false
+	}
+	labels = map[string]bool{SecretTypeLabel: true, ClusterTypeLabel: true, HubLabel: true}
+	for _, d := range f.Config.Dimensions {
+		labels[d.Singular] = true
+	}
+	annotations = map[string]bool{RepoAnnotation: true, RevisionAnnotation: true, ClusterNameAnnotation: true, ProjectAnnotation: true}
+	for _, c := range f.Clusters {
+		for k := range c.Labels {
+			labels[k] = true
+		}
+		for k := range c.Annotations {
+			annotations[k] = true
+		}
+	}
+	for _, k := range rt.RuntimeLabels {
+		labels[k] = true
+	}
+	for _, k := range rt.RuntimeAnnotations {
+		annotations[k] = true
+	}
+	return labels, annotations, true
+}

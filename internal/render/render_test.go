@@ -272,6 +272,27 @@ var clusterFactsFleet = map[string]string{
           clusters: '{{ range .Values.clusters }}{{ .name }} {{ end }}'
     destination: {namespace: monitoring}
 `,
+	// The regional platform's root ApplicationSet: facts on the cluster
+	// Secret, known only at run time, through clusterLabel and
+	// clusterAnnotation.
+	"config/hub/platform/values.yaml": `applicationsets:
+  platform:
+    goTemplate: true
+    generators: [{clusters: {selector: {matchLabels: {cluster_type: hub}}}}]
+    template:
+      metadata: {name: '{{ argocd ".name" }}-platform'}
+      spec:
+        project: default
+        destination: {server: '{{ argocd ".server" }}', namespace: platform}
+        source:
+          repoURL: https://example.com/platform
+          path: charts/platform
+          targetRevision: '{{ clusterAnnotation "git_revision" }}'
+          helm:
+            valuesObject:
+              targetGroupArn: '{{ clusterAnnotation "api_target_group_arn" }}'
+              tier: '{{ clusterLabel "example.com/tier" }}'
+`,
 }
 
 // namePrefixFleet names its resources <region>-<item> (config.yaml's
