@@ -22,7 +22,7 @@ import (
 // whatever the key's characters.
 func TestClusterSecretFactsReachTheApplicationSetController(t *testing.T) {
 	fsys := fstest.MapFS{
-		"config/config.yaml": {Data: []byte("dimensions: [environments]\ncluster_types: [hub]\nsequence: {environments: [prod]}\n")},
+		"config/config.yaml":       {Data: []byte("dimensions: [environments]\ncluster_types: [hub]\nsequence: {environments: [prod]}\n")},
 		"config/hub/defaults.yaml": {Data: []byte("applicationsets: {default: {namespace: argocd}}\n")},
 		"config/hub/platform/values.yaml": {Data: []byte(`applicationsets:
   platform:
