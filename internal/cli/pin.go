@@ -44,7 +44,11 @@ fetched), or a name Argo CD would not find (origin/main), is refused: fetch,
 or pass --force to pin it unchecked. One the remote may lack although the
 clone has it (a branch never pushed, a commit on no remote branch, a tag, an
 abbreviated hash) is pinned with a warning that says what only the remote can
-tell.
+tell. A revision whose tree cannot serve the targets it would pin is refused:
+one without their rendered/ directories (a commit from before the fleet rendered
+them), or without a path that one of their sources of this repository names
+while following the pin (targetRevision from cluster.revision); the error says
+which commit to pin instead.
 
 The node must exist and, with --cluster-type, the cluster type must be placed
 there (config.yaml's at:); the plan covers the targets render makes, each
@@ -141,6 +145,9 @@ func (o *pinOptions) run(ctx context.Context) error {
 	rep := pinReport{Plan: p, DryRun: o.dryRun, Branch: bootstrap.BranchRevision(f)}
 	if p.Changed {
 		if rep.Resolution, err = pin.Resolve(r.dir, p.Revision, o.force); err != nil {
+			return err
+		}
+		if err := pin.CheckTree(r.dir, rep.Resolution.Commit, f, p); err != nil {
 			return err
 		}
 	}
