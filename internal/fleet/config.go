@@ -32,7 +32,9 @@ type Config struct {
 	Rollout *RolloutSettings
 	// Clusters is config.yaml's clusters: (cluster facts, facts.go).
 	Clusters ClustersConfig
-	File     *File
+	// Revisions are config.yaml's named revisions (revisions.go).
+	Revisions []NamedRevision
+	File      *File
 }
 
 // Dimension is one level of the hierarchy.
@@ -78,6 +80,9 @@ type Node struct {
 	Gate string
 	// Revision pins the Git revision of the clusters under this node, when set.
 	Revision *Revision
+	// Revisions pins named revisions (config.yaml's revisions:) under
+	// this node, by name; nil when absent (revisions.go).
+	Revisions map[string]*Revision
 	// Rollout is the node's rollout: key (soak, timeout, checks), for it
 	// and the nodes under it; see Config.RolloutAt.
 	Rollout *RolloutSettings

@@ -217,9 +217,10 @@ func nodeChainValues(n *Node) *values.Value {
 }
 
 // ClusterFiles returns the inventory files the values of the target of
-// type ct under n depend on: none unless facts are on.
+// type ct under n depend on: none unless facts are on or a label chooses a
+// named revision.
 func (f *Fleet) ClusterFiles(ct string, n *Node) []*File {
-	if !f.Config.Clusters.Facts {
+	if !f.Config.Clusters.Facts && !f.Config.labelRevisions() {
 		return nil
 	}
 	var out []*File

@@ -247,6 +247,9 @@ func (f *Fleet) ClusterBlock(ct *ClusterType, n *Node) *values.Value {
 	if rev := f.Revision(ct.Name, n); rev != "" {
 		cl.Set("revision", values.NewString(rev, pos))
 	}
+	if rb := f.revisionsBlock(ct.Name, n); rb != nil {
+		cl.Set("revisions", rb)
+	}
 	if nv := nodeChainValues(n); nv != nil {
 		cl = values.Merge(cl, nv)
 	}

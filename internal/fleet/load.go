@@ -168,6 +168,9 @@ func load(fsys fs.FS, sel selection) (*Fleet, error) {
 		}
 	}
 	f.Clusters = l.clusters()
+	for _, err := range f.checkLabelRevisions() {
+		l.fail(err)
+	}
 	if len(l.errs) > 0 {
 		return nil, errors.Join(l.errs...)
 	}

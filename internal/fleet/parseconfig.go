@@ -14,11 +14,14 @@ func parseConfig(f *File) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout", "render", "clusters"); err != nil {
+	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout", "render", "clusters", "revisions"); err != nil {
 		return nil, err
 	}
 	c := &Config{File: f, Root: &Node{Pos: v.Pos}}
 	if c.Dimensions, err = parseDimensions(v, f); err != nil {
+		return nil, err
+	}
+	if err := c.parseRevisions(v.Get("revisions")); err != nil {
 		return nil, err
 	}
 	seq := v.Get("sequence")
@@ -142,7 +145,7 @@ func (c *Config) parseNodes(parent *Node, m *values.Value, path []string) error 
 					Hint: fmt.Sprintf("write it as {name: %s, %s: [...]}", it.Text, c.Dimensions[n.Depth].Name)}
 			}
 		case values.Map:
-			allowed := []string{"name", "promotion", "revision", "rollout", "values"}
+			allowed := []string{"name", "promotion", "revision", "revisions", "rollout", "values"}
 			if !last {
 				allowed = append(allowed, c.Dimensions[n.Depth].Name)
 			}
@@ -225,6 +228,11 @@ func (c *Config) parseNodeOptions(n *Node, m *values.Value, path []string) error
 			return err
 		}
 		n.Rollout = s
+	}
+	if r := m.Get("revisions"); r != nil {
+		if err := c.parseNodeRevisions(n, r, append(path[:len(path):len(path)], "revisions")); err != nil {
+			return err
+		}
 	}
 	if v := m.Get("values"); v != nil {
 		nv, err := c.parseNodeValues(v, append(path[:len(path):len(path)], "values"))

@@ -241,6 +241,31 @@ spec:
 		files: namePrefixFleet,
 	},
 	{
+		// Named revisions: the regional platform's charts pinned per node
+		// while the root (and so the values) follows main; ADR-006's
+		// components at stable while the root runs ops-stable; an addons
+		// release chosen by an inventory label.
+		name: "named-revisions",
+		files: map[string]string{
+			"config/config.yaml": twoLevels + "repository: {url: https://git.example.com/platform, revision: main}\n" +
+				"revisions:\n  charts: {}\n  components: {default: stable}\n  addons: {label: addons_release, default: v1.0.0}\n" +
+				"sequence:\n  environments:\n  - name: integration\n    regions: [{name: us-east1}]\n" +
+				"  - name: production\n    revisions: {charts: 826fa76d08fc2ce87c863196e52d5a4fa9259a82}\n    regions: [{name: us-east1, revision: ops-stable}]\n",
+			"config/hub/defaults.yaml":    hubDefaults,
+			"config/clusters/ops-01.yaml": "type: hub\ntarget: production/us-east1\nlabels: {addons_release: v1.2.0}\n",
+			"config/hub/hypershift/values.yaml": `applications:
+  hypershift:
+    source:
+      repoURL: https://git.example.com/platform
+      path: argocd/config/hub/hypershift
+      targetRevision: '{{ .Values.cluster.revisions.charts }}'
+      helm:
+        valuesObject: {replicas: 2, components: '{{ .Values.cluster.revisions.components }}', addons: '{{ .Values.cluster.revisions.addons }}'}
+    destination: {namespace: hypershift}
+`,
+		},
+	},
+	{
 		// clusters: {facts: true}: the inventory's cluster is a value of
 		// its target in every component (ADR-006's API server URL), the
 		// target with two clusters lists them; a node's values: reach
