@@ -58,11 +58,19 @@ func (o *pinOptions) commitPin(ctx context.Context, gr git.Repo, p *pin.Plan) (*
 // pinSubject is the subject of the pin's commit, as the next steps print
 // it too.
 func pinSubject(p *pin.Plan) string {
-	s := fmt.Sprintf("Pin %s to %s", p.Node, short(p.Revision))
+	s := fmt.Sprintf("Pin %s to %s", pinWhat(p), short(p.Revision))
 	if p.ClusterType != "" {
 		s += " (" + p.ClusterType + ")"
 	}
 	return s
+}
+
+// pinWhat names what a pin moves: the node, or the node's named revision.
+func pinWhat(p *pin.Plan) string {
+	if p.Name != "" {
+		return p.Node + " " + p.Name
+	}
+	return p.Node
 }
 
 // pinMessage is the commit message of a pin: the subject, the changes

@@ -78,6 +78,9 @@ func CheckTree(dir, commit string, f *fleet.Fleet, p *Plan) error {
 	if commit == "" || len(p.Changes) == 0 {
 		return nil
 	}
+	if p.Name != "" {
+		return checkNamedTree(dir, commit, f, p)
+	}
 	dirs := make([]string, 0, len(p.Changes))
 	for _, c := range p.Changes {
 		ct := f.ClusterType(c.ClusterType)
@@ -106,6 +109,30 @@ func CheckTree(dir, commit string, f *fleet.Fleet, p *Plan) error {
 		}
 	}
 	if len(e.Missing) > 0 || len(e.Paths) > 0 {
+		return e
+	}
+	return nil
+}
+
+// checkNamedTree checks that commit has the paths of this repository's
+// sources that follow the named revision p moves; the root's tree does not
+// move.
+func checkNamedTree(dir, commit string, f *fleet.Fleet, p *Plan) error {
+	if f.Config.Repository == nil {
+		return nil
+	}
+	paths, where := namedPaths(f, p)
+	have, err := present(dir, commit, paths)
+	if err != nil {
+		return err
+	}
+	e := &TreeError{Revision: p.Revision, Commit: commit}
+	for _, path := range paths {
+		if !have[path] {
+			e.Paths = append(e.Paths, where[path]+": "+path)
+		}
+	}
+	if len(e.Paths) > 0 {
 		return e
 	}
 	return nil
