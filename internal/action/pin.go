@@ -69,6 +69,9 @@ func (a *Pin) Run(ctx context.Context, r *Repo) (*Pinned, error) {
 		if res.Resolution, err = pin.Resolve(r.Dir, p.Revision, a.Force); err != nil {
 			return nil, err
 		}
+		if err := pin.CheckTree(r.Dir, res.Resolution.Commit, f, p); err != nil {
+			return nil, err
+		}
 	}
 	var on *onBranch
 	if p.Changed && a.Commit {

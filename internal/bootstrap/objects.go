@@ -27,9 +27,9 @@ const (
 	// InClusterServer is how Argo CD reaches the cluster it runs in.
 	InClusterServer = "https://kubernetes.default.svc"
 	// Annotations of the identity secret, named as seed 000 names them.
-	RepoAnnotation        = "git_repo"
-	RevisionAnnotation    = "git_revision"
-	ClusterNameAnnotation = "cluster_name"
+	RepoAnnotation        = fleet.RepoAnnotation
+	RevisionAnnotation    = fleet.RevisionAnnotation
+	ClusterNameAnnotation = fleet.ClusterNameAnnotation
 )
 
 // Model is how a cluster is managed.

@@ -70,7 +70,12 @@ func (o *explainOptions) run(target, component, field string) error {
 	if err != nil {
 		return err
 	}
-	res, err := explain.Explain(ct, n, status.TargetName(f, ct, n), component, field)
+	var res *explain.Result
+	if explain.IsClusterField(field) {
+		res, err = explain.Cluster(f, ct, n, status.TargetName(f, ct, n), component, field)
+	} else {
+		res, err = explain.Explain(ct, n, status.TargetName(f, ct, n), component, field)
+	}
 	if err != nil {
 		return err
 	}

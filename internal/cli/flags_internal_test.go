@@ -40,6 +40,7 @@ var flagIdeas = map[string]string{
 	"check":                  "check, write nothing",
 	"cluster-context":        "the kubeconfig context of a cluster, NAME=CONTEXT",
 	"cluster-type":           "one cluster type only",
+	"name":                   "a named revision",
 	"commit":                 "commit the change",
 	"component":              "some components only",
 	"context":                "the kubeconfig context",

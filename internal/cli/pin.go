@@ -43,7 +43,17 @@ fetched), or a name Argo CD would not find (origin/main), is refused: fetch,
 or pass --force to pin it unchecked. One the remote may lack although the
 clone has it (a branch never pushed, a commit on no remote branch, a tag, an
 abbreviated hash) is pinned with a warning that says what only the remote can
-tell.
+tell. A revision whose tree cannot serve the targets it would pin is refused:
+one without their rendered/ directories (a commit from before the fleet rendered
+them), or without a path that one of their sources of this repository names
+while following the pin (targetRevision from cluster.revision); the error says
+which commit to pin instead.
+
+With --name NAME the pin moves a named revision (config.yaml's revisions:,
+.Values.cluster.revisions.NAME in templates): the node's revisions.NAME. The
+root's tree does not move; the sources of this repository that follow the
+named revision must find their paths at the revision. A target whose clusters
+choose the revision by a label (revisions.NAME.label) keeps the label's.
 
 The node must exist and, with --cluster-type, the cluster type must be placed
 there (config.yaml's at:); the plan covers the targets render makes, each
@@ -75,6 +85,9 @@ moves a pin behind a manual gate records the approval in an Approved-by trailer
   # Pin one cluster type of a sector to a tag
   strata pin production/prod-sector-1 v1.4.0 --cluster-type regional-cluster --approve
 
+  # Pin the charts apart from the root (config.yaml's revisions: {charts: {}})
+  strata pin staging 826fa76d08fc2ce87c863196e52d5a4fa9259a82 --name charts
+
   # Commit the pin with its approval on a branch, for a pull request
   strata pin production v1.4.0 --approve --approver "Jane Doe <jane@example.com>" --branch pin/production-v1.4.0`,
 		Args:              cobra.ExactArgs(2),
@@ -98,6 +111,7 @@ moves a pin behind a manual gate records the approval in an Approved-by trailer
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.opts.ClusterType, "cluster-type", "", "pin this cluster type only (default: every cluster type)")
+	f.StringVar(&o.opts.Name, "name", "", "pin the named revision `NAME` of config.yaml's revisions: (default: the root's revision)")
 	f.BoolVar(&o.opts.Approve, "approve", false, "pass the manual gates the pin changes targets behind")
 	f.BoolVar(&o.force, "force", false, "pin a revision that the repository's Git clone cannot resolve")
 	f.BoolVar(&o.dryRun, "dry-run", false, "print what changes and change nothing")
@@ -180,7 +194,7 @@ func (o *pinOptions) print(rep pinReport) {
 		what = p.ClusterType
 	}
 	if !p.Changed {
-		fmt.Fprintf(w, "%s is already pinned to %s (%s): nothing to do\n", p.Node, p.Revision, what)
+		fmt.Fprintf(w, "%s is already pinned to %s (%s): nothing to do\n", pin.What(p), p.Revision, what)
 		return
 	}
 	verb := "pinned"
@@ -188,7 +202,7 @@ func (o *pinOptions) print(rep pinReport) {
 		fmt.Fprintln(w, "dry run: nothing is changed")
 		verb = "would pin"
 	}
-	fmt.Fprintf(w, "%s %s to %s (%s) in %s\n", verb, p.Node, p.Revision, what, p.File)
+	fmt.Fprintf(w, "%s %s to %s (%s) in %s\n", verb, pin.What(p), p.Revision, what, p.File)
 	if res := rep.Resolution; res != nil && res.Commit != "" && res.Commit != p.Revision {
 		fmt.Fprintf(w, "%s: %s, commit %s in this clone\n", p.Revision, res.Kind, short(res.Commit))
 	}

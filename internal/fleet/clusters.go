@@ -29,6 +29,12 @@ const (
 	// DefaultProject is the project of a cluster that names none: the
 	// AppProject every Argo CD creates.
 	DefaultProject = "default"
+	// Annotations of the identity secret besides the cluster's own, named
+	// as seed 000 names them: the repository, the revision its root
+	// objects follow, the cluster's name.
+	RepoAnnotation        = "git_repo"
+	RevisionAnnotation    = "git_revision"
+	ClusterNameAnnotation = "cluster_name"
 )
 
 // Cluster is one file of the inventory, config/clusters/[...]/<name>.yaml.

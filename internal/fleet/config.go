@@ -32,7 +32,11 @@ type Config struct {
 	Rollout *RolloutSettings
 	// Notifications are where the rollout runner sends step events.
 	Notifications []Notification
-	File          *File
+	// Clusters is config.yaml's clusters: (cluster facts, facts.go).
+	Clusters ClustersConfig
+	// Revisions are config.yaml's named revisions (revisions.go).
+	Revisions []NamedRevision
+	File      *File
 }
 
 // Dimension is one level of the hierarchy.
@@ -78,10 +82,16 @@ type Node struct {
 	Gate string
 	// Revision pins the Git revision of the clusters under this node, when set.
 	Revision *Revision
+	// Revisions pins named revisions (config.yaml's revisions:) under
+	// this node, by name; nil when absent (revisions.go).
+	Revisions map[string]*Revision
 	// Rollout is the node's rollout: key (soak, timeout, checks), for it
 	// and the nodes under it; see Config.RolloutAt.
 	Rollout *RolloutSettings
-	Pos     values.Pos
+	// Values is the node's values: mapping, nil when absent: keys of
+	// cluster: for every target under the node (facts.go).
+	Values *values.Value
+	Pos    values.Pos
 
 	id atomic.Pointer[string] // ID, once asked for
 }

@@ -43,6 +43,13 @@ var loadSeeds = []string{
 	"dimensions: [environments]\nsequence:\n  environments: [integration]\n" + mcType +
 		"notifications:\n- {name: chat, slack: {urlFile: /etc/strata/slack}, events: [failed, gated]}\n- {webhook: {url: https://h.example.com/x}, timeout: 3s}\n",
 	"dimensions: [environments]\nsequence:\n  environments: [integration]\n" + mcType + "notifications: [{webhook: {url: x, urlFile: y}, events: []}]\n",
+	// Cluster facts, node values and named revisions (facts.go, revisions.go).
+	"dimensions: [environments]\nclusters: {facts: true, runtime: {labels: [tier], annotations: [aws_account_id]}}\n" +
+		"revisions: {charts: {}, addons: {label: addons_release, default: v1}}\n" +
+		"sequence:\n  environments:\n  - name: integration\n    values: {domain: int.example.com, sizes: {api: 2}}\n" +
+		"  - name: production\n    revision: ops-stable\n    revisions: {charts: {management-cluster: abc1234}, addons: v2}\n" + mcType,
+	"dimensions: [environments]\nclusters: {facts: true}\nsequence:\n  environments:\n  - name: integration\n    values: {name: x}\n" + mcType,
+	"dimensions: [environments]\nrevisions: {charts: []}\nsequence:\n  environments:\n  - name: integration\n    revisions: {chart: v1}\n" + mcType,
 }
 
 func FuzzLoad(f *testing.F) {

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/strata-fleet/strata/internal/values"
@@ -246,6 +247,17 @@ func (f *Fleet) ClusterBlock(ct *ClusterType, n *Node) *values.Value {
 	if rev := f.Revision(ct.Name, n); rev != "" {
 		cl.Set("revision", values.NewString(rev, pos))
 	}
+	if rb := f.revisionsBlock(ct.Name, n); rb != nil {
+		cl.Set("revisions", rb)
+	}
+	if nv := nodeChainValues(n); nv != nil {
+		cl = values.Merge(cl, nv)
+	}
+	if f.Config.Clusters.Facts {
+		if cs := f.ClustersAt(ct.Name, n); len(cs) == 1 {
+			cl = values.Merge(cl, cs[0].Facts())
+		}
+	}
 	return cl
 }
 
@@ -267,8 +279,7 @@ func (f *Fleet) Revision(ct string, n *Node) string {
 // TargetValues returns the merged values of the target under n for cluster
 // type ct. Two components that define the same item are an error.
 func (f *Fleet) TargetValues(ct *ClusterType, n *Node) (*values.Value, error) {
-	out := values.NewMap(values.Pos{File: ConfigPath})
-	out.Set("cluster", f.ClusterBlock(ct, n))
+	out := f.TargetBase(ct, n)
 	owner := map[string]claim{} // item name -> where it is defined
 	layers := make([]*values.Value, 0, len(ct.Components))
 	for _, c := range ct.Components {
@@ -278,6 +289,13 @@ func (f *Fleet) TargetValues(ct *ClusterType, n *Node) (*values.Value, error) {
 		}
 		if err := claimItems(owner, c, cv); err != nil {
 			return nil, err
+		}
+		if f.Config.Clusters.Facts {
+			if i := slices.Index(cv.Keys, "clusters"); i >= 0 {
+				return nil, &values.Error{Pos: cv.KeyPosAt(i), Path: []string{"clusters"},
+					Msg:  fmt.Sprintf("component %q sets clusters:, which holds the target's clusters (clusters: {facts: true} in %s)", c.Name, ConfigPath),
+					Hint: "rename the key, or turn facts off"}
+			}
 		}
 		layers = append(layers, cv)
 	}

@@ -24,6 +24,9 @@ type Fleet struct {
 	Targets []*Node
 	// Clusters is the inventory, config/clusters/, in name order.
 	Clusters []*Cluster
+
+	byTargetOnce sync.Once
+	byTarget     map[string][]*Cluster // type + "\x00" + target ID -> clusters (ClustersAt)
 }
 
 // ClusterType is config/<name>/: its defaults and components.
@@ -165,6 +168,9 @@ func load(fsys fs.FS, sel selection) (*Fleet, error) {
 		}
 	}
 	f.Clusters = l.clusters()
+	for _, err := range f.checkLabelRevisions() {
+		l.fail(err)
+	}
 	if len(l.errs) > 0 {
 		return nil, errors.Join(l.errs...)
 	}

@@ -14,11 +14,14 @@ func parseConfig(f *File) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout", "render", "notifications"); err != nil {
+	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout", "render", "notifications", "clusters", "revisions"); err != nil {
 		return nil, err
 	}
 	c := &Config{File: f, Root: &Node{Pos: v.Pos}}
 	if c.Dimensions, err = parseDimensions(v, f); err != nil {
+		return nil, err
+	}
+	if err := c.parseRevisions(v.Get("revisions")); err != nil {
 		return nil, err
 	}
 	seq := v.Get("sequence")
@@ -54,6 +57,12 @@ func parseConfig(f *File) (*Config, error) {
 		return nil, err
 	}
 	if c.Notifications, err = parseNotifications(v.Get("notifications")); err != nil {
+		return nil, err
+	}
+	if c.Clusters, err = parseClusters(v.Get("clusters")); err != nil {
+		return nil, err
+	}
+	if err := c.checkFactKeys(); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -139,7 +148,7 @@ func (c *Config) parseNodes(parent *Node, m *values.Value, path []string) error 
 					Hint: fmt.Sprintf("write it as {name: %s, %s: [...]}", it.Text, c.Dimensions[n.Depth].Name)}
 			}
 		case values.Map:
-			allowed := []string{"name", "promotion", "revision", "rollout"}
+			allowed := []string{"name", "promotion", "revision", "revisions", "rollout", "values"}
 			if !last {
 				allowed = append(allowed, c.Dimensions[n.Depth].Name)
 			}
@@ -222,6 +231,18 @@ func (c *Config) parseNodeOptions(n *Node, m *values.Value, path []string) error
 			return err
 		}
 		n.Rollout = s
+	}
+	if r := m.Get("revisions"); r != nil {
+		if err := c.parseNodeRevisions(n, r, append(path[:len(path):len(path)], "revisions")); err != nil {
+			return err
+		}
+	}
+	if v := m.Get("values"); v != nil {
+		nv, err := c.parseNodeValues(v, append(path[:len(path):len(path)], "values"))
+		if err != nil {
+			return err
+		}
+		n.Values = nv
 	}
 	return nil
 }

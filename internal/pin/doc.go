@@ -18,7 +18,11 @@
 // Resolve looks the revision up in the repository's Git clone, as Argo CD
 // will look it up in the remote: one the clone cannot resolve is an
 // *UnresolvedError (--force pins it unchecked); one the remote may lack comes
-// with warnings that say what only the remote can tell.
+// with warnings that say what only the remote can tell. CheckTree then
+// reads the resolved commit's tree: a revision without the changed
+// targets' output directories, or without a path that one of their
+// sources following the pin names, cannot serve them and is a *TreeError
+// naming the way forward (tree.go).
 //
 // The plan is data; package cli prints it. Apply writes config.yaml
 // atomically.

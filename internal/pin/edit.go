@@ -15,8 +15,9 @@ import (
 	"github.com/strata-fleet/strata/internal/yamledit"
 )
 
-// edit returns config.yaml's text with node n's revision set to want.
-func edit(src []byte, cfg *fleet.Config, n *fleet.Node, want *fleet.Revision) ([]byte, error) {
+// edit returns config.yaml's text with node n's revision set to want, or
+// its named revision revisions.<named> when named is set.
+func edit(src []byte, cfg *fleet.Config, n *fleet.Node, named string, want *fleet.Revision) ([]byte, error) {
 	d, err := yamledit.Parse(src)
 	if err != nil {
 		return nil, err
@@ -25,7 +26,12 @@ func edit(src []byte, cfg *fleet.Config, n *fleet.Node, want *fleet.Revision) ([
 	if err != nil {
 		return nil, err
 	}
-	e, err := pinEdit(d, item, inFlow, n.Name, want)
+	var e yamledit.Edit
+	if named != "" {
+		e, err = namedEdit(d, item, inFlow, n.Name, named, want)
+	} else {
+		e, err = pinEdit(d, item, inFlow, n.Name, want)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +257,7 @@ func (o overlay) Stat(name string) (fs.FileInfo, error) {
 // sameExceptPin checks that the two texts of config.yaml decode to the same
 // data but for node n's revision (and the form of its item: a plain name
 // becomes {name: ...}).
-func sameExceptPin(old, edited []byte, cfg *fleet.Config, n *fleet.Node) error {
+func sameExceptPin(old, edited []byte, cfg *fleet.Config, n *fleet.Node, named string) error {
 	a, err := values.Decode(fleet.ConfigPath, old)
 	if err != nil {
 		return err
@@ -260,7 +266,7 @@ func sameExceptPin(old, edited []byte, cfg *fleet.Config, n *fleet.Node) error {
 	if err != nil {
 		return err
 	}
-	if !values.Equal(withoutPin(a, cfg, n), withoutPin(b, cfg, n)) {
+	if !values.Equal(withoutPin(a, cfg, n, named), withoutPin(b, cfg, n, named)) {
 		return fmt.Errorf("the edit changed more than the pin")
 	}
 	return nil
@@ -268,7 +274,7 @@ func sameExceptPin(old, edited []byte, cfg *fleet.Config, n *fleet.Node) error {
 
 // withoutPin returns v with node n's item written as a mapping without
 // revision.
-func withoutPin(v *values.Value, cfg *fleet.Config, n *fleet.Node) *values.Value {
+func withoutPin(v *values.Value, cfg *fleet.Config, n *fleet.Node, named string) *values.Value {
 	var rec func(m *values.Value, depth int) *values.Value
 	rec = func(m *values.Value, depth int) *values.Value {
 		dim := cfg.Dimensions[depth].Name
@@ -289,9 +295,12 @@ func withoutPin(v *values.Value, cfg *fleet.Config, n *fleet.Node) *values.Value
 				if it.Kind != values.Map {
 					it = &values.Value{Kind: values.Map, Keys: []string{"name"}, Vals: []*values.Value{it}, Pos: it.Pos}
 				}
-				if depth == n.Depth-1 {
+				switch {
+				case depth == n.Depth-1 && named != "":
+					it = withoutNamed(it, named)
+				case depth == n.Depth-1:
 					it = it.Delete("revision")
-				} else {
+				default:
 					it = rec(it, depth+1)
 				}
 			}

@@ -14,11 +14,19 @@ const Shown = 3
 // Subject is the subject of a pin's commit, as the next steps print it
 // too.
 func Subject(p *Plan) string {
-	s := fmt.Sprintf("Pin %s to %s", p.Node, gitpkg.Short(p.Revision))
+	s := fmt.Sprintf("Pin %s to %s", What(p), gitpkg.Short(p.Revision))
 	if p.ClusterType != "" {
 		s += " (" + p.ClusterType + ")"
 	}
 	return s
+}
+
+// What names what a pin moves: the node, or the node's named revision.
+func What(p *Plan) string {
+	if p.Name != "" {
+		return p.Node + " " + p.Name
+	}
+	return p.Node
 }
 
 // Message is the commit message of a pin: the subject, the changes

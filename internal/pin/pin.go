@@ -19,6 +19,9 @@ type Options struct {
 	Revision string
 	// ClusterType limits the pin to one cluster type ("" for all).
 	ClusterType string
+	// Name is the named revision to move (config.yaml's revisions:), ""
+	// for the root's revision: the node's revision:.
+	Name string
 	// Approve passes the manual gates the change is behind.
 	Approve bool
 	// Command is the command line to repeat in a gate error.
@@ -30,6 +33,8 @@ type Plan struct {
 	Node        string `json:"node"`
 	Revision    string `json:"revision"`
 	ClusterType string `json:"clusterType,omitempty"`
+	// Name is the named revision moved, "" for the root's.
+	Name string `json:"name,omitempty"`
 	// Changes are the effective revisions that change, per cluster type
 	// and target, in rollout order.
 	Changes []Change `json:"changes"`
@@ -87,14 +92,31 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	old := n.Revision
+	// revisionOf is the revision the pin moves, of a target.
+	revisionOf := func(f *fleet.Fleet, ct string, t *fleet.Node) string { return f.Revision(ct, t) }
+	if opts.Name != "" {
+		if f.Config.NamedRevision(opts.Name) == nil {
+			var names []string
+			for _, r := range f.Config.Revisions {
+				names = append(names, r.Name)
+			}
+			return nil, suggest.UnknownFlag("--name", "named revision (config.yaml's revisions:)", opts.Name, names)
+		}
+		old = n.Revisions[opts.Name]
+		revisionOf = func(f *fleet.Fleet, ct string, t *fleet.Node) string {
+			rev, _ := f.RevisionOf(ct, t, opts.Name)
+			return rev
+		}
+	}
 	// types are every cluster type placed at n: the others keep their
 	// revision when a pin for all becomes one per type.
-	want := newRevision(n.Revision, opts, types)
-	p := &Plan{Node: n.ID(), Revision: opts.Revision, ClusterType: opts.ClusterType, File: fleet.ConfigPath, Changes: []Change{}, Clusters: []string{}}
-	if sameRevision(n.Revision, want) {
+	want := newRevision(old, opts, types)
+	p := &Plan{Node: n.ID(), Revision: opts.Revision, ClusterType: opts.ClusterType, Name: opts.Name, File: fleet.ConfigPath, Changes: []Change{}, Clusters: []string{}}
+	if sameRevision(old, want) {
 		return p, nil
 	}
-	content, err := edit(f.Config.File.Data, f.Config, n, want)
+	content, err := edit(f.Config.File.Data, f.Config, n, opts.Name, want)
 	if err != nil {
 		return nil, fmt.Errorf("editing %s: %w", fleet.ConfigPath, err)
 	}
@@ -102,10 +124,14 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("editing %s: the edited file does not load (set the pin by hand): %w", fleet.ConfigPath, err)
 	}
-	if err := sameExceptPin(f.Config.File.Data, content, f.Config, n); err != nil {
+	if err := sameExceptPin(f.Config.File.Data, content, f.Config, n, opts.Name); err != nil {
 		return nil, fmt.Errorf("editing %s: %w (set the pin by hand)", fleet.ConfigPath, err)
 	}
-	if got := after.Config.Find(path).Revision; !sameRevision(got, want) {
+	got := after.Config.Find(path).Revision
+	if opts.Name != "" {
+		got = after.Config.Find(path).Revisions[opts.Name]
+	}
+	if !sameRevision(got, want) {
 		return nil, fmt.Errorf("editing %s: the edited file does not hold the new pin (set the pin by hand)", fleet.ConfigPath)
 	}
 	p.Content, p.Changed = content, true
@@ -120,7 +146,7 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 			if !under[t] || (opts.ClusterType != "" && ct.Name != opts.ClusterType) {
 				continue
 			}
-			from, to := f.Revision(ct.Name, t), after.Revision(ct.Name, after.Config.Find(t.Path()))
+			from, to := revisionOf(f, ct.Name, t), revisionOf(after, ct.Name, after.Config.Find(t.Path()))
 			if from != to {
 				p.Changes = append(p.Changes, Change{ClusterType: ct.Name, Target: t.ID(), From: orHEAD(from), To: to})
 				changed[ct.Name+"\x00"+t.ID()] = true

@@ -11,8 +11,9 @@ import (
 const formatVersion = "strata-render-1"
 
 // Fingerprint identifies everything the output of t depends on: the
-// templates chart, config.yaml, the cluster type's defaults, and every file
-// of every component that applies to t. Equal fingerprints mean equal
+// templates chart, config.yaml, the cluster type's defaults, the inventory
+// files of the clusters that run t when their facts are values
+// (fleet.ClusterFiles), and every file of every component that applies to t. Equal fingerprints mean equal
 // output. It reads no file and decodes nothing.
 func (r *Renderer) Fingerprint(t Target) [32]byte {
 	h := sha256.New()
@@ -23,6 +24,11 @@ func (r *Renderer) Fingerprint(t Target) [32]byte {
 	writeString(h, t.ID())
 	def := t.ClusterType.Defaults.Digest()
 	h.Write(def[:])
+	for _, f := range r.Fleet.ClusterFiles(t.ClusterType.Name, t.Node) {
+		writeString(h, f.Path)
+		d := f.Digest()
+		h.Write(d[:])
+	}
 	for _, c := range t.ClusterType.Components {
 		writeString(h, c.Name)
 		d := c.Values.Digest()

@@ -31,8 +31,7 @@ func (r *Renderer) Owners(t Target) (map[string]Owner, error) {
 	if r.Chart.items != nil {
 		return r.builtinOwners(t)
 	}
-	cluster := values.NewMap(values.Pos{File: "config/config.yaml"})
-	cluster.Set("cluster", r.Fleet.ClusterBlock(t.ClusterType, t.Node))
+	cluster := r.Fleet.TargetBase(t.ClusterType, t.Node)
 	base, err := r.kinds(t, cluster)
 	if err != nil {
 		return nil, &TargetError{Target: t.ID(), Err: err}

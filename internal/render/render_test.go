@@ -240,6 +240,84 @@ spec:
 		name:  "name-prefix",
 		files: namePrefixFleet,
 	},
+	{
+		// Named revisions: the regional platform's charts pinned per node
+		// while the root (and so the values) follows main; ADR-006's
+		// components at stable while the root runs ops-stable; an addons
+		// release chosen by an inventory label.
+		name: "named-revisions",
+		files: map[string]string{
+			"config/config.yaml": twoLevels + "repository: {url: https://git.example.com/platform, revision: main}\n" +
+				"revisions:\n  charts: {}\n  components: {default: stable}\n  addons: {label: addons_release, default: v1.0.0}\n" +
+				"sequence:\n  environments:\n  - name: integration\n    regions: [{name: us-east1}]\n" +
+				"  - name: production\n    revisions: {charts: 826fa76d08fc2ce87c863196e52d5a4fa9259a82}\n    regions: [{name: us-east1, revision: ops-stable}]\n",
+			"config/hub/defaults.yaml":    hubDefaults,
+			"config/clusters/ops-01.yaml": "type: hub\ntarget: production/us-east1\nlabels: {addons_release: v1.2.0}\n",
+			"config/hub/hypershift/values.yaml": `applications:
+  hypershift:
+    source:
+      repoURL: https://git.example.com/platform
+      path: argocd/config/hub/hypershift
+      targetRevision: '{{ .Values.cluster.revisions.charts }}'
+      helm:
+        valuesObject: {replicas: 2, components: '{{ .Values.cluster.revisions.components }}', addons: '{{ .Values.cluster.revisions.addons }}'}
+    destination: {namespace: hypershift}
+`,
+		},
+	},
+	{
+		// clusters: {facts: true}: the inventory's cluster is a value of
+		// its target in every component (ADR-006's API server URL), the
+		// target with two clusters lists them; a node's values: reach
+		// every component under it.
+		name:  "cluster-facts",
+		files: clusterFactsFleet,
+	},
+}
+
+// clusterFactsFleet is a hub fleet whose components read the inventory.
+var clusterFactsFleet = map[string]string{
+	"config/config.yaml": twoLevels + "clusters: {facts: true}\n" +
+		"sequence:\n  environments:\n  - name: prod\n    values: {domain: prod.example.com}\n    regions: [{name: us-east1}, {name: eu-west1}]\n",
+	"config/hub/defaults.yaml":     hubDefaults,
+	"config/clusters/ops-01.yaml":  "type: hub\ntarget: prod/us-east1\nlabels: {tier: gold}\nannotations: {example.com/owner: platform}\n",
+	"config/clusters/prod-01.yaml": "type: hub\ntarget: prod/eu-west1\nlabels: {tier: silver}\n",
+	"config/clusters/prod-02.yaml": "type: hub\ntarget: prod/eu-west1\n",
+	"config/hub/monitoring/values.yaml": `applications:
+  monitoring:
+    source:
+      repoURL: https://example.com/charts
+      chart: kube-prometheus-stack
+      targetRevision: 1.0.0
+      helm:
+        valuesObject:
+          clusterName: '{{ .Values.cluster.name | default "shared" }}'
+          tier: '{{ with .Values.cluster.labels }}{{ .tier }}{{ end }}'
+          ingress: 'grafana.{{ .Values.cluster.region }}.{{ .Values.cluster.domain }}'
+          clusters: '{{ range .Values.clusters }}{{ .name }} {{ end }}'
+    destination: {namespace: monitoring}
+`,
+	// The regional platform's root ApplicationSet: facts on the cluster
+	// Secret, known only at run time, through clusterLabel and
+	// clusterAnnotation.
+	"config/hub/platform/values.yaml": `applicationsets:
+  platform:
+    goTemplate: true
+    generators: [{clusters: {selector: {matchLabels: {cluster_type: hub}}}}]
+    template:
+      metadata: {name: '{{ argocd ".name" }}-platform'}
+      spec:
+        project: default
+        destination: {server: '{{ argocd ".server" }}', namespace: platform}
+        source:
+          repoURL: https://example.com/platform
+          path: charts/platform
+          targetRevision: '{{ clusterAnnotation "git_revision" }}'
+          helm:
+            valuesObject:
+              targetGroupArn: '{{ clusterAnnotation "api_target_group_arn" }}'
+              tier: '{{ clusterLabel "example.com/tier" }}'
+`,
 }
 
 // namePrefixFleet names its resources <region>-<item> (config.yaml's

@@ -109,6 +109,10 @@ type Version struct {
 	Revision string `json:"revision"`
 	// SetAt is the file:line:col that set the revision.
 	SetAt string `json:"setAt,omitempty"`
+	// RevisionName is the named revision (config.yaml's revisions:) the
+	// targetRevision follows, .Values.cluster.revisions.<name>; "" for
+	// none.
+	RevisionName string `json:"revisionName,omitempty"`
 }
 
 // Patch is a patch file name of a component and its rollout.

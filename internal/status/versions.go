@@ -1,6 +1,7 @@
 package status
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/values"
@@ -20,6 +21,9 @@ var sections = []struct {
 // merged values v to cell, and the names of disabled ones. Their templated
 // strings are handed to r, which fills them in when it resolves its batch;
 // until then the cell must not grow.
+// namedRevisionRef finds a targetRevision's reference to a named revision.
+var namedRevisionRef = regexp.MustCompile(`\.Values\.cluster\.revisions\.([A-Za-z0-9][A-Za-z0-9_.-]*)`)
+
 func versions(v, cluster *values.Value, cell *Cell, r *resolver) {
 	env := &templateEnv{cluster: cluster, component: v}
 	for _, sec := range sections {
@@ -70,6 +74,9 @@ func version(cell *Cell, k int, src *values.Value, env *templateEnv, r *resolver
 	if hasRev {
 		text(rev, env, r, func(s string) { cell.Versions[k].Revision = s })
 		cell.Versions[k].SetAt = rev.Pos.String()
+		if m := namedRevisionRef.FindStringSubmatch(rev.Text); m != nil {
+			cell.Versions[k].RevisionName = m[1]
+		}
 	}
 }
 
@@ -121,7 +128,9 @@ func wrapCluster(cluster *values.Value) *values.Value {
 	return m
 }
 
-// Revisions returns the cell's distinct revisions in order, "-" for none.
+// Revisions returns the cell's distinct revisions in order, "-" for none;
+// one that follows a named revision is followed by its name:
+// "826fa76d08fc2ce87c863196e52d5a4fa9259a82 (charts)".
 func (c Cell) Revisions() []string {
 	var out []string
 	seen := map[string]bool{}
@@ -129,6 +138,9 @@ func (c Cell) Revisions() []string {
 		r := v.Revision
 		if r == "" {
 			r = "-"
+		}
+		if v.RevisionName != "" {
+			r += " (" + v.RevisionName + ")"
 		}
 		if !seen[r] {
 			seen[r] = true

@@ -185,6 +185,7 @@ func (v *validator) target(out *render.Output) ([]Finding, []*rendered) {
 		findings = append(findings, v.schema(out, r, d.problems)...)
 		findings = append(findings, v.sourceFindings(out, r)...)
 		findings = append(findings, v.escaping(out, r)...)
+		findings = append(findings, v.secretKeys(out, r)...)
 	}
 	findings = append(findings, v.policies(out, resources)...)
 	return findings, resources
