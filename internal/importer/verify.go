@@ -1,0 +1,150 @@
+package importer
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+	"gopkg.in/yaml.v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/strata-fleet/strata/internal/argorender"
+	"github.com/strata-fleet/strata/internal/memfs"
+	"github.com/strata-fleet/strata/internal/render"
+)
+
+// ErrMismatch is what Verify returns when the imported fleet would not give
+// the source's objects: a fault of strata import, never of the source.
+var ErrMismatch = errors.New("the imported fleet renders other objects than the source's (a bug in strata import; please report it)")
+
+// Verify renders res's files as strata render does, then each target's
+// rendered/ as Argo CD's Helm renders the root's chart, and compares the
+// objects with the source's: every Argo CD object of every target, field
+// for field, except the fields the report says were left out. Fields set
+// to null count as unset on both sides (the API server prunes them).
+func Verify(res *Result) error {
+	m := fstest.MapFS{}
+	for name, data := range res.Files {
+		m[name] = &fstest.MapFile{Data: data, Mode: 0o644}
+	}
+	r, err := render.Load(memfs.Index(m))
+	if err != nil {
+		return fmt.Errorf("%w: loading it: %w", ErrMismatch, err)
+	}
+	outs, err := r.RenderAll(r.Targets(), nil)
+	if err != nil {
+		return fmt.Errorf("%w: rendering it: %w", ErrMismatch, err)
+	}
+	byID := map[string]*Target{}
+	for _, t := range res.Source.Targets {
+		byID[t.ID()] = t
+	}
+	var problems []string
+	for _, out := range outs {
+		t := byID[out.Target.Node.ID()]
+		if t == nil {
+			problems = append(problems, fmt.Sprintf("target %s: not in the source", out.Target.Node.ID()))
+			continue
+		}
+		got, err := argorender.Render(out, nil)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrMismatch, err)
+		}
+		want, err := res.expected(t)
+		if err != nil {
+			return err
+		}
+		problems = append(problems, compare(t.ID(), want, got)...)
+		delete(byID, t.ID())
+	}
+	for id := range byID {
+		problems = append(problems, fmt.Sprintf("target %s: not rendered", id))
+	}
+	if len(problems) > 0 {
+		sort.Strings(problems)
+		return fmt.Errorf("%w:\n%s", ErrMismatch, strings.Join(problems, "\n"))
+	}
+	return nil
+}
+
+// expected returns t's Argo CD objects as Argo CD reads them from the
+// source, without the fields the report names as left out.
+func (res *Result) expected(t *Target) (map[string]map[string]any, error) {
+	dropped := map[string][][]string{}
+	left := map[string]bool{}
+	for _, f := range res.Findings {
+		if f.Target != t.ID() || f.Object == "" {
+			continue
+		}
+		if f.Field == "" {
+			left[f.Object] = true
+		} else if f.dropped != nil {
+			dropped[f.Object] = append(dropped[f.Object], f.dropped)
+		}
+	}
+	out := map[string]map[string]any{}
+	for _, o := range t.Objects {
+		if left[o.Key()] {
+			continue
+		}
+		data, err := yaml.Marshal(o.Doc)
+		if err != nil {
+			return nil, err
+		}
+		var obj map[string]any
+		if err := utilyaml.Unmarshal(data, &obj); err != nil {
+			return nil, fmt.Errorf("%s: %w", o.At, err)
+		}
+		for _, p := range dropped[o.Key()] {
+			unstructured.RemoveNestedField(obj, p...)
+		}
+		out[o.Name] = obj
+	}
+	return out, nil
+}
+
+// compare lists how got differs from want, object by object.
+func compare(target string, want map[string]map[string]any, got map[string]*unstructured.Unstructured) []string {
+	var problems []string
+	for name, w := range want {
+		g, ok := got[name]
+		if !ok {
+			problems = append(problems, fmt.Sprintf("target %s: %s %s is not rendered", target, w["kind"], name))
+			continue
+		}
+		if d := cmp.Diff(withoutNulls(w), withoutNulls(g.Object)); d != "" {
+			problems = append(problems, fmt.Sprintf("target %s: %s %s differs (-source +strata):\n%s", target, w["kind"], name, d))
+		}
+	}
+	for name, g := range got {
+		if _, ok := want[name]; !ok {
+			problems = append(problems, fmt.Sprintf("target %s: %s %s is rendered, not in the source", target, g.GetKind(), name))
+		}
+	}
+	return problems
+}
+
+// withoutNulls returns v without the mapping keys whose value is null.
+func withoutNulls(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			if x != nil {
+				out[k] = withoutNulls(x)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = withoutNulls(x)
+		}
+		return out
+	}
+	return v
+}
