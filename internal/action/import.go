@@ -60,7 +60,7 @@ func (im Import) Run() (*Imported, error) {
 		ct = importer.ClusterTypeFor(filepath.ToSlash(filepath.Join(root, dir)))
 	}
 	show := shownFrom(root)
-	src, err := format.Read(r.FS(), importer.Options{Dir: dir, ClusterType: ct, Dimensions: im.Dimensions})
+	src, err := format.Read(r.FS(), importer.Options{Dir: dir, ClusterType: ct, Dimensions: im.Dimensions, Show: show.at})
 	if err != nil {
 		return nil, show.err(err)
 	}

@@ -27,7 +27,7 @@ import (
 func readApplications(fsys fs.FS, opts Options) (*Source, error) {
 	dir := path.Clean(opts.Dir)
 	if !hydrate.IsDir(fsys, dir) {
-		return nil, fmt.Errorf("%s is not a directory", dir)
+		return nil, fmt.Errorf("%s is not a directory", opts.show(dir))
 	}
 	dims := opts.Dimensions
 	if dims == nil {
@@ -55,7 +55,7 @@ func readApplications(fsys fs.FS, opts Options) (*Source, error) {
 		}
 	}
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("%s holds no Argo CD manifests: neither it nor a directory in it has a kustomization or .yaml files of objects", dir)
+		return nil, fmt.Errorf("%s holds no Argo CD manifests: neither it nor a directory in it has a kustomization or .yaml files of objects", opts.show(dir))
 	}
 	for _, d := range dirs {
 		t := &Target{Path: []string{path.Base(d)}, Dir: d}
@@ -64,7 +64,7 @@ func readApplications(fsys fs.FS, opts Options) (*Source, error) {
 		}
 		var err error
 		if hydrate.KustomizationFile(fsys, d) != "" {
-			err = readKustomization(fsys, t, src)
+			err = readKustomization(fsys, t, src, opts)
 		} else {
 			err = readDirectory(fsys, t, src)
 		}
@@ -164,14 +164,14 @@ func inTarget(t *Target, fs []Finding) []Finding {
 }
 
 // readKustomization builds t's kustomization with kustomize's library.
-func readKustomization(fsys fs.FS, t *Target, src *Source) error {
+func readKustomization(fsys fs.FS, t *Target, src *Source, opts Options) error {
 	kfile := hydrate.KustomizationFile(fsys, t.Dir)
 	objs, skip, err := hydrate.Kustomize(fsys, t.Dir)
 	switch {
 	case err != nil:
-		return fmt.Errorf("building %s with kustomize: %w", kfile, err)
+		return fmt.Errorf("building %s with kustomize: %w", opts.show(kfile), err)
 	case skip != "":
-		return fmt.Errorf("cannot build %s offline: %s", kfile, skip)
+		return fmt.Errorf("cannot build %s offline: %s", opts.show(kfile), skip)
 	}
 	where := definitions(fsys, t, src)
 	src.Findings = append(src.Findings, unread(fsys, t, kfile)...)
@@ -183,7 +183,7 @@ func readKustomization(fsys fs.FS, t *Target, src *Source) error {
 		for _, d := range docs {
 			o, err := objectOf(d)
 			if err != nil {
-				return fmt.Errorf("%s builds an object: %w", kfile, err)
+				return fmt.Errorf("%s builds an object: %w", opts.show(kfile), err)
 			}
 			o.At, o.Written = kfile, nil
 			if w, ok := where[o.Key()]; ok {

@@ -175,11 +175,11 @@ func TestLookupUnknownFormat(t *testing.T) {
 // imported fleet changed after Build renders another object.
 func TestVerifyCatchesADifference(t *testing.T) {
 	res := importFleet(t, "applications", os.DirFS("testdata/applications/infra"), importer.Options{Dir: "gitops/argocd"})
-	p := "config/argocd/root-gitops/dev/override.yaml"
+	p := "config/argocd/root-gitops/values.yaml"
 	if _, ok := res.Files[p]; !ok {
 		t.Fatalf("no %s in %v", p, slices.Sorted(maps.Keys(res.Files)))
 	}
-	res.Files[p] = bytes.Replace(res.Files[p], []byte("targetRevision: dev"), []byte("targetRevision: main"), 1)
+	res.Files[p] = bytes.Replace(res.Files[p], []byte("namespace: argocd"), []byte("namespace: argo"), 1)
 	err := importer.Verify(res)
 	if !errors.Is(err, importer.ErrMismatch) || !strings.Contains(err.Error(), `target dev: Application root-gitops differs`) {
 		t.Errorf("Verify: %v", err)

@@ -43,6 +43,7 @@ func Build(format string, src *Source) (*Result, error) {
 	}
 	res := &Result{Format: format, Files: map[string][]byte{}, Source: src}
 	res.Findings = append(res.Findings, src.Findings...)
+	prefixed := namedByCluster(src)
 	// items[component][section] lists the targets' items.
 	items := map[string]map[string][]placed{}
 	for ti, t := range src.Targets {
@@ -59,10 +60,17 @@ func Build(format string, src *Source) (*Result, error) {
 			if !ok {
 				continue
 			}
-			if items[o.Name] == nil {
-				items[o.Name] = map[string][]placed{}
+			if len(src.Targets) > 1 {
+				it = byLeaf(it, t.Path[len(t.Path)-1], "{{ .Values.cluster."+singular(src.Dimensions[len(src.Dimensions)-1])+" }}")
 			}
-			items[o.Name][sec] = append(items[o.Name][sec], placed{target: ti, obj: o, item: it})
+			comp := o.Name
+			if prefixed {
+				comp = strings.TrimPrefix(o.Name, t.Path[len(t.Path)-1]+"-")
+			}
+			if items[comp] == nil {
+				items[comp] = map[string][]placed{}
+			}
+			items[comp][sec] = append(items[comp][sec], placed{target: ti, obj: o, item: it})
 		}
 		res.Findings = append(res.Findings, c.findings...)
 	}
@@ -88,7 +96,7 @@ func Build(format string, src *Source) (*Result, error) {
 		}
 	}
 	res.Files[path.Join("config", ct, "defaults.yaml")] = defaultsFile(used)
-	res.Files["config/config.yaml"] = configFile(format, src, tree)
+	res.Files["config/config.yaml"] = configFile(format, src, tree, prefixed)
 	sortFindings(res.Findings)
 	return res, nil
 }
@@ -184,14 +192,103 @@ func defaultsFile(used map[string]bool) []byte {
 
 // configFile is config/config.yaml: the dimensions, the sequence of the
 // targets in the source's order, and the cluster type.
-func configFile(format string, src *Source, t *tree) []byte {
+func configFile(format string, src *Source, t *tree, prefixed bool) []byte {
 	doc := mapping(
 		"dimensions", src.Dimensions,
 		"sequence", t.sequence(),
 		"cluster_types", &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{mapping("name", src.ClusterType)}},
 	)
+	if prefixed {
+		leaf := src.Dimensions[len(src.Dimensions)-1]
+		r := mapping("render", mapping("namePrefix", "{{ .Values.cluster."+singular(leaf)+" }}-"))
+		r.Content[0].HeadComment = "Every object is named after its cluster: a component per name without it."
+		doc.Content = append(doc.Content, r.Content...)
+	}
 	doc.Content[0].HeadComment = "Written by strata import " + format + ". The targets are in the order they were\nfound: order them as changes should reach them, and add gates\n(promotion: manual) where a change must wait for approval."
 	return encode("", doc)
+}
+
+// namedByCluster reports whether every Argo CD object of every target is
+// named "<the target's leaf>-<name>": one Argo CD holds several clusters'
+// objects (ADR-006's ops cluster), and render.namePrefix names them so.
+func namedByCluster(src *Source) bool {
+	n := 0
+	for _, t := range src.Targets {
+		leaf := t.Path[len(t.Path)-1] + "-"
+		for _, o := range t.Objects {
+			if _, ok := sections[o.Kind]; !ok {
+				continue
+			}
+			if !strings.HasPrefix(o.Name, leaf) || len(o.Name) == len(leaf) {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
+}
+
+// byLeaf returns n with the target's leaf (its cluster's name) in string
+// values, as a word (between characters other than letters and digits),
+// written as the template that gives it, so that the targets' items have
+// it in common: a label cluster: dev-01 becomes
+// cluster: '{{ .Values.cluster.cluster }}', a file values.dev-01.yaml
+// values.{{ .Values.cluster.cluster }}.yaml. Strings that hold a template
+// already (escaped for Argo CD) are left alone.
+func byLeaf(n *yaml.Node, leaf, tpl string) *yaml.Node {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.ShortTag() == "!!str" && !strings.Contains(n.Value, "{{") {
+			if v := replaceWord(n.Value, leaf, tpl); v != n.Value {
+				c := *n
+				c.Value, c.Style = v, 0
+				return &c
+			}
+		}
+		return n
+	case yaml.MappingNode, yaml.SequenceNode:
+		c := *n
+		c.Content = slices.Clone(n.Content)
+		for i, k := range c.Content {
+			if n.Kind == yaml.MappingNode && i%2 == 0 {
+				continue // a key
+			}
+			c.Content[i] = byLeaf(k, leaf, tpl)
+		}
+		return &c
+	}
+	return n
+}
+
+// replaceWord replaces each occurrence of word in s that stands between
+// characters other than letters and digits.
+func replaceWord(s, word, with string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, word)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		end := i + len(word)
+		if (i == 0 || !isWordByte(s[i-1])) && (end == len(s) || !isWordByte(s[end])) {
+			b.WriteString(s[:i] + with)
+		} else {
+			b.WriteString(s[:end])
+		}
+		s = s[end:]
+	}
+}
+
+func isWordByte(c byte) bool { return isAlnum(c) || c >= 'A' && c <= 'Z' }
+
+// singular is the key of a dimension in a target's cluster values
+// (fleet's rule: the name without its trailing s).
+func singular(name string) string {
+	if s := strings.TrimRight(name, "s"); s != "" {
+		return s
+	}
+	return name
 }
 
 // nodesEqual compares two values as YAML data: mappings by their keys,

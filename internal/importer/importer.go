@@ -20,6 +20,17 @@ type Options struct {
 	// Dimensions name the levels of the targets' paths, outermost first;
 	// nil for the format's default.
 	Dimensions []string
+	// Show turns a path of the file system into the one errors name (the
+	// path from the user's working directory); nil leaves it as it is.
+	Show func(string) string
+}
+
+// show is o.Show(p), or p.
+func (o Options) show(p string) string {
+	if o.Show == nil {
+		return p
+	}
+	return o.Show(p)
 }
 
 // A Format reads one kind of repository.
@@ -32,6 +43,7 @@ type Format struct {
 
 var formats = []Format{
 	{Name: "applications", Summary: "Argo CD Application and ApplicationSet manifests, a directory (or a kustomization) per target", Read: readApplications},
+	{Name: "app-of-apps", Summary: "a Helm chart of Argo CD Applications with a values file per cluster, each cluster's root rendering it", Read: readAppOfApps},
 }
 
 // Formats lists the formats import knows, by name.
