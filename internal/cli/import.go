@@ -84,7 +84,7 @@ func (o *importOptions) run(format, source string) error {
 	rep := importReport{Format: format, Source: source, Into: o.into, ClusterType: res.Source.ClusterType,
 		Written: res.Written, Findings: res.Findings}
 	for _, t := range res.Source.Targets {
-		rep.Targets = append(rep.Targets, t.ID())
+		rep.Targets = append(rep.Targets, t.Label())
 		rep.Objects += len(t.Objects)
 	}
 	if rep.Findings == nil {

@@ -145,10 +145,7 @@ func TestApplicationsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := fstest.MapFS{}
-			for n, d := range tt.files {
-				m[n] = &fstest.MapFile{Data: []byte(d)}
-			}
+			m := mapFS(tt.files)
 			f, _ := importer.Lookup("applications")
 			src, err := f.Read(m, importer.Options{Dir: "argocd"})
 			if err == nil {
@@ -162,6 +159,15 @@ func TestApplicationsErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// mapFS makes a file system of files' contents.
+func mapFS(files map[string]string) fstest.MapFS {
+	m := fstest.MapFS{}
+	for n, d := range files {
+		m[n] = &fstest.MapFile{Data: []byte(d)}
+	}
+	return m
 }
 
 func TestLookupUnknownFormat(t *testing.T) {

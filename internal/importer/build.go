@@ -44,15 +44,37 @@ func Build(format string, src *Source) (*Result, error) {
 	res := &Result{Format: format, Files: map[string][]byte{}, Source: src}
 	res.Findings = append(res.Findings, src.Findings...)
 	prefixed := namedByCluster(src)
+	types := src.types()
+	for _, ct := range types {
+		sub := &Source{ClusterType: ct, Dimensions: src.Dimensions}
+		for _, t := range src.Targets {
+			if src.typeOf(t) == ct {
+				sub.Targets = append(sub.Targets, t)
+			}
+		}
+		if len(sub.Targets) != len(newTree(src).leaves()) {
+			return nil, fmt.Errorf("cluster type %s has objects for %d of the %d targets: strata renders every cluster type for every target", ct, len(sub.Targets), len(newTree(src).leaves()))
+		}
+		if err := buildType(res, sub, prefixed); err != nil {
+			return nil, err
+		}
+	}
+	res.Files["config/config.yaml"] = configFile(format, src, newTree(src), prefixed, types)
+	sortFindings(res.Findings)
+	return res, nil
+}
+
+// buildType writes the components and defaults of src's one cluster type.
+func buildType(res *Result, src *Source, prefixed bool) error {
 	// items[component][section] lists the targets' items.
 	items := map[string]map[string][]placed{}
 	for ti, t := range src.Targets {
-		c := &converter{target: t.ID()}
+		c := &converter{target: t.Label()}
 		seen := map[string]*Object{}
 		for _, o := range t.Objects {
 			if prev := seen[o.Name]; prev != nil {
-				return nil, &values.Error{Pos: posOf(o.At), Also: []values.Pos{posOf(prev.At)},
-					Msg:  fmt.Sprintf("target %s: %s and %s have one name; strata names each rendered file after its object", t.ID(), prev.Key(), o.Key()),
+				return &values.Error{Pos: posOf(o.At), Also: []values.Pos{posOf(prev.At)},
+					Msg:  fmt.Sprintf("target %s: %s and %s have one name; strata names each rendered file after its object", t.Label(), prev.Key(), o.Key()),
 					Hint: "rename one of them"}
 			}
 			seen[o.Name] = o
@@ -96,9 +118,7 @@ func Build(format string, src *Source) (*Result, error) {
 		}
 	}
 	res.Files[path.Join("config", ct, "defaults.yaml")] = defaultsFile(used)
-	res.Files["config/config.yaml"] = configFile(format, src, tree, prefixed)
-	sortFindings(res.Findings)
-	return res, nil
+	return nil
 }
 
 // checkShape checks that every target has one name per dimension and that
@@ -112,10 +132,10 @@ func checkShape(src *Source) error {
 		if len(t.Path) != len(src.Dimensions) {
 			return fmt.Errorf("target %s (%s) has %d levels, the fleet's dimensions (%s) %d", t.ID(), t.Dir, len(t.Path), strings.Join(src.Dimensions, ", "), len(src.Dimensions))
 		}
-		if seen[t.ID()] {
-			return fmt.Errorf("two targets are named %s", t.ID())
+		if seen[t.Label()] {
+			return fmt.Errorf("two targets are named %s", t.Label())
 		}
-		seen[t.ID()] = true
+		seen[t.Label()] = true
 	}
 	return nil
 }
@@ -192,11 +212,15 @@ func defaultsFile(used map[string]bool) []byte {
 
 // configFile is config/config.yaml: the dimensions, the sequence of the
 // targets in the source's order, and the cluster type.
-func configFile(format string, src *Source, t *tree, prefixed bool) []byte {
+func configFile(format string, src *Source, t *tree, prefixed bool, types []string) []byte {
+	cts := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for _, ct := range types {
+		cts.Content = append(cts.Content, mapping("name", ct))
+	}
 	doc := mapping(
 		"dimensions", src.Dimensions,
 		"sequence", t.sequence(),
-		"cluster_types", &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Content: []*yaml.Node{mapping("name", src.ClusterType)}},
+		"cluster_types", cts,
 	)
 	if prefixed {
 		leaf := src.Dimensions[len(src.Dimensions)-1]

@@ -43,6 +43,7 @@ type Format struct {
 
 var formats = []Format{
 	{Name: "applications", Summary: "Argo CD Application and ApplicationSet manifests, a directory (or a kustomization) per target", Read: readApplications},
+	{Name: "rosa-shards", Summary: "a shards file (config.yaml: shards:) and render.py's layout, as the ROSA regional platform's argocd/", Read: readRosaShards},
 	{Name: "app-of-apps", Summary: "a Helm chart of Argo CD Applications with a values file per cluster, each cluster's root rendering it", Read: readAppOfApps},
 }
 
@@ -74,6 +75,9 @@ type Source struct {
 type Target struct {
 	// Path holds the node names, one per dimension.
 	Path []string
+	// ClusterType is the target's, when the source has several; "" for
+	// the Source's.
+	ClusterType string
 	// Dir is where the repository's tooling reads the target's objects.
 	Dir     string
 	Objects []*Object
@@ -81,6 +85,34 @@ type Target struct {
 
 // ID is the target's path as strata names it (dev/dc11a).
 func (t *Target) ID() string { return strings.Join(t.Path, "/") }
+
+// Label names the target in the report: its path, after its cluster type
+// when the source has several.
+func (t *Target) Label() string {
+	if t.ClusterType != "" {
+		return t.ClusterType + "/" + t.ID()
+	}
+	return t.ID()
+}
+
+// types lists the cluster types of the targets, in their order.
+func (s *Source) types() []string {
+	var out []string
+	for _, t := range s.Targets {
+		if ct := s.typeOf(t); !slices.Contains(out, ct) {
+			out = append(out, ct)
+		}
+	}
+	return out
+}
+
+// typeOf is t's cluster type.
+func (s *Source) typeOf(t *Target) string {
+	if t.ClusterType != "" {
+		return t.ClusterType
+	}
+	return s.ClusterType
+}
 
 // An Object is an Argo CD object of the source, as its tooling builds it.
 type Object struct {
@@ -111,8 +143,10 @@ type Finding struct {
 	// would fail on or silently ignore), false when strata cannot say it.
 	Fault bool `json:"fault,omitempty"`
 	// dropped is the path of a field left out of the object, which
-	// Verify leaves out of the source's object too.
+	// Verify leaves out of the source's object too; leftOut says the
+	// whole object is.
 	dropped []string
+	leftOut bool
 }
 
 func (f Finding) String() string {

@@ -64,7 +64,7 @@ func (c *converter) drop(o *Object, path []string, fault bool, reason string) {
 func (c *converter) item(o *Object) (section string, it *yaml.Node, ok bool) {
 	section, ok = sections[o.Kind]
 	if api := str(o.Doc, "apiVersion"); !ok || api != argoAPIVersion {
-		c.findings = append(c.findings, Finding{Target: c.target, Object: o.Key(), At: o.At,
+		c.findings = append(c.findings, Finding{Target: c.target, Object: o.Key(), At: o.At, leftOut: true,
 			Reason: "left out: strata renders Argo CD's Application, ApplicationSet and AppProject (" + argoAPIVersion + ") only; keep it where the bootstrap applies it"})
 		return "", nil, false
 	}

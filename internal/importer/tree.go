@@ -44,6 +44,13 @@ func newTree(src *Source) *tree {
 	return &tree{src: src, root: root}
 }
 
+// leaves lists the tree's leaves.
+func (t *tree) leaves() []*node {
+	var out []*node
+	t.root.walk(func(n *node) { out = append(out, n) })
+	return out
+}
+
 // sequence writes the tree as config.yaml's sequence.
 func (t *tree) sequence() *yaml.Node {
 	return mapping(t.src.Dimensions[0], t.level(t.root, 0))

@@ -41,13 +41,14 @@ func Verify(res *Result) error {
 	}
 	byID := map[string]*Target{}
 	for _, t := range res.Source.Targets {
-		byID[t.ID()] = t
+		byID[res.Source.typeOf(t)+"/"+t.ID()] = t
 	}
 	var problems []string
 	for _, out := range outs {
-		t := byID[out.Target.Node.ID()]
+		id := out.Target.ClusterType.Name + "/" + out.Target.Node.ID()
+		t := byID[id]
 		if t == nil {
-			problems = append(problems, fmt.Sprintf("target %s: not in the source", out.Target.Node.ID()))
+			problems = append(problems, fmt.Sprintf("target %s: not in the source", id))
 			continue
 		}
 		got, err := argorender.Render(out, nil)
@@ -58,8 +59,8 @@ func Verify(res *Result) error {
 		if err != nil {
 			return err
 		}
-		problems = append(problems, compare(t.ID(), want, got)...)
-		delete(byID, t.ID())
+		problems = append(problems, compare(t.Label(), want, got)...)
+		delete(byID, id)
 	}
 	for id := range byID {
 		problems = append(problems, fmt.Sprintf("target %s: not rendered", id))
@@ -77,10 +78,10 @@ func (res *Result) expected(t *Target) (map[string]map[string]any, error) {
 	dropped := map[string][][]string{}
 	left := map[string]bool{}
 	for _, f := range res.Findings {
-		if f.Target != t.ID() || f.Object == "" {
+		if f.Target != t.Label() || f.Object == "" {
 			continue
 		}
-		if f.Field == "" {
+		if f.leftOut {
 			left[f.Object] = true
 		} else if f.dropped != nil {
 			dropped[f.Object] = append(dropped[f.Object], f.dropped)
