@@ -170,6 +170,22 @@ func mapFS(files map[string]string) fstest.MapFS {
 	return m
 }
 
+// TestApplicationsYAML11 checks that plain scalars are read as Argo CD
+// reads them (sigs.k8s.io/yaml, YAML 1.1): on, off, y and n are booleans,
+// also as keys, 0777 is octal; quoted ones stay strings.
+func TestApplicationsYAML11(t *testing.T) {
+	set := "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: s}\nspec:\n" +
+		"  generators: [{list: {elements: [{n: x, mode: 0777, flag: on, quoted: 'on'}]}}]\n" +
+		"  template: {metadata: {name: '{{n}}'}, spec: {project: p, destination: {name: in-cluster}}}\n"
+	res := importFleet(t, "applications", mapFS(map[string]string{"argocd/dev/s.yaml": set}), importer.Options{Dir: "argocd"})
+	v := string(res.Files["config/argocd/s/values.yaml"])
+	for _, want := range []string{`"false": x`, "mode: 511", "flag: true", `quoted: 'on'`} {
+		if !strings.Contains(v, want) {
+			t.Errorf("values.yaml has no %s:\n%s", want, v)
+		}
+	}
+}
+
 func TestLookupUnknownFormat(t *testing.T) {
 	_, err := importer.Lookup("flux")
 	if err == nil || !strings.Contains(err.Error(), `unknown format "flux" (formats: applications`) {
@@ -187,7 +203,7 @@ func TestVerifyCatchesADifference(t *testing.T) {
 	}
 	res.Files[p] = bytes.Replace(res.Files[p], []byte("namespace: argocd"), []byte("namespace: argo"), 1)
 	err := importer.Verify(res)
-	if !errors.Is(err, importer.ErrMismatch) || !strings.Contains(err.Error(), `target dev: Application root-gitops differs`) {
+	if !errors.Is(err, importer.ErrMismatch) || !strings.Contains(err.Error(), `target dev: Application root-gitops: metadata.namespace: the source has "argocd", strata renders "argo"`) {
 		t.Errorf("Verify: %v", err)
 	}
 }

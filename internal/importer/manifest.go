@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -59,8 +60,14 @@ func lastKeys(file string, n *yaml.Node, path []string, dups *[]Finding) *yaml.N
 		}
 		return n
 	}
+	if n.Kind == yaml.ScalarNode {
+		return yaml11(n, false)
+	}
 	if n.Kind != yaml.MappingNode {
 		return n
+	}
+	for i := 0; i < len(n.Content); i += 2 {
+		n.Content[i] = yaml11(n.Content[i], true)
 	}
 	last := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -100,6 +107,39 @@ func yamlError(file string, data []byte, err error) error {
 		}
 	}
 	return e
+}
+
+// yaml11 returns plain scalar n as Argo CD reads it: sigs.k8s.io/yaml
+// resolves plain scalars by YAML 1.1's rules (on, off, y, n, yes and no
+// are booleans, 0777 is octal) and turns the result into JSON, where a
+// key is a string ("true"). Quoted, block and tagged scalars are strings
+// or what their tag says, as in YAML 1.2.
+func yaml11(n *yaml.Node, key bool) *yaml.Node {
+	if n.Kind != yaml.ScalarNode || n.Style != 0 {
+		return n
+	}
+	js, err := sigsyaml.YAMLToJSON([]byte(n.Value))
+	if err != nil || len(js) == 0 || js[0] == '"' || js[0] == '{' || js[0] == '[' {
+		return n // a string, or not a scalar alone: as yaml.v3 read it
+	}
+	c := *n
+	c.Value = string(js)
+	switch {
+	case key:
+		c.Tag = "!!str"
+	case c.Value == "true" || c.Value == "false":
+		c.Tag = "!!bool"
+	case c.Value == "null":
+		c.Tag = "!!null"
+	case strings.ContainsAny(c.Value, ".eE"):
+		c.Tag = "!!float"
+	default:
+		c.Tag = "!!int"
+	}
+	if c.Tag == n.ShortTag() && !key && c.Tag != "!!int" && c.Tag != "!!float" {
+		return n
+	}
+	return &c
 }
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" }

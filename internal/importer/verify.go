@@ -1,13 +1,14 @@
 package importer
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
 	"fmt"
 	"sort"
 	"strings"
 	"testing/fstest"
 
-	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -117,8 +118,8 @@ func compare(target string, want map[string]map[string]any, got map[string]*unst
 			problems = append(problems, fmt.Sprintf("target %s: %s %s is not rendered", target, w["kind"], name))
 			continue
 		}
-		if d := cmp.Diff(withoutNulls(w), withoutNulls(g.Object)); d != "" {
-			problems = append(problems, fmt.Sprintf("target %s: %s %s differs (-source +strata):\n%s", target, w["kind"], name, d))
+		for _, d := range differences("", withoutNulls(w), withoutNulls(g.Object)) {
+			problems = append(problems, fmt.Sprintf("target %s: %s %s: %s", target, w["kind"], name, d))
 		}
 	}
 	for name, g := range got {
@@ -127,6 +128,56 @@ func compare(target string, want map[string]map[string]any, got map[string]*unst
 		}
 	}
 	return problems
+}
+
+// differences lists where got differs from want: each path, with the
+// source's value and strata's, in JSON.
+func differences(path string, want, got any) []string {
+	wm, wok := want.(map[string]any)
+	gm, gok := got.(map[string]any)
+	if wok && gok {
+		var out []string
+		for _, k := range sortedKeys(wm) {
+			out = append(out, differences(join(path, k), wm[k], gm[k])...)
+		}
+		for _, k := range sortedKeys(gm) {
+			if _, ok := wm[k]; !ok {
+				out = append(out, differences(join(path, k), nil, gm[k])...)
+			}
+		}
+		return out
+	}
+	wl, wok := want.([]any)
+	gl, gok := got.([]any)
+	if wok && gok && len(wl) == len(gl) {
+		var out []string
+		for i := range wl {
+			out = append(out, differences(fmt.Sprintf("%s[%d]", path, i), wl[i], gl[i])...)
+		}
+		return out
+	}
+	if reflect.DeepEqual(want, got) {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: the source has %s, strata renders %s", path, jsonText(want), jsonText(got))}
+}
+
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+func jsonText(v any) string {
+	if v == nil {
+		return "nothing"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 // withoutNulls returns v without the mapping keys whose value is null.
