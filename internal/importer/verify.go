@@ -3,8 +3,8 @@ package importer
 import (
 	"encoding/json"
 	"errors"
-	"reflect"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing/fstest"
