@@ -34,7 +34,9 @@ func Verify(res *Result) error {
 	}
 	r, err := render.Load(memfs.Index(m))
 	if err != nil {
-		return fmt.Errorf("%w: loading it: %w", ErrMismatch, err)
+		// The names come from the source and the options (--cluster-type-name,
+		// --dimensions): fleet's rules for names apply to them.
+		return fmt.Errorf("the fleet import would write does not load (its names come from the repository, --cluster-type-name and --dimensions): %w", err)
 	}
 	outs, err := r.RenderAll(r.Targets(), nil)
 	if err != nil {
