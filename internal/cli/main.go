@@ -200,6 +200,7 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 		newChartCmd(g),
 		newFreezeCmd(g),
 		newUnfreezeCmd(g),
+		newImportCmd(g),
 	)
 	addBuiltinExamples(cmd)
 	markUsageErrors(cmd)
