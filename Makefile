@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/strata
 EXAMPLE ?= examples/seed-003
 
-.PHONY: help build test test-short lint golden bench e2e example tidy release
+.PHONY: help build test test-short lint golden bench e2e example tidy release image
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -13,6 +13,9 @@ build: ## build bin/strata
 
 release: ## stripped, reproducible binaries for linux and darwin (amd64, arm64) and SHA256SUMS in dist/
 	bash hack/release.sh
+
+image: ## the container image strata:$(git describe) as an OCI image layout in dist/image (docs/image.md)
+	bash hack/image.sh dist/image
 
 example: ## render the bundled seed 003 example fleet
 	$(GO) run ./cmd/strata --root $(EXAMPLE) render
