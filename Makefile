@@ -20,12 +20,9 @@ image: ## the container image strata:$(git describe) as an OCI image layout in d
 example: ## render the bundled seed 003 example fleet
 	$(GO) run ./cmd/strata --root $(EXAMPLE) render
 
-test: ## all tests, including those against a real kube-apiserver (prepares it first)
+test: ## all tests, including those against a real kube-apiserver and Argo CD (prepares them first; hack/test.sh)
 	bash hack/test-deps.sh
-	$(GO) test -race -count=1 -timeout 45m ./...
-	# The race detector's shadow memory is in a process's peak RSS: the
-	# memory limit's test runs without it.
-	$(GO) test -count=1 -run '^TestMemoryLimitBoundsTheProcess$$' ./internal/render
+	bash hack/test.sh
 
 test-short: ## unit and CLI tests only (skips the API server and Argo CD tiers)
 	$(GO) test -short -count=1 ./...
