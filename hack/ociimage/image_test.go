@@ -8,15 +8,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http/cgi"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
 // The user the image runs as (hack/image.sh).
 const imageUser = "65532:65532"
+
+// envLayout names an image layout (make image's dist/image) that
+// TestImage runs instead of building its own twice; envVersion is the
+// version it should report.
+const (
+	envLayout  = "STRATA_TEST_IMAGE"
+	envVersion = "STRATA_TEST_IMAGE_VERSION"
+)
 
 // TestImage builds the image with hack/image.sh (make image) twice and
 // requires the same manifest digest; then it unpacks the layout into a
@@ -26,7 +37,9 @@ const imageUser = "65532:65532"
 //
 // It needs root (chroot, and the files' owners), apt-get and dpkg-deb
 // (the image is made of Debian's packages, downloaded once into
-// STRATA_CACHE); without them, or under -short, it is skipped.
+// STRATA_CACHE); without them, or under -short, it is skipped. With
+// STRATA_TEST_IMAGE naming a layout (and STRATA_TEST_IMAGE_VERSION its
+// version), it runs that image and builds none.
 func TestImage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping under -short: builds the image (hack/image.sh) from Debian's packages")
@@ -39,16 +52,20 @@ func TestImage(t *testing.T) {
 			t.Skipf("skipping: %s is not installed", tool)
 		}
 	}
-	const version = "v0.0.0-imagetest"
 	dir := t.TempDir()
-	first := makeImage(t, version, filepath.Join(dir, "a"))
-	second := makeImage(t, version, filepath.Join(dir, "b"))
-	if first != second {
-		t.Errorf("two builds gave two images: %s, then %s", first, second)
+	layout, version := os.Getenv(envLayout), os.Getenv(envVersion)
+	if layout == "" {
+		version = "v0.0.0-imagetest"
+		layout = filepath.Join(dir, "a")
+		first := makeImage(t, version, layout)
+		second := makeImage(t, version, filepath.Join(dir, "b"))
+		if first != second {
+			t.Errorf("two builds gave two images: %s, then %s", first, second)
+		}
 	}
 
 	root := filepath.Join(dir, "rootfs")
-	config := unpack(t, filepath.Join(dir, "a"), root)
+	config := unpack(t, layout, root)
 	if config.User != imageUser || len(config.Entrypoint) != 1 || config.Entrypoint[0] != "/usr/local/bin/strata" {
 		t.Errorf("config: user %q, entry point %q; want %s, /usr/local/bin/strata", config.User, config.Entrypoint, imageUser)
 	}
@@ -56,6 +73,18 @@ func TestImage(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(root, sh)); err == nil {
 			t.Errorf("the image has a shell: /%s", sh)
 		}
+	}
+
+	// A container runtime gives the image the devices of the OCI runtime
+	// specification (config-linux.md, "Default Devices"); git opens
+	// /dev/null and reads /dev/urandom.
+	must(t, os.Mkdir(filepath.Join(root, "dev"), 0o755))
+	for name, minor := range map[string]int{"null": 3, "zero": 5, "full": 7, "random": 8, "urandom": 9} {
+		p := filepath.Join(root, "dev", name)
+		if err := syscall.Mknod(p, syscall.S_IFCHR|0o666, 1<<8|minor); err != nil {
+			t.Skipf("skipping: cannot make /dev/%s in the root file system: %v", name, err)
+		}
+		must(t, os.Chmod(p, 0o666))
 	}
 
 	out, err := inImage(t, root, config, config.Entrypoint[0], "--version")
@@ -116,7 +145,7 @@ func extract(t *testing.T, tr *tar.Reader, root string) {
 	t.Helper()
 	for {
 		h, err := tr.Next()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return
 		}
 		must(t, err)
@@ -169,14 +198,18 @@ func inImage(t *testing.T, root string, cfg ImageConfig, argv ...string) (string
 	return string(out), err
 }
 
-// rolloutOnce writes a fleet into the image's home with a bare remote
-// beside it, renders and pushes it with the image's strata and git, and
-// runs `strata rollout --once`: it takes the next step (a commit, pushed)
-// and stops at the manual gate after it, exit 4 (docs/exit-codes.md).
+// rolloutOnce writes a fleet into the image's home, renders and pushes it
+// with the image's strata and git to a repository the host serves over
+// HTTP, and runs `strata rollout --once`: it takes the next step (a
+// commit, pushed) and stops at the manual gate after it, exit 4
+// (docs/exit-codes.md).
+//
+// The remote is served over HTTP, as a Git host serves it, rather than
+// being a path: git runs a path remote's git-receive-pack through sh,
+// which the image does not have (an ssh or https remote is run directly).
 func rolloutOnce(t *testing.T, root string, cfg ImageConfig) {
 	t.Helper()
-	home := cfg.WorkingDir
-	fleet, remote := home+"/fleet", home+"/remote.git"
+	fleet := cfg.WorkingDir + "/fleet"
 	for name, data := range fleetFiles {
 		p := filepath.Join(root, fleet, name)
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -192,10 +225,10 @@ func rolloutOnce(t *testing.T, root string, cfg ImageConfig) {
 		}
 		return os.Lchown(p, uid, gid)
 	}))
+	remote, bare := gitServer(t)
 
 	strata, git := cfg.Entrypoint[0], "/usr/bin/git"
 	for _, argv := range [][]string{
-		{git, "init", "-q", "--bare", "-b", "main", remote},
 		{git, "-C", fleet, "init", "-q", "-b", "main"},
 		{git, "-C", fleet, "remote", "add", "origin", remote},
 		{strata, "--root", fleet, "render"},
@@ -220,10 +253,38 @@ func rolloutOnce(t *testing.T, root string, cfg ImageConfig) {
 			t.Errorf("rollout --once printed no %q", want)
 		}
 	}
-	pushed, err := inImage(t, root, cfg, git, "--git-dir", remote, "log", "-1", "--format=%s")
-	if err != nil || !strings.HasPrefix(pushed, "Promote patch-001 of workload/demo to integration/eu-west1") {
+	pushed, err := exec.Command("git", "--git-dir", bare, "log", "-1", "--format=%s", "main").CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(pushed), "Promote patch-001 of workload/demo to integration/eu-west1") {
 		t.Errorf("the remote's last commit is %q (%v), want the step's", pushed, err)
 	}
+}
+
+// gitServer serves a new bare repository over smart HTTP on loopback with
+// the host's git http-backend, pushes allowed, until the test ends; the
+// chroot shares the host's network. It returns the repository's URL and
+// its directory.
+func gitServer(t *testing.T) (url, bare string) {
+	t.Helper()
+	git, err := exec.LookPath("git")
+	must(t, err)
+	dir := t.TempDir()
+	bare = filepath.Join(dir, "fleet.git")
+	for _, args := range [][]string{
+		{"init", "-q", "--bare", "-b", "main", bare},
+		{"--git-dir", bare, "config", "http.receivepack", "true"},
+	} {
+		if out, err := exec.Command(git, args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	srv := httptest.NewServer(&cgi.Handler{
+		Path: git,
+		Args: []string{"http-backend"},
+		Dir:  dir,
+		Env:  []string{"GIT_PROJECT_ROOT=" + dir, "GIT_HTTP_EXPORT_ALL=1"},
+	})
+	t.Cleanup(srv.Close)
+	return srv.URL + "/fleet.git", bare
 }
 
 // fleetFiles is a fleet whose nodes declare rollout: {watch: false} (no

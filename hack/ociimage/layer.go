@@ -136,7 +136,7 @@ func writeEntry(tw *tar.Writer, spec LayerSpec, rel string, links map[[2]uint64]
 		return fmt.Errorf("%s: %s is neither a file, a directory nor a symbolic link", full, mode.Type())
 	}
 	if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
-		key := [2]uint64{uint64(st.Dev), st.Ino} //nolint:unconvert // Dev's type differs across platforms
+		key := [2]uint64{uint64(st.Dev), st.Ino}
 		if first, seen := links[key]; seen {
 			h.Typeflag, h.Linkname = tar.TypeLink, first
 			return tw.WriteHeader(h)
