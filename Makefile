@@ -14,7 +14,7 @@ build: ## build bin/strata
 release: ## stripped, reproducible binaries for linux and darwin (amd64, arm64) and SHA256SUMS in dist/
 	bash hack/release.sh
 
-image: ## the container image strata:$(git describe) as an OCI image layout in dist/image (docs/image.md)
+image: ## the container image strata:<version> as an OCI image layout in dist/image (docs/image.md)
 	bash hack/image.sh dist/image
 
 example: ## render the bundled seed 003 example fleet
