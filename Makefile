@@ -3,7 +3,7 @@ GO      ?= go
 BIN     ?= bin/strata
 EXAMPLE ?= examples/seed-003
 
-.PHONY: help build test test-short lint golden bench e2e example tidy release
+.PHONY: help build test test-short lint golden bench e2e example tidy release image
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -14,15 +14,15 @@ build: ## build bin/strata
 release: ## stripped, reproducible binaries for linux and darwin (amd64, arm64) and SHA256SUMS in dist/
 	bash hack/release.sh
 
+image: ## the container image strata:<version> as an OCI image layout in dist/image (docs/image.md)
+	bash hack/image.sh dist/image
+
 example: ## render the bundled seed 003 example fleet
 	$(GO) run ./cmd/strata --root $(EXAMPLE) render
 
-test: ## all tests, including those against a real kube-apiserver (prepares it first)
+test: ## all tests, including those against a real kube-apiserver and Argo CD (prepares them first; hack/test.sh)
 	bash hack/test-deps.sh
-	$(GO) test -race -count=1 -timeout 45m ./...
-	# The race detector's shadow memory is in a process's peak RSS: the
-	# memory limit's test runs without it.
-	$(GO) test -count=1 -run '^TestMemoryLimitBoundsTheProcess$$' ./internal/render
+	bash hack/test.sh
 
 test-short: ## unit and CLI tests only (skips the API server and Argo CD tiers)
 	$(GO) test -short -count=1 ./...

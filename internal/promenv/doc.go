@@ -3,9 +3,9 @@
 // tests of rollout.stopWhen and of Prometheus checks (packages alert,
 // rollout and e2e) read them through strata's own clients.
 //
-// Where the binaries come from: hack/build-prom.sh builds Prometheus
-// ([PrometheusVersion], module [PrometheusModule]) and Alertmanager
-// ([AlertmanagerVersion]) from their Go modules into
+// Where the binaries come from: hack/build-prom.sh takes Prometheus
+// ([PrometheusVersion]) from Debian's package and builds Alertmanager
+// ([AlertmanagerVersion]) from its Go module into
 // ${STRATA_CACHE:-$HOME/.cache/strata}/prometheus/<versions>/bin, outside
 // the repository; STRATA_PROM_BIN names another directory holding them.
 // hack/test-deps.sh runs the script, so `make test` has them.

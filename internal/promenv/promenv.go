@@ -16,10 +16,8 @@ import (
 // Versions of what the tests run; they must equal those of
 // hack/build-prom.sh (a test checks that they do).
 const (
-	// PrometheusModule is the github.com/prometheus/prometheus module
-	// version of Prometheus PrometheusVersion (v0.316.0 is 3.16.0).
-	PrometheusModule    = "v0.316.0"
-	PrometheusVersion   = "3.16.0"
+	// Prometheus is Debian 12's; Alertmanager is built from its module.
+	PrometheusVersion   = "2.42.0"
 	AlertmanagerVersion = "v0.35.0"
 )
 
@@ -33,13 +31,13 @@ const EnvBin = "STRATA_PROM_BIN"
 const startTimeout = 2 * time.Minute
 
 // DefaultBinDir returns where hack/build-prom.sh puts the binaries:
-// <cache>/prometheus/<PrometheusModule>-am-<AlertmanagerVersion>/bin.
+// <cache>/prometheus/<PrometheusVersion>-am-<AlertmanagerVersion>/bin.
 func DefaultBinDir() (string, error) {
 	cache, err := testenv.CacheDir()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(cache, "prometheus", PrometheusModule+"-am-"+AlertmanagerVersion, "bin"), nil
+	return filepath.Join(cache, "prometheus", PrometheusVersion+"-am-"+AlertmanagerVersion, "bin"), nil
 }
 
 // binary returns the path of the named binary, or ends the test: skipped

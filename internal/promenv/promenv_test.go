@@ -3,7 +3,6 @@ package promenv_test
 import (
 	"os"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/promenv"
@@ -15,8 +14,8 @@ func TestBuildScriptPinsVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{
-		"PROMETHEUS_MODULE_VERSION": promenv.PrometheusModule,
-		"ALERTMANAGER_VERSION":      promenv.AlertmanagerVersion,
+		"PROMETHEUS_VERSION":   promenv.PrometheusVersion,
+		"ALERTMANAGER_VERSION": promenv.AlertmanagerVersion,
 	} {
 		m := regexp.MustCompile(`(?m)^` + name + `=(\S+)`).FindSubmatch(script)
 		if m == nil {
@@ -24,9 +23,5 @@ func TestBuildScriptPinsVersions(t *testing.T) {
 		} else if got := string(m[1]); got != want {
 			t.Errorf("%s pins %s=%s, package promenv says %s: change both together", promenv.BuildScript, name, got, want)
 		}
-	}
-	// Prometheus 3.16.0 is module v0.316.0.
-	if "v0."+strings.Replace(promenv.PrometheusVersion, ".", "", 1) != promenv.PrometheusModule {
-		t.Errorf("Prometheus %s is not module %s", promenv.PrometheusVersion, promenv.PrometheusModule)
 	}
 }
