@@ -29,6 +29,12 @@ type Fleet struct {
 	byTarget     map[string][]*Cluster // type + "\x00" + target ID -> clusters (ClustersAt)
 }
 
+// WithClusters is the fleet with the inventory cs instead of its own: a new
+// value, so that what f caches about its clusters (ClustersAt) is not shared.
+func (f *Fleet) WithClusters(cs []*Cluster) *Fleet {
+	return &Fleet{FS: f.FS, Config: f.Config, ClusterTypes: f.ClusterTypes, Targets: f.Targets, Clusters: cs}
+}
+
 // ClusterType is config/<name>/: its defaults and components.
 type ClusterType struct {
 	Name string

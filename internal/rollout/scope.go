@@ -57,15 +57,14 @@ func (ws *waitSet) scoped(ct, comp string) *scope {
 		sc.names[e.Name] = true
 		clusters[e.Cluster] = true
 	}
-	f := *ws.f
-	f.Clusters = nil
+	var kept []*fleet.Cluster
 	for _, c := range ws.f.Clusters {
 		if clusters[c.Name] {
-			f.Clusters = append(f.Clusters, c)
+			kept = append(kept, c)
 			sc.paths[live.RootPath(c)] = true
 		}
 	}
-	sc.f = &f
+	sc.f = ws.f.WithClusters(kept)
 	for n := range sc.names {
 		sc.keys = append(sc.keys, "name/"+n)
 	}
