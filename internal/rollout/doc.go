@@ -12,8 +12,10 @@
 // repository lock only while it writes; the caller holds the patch's own
 // lock for the run.
 //
-// A step (step.go) is package action's Step, then a push replayed on a
-// moved remote (replay.go), a wait for package live's verdict on what the
+// A step (step.go) is package action's Step.Run, made by the writer (a
+// rollout of its own is a batch of one: one write path), then the
+// writer's push, the step made again on a moved remote (writer_push.go,
+// replay.go), a wait for package live's verdict on what the
 // step's commit changed (wait.go; every Argo CD read first, then watched,
 // never polled; the roots not at the step asked to refresh, refresh.go),
 // a soak and the checks (checks.go; those that passed are recorded in a

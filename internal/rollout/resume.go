@@ -37,8 +37,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 		if err := r.reach(ctx); err != nil {
 			return err
 		}
-		_, err = r.commitStep(ctx, j.Plan)
-		return err
+		return r.commitStep(ctx, j.Plan, true)
 	}
 	dirty, err := r.repo.dirty(ctx, "config", render.OutputDir)
 	if err != nil {
@@ -54,8 +53,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 		if err := r.holdFirstCopy(ctx); err != nil {
 			return err
 		}
-		_, err := r.commitStep(ctx, nil)
-		return err
+		return r.commitStep(ctx, nil, false)
 	}
 	ahead, err := r.repo.unpushed(ctx)
 	if err != nil || !ahead {

@@ -44,30 +44,40 @@ func (r *runner) action() *action.Step {
 	return &action.Step{Dir: r.env.Dir, FS: r.fsys, Ops: r.ops, Retry: "run the rollout again"}
 }
 
-// commitStep renders what the step of plan (nil: the patch's first copy,
-// every target) can change, commits config/ and rendered/ as that step
-// and pushes it.
-func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, error) {
-	st, c, subject, err := r.makeStep(ctx, plan, r.repo.git)
+// commitStep makes the step of plan that catchUp completes (nil: the
+// patch's first copy, every target; applied: a promotion resumed from its
+// journal) and pushes it by the writer's one push loop (publish), under
+// the repository lock catchUp holds.
+func (r *runner) commitStep(ctx context.Context, plan *promote.Plan, applied bool) error {
+	base, err := r.repo.head(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if subject, err = r.publish(ctx, plan, st, c, subject); err != nil {
-		return nil, err
+	req := &stepReq{r: r, plan: plan}
+	if req.st, req.c, req.subject, err = r.makeStep(ctx, plan, r.repo.git, applied); err != nil {
+		return err
 	}
-	r.pushed(st, subject)
-	return st, nil
+	if err := r.writer.publish(ctx, r.repo, []*stepReq{req}, base); err != nil {
+		return err
+	}
+	if req.err != nil {
+		return req.err
+	}
+	r.pushed(req.st, req.subject)
+	return nil
 }
 
-// makeStep renders what the step of plan can change and commits it with
-// g, unpushed; it returns the step, how it was committed (for a replay)
-// and the commit's subject.
-func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo) (*step, action.Commit, string, error) {
+// makeStep makes the step of plan with action.Step.Run (apply unless
+// applied, render what it can change, commit with g), unpushed; it
+// returns the step, how it was committed (for a replay) and the commit's
+// subject.
+func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, applied bool) (*step, action.Commit, string, error) {
 	f, err := r.load()
 	if err != nil {
 		return nil, action.Commit{}, "", err
 	}
 	act := r.action()
+	act.Applied = applied
 	c := action.Commit{Git: g, Paths: []string{"config", render.OutputDir}, Planned: true,
 		Trailers: append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)}
 	if len(r.hide) > 0 { // other patches' first copies, left out (firstcopies.go)
@@ -76,12 +86,12 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo) (
 			c.Paths = append(c.Paths, ":(exclude)"+p)
 		}
 	}
-	if _, err := act.Render(plan); err != nil {
-		return nil, action.Commit{}, "", err
-	}
 	st := &step{}
 	if plan != nil {
 		st.node = plan.Target
+		if st.node == "" {
+			st.node = plan.Found[len(plan.Found)-1]
+		}
 		r.enterWave(plan)
 	} else {
 		locs := locations(f, r.opts)
@@ -92,12 +102,9 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo) (
 			return nil, action.Commit{}, "", err
 		}
 	}
-	if st.node == "" {
-		st.node = plan.Found[len(plan.Found)-1]
-	}
 	st.policy = r.policyAt(f, st.node)
 	st.soak = st.policy.Soak
-	done, err := act.Commit(ctx, plan, c)
+	_, done, err := act.Run(ctx, plan, c)
 	if err != nil {
 		return nil, action.Commit{}, "", err
 	}
@@ -148,17 +155,6 @@ func (r *runner) waitSet(ctx context.Context, commit string, pick func(live.AppS
 		return err
 	})
 	return ws, err
-}
-
-// fetch brings the remote branch's commits into the local repository, for
-// a revision Argo CD synced that someone pushed after the step's: its
-// containment of the step's commit is judged again rather than failing
-// the step.
-func (r *runner) fetch(ctx context.Context) func(string) error {
-	return func(string) error {
-		_, err := r.repo.fetch(ctx)
-		return err
-	}
 }
 
 // policyAt is the rollout policy at node, with the run's overrides.

@@ -15,7 +15,8 @@ import (
 	"github.com/strata-fleet/strata/internal/render"
 )
 
-// writer makes the steps of RunAll's rollouts. Each time it holds the
+// writer makes the steps of the rollouts: RunAll's, and a rollout of its
+// own as a batch of one (one write path). Each time it holds the
 // repository lock it makes the step of every rollout ready at that
 // moment, in patch order, each its own commit with its own message and
 // trailers, and pushes them all in one push; a push refused because the
@@ -251,7 +252,7 @@ func (w *writer) write(ctx context.Context) {
 			beganClean = beganClean || (i == 0 && clean)
 		}
 		if req.plan, req.err = req.r.ready(ctx, dirty); req.err == nil && req.plan != nil {
-			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan, g)
+			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan, g, false)
 		}
 		if req.err != nil {
 			req.st = nil
