@@ -122,6 +122,7 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 	f.StringVar(&o.opts.Until, "until", "", "stop once every target under this node has the patch")
 	f.BoolVar(&o.opts.DryRun, "dry-run", false, "list the steps and change nothing")
 	f.StringVar(&o.opts.Remote, "remote", "", "the remote the steps are pushed to (default: the branch's upstream)")
+	f.BoolVar(&o.opts.RerunChecks, "rerun-checks", false, "run every check of a step again, even those strata's record (refs/strata/record) says passed for the patch at that step's commit")
 	f.StringVar(&o.onFailure, "on-failure", "stop", "what a failed step does: stop, or revert (push a revert commit and wait for its targets)")
 	f.StringSliceVar(&o.opts.Approve, "approve", nil, "pass this manual gate (a node ID; repeat for several); with --all or --watch, for every patch the run rolls out")
 	f.StringVar(&o.opts.Approver, "approver", "", "who approves, \"Name <email>\" (default: git's user.name and user.email)")

@@ -129,7 +129,9 @@ func (r *runner) settle(ctx context.Context) error {
 	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
 		return err
 	}
-	if err := r.reverted(ctx, st.node, st.revert); err != nil {
+	// A failure strata recorded, the patch unchanged since: stopped, in
+	// every mode.
+	if err := r.stopped(ctx, st.node); err != nil {
 		return err
 	}
 	if err := r.reach(ctx); err != nil {

@@ -46,6 +46,9 @@ type Options struct {
 	// soak or hold that is not over ends the run (Result.Stopped
 	// StoppedPending, once.go).
 	Once bool
+	// RerunChecks runs every check of a step again rather than reusing
+	// what strata's record says passed for it (--rerun-checks).
+	RerunChecks bool
 	// Args, when set, are the arguments of the strata command that started
 	// the run: the command that continues past a gate repeats them all
 	// (--remote, --kubeconfig, contexts, soak, timeout...) and adds the

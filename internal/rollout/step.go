@@ -14,6 +14,7 @@ import (
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -37,6 +38,10 @@ type step struct {
 	// ws, when set, is the step's wait set, read when it was pushed
 	// (RunAll's writer reads one for all the steps of a push).
 	ws *waitSet
+	// tree is the rendered output of targets at commit, by content
+	// (record.TreeOf); checks the checks run for it (the record's).
+	tree   string
+	checks []record.Check
 }
 
 // action is the promotion step of the work tree (package action).
@@ -62,6 +67,9 @@ func (r *runner) commitStep(ctx context.Context, plan *promote.Plan, applied boo
 	}
 	if req.err != nil {
 		return req.err
+	}
+	if err := recordSteps(ctx, []*stepReq{req}); err != nil {
+		return err
 	}
 	r.pushed(req.st, req.subject)
 	return nil
@@ -193,8 +201,17 @@ func (r *runner) foldPolicy(f *fleet.Fleet, ids []string) fleet.RolloutPolicy {
 	return r.opts.overridden(f.Config.StrictestAt(nodes...))
 }
 
-// verify waits for the step's Applications, soaks and runs the checks.
+// verify verifies st (verifyStep) and records that it passed; a failure
+// is recorded by failed.
 func (r *runner) verify(ctx context.Context, st *step) error {
+	if err := r.verifyStep(ctx, st); err != nil {
+		return err
+	}
+	return r.recordVerdict(ctx, st, record.KindPassed, nil)
+}
+
+// verifyStep waits for the step's Applications, soaks and runs the checks.
+func (r *runner) verifyStep(ctx context.Context, st *step) error {
 	if st.policy.NoWatch {
 		r.noWatch(st)
 		return r.runChecks(ctx, st)
@@ -270,16 +287,14 @@ func (r *runner) runChecks(ctx context.Context, st *step) error {
 	for _, t := range st.targets {
 		env.Clusters = append(env.Clusters, t.Clusters...)
 	}
-	var done map[string]checkRecord
-	var passed []checkRecord
-	if len(st.policy.Checks) > 0 && st.commit != "" {
-		done = r.repo.passedChecks(ctx, st.commit)
-	}
+	done := r.reusable(ctx, st)
 	for _, c := range st.policy.Checks {
-		rec := checkRecord{Check: c.Name, Definition: checkDefinition(c), Patch: r.patchID(), Step: st.node}
-		if at, ok := done[rec.key()]; ok {
+		def := checkDefinition(c)
+		if e, ok := done[c.Name+"\x00"+def]; ok {
+			st.checks = append(st.checks, record.Check{Name: c.Name, Definition: def, Passed: true, Reason: "recorded " + e.ID()})
 			r.emit(Event{Kind: KindCheck, Step: st.node, Commit: st.commit, Check: c.Name, Passed: true, Recorded: true,
-				Message: fmt.Sprintf("passed at %s (recorded in %s); not run again", at.Passed.UTC().Format(time.RFC3339), NotesRef)})
+				Message: fmt.Sprintf("passed for this patch and step commit at %s (recorded in %s, %.12s); not run again",
+					e.At.UTC().Format(time.RFC3339), record.Ref, e.ID())})
 			continue
 		}
 		err := runCheck(ctx, r.env.Dir, c, env)
@@ -292,31 +307,36 @@ func (r *runner) runChecks(ctx context.Context, st *step) error {
 			if ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
+			st.checks = append(st.checks, record.Check{Name: c.Name, Definition: def, Reason: lastLines(err.Error(), 3)})
 			return &StepError{Step: st.node, Commit: st.commit, Failures: []Failure{{Check: c.Name, Reason: err.Error()}}}
 		}
-		rec.Passed, rec.Host = r.env.Clock.Now().UTC().Truncate(time.Second), host()
-		passed = append(passed, rec)
-	}
-	if len(passed) > 0 && st.commit != "" {
-		// Every check passed: a later run skips them. Without the record
-		// they just run again, so a failure to write it is a warning.
-		if err := r.repo.recordChecks(ctx, st.commit, passed, r.env.PushBackoff); err != nil {
-			r.log("recording the checks of %s that passed on %.12s: %v; a later run runs them again", st.node, st.commit, err)
-		}
+		st.checks = append(st.checks, record.Check{Name: c.Name, Definition: def, Passed: true})
 	}
 	return nil
 }
 
-// failed ends the rollout on err; with Revert, a failed step is reverted
-// first, and its targets waited for until they are healthy again.
+// failed ends the rollout on err, recorded; with Revert, a failed step is
+// reverted first (never a revert: no revert of a revert), the revert
+// recorded, and its targets waited for until they are healthy again.
 func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	var se *StepError
 	if !errors.As(err, &se) {
 		return err
 	}
 	r.emit(Event{Kind: KindFailed, Step: st.node, Commit: st.commit, Failures: se.Failures, Message: "the step failed"})
+	if err := r.recordVerdict(ctx, st, record.KindFailed, se.Failures); err != nil {
+		return errors.Join(se, err)
+	}
 	if !r.opts.Revert || st.revert == "" {
 		return se
+	}
+	if isRevert, err := r.isRevert(ctx, st.revert); err != nil || isRevert {
+		// No revert of a revert: it would put back what was undone.
+		if err == nil {
+			r.emit(Event{Kind: KindFailed, Step: st.node, Commit: st.revert,
+				Message: fmt.Sprintf("not reverted: %.12s, the patch's last change, is itself a revert", st.revert)})
+		}
+		return errors.Join(se, err)
 	}
 	terminated := r.terminate(ctx, se.Failures)
 	var commit string
@@ -337,6 +357,10 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	if gerr != nil {
 		return errors.Join(se, gerr)
 	}
+	se.Reverted = commit
+	if err := r.recordRevert(ctx, st, commit, se.Failures); err != nil {
+		return errors.Join(se, err)
+	}
 	msg := fmt.Sprintf("reverted %.12s; waiting for its targets to be healthy again", st.revert)
 	if r.opts.Once {
 		msg = fmt.Sprintf("reverted %.12s and pushed the revert; its targets are not waited for (--once)", st.revert)
@@ -346,8 +370,8 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	}
 	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets), Message: msg})
 	if r.opts.Once {
-		// The revert's targets are not waited for: the next run goes on
-		// from the revert (reverted).
+		// The revert's targets are not waited for: the next run finds the
+		// revert in the record and stays stopped (stopped).
 		return se
 	}
 	ws, werr := r.waitSet(ctx, commit, changedIn(commit))
@@ -359,7 +383,7 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	if werr != nil {
 		return errors.Join(se, fmt.Errorf("after the revert %.12s: %w", commit, werr))
 	}
-	se.Reverted = commit
+	se.Healthy = true
 	return se
 }
 
@@ -410,4 +434,16 @@ func failedTrailers(node string, failures []Failure) []string {
 		out = append(out, "--trailer", fmt.Sprintf("%s: %s: %s", FailedTrailer, node, reason))
 	}
 	return out
+}
+
+// isRevert reports whether commit reverts another (git revert's message).
+// It only ever keeps strata from reverting it: a message is never taken
+// for strata's revert of a failed step (the record says that).
+func (r *runner) isRevert(ctx context.Context, commit string) (bool, error) {
+	body, err := r.repo.run(ctx, "log", "-1", "--format=%B", commit)
+	if err != nil {
+		return false, err
+	}
+	_, ok := revertOf(body)
+	return ok, nil
 }

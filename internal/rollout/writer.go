@@ -12,6 +12,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -284,11 +285,46 @@ func (w *writer) write(ctx context.Context) {
 		return
 	}
 	w.waitSets(ctx, repo, made, base, beganClean)
+	if err := recordSteps(ctx, made); err != nil {
+		return
+	}
 	for _, req := range made {
 		if req.err == nil {
 			req.r.pushed(req.st, req.subject)
 		}
 	}
+}
+
+// recordSteps records the steps of made that were pushed, in one write
+// of the record; a step whose record cannot be written fails with why:
+// pushed, it is not strata's own until it is recorded.
+func recordSteps(ctx context.Context, made []*stepReq) error {
+	var es []record.Entry
+	var ok []*stepReq
+	var err error
+	for _, req := range made {
+		if req.err != nil || req.st == nil {
+			continue
+		}
+		var e record.Entry
+		if e, err = req.r.stepEntry(ctx, req.st, record.KindStep); err != nil {
+			break
+		}
+		es, ok = append(es, e), append(ok, req)
+	}
+	if err == nil && len(ok) > 0 {
+		err = ok[0].r.rec().Append(ctx, es...)
+	}
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("%w in %s: %w (the next run settles it)", errNotRecorded, record.Ref, err)
+	for _, req := range made {
+		if req.err == nil {
+			req.err, req.st = err, nil
+		}
+	}
+	return err
 }
 
 // caughtUp reports whether r's catch-up has nothing to do, read without
