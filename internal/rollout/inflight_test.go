@@ -137,7 +137,7 @@ func TestFlights(t *testing.T) {
 			step := r.commit(t0.Add(2*time.Minute), "Promote patch-001 to integration/eu-west1\n\nStrata-Rollout: workload/demo/patch-001")
 			r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
 			r.record(record.Entry{Kind: record.KindReverted, Node: "integration/eu-west1", Step: step, Targets: []string{"workload/integration/eu-west1"},
-				Revert: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(3 * time.Minute), Failures: []string{"Application demo on w2: sync failed"}})
+				Revert: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(3 * time.Minute), Failures: []string{"integration/eu-west1: Application demo on w2: sync failed"}})
 			return rollout.FlightOptions{Now: t0.Add(time.Hour)}
 		},
 		want: func(r *flightRepo) []rollout.Flight {
@@ -146,7 +146,7 @@ func TestFlights(t *testing.T) {
 				Step: &rollout.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Promote patch-001 to integration/eu-west1"`},
 				Waits: []rollout.Wait{{Kind: "change", Node: "integration/eu-west1",
 					Message: "a change of the patch's files: the step to integration/eu-west1 (" + r.git(t0, "rev-parse", "--short=12", "HEAD~1") + ") failed and the rollout stays stopped"}},
-				LastFailure: &rollout.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "Application demo on w2: sync failed"}}}
+				LastFailure: &rollout.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/eu-west1: Application demo on w2: sync failed"}}}
 		},
 	}, {
 		// Issue 36: a person's plain git revert of their own edit was read
@@ -262,7 +262,7 @@ func TestFlights(t *testing.T) {
 			r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
 			r.git(t0.Add(3*time.Minute), "commit", "--amend", "-q", "--no-edit", "--trailer", "Strata-Failed: integration/us-east1: Application demo on w1: sync failed")
 			r.record(record.Entry{Kind: record.KindReverted, Node: "integration/us-east1", Step: step, Targets: []string{"workload/integration/us-east1"},
-				Revert: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(3 * time.Minute), Failures: []string{"Application demo on w1: sync failed"}})
+				Revert: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(3 * time.Minute), Failures: []string{"integration/us-east1: Application demo on w1: sync failed"}})
 			return rollout.FlightOptions{Now: t0.Add(5 * time.Minute)}
 		},
 		want: func(r *flightRepo) []rollout.Flight {
@@ -271,7 +271,7 @@ func TestFlights(t *testing.T) {
 				Step: &rollout.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Start patch-001"`},
 				Waits: []rollout.Wait{{Kind: "change", Node: "integration/us-east1",
 					Message: "a change of the patch's files: the step to integration/us-east1 (" + r.git(t0, "rev-parse", "--short=12", "HEAD~1") + ") failed and the rollout stays stopped"}},
-				LastFailure: &rollout.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "Application demo on w1: sync failed"}}}
+				LastFailure: &rollout.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/us-east1: Application demo on w1: sync failed"}}}
 		},
 	}, {
 		// Issue 36: a trailer in someone's commit counted as a fold of

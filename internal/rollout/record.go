@@ -61,7 +61,7 @@ func (r *runner) recordVerdict(ctx context.Context, st *step, kind string, failu
 	if err == nil {
 		e.Checks = st.checks
 		for _, f := range failures {
-			e.Failures = append(e.Failures, failureLine(f))
+			e.Failures = append(e.Failures, st.node+": "+failureLine(f))
 		}
 		err = r.rec().Append(ctx, e)
 	}
@@ -78,7 +78,7 @@ func (r *runner) recordRevert(ctx context.Context, st *step, revert string, fail
 	if err == nil {
 		e.Revert, e.Checks = revert, st.checks
 		for _, f := range failures {
-			e.Failures = append(e.Failures, failureLine(f))
+			e.Failures = append(e.Failures, st.node+": "+failureLine(f))
 		}
 		if e.PatchFiles, err = record.FilesOf(ctx, r.env.Git, revert, r.patchID()); err == nil {
 			err = r.rec().Append(ctx, e)
@@ -90,9 +90,13 @@ func (r *runner) recordRevert(ctx context.Context, st *step, revert string, fail
 	return nil
 }
 
-// failureLine is a failure on one line, as a revert's trailer gives it.
+// failureLine is a failure on one line (at most 300 characters of its
+// reason), as the record and a revert's trailer give it.
 func failureLine(f Failure) string {
 	reason := strings.Join(strings.Fields(f.Reason), " ")
+	if r := []rune(reason); len(r) > 300 {
+		reason = string(r[:300]) + "..."
+	}
 	switch {
 	case f.App != "":
 		return fmt.Sprintf("Application %s on %s: %s", f.App, f.Cluster, reason)

@@ -421,17 +421,7 @@ func (r *runner) terminate(ctx context.Context, failures []Failure) []string {
 func failedTrailers(node string, failures []Failure) []string {
 	var out []string
 	for _, f := range failures {
-		reason := strings.Join(strings.Fields(f.Reason), " ")
-		if r := []rune(reason); len(r) > 300 {
-			reason = string(r[:300]) + "..."
-		}
-		switch {
-		case f.App != "":
-			reason = fmt.Sprintf("Application %s on %s: %s", f.App, f.Cluster, reason)
-		case f.Check != "":
-			reason = fmt.Sprintf("check %s: %s", f.Check, reason)
-		}
-		out = append(out, "--trailer", fmt.Sprintf("%s: %s: %s", FailedTrailer, node, reason))
+		out = append(out, "--trailer", fmt.Sprintf("%s: %s: %s", FailedTrailer, node, failureLine(f)))
 	}
 	return out
 }
