@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -230,6 +231,9 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		if !o.opts.DryRun {
 			env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
 		}
+		// The command that continues past a gate is this one, every flag
+		// repeated (--once, --on-failure revert...), with the approvals.
+		o.opts.Args = o.args
 		return o.runAll(ctx, env)
 	}
 	opts := o.opts
@@ -313,6 +317,19 @@ func (o *rolloutOptions) patchLock(r *repo) func(context.Context, string) (func(
 	}
 }
 
+// worstFirst orders runAll's codes, the worst first: a failure, a failed
+// step, a gate, one in progress, done.
+var worstFirst = []int{exitFailure, exitFindings, exitGate, exitPending, exitOK}
+
+// worse is the worse of two of runAll's codes (worstFirst), whatever the
+// order the patches ended in.
+func worse(a, b int) int {
+	if slices.Index(worstFirst, b) < slices.Index(worstFirst, a) {
+		return b
+	}
+	return a
+}
+
 // runAll is rollout --all: every patch in flight at once. Each patch's
 // end is printed (its error on stderr, the command that continues past a
 // gate); the exit status is the worst: a failed step 1, another failure 5,
@@ -323,15 +340,20 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 		return err
 	}
 	code := exitOK
+	var failed []string // as data: each patch's error, in the error's JSON
 	for _, pr := range results {
 		switch {
 		case pr.Err != nil:
-			fmt.Fprintf(o.stderr, "strata: %s: %s\n", pr.Patch, o.clean(pr.Err))
+			if o.output.data() {
+				failed = append(failed, pr.Patch+": "+o.clean(pr.Err))
+			} else {
+				fmt.Fprintf(o.stderr, "strata: %s: %s\n", pr.Patch, o.clean(pr.Err))
+			}
 			var se *rollout.StepError
 			if errors.As(pr.Err, &se) {
-				code = max(code, exitFindings)
+				code = worse(code, exitFindings)
 			} else {
-				code = exitFailure
+				code = worse(code, exitFailure)
 			}
 		case pr.Result.Stopped == rollout.StoppedGate:
 			if !o.output.data() {
@@ -341,17 +363,22 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 				}
 				fmt.Fprintf(o.stdout, "%s: continue with:\n  %s\n", pr.Patch, cmd)
 			}
-			if !o.opts.DryRun && code != exitFailure && code != exitFindings {
-				code = exitGate
+			if !o.opts.DryRun {
+				code = worse(code, exitGate)
 			}
 		case pr.Result.Stopped == rollout.StoppedPending:
-			if code == exitOK {
-				code = exitPending
-			}
+			code = worse(code, exitPending)
 		}
 	}
 	if len(results) == 0 && !o.output.data() {
 		fmt.Fprintln(o.stdout, "no patch in flight")
+	}
+	if len(failed) > 0 {
+		errs := make([]error, len(failed))
+		for i, msg := range failed {
+			errs[i] = &exitError{code: code, msg: msg}
+		}
+		return errors.Join(errs...)
 	}
 	if code != exitOK {
 		return &exitError{code: code}

@@ -106,6 +106,24 @@ var remoteName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
 // remote without a record yet fetches nothing instead of failing.
 func Refspec(remote string) string { return "+" + Ref + "*:" + Tracking(remote) + "*" }
 
+// signing holds, per repository (Log.Dir), whether it signs its commits,
+// read once a process: a runner's record commits are many.
+var signing sync.Map
+
+// signs reports whether the repository signs its commits
+// (commit.gpgSign): its record commits are signed, and only signed ones
+// are trusted.
+func (l *Log) signs(ctx context.Context) bool {
+	if v, ok := signing.Load(l.Dir); ok && l.Dir != "" {
+		return v.(bool)
+	}
+	sign, _ := l.out(ctx, "config", "--bool", "commit.gpgSign")
+	if l.Dir != "" {
+		signing.Store(l.Dir, sign == "true")
+	}
+	return sign == "true"
+}
+
 // writes serializes a process's writes of a repository's record.
 var writes sync.Map
 
@@ -229,7 +247,7 @@ func (l *Log) commit(ctx context.Context, e Entry, parent string) (string, error
 	if parent != "" {
 		args = append(args, "-p", parent)
 	}
-	if sign, _ := l.out(ctx, "config", "--bool", "commit.gpgSign"); sign == "true" {
+	if l.signs(ctx) {
 		args = append(args, "-S")
 	}
 	c, err := l.out(ctx, args...)
@@ -312,7 +330,7 @@ func (r *Entries) Of(patch string) []Entry {
 // signature.
 func (r *Entries) Trusted(ctx context.Context, e Entry) error {
 	l := r.log
-	if sign, _ := l.out(ctx, "config", "--bool", "commit.gpgSign"); sign == "true" && e.signed != "G" && e.signed != "U" {
+	if l.signs(ctx) && e.signed != "G" && e.signed != "U" {
 		return fmt.Errorf("record %.12s is not signed with a good signature (%s), and this repository signs its commits", e.id, e.signed)
 	}
 	if e.Step == "" {

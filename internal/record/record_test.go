@@ -230,8 +230,13 @@ func TestTrustedWhereTheRepositorySigns(t *testing.T) {
 		t.Fatal(err)
 	}
 	testgit.Run(t, c.dir, "config", "commit.gpgSign", "true")
-	rec := c.read()
-	err := rec.Trusted(ctx, rec.Of(patch)[0])
+	// A Log without Dir reads the setting again (a Log with one reads it
+	// once a process).
+	rec, err := (&record.Log{Git: c.g, Remote: "origin"}).Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rec.Trusted(ctx, rec.Of(patch)[0])
 	if err == nil || !strings.Contains(err.Error(), "is not signed with a good signature") {
 		t.Errorf("Trusted: %v, want an unsigned entry refused", err)
 	}

@@ -59,7 +59,9 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 				for _, reason := range e.Failures {
 					failures = append(failures, Failure{Reason: reason})
 				}
-				return true, &StepError{Step: e.Node, Commit: e.Step, Reverted: e.Revert, Failures: failures, Recorded: true}
+				se := &StepError{Step: e.Node, Commit: e.Step, Reverted: e.Revert, Failures: failures, Recorded: true}
+				r.emitStopped(se)
+				return true, se
 			}
 			if e.Kind == record.KindPassed {
 				r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded", "")
@@ -78,7 +80,7 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 		return false, err
 	}
 	ids := fold.Targets
-	st := &step{node: lastNode(ids, r.opts.ClusterType), settle: true, revert: last, targets: targetsOf(f, ids)}
+	st := &step{node: lastNode(ids, r.opts.ClusterType), settle: true, revert: last, own: last, targets: targetsOf(f, ids)}
 	if st.node == "" {
 		r.done(StoppedDone, "", r.opts.Patch+" is folded and no target's rendered output changed", "")
 		return true, nil

@@ -282,7 +282,7 @@ func (fl *Flight) waitFor(f *fleet.Fleet, opts FlightOptions, po promote.Options
 	if since.IsZero() && fl.Step != nil {
 		since = fl.Step.At // Argo CD does not say, or was not asked
 	}
-	if !waiting && !since.IsZero() && policy.Soak > 0 {
+	if !waiting && !since.IsZero() && policy.Soak > 0 && !policy.NoWatch { // a node not watched never soaks
 		if until := since.Add(policy.Soak); until.After(opts.Now) {
 			fl.SoakUntil = &until
 			fl.SoakLeft = until.Sub(opts.Now).Round(time.Second).String()

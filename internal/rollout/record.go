@@ -181,6 +181,15 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 	return nil
 }
 
+// emitStopped says, as an event, the failure stopped found: a reader of
+// the events alone (-o json) knows why the run ended.
+func (r *runner) emitStopped(err error) {
+	if se := (*StepError)(nil); errors.As(err, &se) {
+		r.emit(Event{Kind: KindFailed, Step: se.Step, Commit: se.Commit, Failures: se.Failures,
+			Message: "the step failed in an earlier run (recorded); the rollout stays stopped until the patch's files change"})
+	}
+}
+
 // checkDefinition hashes what a check runs: its name, command, timeout
 // and Prometheus query (not where config.yaml declares it).
 func checkDefinition(c fleet.Check) string {

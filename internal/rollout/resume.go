@@ -129,9 +129,13 @@ func (r *runner) settle(ctx context.Context) error {
 	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
 		return err
 	}
+	// A failure names the patch's own last commit, not the last commit
+	// over its targets' output (another patch's, maybe).
+	st.own = st.revert
 	// A failure strata recorded, the patch unchanged since: stopped, in
 	// every mode.
 	if err := r.stopped(ctx, st.node); err != nil {
+		r.emitStopped(err)
 		return err
 	}
 	if err := r.reach(ctx); err != nil {

@@ -207,6 +207,10 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 		r.emit(Event{Kind: KindPending, Step: p.step, Commit: p.commit, Message: "in progress: " + p.waiting})
 		return r.res, nil
 	}
+	var se *StepError
+	if err != nil && !errors.As(err, &se) && ctx.Err() == nil {
+		r.emit(Event{Kind: KindError, Message: err.Error()})
+	}
 	return r.res, err
 }
 
@@ -397,22 +401,25 @@ func (r *runner) locked(ctx context.Context, write func() error) error {
 // remote branch as the writer's one fetch saw it), the lock is not taken:
 // each patch of RunAll would take it only to find nothing to do.
 func (r *runner) catchUpLocked(ctx context.Context) error {
-	if r.writer.caughtUp(ctx, r) {
+	if r.writer.shared && r.writer.caughtUp(ctx, r) {
 		return nil
 	}
 	return r.locked(ctx, func() error { return r.catchUp(ctx) })
 }
 
-// reading runs read, which reads the work tree and writes nothing: it
-// shares the work tree with the writer's rollouts (writer.mu) rather than
-// taking the repository lock, and takes the lock only when that read
-// fails (another process writing meanwhile).
+// reading runs read, which reads the work tree and writes nothing: under
+// RunAll's shared writer it shares the work tree with the writer's
+// rollouts (writer.mu) rather than taking the repository lock, and takes
+// the lock only when that read fails (another process writing meanwhile);
+// a rollout of its own reads under the lock.
 func (r *runner) reading(ctx context.Context, read func() error) error {
-	r.writer.mu.RLock()
-	err := read()
-	r.writer.mu.RUnlock()
-	if err == nil {
-		return nil
+	if r.writer.shared {
+		r.writer.mu.RLock()
+		err := read()
+		r.writer.mu.RUnlock()
+		if err == nil {
+			return nil
+		}
 	}
 	return r.locked(ctx, read)
 }

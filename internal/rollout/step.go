@@ -42,6 +42,9 @@ type step struct {
 	// (record.TreeOf); checks the checks run for it (the record's).
 	tree   string
 	checks []record.Check
+	// own, for a settle, is the patch's own last commit, which its
+	// failure names (commit is the last over its targets' output).
+	own string
 }
 
 // action is the promotion step of the work tree (package action).
@@ -322,6 +325,9 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	var se *StepError
 	if !errors.As(err, &se) {
 		return err
+	}
+	if st.own != "" {
+		se.Commit = st.own
 	}
 	r.emit(Event{Kind: KindFailed, Step: st.node, Commit: st.commit, Failures: se.Failures, Message: "the step failed"})
 	if err := r.recordVerdict(ctx, st, record.KindFailed, se.Failures); err != nil {

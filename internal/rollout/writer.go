@@ -28,6 +28,10 @@ import (
 // other's commit, push and render (BENCHMARKS.md, delivery).
 type writer struct {
 	env Env
+	// shared is set for RunAll's writer: its rollouts read the work tree
+	// beside it (reading) and skip a catch-up with nothing to do without
+	// the lock (caughtUp). A rollout of its own reads under the lock.
+	shared bool
 	// mu is held by the writer while it writes the work tree; the
 	// rollouts' reads that take no repository lock take it shared.
 	mu sync.RWMutex
@@ -191,6 +195,23 @@ func (w *writer) write(ctx context.Context) {
 	if asked == 0 {
 		return // taken by the last write
 	}
+	batch, made := w.hold(ctx)
+	// The steps' record is written after the hold, beside the next.
+	if len(made) > 0 && recordSteps(ctx, made) == nil {
+		for _, req := range made {
+			if req.err == nil {
+				req.r.pushed(req.st, req.subject)
+			}
+		}
+	}
+	for _, req := range batch {
+		close(req.done)
+	}
+}
+
+// hold is write's hold of the repository lock: the steps it took (batch)
+// and those it made and pushed (made).
+func (w *writer) hold(ctx context.Context) (batch, made []*stepReq) {
 	release := func() {}
 	var lockErr error
 	if w.env.Lock != nil {
@@ -198,14 +219,11 @@ func (w *writer) write(ctx context.Context) {
 	}
 	w.mu.Lock()
 	start := w.env.Clock.Now()
-	batch := w.take()
+	batch = w.take()
 	defer func() {
 		w.mu.Unlock()
 		if lockErr == nil {
 			release()
-		}
-		for _, req := range batch {
-			close(req.done)
 		}
 	}()
 	if len(batch) == 0 {
@@ -235,7 +253,6 @@ func (w *writer) write(ctx context.Context) {
 	// What git commit would do beside the commit (hooks, signing) is read
 	// once a hold, not once a step (git.Repo.Batch).
 	g := repo.git.Batch()
-	var made []*stepReq
 	// One look at the uncommitted changes for the hold while it finds
 	// none: a step's commit takes all it changed, and a failed one is
 	// looked at (leftDirty). A hold whose first look found none leaves
@@ -274,7 +291,7 @@ func (w *writer) write(ctx context.Context) {
 		batch = append(batch, w.take()...)
 	}
 	if len(made) == 0 {
-		return
+		return batch, nil
 	}
 	if err := w.publish(ctx, repo, made, base); err != nil {
 		for _, req := range made {
@@ -282,17 +299,10 @@ func (w *writer) write(ctx context.Context) {
 				req.err, req.st = err, nil
 			}
 		}
-		return
+		return batch, nil
 	}
 	w.waitSets(ctx, repo, made, base, beganClean)
-	if err := recordSteps(ctx, made); err != nil {
-		return
-	}
-	for _, req := range made {
-		if req.err == nil {
-			req.r.pushed(req.st, req.subject)
-		}
-	}
+	return batch, made
 }
 
 // recordSteps records the steps of made that were pushed, in one write
