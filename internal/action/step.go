@@ -31,6 +31,9 @@ type Step struct {
 	// Retry says how to finish the step once a failed render is fixed
 	// ("run strata promote --resume to finish the promotion").
 	Retry string
+	// Applied says the plan is applied already (a promotion resumed from
+	// its journal): Run renders and commits it.
+	Applied bool
 }
 
 // Commit says how a step is committed.
@@ -65,10 +68,14 @@ type Committed struct {
 	Total   int
 }
 
-// Run applies plan's step, renders what it can change and commits it.
+// Run applies plan's step, renders what it can change and commits it. A
+// nil plan (a patch's first copy, written by hand) and an Applied one have
+// nothing to apply.
 func (s *Step) Run(ctx context.Context, plan *promote.Plan, c Commit) (*output.Result, *Committed, error) {
-	if err := s.Apply(plan); err != nil {
-		return nil, nil, err
+	if plan != nil && !s.Applied {
+		if err := s.Apply(plan); err != nil {
+			return nil, nil, err
+		}
 	}
 	res, err := s.Render(plan)
 	if err != nil {

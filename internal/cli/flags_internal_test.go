@@ -62,6 +62,7 @@ var flagIdeas = map[string]string{
 	"kubeconfig":             "the kubeconfig",
 	"level":                  "the dimension promotions land at",
 	"list":                   "list, change nothing",
+	"rerun-checks":           "run checks again rather than reuse the recorded passes",
 	"live":                   "what Argo CD says",
 	"live-interval":          "how often Argo CD is read again",
 	"live-timeout":           "how long reading Argo CD may take",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -123,6 +124,7 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 	f.StringVar(&o.opts.Until, "until", "", "stop once every target under this node has the patch")
 	f.BoolVar(&o.opts.DryRun, "dry-run", false, "list the steps and change nothing")
 	f.StringVar(&o.opts.Remote, "remote", "", "the remote the steps are pushed to (default: the branch's upstream)")
+	f.BoolVar(&o.opts.RerunChecks, "rerun-checks", false, "run every check of a step again, even those strata's record (refs/strata/record) says passed for the patch at that step's commit")
 	f.StringVar(&o.onFailure, "on-failure", "stop", "what a failed step does: stop, or revert (push a revert commit and wait for its targets)")
 	f.StringSliceVar(&o.opts.Approve, "approve", nil, "pass this manual gate (a node ID; repeat for several); with --all or --watch, for every patch the run rolls out")
 	f.StringVar(&o.opts.Approver, "approver", "", "who approves, \"Name <email>\" (default: git's user.name and user.email)")
@@ -242,6 +244,9 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		if !o.opts.DryRun {
 			env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
 		}
+		// The command that continues past a gate is this one, every flag
+		// repeated (--once, --on-failure revert...), with the approvals.
+		o.opts.Args = o.args
 		return o.runAll(ctx, env)
 	}
 	opts := o.opts
@@ -325,6 +330,19 @@ func (o *rolloutOptions) patchLock(r *repo) func(context.Context, string) (func(
 	}
 }
 
+// worstFirst orders runAll's codes, the worst first: a failure, a failed
+// step, a gate, one in progress, done.
+var worstFirst = []int{exitFailure, exitFindings, exitGate, exitPending, exitOK}
+
+// worse is the worse of two of runAll's codes (worstFirst), whatever the
+// order the patches ended in.
+func worse(a, b int) int {
+	if slices.Index(worstFirst, b) < slices.Index(worstFirst, a) {
+		return b
+	}
+	return a
+}
+
 // runAll is rollout --all: every patch in flight at once. Each patch's
 // end is printed (its error on stderr, the command that continues past a
 // gate); the exit status is the worst: a failed step 1, another failure 5,
@@ -335,15 +353,20 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 		return err
 	}
 	code := exitOK
+	var failed []string // as data: each patch's error, in the error's JSON
 	for _, pr := range results {
 		switch {
 		case pr.Err != nil:
-			fmt.Fprintf(o.stderr, "strata: %s: %s\n", pr.Patch, o.clean(pr.Err))
+			if o.output.data() {
+				failed = append(failed, pr.Patch+": "+o.clean(pr.Err))
+			} else {
+				fmt.Fprintf(o.stderr, "strata: %s: %s\n", pr.Patch, o.clean(pr.Err))
+			}
 			var se *rollout.StepError
 			if errors.As(pr.Err, &se) {
-				code = max(code, exitFindings)
+				code = worse(code, exitFindings)
 			} else {
-				code = exitFailure
+				code = worse(code, exitFailure)
 			}
 		case pr.Result.Stopped == rollout.StoppedGate:
 			if !o.output.data() {
@@ -353,17 +376,22 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 				}
 				fmt.Fprintf(o.stdout, "%s: continue with:\n  %s\n", pr.Patch, cmd)
 			}
-			if !o.opts.DryRun && code != exitFailure && code != exitFindings {
-				code = exitGate
+			if !o.opts.DryRun {
+				code = worse(code, exitGate)
 			}
 		case pr.Result.Stopped == rollout.StoppedPending:
-			if code == exitOK {
-				code = exitPending
-			}
+			code = worse(code, exitPending)
 		}
 	}
 	if len(results) == 0 && !o.output.data() {
 		fmt.Fprintln(o.stdout, "no patch in flight")
+	}
+	if len(failed) > 0 {
+		errs := make([]error, len(failed))
+		for i, msg := range failed {
+			errs[i] = &exitError{code: code, msg: msg}
+		}
+		return errors.Join(errs...)
 	}
 	if code != exitOK {
 		return &exitError{code: code}

@@ -73,6 +73,9 @@ func (p *rolloutPrinter) event(e rollout.Event) {
 		_ = p.data.writeEvent(p.w, e)
 		return
 	}
+	if e.Kind == rollout.KindError {
+		return // the command's error says it, on stderr
+	}
 	if p.tty && (e.Kind == rollout.KindWaiting || e.Kind == rollout.KindSoaking) {
 		p.status = &e
 		p.redraw()

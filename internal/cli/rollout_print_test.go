@@ -74,8 +74,8 @@ func TestRolloutLineNamesTheWave(t *testing.T) {
 // A check that passed for the step's commit in an earlier run says so.
 func TestRolloutLineRecordedCheck(t *testing.T) {
 	e := rollout.Event{Kind: rollout.KindCheck, Step: "eu-west1", Check: "smoke", Passed: true, Recorded: true,
-		Message: "passed at 2026-11-27T05:40:00Z (recorded in refs/notes/strata); not run again"}
-	want := "eu-west1: check smoke passed at 2026-11-27T05:40:00Z (recorded in refs/notes/strata); not run again\n"
+		Message: "passed for this patch and step commit at 2026-11-27T05:40:00Z (recorded in refs/strata/record, 3276ca7ed105); not run again"}
+	want := "eu-west1: check smoke passed for this patch and step commit at 2026-11-27T05:40:00Z (recorded in refs/strata/record, 3276ca7ed105); not run again\n"
 	if got := rolloutLine(e, time.Time{}); got != want {
 		t.Errorf("rolloutLine = %q, want %q", got, want)
 	}

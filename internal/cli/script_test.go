@@ -68,6 +68,8 @@ func TestScripts(t *testing.T) {
 			"within":      cmdWithin,
 			"webget":      cmdWebget,
 			"webhookpost": cmdWebhookpost,
+			// script_record_test.go
+			"record": cmdRecord,
 		},
 	})
 }

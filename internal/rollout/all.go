@@ -82,6 +82,7 @@ func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
 	// One writer for all: the steps ready at once share a hold of the
 	// repository lock and a push.
 	env.writer = newWriter(ctx, env)
+	env.writer.shared = true
 	env.loads = make(chan struct{}, runtime.GOMAXPROCS(0))
 	var mu sync.Mutex
 	events := env.Events

@@ -12,13 +12,17 @@
 // repository lock only while it writes; the caller holds the patch's own
 // lock for the run.
 //
-// A step (step.go) is package action's Step, then a push replayed on a
-// moved remote (replay.go), a wait for package live's verdict on what the
+// A step (step.go) is package action's Step.Run, made by the writer (a
+// rollout of its own is a batch of one: one write path), then the
+// writer's push, the step made again on a moved remote (writer_push.go,
+// replay.go), a wait for package live's verdict on what the
 // step's commit changed (wait.go; every Argo CD read first, then watched,
 // never polled; the roots not at the step asked to refresh, refresh.go),
-// a soak and the checks (checks.go; those that passed are recorded in a
-// git note on the step's commit; later runs read it and skip them:
-// checknotes.go). Around it: the freezes
+// a soak and the checks (checks.go). Each step pushed and its verdict
+// (the checks run, the failures, strata's revert) are written to
+// delivery's record (record.go, package record), which later runs read,
+// and nothing else, to skip the checks a step passed and to keep a
+// failed step failed until its patch changes. Around it: the freezes
 // and stopWhen conditions that hold or fail a step (hold.go), waves and
 // the failure budget (budget.go), a revert on failure, gates that stop it.
 // A run resumes from the repository and the clusters alone (resume.go;

@@ -36,16 +36,10 @@ type waitSet struct {
 }
 
 // newWaitSet reads what the rendered output expects and the history of
-// rendered/ now (after the step's commit): under RunAll the expectation
-// its writer keeps for HEAD, shared by every rollout of the run.
+// rendered/ now (after the step's commit): the expectation the writer
+// keeps for HEAD, shared by every rollout of a RunAll.
 func (r *runner) newWaitSet(ctx context.Context, commit string, pick func(live.AppState) bool) (*waitSet, error) {
-	var e *expectation
-	var err error
-	if w := r.env.writer; w != nil {
-		e, err = w.expectAt(ctx, r)
-	} else if e, err = readExpectation(r.fsys, r.env.Dir); err == nil {
-		e.history.Fetch = r.fetch(ctx)
-	}
+	e, err := r.writer.expectAt(ctx, r)
 	if err != nil {
 		return nil, err
 	}

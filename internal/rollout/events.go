@@ -56,6 +56,11 @@ const (
 	KindPending Kind = "pending"
 	// KindDone: the rollout ends (Message says how).
 	KindDone Kind = "done"
+	// KindError: the rollout ends on an error that is no failed step (a
+	// remote, a lock, a cluster that cannot be reached): Message says it,
+	// as the command's error does, so that a reader of the events alone
+	// knows why the run ended.
+	KindError Kind = "error"
 	// KindReplayed: the remote moved before the step's push; the step was
 	// made again on it (Commit), or was already there (Message says).
 	KindReplayed Kind = "replayed"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -16,9 +17,10 @@ import (
 // values.yaml, or the revert of its first step. The patch is then no
 // longer in the fleet (InFlight), yet its rollout is not over: the fold
 // still has its wait, soak and checks, which may fail it, and a revert is
-// a failure to report. Both are read from Git: the last commit that
-// changed the patch's files carries the rollout's Strata-Rollout trailer
-// (the fold) or reverts a commit that does (This reverts commit ...).
+// a failure to report. Both are read from strata's record (record.go):
+// the last commit that changed the patch's files is a step strata
+// recorded (the fold) or strata's recorded revert of one. Settling lists
+// the candidates from the commits' trailers; only the record settles them.
 
 // PatchFiles is the Git pathspec of a patch's files at every node of its
 // component: the commits that changed it are the patch's steps.
@@ -26,49 +28,59 @@ func PatchFiles(clusterType, component, patch string) string {
 	return ":(glob)config/" + clusterType + "/" + component + "/**/" + strings.TrimSuffix(patch, ".yaml") + ".yaml"
 }
 
-// rolloutTrailer is the trailer every step of the patch's rollout carries.
-func rolloutTrailer(clusterType, component, patch string) string {
-	return fmt.Sprintf("Strata-Rollout: %s/%s/%s", clusterType, component, strings.TrimSuffix(patch, ".yaml"))
-}
-
 // gone settles a rollout whose patch has no files left (locations is
-// empty), from the last commit that changed them: a fold made by this
-// rollout is waited for, soaked and checked as its last step (a failure
-// there is the fold's, reverted with Options.Revert), a reverted step is
-// the failure it was. ok is false when the commit is neither (no such
-// commit, or a fold made by hand or by promote): the caller goes on and
-// promote says what it knows of the patch.
+// empty), from the last commit that changed them, as strata's record
+// knows it: a fold this rollout made and recorded is waited for, soaked
+// and checked as its last step (a failure there is the fold's, reverted
+// with Options.Revert), unless its verdict is recorded; strata's revert of
+// a step is the failure it was. ok is false when the commit is neither in
+// the record (no such commit, a fold made by hand or by promote, a
+// person's revert): the caller goes on and promote says what it knows of
+// the patch.
 func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 	last, err := r.repo.run(ctx, "log", "-1", "--format=%H", "--", PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
 	if err != nil || last == "" {
 		return false, err
 	}
-	body, err := r.repo.run(ctx, "log", "-1", "--format=%B", last)
+	rec, err := r.rec().Read(ctx)
 	if err != nil {
 		return false, err
+	}
+	var fold *record.Entry
+	for _, e := range rec.Of(r.patchID()) {
+		if (e.Kind == record.KindReverted && e.Revert == last || e.Step == last) && rec.Trusted(ctx, e) == nil {
+			if e.Kind == record.KindReverted || e.Kind == record.KindFailed {
+				what := "failed"
+				if e.Revert != "" {
+					what = fmt.Sprintf("was reverted by %.12s", e.Revert)
+				}
+				failures := []Failure{{Reason: fmt.Sprintf("the step %s (recorded in %s); the rollout stays stopped until the patch's files change",
+					what, record.Ref)}}
+				for _, reason := range e.Failures {
+					failures = append(failures, Failure{Reason: reason})
+				}
+				se := &StepError{Step: e.Node, Commit: e.Step, Reverted: e.Revert, Failures: failures, Recorded: true}
+				r.emitStopped(se)
+				return true, se
+			}
+			if e.Kind == record.KindPassed {
+				r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded", "")
+				return true, nil
+			}
+			if fold == nil {
+				fold = &e
+			}
+		}
+	}
+	if fold == nil {
+		return false, nil
 	}
 	f, err := r.load()
 	if err != nil {
 		return false, err
 	}
-	trailer := rolloutTrailer(r.opts.ClusterType, r.opts.Component, r.opts.Patch)
-	if step, ok := revertOf(body); ok {
-		stepBody, err := r.repo.run(ctx, "log", "-1", "--format=%B", step)
-		if err != nil || !hasLine(stepBody, trailer) {
-			return false, err
-		}
-		targets := changedTargets(stepBody)
-		failures := []Failure{{Reason: fmt.Sprintf("the step was reverted by %.12s, which removed the patch's files", last)}}
-		for _, reason := range revertReasons(body) {
-			failures = append(failures, Failure{Reason: reason})
-		}
-		return true, &StepError{Step: lastNode(targets, r.opts.ClusterType), Commit: step, Reverted: last, Failures: failures}
-	}
-	if !hasLine(body, trailer) {
-		return false, nil
-	}
-	ids := changedTargets(body)
-	st := &step{node: lastNode(ids, r.opts.ClusterType), settle: true, revert: last, targets: targetsOf(f, ids)}
+	ids := fold.Targets
+	st := &step{node: lastNode(ids, r.opts.ClusterType), settle: true, revert: last, own: last, targets: targetsOf(f, ids)}
 	if st.node == "" {
 		r.done(StoppedDone, "", r.opts.Patch+" is folded and no target's rendered output changed", "")
 		return true, nil
@@ -103,27 +115,6 @@ func revertOf(body string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimRight(strings.Fields(rest + " ")[0], "."), true
-}
-
-func hasLine(body, line string) bool {
-	return slices.Contains(strings.Split(body, "\n"), line)
-}
-
-// changedTargets are the targets a step's commit message lists under
-// "Rendered output changed at:" (promote.CommitMessage).
-func changedTargets(body string) []string {
-	_, rest, ok := strings.Cut(body, "Rendered output changed at:\n")
-	if !ok {
-		return nil
-	}
-	var out []string
-	for _, l := range strings.Split(rest, "\n") {
-		if !strings.HasPrefix(l, "  ") {
-			break
-		}
-		out = append(out, strings.TrimSpace(l))
-	}
-	return out
 }
 
 // lastNode is the node of the last of ids (<cluster type>/<node>): the
@@ -204,7 +195,3 @@ func trailers(body, key string) []string {
 	}
 	return out
 }
-
-// revertReasons are the reasons a revert of the rollout gives for its
-// step's failure (its FailedTrailer lines, "NODE: REASON").
-func revertReasons(body string) []string { return trailers(body, FailedTrailer) }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/record"
 )
 
 // Git runs git in the fleet repository and returns its standard output;
@@ -124,8 +125,7 @@ func (r *repo) moved(ctx context.Context) (upstream string, moved bool) {
 }
 
 // fetches holds a fetcher per fleet repository: the fetches of one
-// process (its rollouts', the --watch runner's) go one at a time, and so
-// do its writes of the notes of passed checks (checknotes.go). Each
+// process (its rollouts', the --watch runner's) go one at a time. Each
 // fetch rewrites FETCH_HEAD and the remote-tracking branch, so two at once
 // fail ("cannot lock ref") or read FETCH_HEAD while the other rewrites it
 // (an "ambiguous argument" seen at 200 patches).
@@ -148,8 +148,6 @@ type fetcher struct {
 	// asked, set by tests only, is told when a call has read where the
 	// fetches stand.
 	asked func()
-	// notes is held while the notes ref is written (lockNotes).
-	notes sync.Mutex
 }
 
 func fetcherOf(dir string) *fetcher {
@@ -198,12 +196,12 @@ func Fetch(ctx context.Context, env Env, args ...string) error {
 // the commit it fetched, read before another fetch of this process (a
 // rollout's, Fetch) rewrites FETCH_HEAD; or what a fetch of it that began
 // after this call fetched (fetcher): how each rollout fetches. The same
-// fetch brings the remote's notes of passed checks (notesRefspec).
+// fetch brings the remote's record (record.Refspec).
 func FetchBranch(ctx context.Context, env Env, remote, branch string) (string, error) {
 	return fetcherOf(env.Dir).fetchBranch(remote, branch, func() (string, error) {
 		r := git.Repo{Git: env.Git}
-		// The notes after the branch: FETCH_HEAD's first line.
-		if _, err := r.Out(ctx, "fetch", "-q", remote, branch, notesRefspec(remote)); err != nil {
+		// The record after the branch: FETCH_HEAD's first line.
+		if _, err := r.Out(ctx, "fetch", "-q", remote, branch, record.Refspec(remote)); err != nil {
 			return "", fmt.Errorf("fetching %s %s: %w", remote, branch, err)
 		}
 		return r.Out(ctx, "rev-parse", "FETCH_HEAD")

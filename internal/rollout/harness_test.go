@@ -25,6 +25,7 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/testenv"
 	"github.com/strata-fleet/strata/internal/testgit"
@@ -240,7 +241,8 @@ func (h *harness) env() rollout.Env {
 	}
 }
 
-// hookGit is the rollout's git, running h.beforePush before each push.
+// hookGit is the rollout's git, running h.beforePush before each push of
+// the branch (not of strata's record, refs/strata/record).
 type hookGit struct {
 	h      *harness
 	pushes int
@@ -250,7 +252,7 @@ func (g *hookGit) Run(ctx context.Context, args ...string) (string, error) {
 	if g.h.onGit != nil && len(args) > 0 {
 		g.h.onGit(args)
 	}
-	if len(args) > 0 && args[0] == "push" {
+	if len(args) > 0 && args[0] == "push" && !strings.Contains(strings.Join(args, " "), record.Ref) {
 		g.pushes++
 		if g.h.beforePush != nil {
 			g.h.beforePush(g.pushes)

@@ -16,6 +16,7 @@ import (
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/record"
 )
 
 // FailedTrailer is the trailer of a revert commit of the rollout that says
@@ -76,7 +77,9 @@ type Commit struct {
 // Wait is one thing a patch's next step waits for.
 type Wait struct {
 	// Kind is sync (its Applications synced and healthy), soak, gate (a
-	// manual gate: Node), commit (its first copy).
+	// manual gate: Node), commit (its first copy), change (a failed step
+	// strata recorded: the rollout stays stopped until the patch's files
+	// change).
 	Kind    string `json:"kind"`
 	Node    string `json:"node,omitempty"`
 	Message string `json:"message"`
@@ -84,7 +87,8 @@ type Wait struct {
 
 // Failed is a failure of a patch's rollout.
 type Failed struct {
-	// Source is "revert" (a revert commit of the rollout, Commit) or
+	// Source is "revert" (strata's revert of a failed step, Commit, in
+	// its record), "step" (a failed step, Commit, in strata's record) or
 	// "live" (the live state of its Applications).
 	Source string    `json:"source"`
 	Commit string    `json:"commit,omitempty"`
@@ -131,9 +135,15 @@ func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions
 			history = true
 		}
 	}
+	var rec *record.Entries
+	if history {
+		if rec, err = readRecord(ctx, opts.Git); err != nil {
+			return nil, false, err
+		}
+	}
 	flights = []Flight{}
 	for _, id := range InFlight(f) {
-		fl, err := flight(ctx, f, id, freezes, history, opts)
+		fl, err := flight(ctx, f, id, freezes, rec, opts)
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w", id, err)
 		}
@@ -147,7 +157,7 @@ func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions
 		return nil, false, err
 	}
 	for _, id := range settling {
-		fl, ok, err := settled(ctx, f, id, opts)
+		fl, ok, err := settled(ctx, f, id, rec, opts)
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w", id, err)
 		}
@@ -163,31 +173,33 @@ func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions
 // removed (Settling) stands: the fold at its node while its Applications
 // are not healthy or it soaks, or the reverted first step as the last
 // failure. ok is false once the fold has settled: nothing is left to show.
-func settled(ctx context.Context, f *fleet.Fleet, id string, opts FlightOptions) (fl Flight, ok bool, err error) {
+func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries, opts FlightOptions) (fl Flight, ok bool, err error) {
 	parts := strings.SplitN(id, "/", 3)
 	po := promote.Options{ClusterType: parts[0], Component: parts[1], Patch: parts[2]}
 	fl = Flight{Patch: id, Waits: []Wait{}, Removed: "fold"}
-	if err := fl.readHistory(ctx, opts.Git, po); err != nil || fl.Step == nil {
+	if err := fl.readHistory(ctx, opts.Git, rec, po); err != nil || fl.Step == nil {
 		return fl, false, err
 	}
-	step := fl.Step.Commit
-	if fl.LastFailure != nil && fl.LastFailure.Commit == step {
+	// The last step strata recorded that removed the files: its revert,
+	// or the fold.
+	last := fl.Step.Commit
+	var ids []string
+	if lf := fl.LastFailure; lf != nil && lf.Source == "revert" && lf.Commit == last {
 		fl.Removed = "revert"
-		body, err := opts.Git.Run(ctx, "log", "-1", "--format=%B", step)
-		if err != nil {
-			return fl, false, err
-		}
-		if step, ok = revertOf(body); !ok {
-			return fl, false, nil
+		for _, e := range rec.Of(id) {
+			if e.Kind == record.KindReverted && e.Revert == last {
+				ids = e.Targets
+				break
+			}
 		}
 	} else {
 		fl.LastFailure = nil // an earlier step's: the fold came after it
+		e, ok := recordedStep(ctx, rec, id, last)
+		if !ok {
+			return fl, false, nil // not a step of strata's
+		}
+		ids = e.Targets
 	}
-	body, err := opts.Git.Run(ctx, "log", "-1", "--format=%B", step)
-	if err != nil {
-		return fl, false, err
-	}
-	ids := changedTargets(body)
 	if fl.At = lastNode(ids, po.ClusterType); fl.At == "" {
 		return fl, false, nil // no target's output changed: nothing to settle
 	}
@@ -202,7 +214,7 @@ func settled(ctx context.Context, f *fleet.Fleet, id string, opts FlightOptions)
 	return fl, len(fl.Waits) > 0 || fl.LastFailure != nil, nil
 }
 
-func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Freeze, history bool, opts FlightOptions) (Flight, error) {
+func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Freeze, rec *record.Entries, opts FlightOptions) (Flight, error) {
 	parts := strings.SplitN(id, "/", 3)
 	po := promote.Options{ClusterType: parts[0], Component: parts[1], Patch: parts[2]}
 	fl := Flight{Patch: id, Waits: []Wait{}}
@@ -215,8 +227,8 @@ func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Fre
 	if fl.Wave, err = promote.WaveOf(f, po); err != nil {
 		return fl, err
 	}
-	if history {
-		if err := fl.readHistory(ctx, opts.Git, po); err != nil {
+	if rec != nil {
+		if err := fl.readHistory(ctx, opts.Git, rec, po); err != nil {
 			return fl, err
 		}
 		if fl.Step == nil {
@@ -224,6 +236,11 @@ func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Fre
 		}
 	}
 	fl.waitFor(f, opts, po, locs)
+	if slices.ContainsFunc(fl.Waits, func(w Wait) bool { return w.Kind == "change" }) {
+		// Stopped: no soak leads anywhere until the patch changes.
+		fl.SoakUntil, fl.SoakLeft = nil, ""
+		fl.Waits = slices.DeleteFunc(fl.Waits, func(w Wait) bool { return w.Kind == "soak" })
+	}
 	po.Approve = true
 	plan, err := promote.Prepare(f, po)
 	switch {
@@ -265,7 +282,7 @@ func (fl *Flight) waitFor(f *fleet.Fleet, opts FlightOptions, po promote.Options
 	if since.IsZero() && fl.Step != nil {
 		since = fl.Step.At // Argo CD does not say, or was not asked
 	}
-	if !waiting && !since.IsZero() && policy.Soak > 0 {
+	if !waiting && !since.IsZero() && policy.Soak > 0 && !policy.NoWatch { // a node not watched never soaks
 		if until := since.Add(policy.Soak); until.After(opts.Now) {
 			fl.SoakUntil = &until
 			fl.SoakLeft = until.Sub(opts.Now).Round(time.Second).String()
@@ -295,38 +312,71 @@ func stopWhen(ctx context.Context, f *fleet.Fleet, node string, read ConditionRe
 	return ""
 }
 
-// readHistory reads the commits that changed the patch's files, newest
-// first: the newest is its last step, the newest revert its last failure
-// (the reasons its Strata-Failed trailers give). One git log.
-func (fl *Flight) readHistory(ctx context.Context, g git.Runner, po promote.Options) error {
-	out, err := g.Run(ctx, "log", "--format=%x1e%H%x00%ct%x00%s%x00%b", "HEAD", "--", PatchFiles(po.ClusterType, po.Component, po.Patch))
+// readHistory reads the last commit that changed the patch's files (its
+// last step) and, from strata's record (rec), its last failure: a failed
+// step, or strata's revert of one. A failure whose patch's files are
+// still those of HEAD keeps the rollout stopped (a "change" wait).
+func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Entries, po promote.Options) error {
+	out, err := g.Run(ctx, "log", "-1", "--format=%H%x00%ct%x00%s", "HEAD", "--", PatchFiles(po.ClusterType, po.Component, po.Patch))
 	if err != nil {
 		return err
 	}
-	for rec := range strings.SplitSeq(out, "\x1e") {
-		fields := strings.SplitN(rec, "\x00", 4)
-		if len(fields) < 4 {
-			continue
-		}
+	if fields := strings.SplitN(strings.TrimSpace(out), "\x00", 3); len(fields) == 3 {
 		secs, err := strconv.ParseInt(fields[1], 10, 64)
 		if err != nil {
 			return fmt.Errorf("git log: commit %.12s has time %q", fields[0], fields[1])
 		}
-		c := Commit{Commit: fields[0], At: time.Unix(secs, 0).UTC(), Subject: fields[2]}
-		if fl.Step == nil {
-			fl.Step = &c
+		fl.Step = &Commit{Commit: fields[0], At: time.Unix(secs, 0).UTC(), Subject: fields[2]}
+	}
+	id := po.ClusterType + "/" + po.Component + "/" + strings.TrimSuffix(po.Patch, ".yaml")
+	for _, e := range rec.Of(id) {
+		if e.Kind == record.KindPassed {
+			return nil // a later step passed
 		}
-		if !strings.HasPrefix(c.Subject, "Revert ") {
+		if e.Kind != record.KindFailed && e.Kind != record.KindReverted {
 			continue
 		}
-		reason := strings.Join(revertReasons(fields[3]), "; ")
-		if reason == "" {
-			reason = c.Subject + " (the commit gives no reason)"
+		if rec.Trusted(ctx, e) != nil {
+			continue
 		}
-		fl.LastFailure = &Failed{Source: "revert", Commit: c.Commit, At: c.At, Reason: reason}
-		break
+		reason := strings.Join(e.Failures, "; ")
+		if reason == "" {
+			reason = "the step failed (the record gives no reason)"
+		}
+		fl.LastFailure = &Failed{Source: "step", Commit: e.Step, At: e.At, Reason: reason}
+		if e.Kind == record.KindReverted {
+			fl.LastFailure.Source, fl.LastFailure.Commit = "revert", e.Revert
+		}
+		if files, err := record.FilesOf(ctx, g, "HEAD", id); err == nil && files == e.PatchFiles {
+			fl.Waits = append(fl.Waits, Wait{Kind: "change", Node: e.Node, Message: fmt.Sprintf(
+				"a change of the patch's files: the step to %s (%.12s) failed and the rollout stays stopped", e.Node, e.Step)})
+		}
+		return nil
 	}
 	return nil
+}
+
+// recordedStep is strata's trusted record of the step of patch id whose
+// commit is commit.
+func recordedStep(ctx context.Context, rec *record.Entries, id, commit string) (record.Entry, bool) {
+	for _, e := range rec.Of(id) {
+		if e.Kind == record.KindStep && e.Step == commit && rec.Trusted(ctx, e) == nil {
+			return e, true
+		}
+	}
+	return record.Entry{}, false
+}
+
+// readRecord reads strata's record for Flights: this clone's, and its
+// branch's remote's as last fetched.
+func readRecord(ctx context.Context, g git.Runner) (*record.Entries, error) {
+	remote := ""
+	if b, err := g.Run(ctx, "symbolic-ref", "--short", "HEAD"); err == nil {
+		if r, err := g.Run(ctx, "config", "branch."+strings.TrimSpace(b)+".remote"); err == nil {
+			remote = strings.TrimSpace(r)
+		}
+	}
+	return (&record.Log{Git: g, Remote: remote}).Read(ctx)
 }
 
 // liveWait adds the wait for the patch's Applications at its locations

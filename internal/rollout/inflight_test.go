@@ -16,6 +16,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/testgit"
 )
@@ -128,12 +129,34 @@ func TestFlights(t *testing.T) {
 				HeldBy: "freeze of production by Jane <jane@example.com>: INC-42: failover"}}
 		},
 	}, {
-		name: "a reverted step is the last failure, with the reasons of its trailers",
+		name: "strata's recorded revert of a step is the last failure, and the rollout stays stopped",
 		setup: func(r *flightRepo) rollout.FlightOptions {
 			r.write(firstPatch, patch)
 			r.commit(t0.Add(time.Minute), "Start patch-001")
 			r.write(secondPatch, patch)
-			step := r.commit(t0.Add(2*time.Minute), "Promote patch-001 to integration/eu-west1")
+			step := r.commit(t0.Add(2*time.Minute), "Promote patch-001 to integration/eu-west1\n\nStrata-Rollout: workload/demo/patch-001")
+			r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
+			r.record(record.Entry{Kind: record.KindReverted, Node: "integration/eu-west1", Step: step, Targets: []string{"workload/integration/eu-west1"},
+				Revert: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(3 * time.Minute), Failures: []string{"integration/eu-west1: Application demo on w2: sync failed"}})
+			return rollout.FlightOptions{Now: t0.Add(time.Hour)}
+		},
+		want: func(r *flightRepo) []rollout.Flight {
+			head := r.git(t0, "rev-parse", "HEAD")
+			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+				Step: &rollout.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Promote patch-001 to integration/eu-west1"`},
+				Waits: []rollout.Wait{{Kind: "change", Node: "integration/eu-west1",
+					Message: "a change of the patch's files: the step to integration/eu-west1 (" + r.git(t0, "rev-parse", "--short=12", "HEAD~1") + ") failed and the rollout stays stopped"}},
+				LastFailure: &rollout.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/eu-west1: Application demo on w2: sync failed"}}}
+		},
+	}, {
+		// Issue 36: a person's plain git revert of their own edit was read
+		// as a failed step and stopped the patch.
+		name: "a person's revert, with a Strata-Failed trailer, is no failure",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			r.write(firstPatch, patch)
+			r.commit(t0.Add(time.Minute), "Start patch-001")
+			r.write(secondPatch, patch)
+			step := r.commit(t0.Add(2*time.Minute), "Promote patch-001 to integration/eu-west1\n\nStrata-Rollout: workload/demo/patch-001")
 			r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
 			r.git(t0.Add(3*time.Minute), "commit", "--amend", "-q", "--no-edit", "--trailer", "Strata-Failed: integration/eu-west1: Application demo on w2: sync failed")
 			return rollout.FlightOptions{Now: t0.Add(time.Hour)}
@@ -141,9 +164,22 @@ func TestFlights(t *testing.T) {
 		want: func(r *flightRepo) []rollout.Flight {
 			head := r.git(t0, "rev-parse", "HEAD")
 			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
-				Step:        &rollout.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Promote patch-001 to integration/eu-west1"`},
-				Waits:       []rollout.Wait{},
-				LastFailure: &rollout.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/eu-west1: Application demo on w2: sync failed"}}}
+				Step:  &rollout.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Promote patch-001 to integration/eu-west1"`},
+				Waits: []rollout.Wait{}}}
+		},
+	}, {
+		name: "a record naming a commit that is not the patch's step is ignored",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			r.write(firstPatch, patch)
+			other := r.commit(t0.Add(time.Minute), "Start patch-001") // no Strata-Rollout trailer: not strata's step
+			r.record(record.Entry{Kind: record.KindFailed, Node: "integration/us-east1", Step: other, At: t0.Add(2 * time.Minute),
+				Failures: []string{"a forged failure"}})
+			return rollout.FlightOptions{Now: t0.Add(time.Hour)}
+		},
+		want: func(r *flightRepo) []rollout.Flight {
+			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+				Step:  &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(time.Minute), Subject: "Start patch-001"},
+				Waits: []rollout.Wait{}}}
 		},
 	}, {
 		name: "the live state: Applications not healthy yet, one failed",
@@ -202,7 +238,7 @@ func TestFlights(t *testing.T) {
 			// production's target is the last it changed.
 			r.write("config/config.yaml", strings.Replace(fixture["config/config.yaml"],
 				"    - name: integration\n", "    - name: integration\n      rollout: {soak: 30m}\n", 1)+"rollout: {soak: 10m}\n")
-			r.foldOver(t0.Add(2*time.Minute), "workload/integration/us-east1", "workload/production/us-east1")
+			r.foldOver(t0.Add(2*time.Minute), true, "workload/integration/us-east1", "workload/production/us-east1")
 			return rollout.FlightOptions{Now: t0.Add(15 * time.Minute)}
 		},
 		want: func(r *flightRepo) []rollout.Flight {
@@ -225,15 +261,27 @@ func TestFlights(t *testing.T) {
 			step := r.commit(t0.Add(time.Minute), "Start patch-001\n\nRendered output changed at:\n  workload/integration/us-east1\n\nStrata-Rollout: workload/demo/patch-001")
 			r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
 			r.git(t0.Add(3*time.Minute), "commit", "--amend", "-q", "--no-edit", "--trailer", "Strata-Failed: integration/us-east1: Application demo on w1: sync failed")
+			r.record(record.Entry{Kind: record.KindReverted, Node: "integration/us-east1", Step: step, Targets: []string{"workload/integration/us-east1"},
+				Revert: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(3 * time.Minute), Failures: []string{"integration/us-east1: Application demo on w1: sync failed"}})
 			return rollout.FlightOptions{Now: t0.Add(5 * time.Minute)}
 		},
 		want: func(r *flightRepo) []rollout.Flight {
 			head := r.git(t0, "rev-parse", "HEAD")
 			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Removed: "revert",
-				Step:        &rollout.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Start patch-001"`},
-				Waits:       []rollout.Wait{},
+				Step: &rollout.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Start patch-001"`},
+				Waits: []rollout.Wait{{Kind: "change", Node: "integration/us-east1",
+					Message: "a change of the patch's files: the step to integration/us-east1 (" + r.git(t0, "rev-parse", "--short=12", "HEAD~1") + ") failed and the rollout stays stopped"}},
 				LastFailure: &rollout.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/us-east1: Application demo on w1: sync failed"}}}
 		},
+	}, {
+		// Issue 36: a trailer in someone's commit counted as a fold of
+		// strata's, settled and shown.
+		name: "a fold strata did not record is not shown",
+		setup: func(r *flightRepo) rollout.FlightOptions {
+			r.foldOver(t0.Add(2*time.Minute), false, "workload/production/us-east1")
+			return rollout.FlightOptions{Now: t0.Add(5 * time.Minute)}
+		},
+		want: func(*flightRepo) []rollout.Flight { return []rollout.Flight{} },
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newFlightRepo(t)
@@ -305,10 +353,11 @@ func TestFlightsReadStopWhenOnlyWhenAsked(t *testing.T) {
 
 // foldAt commits the patch at its first two nodes, then its fold (the
 // files removed, with the rollout's trailer) at the time at.
-func (r *flightRepo) foldAt(at time.Time) { r.foldOver(at, "workload/production/us-east1") }
+func (r *flightRepo) foldAt(at time.Time) { r.foldOver(at, true, "workload/production/us-east1") }
 
-// foldOver is foldAt with a fold that changed the targets changed.
-func (r *flightRepo) foldOver(at time.Time, changed ...string) {
+// foldOver is foldAt with a fold that changed the targets changed,
+// recorded as strata's step when recorded.
+func (r *flightRepo) foldOver(at time.Time, recorded bool, changed ...string) {
 	r.write(firstPatch, patch)
 	r.write(secondPatch, patch)
 	r.commit(at.Add(-time.Minute), "Promote patch-001 to integration/eu-west1\n\nStrata-Rollout: workload/demo/patch-001")
@@ -317,5 +366,31 @@ func (r *flightRepo) foldOver(at time.Time, changed ...string) {
 			r.t.Fatal(err)
 		}
 	}
-	r.commit(at, "Fold patch-001 of workload/demo into values.yaml\n\nRendered output changed at:\n  "+strings.Join(changed, "\n  ")+"\n\nStrata-Rollout: workload/demo/patch-001")
+	fold := r.commit(at, "Fold patch-001 of workload/demo into values.yaml\n\nRendered output changed at:\n  "+strings.Join(changed, "\n  ")+"\n\nStrata-Rollout: workload/demo/patch-001")
+	if recorded {
+		r.record(record.Entry{Kind: record.KindStep, Node: "production/us-east1", Step: fold, Targets: changed, At: at})
+	}
+}
+
+// record writes e for patch-001 into the repository's record as strata
+// does: the rendered tree and the patch's files read at its commits.
+func (r *flightRepo) record(e record.Entry) {
+	r.t.Helper()
+	ctx := context.Background()
+	g := rollout.ExecGit{Dir: r.dir, Env: testgit.Env}
+	e.Patch = "workload/demo/patch-001"
+	var err error
+	if e.Tree, err = record.TreeOf(ctx, g, e.Step, e.Targets); err != nil {
+		r.t.Fatal(err)
+	}
+	files := e.Step
+	if e.Revert != "" {
+		files = e.Revert
+	}
+	if e.PatchFiles, err = record.FilesOf(ctx, g, files, e.Patch); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := (&record.Log{Git: g, Dir: r.dir}).Append(ctx, e); err != nil {
+		r.t.Fatal(err)
+	}
 }

@@ -53,24 +53,3 @@ func (r *runner) waitStart(ctx context.Context, st *step) (time.Time, error) {
 	}
 	return r.commitTime(ctx, st.commit)
 }
-
-// reverted reports, for a --once run, whether the last commit that changed
-// the patch's files reverted a failed step (git revert, as --on-failure
-// revert makes it): the rollout stays stopped there, failed, until the
-// patch changes again, rather than taking the same step once more on the
-// next scheduled run.
-func (r *runner) reverted(ctx context.Context, node, last string) error {
-	if !r.opts.Once || last == "" {
-		return nil
-	}
-	body, err := r.repo.run(ctx, "log", "-1", "--format=%B", last)
-	if err != nil {
-		return err
-	}
-	step, ok := revertOf(body)
-	if !ok {
-		return nil
-	}
-	return &StepError{Step: node, Commit: step, Reverted: last, Failures: []Failure{{Reason: fmt.Sprintf(
-		"the step was reverted by %.12s; the rollout stays stopped until the patch's files change", last)}}}
-}

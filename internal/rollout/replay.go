@@ -50,60 +50,14 @@ func (e *ConflictError) Error() string {
 		e.Step, e.Remote, e.Upstream, e.Reason)
 }
 
-// publish pushes the step st just committed. A push refused because the
-// remote branch moved is no failure: the step is replayed on the new
-// upstream (replay) and pushed again, at most MaxReplays times, waiting
-// Env.PushBackoff, doubled each time, in between. It returns the subject
-// of the commit pushed.
-func (r *runner) publish(ctx context.Context, plan *promote.Plan, st *step, c action.Commit, subject string) (string, error) {
-	backoff := r.env.PushBackoff
-	if backoff <= 0 {
-		backoff = DefaultPushBackoff
-	}
-	for attempt := 0; ; attempt++ {
-		err := r.repo.push(ctx)
-		if err == nil {
-			return subject, nil
-		}
-		if _, moved := r.repo.moved(ctx); !moved || attempt == MaxReplays {
-			return "", err
-		}
-		if err := pause(ctx, backoff<<attempt); err != nil {
-			return "", err
-		}
-		upstream, moved := r.repo.moved(ctx)
-		if !moved {
-			continue // pushed by someone meanwhile? push again
-		}
-		s, again, err := r.replay(ctx, plan, st, c, upstream)
-		if err != nil || !again {
-			return s, err
-		}
-		subject = s
-	}
-}
-
-// replay makes st's step again on upstream, the remote branch's new
-// commit: HEAD is reset to it (git reset --keep: every commit others
-// pushed is kept, the step's old commit dropped), then the step is
-// planned, promoted, rendered and committed again there, never a textual
-// rebase of rendered/. again is false when upstream already has the step
+// remake makes st's step again on HEAD, reset to upstream, the remote
+// branch's new commit (git reset --keep: every commit others pushed is
+// kept, the step's old commit dropped): the step is planned and made
+// there with action.Step.Run, never a textual rebase of rendered/. base
+// is the commit the step was made on before (what others changed is
+// base..upstream). again is false when upstream already has the step
 // (someone made it): it is not made twice, st becomes that commit's. A
 // change of the same patch or node upstream is a *ConflictError.
-func (r *runner) replay(ctx context.Context, plan *promote.Plan, st *step, c action.Commit, upstream string) (subject string, again bool, err error) {
-	base, err := r.repo.run(ctx, "rev-parse", st.commit+"^")
-	if err != nil {
-		return "", false, err
-	}
-	if _, err := r.repo.run(ctx, "reset", "-q", "--keep", upstream); err != nil {
-		return "", false, fmt.Errorf("moving to %.12s, the remote's new commit: %w", upstream, err)
-	}
-	return r.remake(ctx, plan, st, c, base, upstream)
-}
-
-// remake is replay's step made again on HEAD, already reset to upstream:
-// base is the commit the step was made on before (what others changed is
-// base..upstream).
 func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c action.Commit, base, upstream string) (subject string, again bool, err error) {
 	own, err := r.repo.run(ctx, "diff", "--relative", "--name-only", st.commit+"^", st.commit, "--", "config")
 	if err != nil {
@@ -138,9 +92,6 @@ func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c act
 		case promote.Subject(next) != promote.Subject(plan):
 			return "", false, conflict(fmt.Sprintf("the step would now be %q", promote.Subject(next)))
 		}
-		if err := act.Apply(next); err != nil {
-			return "", false, err
-		}
 	} else {
 		if len(touched) > 0 {
 			return "", false, conflict("it changed " + strings.Join(touched, ", "))
@@ -152,10 +103,7 @@ func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c act
 			}
 		}
 	}
-	if _, err := act.Render(next); err != nil {
-		return "", false, err
-	}
-	done, err := act.Commit(ctx, next, c)
+	_, done, err := act.Run(ctx, next, c)
 	if err != nil {
 		return "", false, err
 	}

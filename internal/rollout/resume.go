@@ -37,8 +37,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 		if err := r.reach(ctx); err != nil {
 			return err
 		}
-		_, err = r.commitStep(ctx, j.Plan)
-		return err
+		return r.commitStep(ctx, j.Plan, true)
 	}
 	dirty, err := r.repo.dirty(ctx, "config", render.OutputDir)
 	if err != nil {
@@ -54,8 +53,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 		if err := r.holdFirstCopy(ctx); err != nil {
 			return err
 		}
-		_, err := r.commitStep(ctx, nil)
-		return err
+		return r.commitStep(ctx, nil, false)
 	}
 	ahead, err := r.repo.unpushed(ctx)
 	if err != nil || !ahead {
@@ -131,7 +129,13 @@ func (r *runner) settle(ctx context.Context) error {
 	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
 		return err
 	}
-	if err := r.reverted(ctx, st.node, st.revert); err != nil {
+	// A failure names the patch's own last commit, not the last commit
+	// over its targets' output (another patch's, maybe).
+	st.own = st.revert
+	// A failure strata recorded, the patch unchanged since: stopped, in
+	// every mode.
+	if err := r.stopped(ctx, st.node); err != nil {
+		r.emitStopped(err)
 		return err
 	}
 	if err := r.reach(ctx); err != nil {

@@ -19,7 +19,6 @@ import (
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
-	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -47,6 +46,9 @@ type Options struct {
 	// soak or hold that is not over ends the run (Result.Stopped
 	// StoppedPending, once.go).
 	Once bool
+	// RerunChecks runs every check of a step again rather than reusing
+	// what strata's record says passed for it (--rerun-checks).
+	RerunChecks bool
 	// Args, when set, are the arguments of the strata command that started
 	// the run: the command that continues past a gate repeats them all
 	// (--remote, --kubeconfig, contexts, soak, timeout...) and adds the
@@ -158,6 +160,9 @@ type runner struct {
 	// alarm fails the wait or soak it interrupts: a stopWhen condition
 	// held (see guard); nil when no guard runs.
 	alarm chan error
+	// writer makes and pushes the steps: RunAll's, shared, or one of the
+	// rollout's own.
+	writer *writer
 }
 
 // Run rolls the patch out: it completes what an earlier run left (an
@@ -189,6 +194,10 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 		w = newWatcher(ctx, env.Connect, env.Live)
 	}
 	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}, dir: env.Dir}, fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}}}
+	// One write path: a rollout of its own runs as RunAll's batch of one.
+	if r.writer = env.writer; r.writer == nil {
+		r.writer = newWriter(ctx, env)
+	}
 	r.watch = w.view(r.lost, env.reactions)
 	defer r.watch.close()
 	err = r.run(ctx)
@@ -197,6 +206,10 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 		r.res.Stopped, r.res.Step, r.res.Waiting = StoppedPending, p.step, p.waiting
 		r.emit(Event{Kind: KindPending, Step: p.step, Commit: p.commit, Message: "in progress: " + p.waiting})
 		return r.res, nil
+	}
+	var se *StepError
+	if err != nil && !errors.As(err, &se) && ctx.Err() == nil {
+		r.emit(Event{Kind: KindError, Message: err.Error()})
 	}
 	return r.res, err
 }
@@ -292,30 +305,7 @@ func (r *runner) run(ctx context.Context) error {
 		if err := r.hold(ctx, f, plan.Target); err != nil {
 			return err
 		}
-		var st *step
-		if w := r.env.writer; w != nil {
-			plan, st, err = w.step(ctx, r)
-		} else {
-			err = r.locked(ctx, func() error {
-				// Others may have pushed while the last step waited: plan on theirs.
-				if _, err := r.repo.unpushed(ctx); err != nil {
-					return err
-				}
-				dirty, err := r.repo.dirty(ctx, "config", render.OutputDir)
-				if err != nil {
-					return err
-				}
-				if plan, err = r.ready(ctx, dirty); err != nil || plan == nil {
-					return err
-				}
-				if st, err = r.commitStep(ctx, plan); err != nil {
-					return err
-				}
-				// What the step waits for, read in the same hold.
-				st.ws, err = r.newWaitSet(ctx, st.commit, st.pick)
-				return err
-			})
-		}
+		plan, st, err := r.writer.step(ctx, r)
 		if err != nil || plan == nil {
 			return err
 		}
@@ -329,11 +319,10 @@ func (r *runner) run(ctx context.Context) error {
 	}
 }
 
-// ready plans the next step on the work tree and promotes it (config/
-// only: makeStep renders and commits it); a nil plan when the rollout
-// ends there (next). dirty are the uncommitted changes under config/ and
-// rendered/ (checkClean), read by the caller, which holds the repository
-// lock.
+// ready plans the next step on the work tree (makeStep makes it); a nil
+// plan when the rollout ends there (next). dirty are the uncommitted
+// changes under config/ and rendered/ (checkClean), read by the caller,
+// which holds the repository lock.
 func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, error) {
 	f, err := r.load()
 	if err != nil {
@@ -352,7 +341,7 @@ func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, erro
 	if err := r.reach(ctx); err != nil {
 		return nil, err
 	}
-	return plan, r.action().Apply(plan)
+	return plan, nil
 }
 
 // patchID is <type>/<component>/<patch>.
@@ -406,28 +395,28 @@ func (r *runner) locked(ctx context.Context, write func() error) error {
 	return write()
 }
 
-// catchUpLocked runs catchUp under the lock. Under RunAll a read without
-// the lock comes first, and when it shows nothing to catch up (no
-// promotion's journal, nothing uncommitted under config/ or rendered/,
-// HEAD at the remote branch as RunAll's one fetch saw it), the lock is
-// not taken: each patch would take it only to find nothing to do.
+// catchUpLocked runs catchUp under the lock. A read without the lock
+// comes first, and when it shows nothing to catch up (no promotion's
+// journal, nothing uncommitted under config/ or rendered/, HEAD at the
+// remote branch as the writer's one fetch saw it), the lock is not taken:
+// each patch of RunAll would take it only to find nothing to do.
 func (r *runner) catchUpLocked(ctx context.Context) error {
-	if w := r.env.writer; w != nil && w.caughtUp(ctx, r) {
+	if r.writer.shared && r.writer.caughtUp(ctx, r) {
 		return nil
 	}
 	return r.locked(ctx, func() error { return r.catchUp(ctx) })
 }
 
 // reading runs read, which reads the work tree and writes nothing: under
-// RunAll it shares the work tree with the writer's other rollouts
-// (writer.mu) rather than taking the repository lock, and takes the lock
-// only when that read fails (another process writing meanwhile);
-// otherwise under the lock.
+// RunAll's shared writer it shares the work tree with the writer's
+// rollouts (writer.mu) rather than taking the repository lock, and takes
+// the lock only when that read fails (another process writing meanwhile);
+// a rollout of its own reads under the lock.
 func (r *runner) reading(ctx context.Context, read func() error) error {
-	if w := r.env.writer; w != nil {
-		w.mu.RLock()
+	if r.writer.shared {
+		r.writer.mu.RLock()
 		err := read()
-		w.mu.RUnlock()
+		r.writer.mu.RUnlock()
 		if err == nil {
 			return nil
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -37,6 +38,13 @@ type step struct {
 	// ws, when set, is the step's wait set, read when it was pushed
 	// (RunAll's writer reads one for all the steps of a push).
 	ws *waitSet
+	// tree is the rendered output of targets at commit, by content
+	// (record.TreeOf); checks the checks run for it (the record's).
+	tree   string
+	checks []record.Check
+	// own, for a settle, is the patch's own last commit, which its
+	// failure names (commit is the last over its targets' output).
+	own string
 }
 
 // action is the promotion step of the work tree (package action).
@@ -44,30 +52,43 @@ func (r *runner) action() *action.Step {
 	return &action.Step{Dir: r.env.Dir, FS: r.fsys, Ops: r.ops, Retry: "run the rollout again"}
 }
 
-// commitStep renders what the step of plan (nil: the patch's first copy,
-// every target) can change, commits config/ and rendered/ as that step
-// and pushes it.
-func (r *runner) commitStep(ctx context.Context, plan *promote.Plan) (*step, error) {
-	st, c, subject, err := r.makeStep(ctx, plan, r.repo.git)
+// commitStep makes the step of plan that catchUp completes (nil: the
+// patch's first copy, every target; applied: a promotion resumed from its
+// journal) and pushes it by the writer's one push loop (publish), under
+// the repository lock catchUp holds.
+func (r *runner) commitStep(ctx context.Context, plan *promote.Plan, applied bool) error {
+	base, err := r.repo.head(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if subject, err = r.publish(ctx, plan, st, c, subject); err != nil {
-		return nil, err
+	req := &stepReq{r: r, plan: plan}
+	if req.st, req.c, req.subject, err = r.makeStep(ctx, plan, r.repo.git, applied); err != nil {
+		return err
 	}
-	r.pushed(st, subject)
-	return st, nil
+	if err := r.writer.publish(ctx, r.repo, []*stepReq{req}, base); err != nil {
+		return err
+	}
+	if req.err != nil {
+		return req.err
+	}
+	if err := recordSteps(ctx, []*stepReq{req}); err != nil {
+		return err
+	}
+	r.pushed(req.st, req.subject)
+	return nil
 }
 
-// makeStep renders what the step of plan can change and commits it with
-// g, unpushed; it returns the step, how it was committed (for a replay)
-// and the commit's subject.
-func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo) (*step, action.Commit, string, error) {
+// makeStep makes the step of plan with action.Step.Run (apply unless
+// applied, render what it can change, commit with g), unpushed; it
+// returns the step, how it was committed (for a replay) and the commit's
+// subject.
+func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, applied bool) (*step, action.Commit, string, error) {
 	f, err := r.load()
 	if err != nil {
 		return nil, action.Commit{}, "", err
 	}
 	act := r.action()
+	act.Applied = applied
 	c := action.Commit{Git: g, Paths: []string{"config", render.OutputDir}, Planned: true,
 		Trailers: append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)}
 	if len(r.hide) > 0 { // other patches' first copies, left out (firstcopies.go)
@@ -76,12 +97,12 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo) (
 			c.Paths = append(c.Paths, ":(exclude)"+p)
 		}
 	}
-	if _, err := act.Render(plan); err != nil {
-		return nil, action.Commit{}, "", err
-	}
 	st := &step{}
 	if plan != nil {
 		st.node = plan.Target
+		if st.node == "" {
+			st.node = plan.Found[len(plan.Found)-1]
+		}
 		r.enterWave(plan)
 	} else {
 		locs := locations(f, r.opts)
@@ -92,12 +113,9 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo) (
 			return nil, action.Commit{}, "", err
 		}
 	}
-	if st.node == "" {
-		st.node = plan.Found[len(plan.Found)-1]
-	}
 	st.policy = r.policyAt(f, st.node)
 	st.soak = st.policy.Soak
-	done, err := act.Commit(ctx, plan, c)
+	_, done, err := act.Run(ctx, plan, c)
 	if err != nil {
 		return nil, action.Commit{}, "", err
 	}
@@ -150,17 +168,6 @@ func (r *runner) waitSet(ctx context.Context, commit string, pick func(live.AppS
 	return ws, err
 }
 
-// fetch brings the remote branch's commits into the local repository, for
-// a revision Argo CD synced that someone pushed after the step's: its
-// containment of the step's commit is judged again rather than failing
-// the step.
-func (r *runner) fetch(ctx context.Context) func(string) error {
-	return func(string) error {
-		_, err := r.repo.fetch(ctx)
-		return err
-	}
-}
-
 // policyAt is the rollout policy at node, with the run's overrides.
 func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
 	var n *fleet.Node
@@ -197,8 +204,17 @@ func (r *runner) foldPolicy(f *fleet.Fleet, ids []string) fleet.RolloutPolicy {
 	return r.opts.overridden(f.Config.StrictestAt(nodes...))
 }
 
-// verify waits for the step's Applications, soaks and runs the checks.
+// verify verifies st (verifyStep) and records that it passed; a failure
+// is recorded by failed.
 func (r *runner) verify(ctx context.Context, st *step) error {
+	if err := r.verifyStep(ctx, st); err != nil {
+		return err
+	}
+	return r.recordVerdict(ctx, st, record.KindPassed, nil)
+}
+
+// verifyStep waits for the step's Applications, soaks and runs the checks.
+func (r *runner) verifyStep(ctx context.Context, st *step) error {
 	if st.policy.NoWatch {
 		r.noWatch(st)
 		return r.runChecks(ctx, st)
@@ -274,16 +290,14 @@ func (r *runner) runChecks(ctx context.Context, st *step) error {
 	for _, t := range st.targets {
 		env.Clusters = append(env.Clusters, t.Clusters...)
 	}
-	var done map[string]checkRecord
-	var passed []checkRecord
-	if len(st.policy.Checks) > 0 && st.commit != "" {
-		done = r.repo.passedChecks(ctx, st.commit)
-	}
+	done := r.reusable(ctx, st)
 	for _, c := range st.policy.Checks {
-		rec := checkRecord{Check: c.Name, Definition: checkDefinition(c), Patch: r.patchID(), Step: st.node}
-		if at, ok := done[rec.key()]; ok {
+		def := checkDefinition(c)
+		if e, ok := done[c.Name+"\x00"+def]; ok {
+			st.checks = append(st.checks, record.Check{Name: c.Name, Definition: def, Passed: true, Reason: "recorded " + e.ID()})
 			r.emit(Event{Kind: KindCheck, Step: st.node, Commit: st.commit, Check: c.Name, Passed: true, Recorded: true,
-				Message: fmt.Sprintf("passed at %s (recorded in %s); not run again", at.Passed.UTC().Format(time.RFC3339), NotesRef)})
+				Message: fmt.Sprintf("passed for this patch and step commit at %s (recorded in %s, %.12s); not run again",
+					e.At.UTC().Format(time.RFC3339), record.Ref, e.ID())})
 			continue
 		}
 		err := runCheck(ctx, r.env.Dir, c, env)
@@ -296,31 +310,39 @@ func (r *runner) runChecks(ctx context.Context, st *step) error {
 			if ctx.Err() != nil {
 				return context.Cause(ctx)
 			}
+			st.checks = append(st.checks, record.Check{Name: c.Name, Definition: def, Reason: lastLines(err.Error(), 3)})
 			return &StepError{Step: st.node, Commit: st.commit, Failures: []Failure{{Check: c.Name, Reason: err.Error()}}}
 		}
-		rec.Passed, rec.Host = r.env.Clock.Now().UTC().Truncate(time.Second), host()
-		passed = append(passed, rec)
-	}
-	if len(passed) > 0 && st.commit != "" {
-		// Every check passed: a later run skips them. Without the record
-		// they just run again, so a failure to write it is a warning.
-		if err := r.repo.recordChecks(ctx, st.commit, passed, r.env.PushBackoff); err != nil {
-			r.log("recording the checks of %s that passed on %.12s: %v; a later run runs them again", st.node, st.commit, err)
-		}
+		st.checks = append(st.checks, record.Check{Name: c.Name, Definition: def, Passed: true})
 	}
 	return nil
 }
 
-// failed ends the rollout on err; with Revert, a failed step is reverted
-// first, and its targets waited for until they are healthy again.
+// failed ends the rollout on err, recorded; with Revert, a failed step is
+// reverted first (never a revert: no revert of a revert), the revert
+// recorded, and its targets waited for until they are healthy again.
 func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	var se *StepError
 	if !errors.As(err, &se) {
 		return err
 	}
+	if st.own != "" {
+		se.Commit = st.own
+	}
 	r.emit(Event{Kind: KindFailed, Step: st.node, Commit: st.commit, Failures: se.Failures, Message: "the step failed"})
+	if err := r.recordVerdict(ctx, st, record.KindFailed, se.Failures); err != nil {
+		return errors.Join(se, err)
+	}
 	if !r.opts.Revert || st.revert == "" {
 		return se
+	}
+	if isRevert, err := r.isRevert(ctx, st.revert); err != nil || isRevert {
+		// No revert of a revert: it would put back what was undone.
+		if err == nil {
+			r.emit(Event{Kind: KindFailed, Step: st.node, Commit: st.revert,
+				Message: fmt.Sprintf("not reverted: %.12s, the patch's last change, is itself a revert", st.revert)})
+		}
+		return errors.Join(se, err)
 	}
 	terminated := r.terminate(ctx, se.Failures)
 	var commit string
@@ -341,6 +363,10 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	if gerr != nil {
 		return errors.Join(se, gerr)
 	}
+	se.Reverted = commit
+	if err := r.recordRevert(ctx, st, commit, se.Failures); err != nil {
+		return errors.Join(se, err)
+	}
 	msg := fmt.Sprintf("reverted %.12s; waiting for its targets to be healthy again", st.revert)
 	if r.opts.Once {
 		msg = fmt.Sprintf("reverted %.12s and pushed the revert; its targets are not waited for (--once)", st.revert)
@@ -350,8 +376,8 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	}
 	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets), Message: msg})
 	if r.opts.Once {
-		// The revert's targets are not waited for: the next run goes on
-		// from the revert (reverted).
+		// The revert's targets are not waited for: the next run finds the
+		// revert in the record and stays stopped (stopped).
 		return se
 	}
 	ws, werr := r.waitSet(ctx, commit, changedIn(commit))
@@ -363,7 +389,7 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	if werr != nil {
 		return errors.Join(se, fmt.Errorf("after the revert %.12s: %w", commit, werr))
 	}
-	se.Reverted = commit
+	se.Healthy = true
 	return se
 }
 
@@ -401,17 +427,19 @@ func (r *runner) terminate(ctx context.Context, failures []Failure) []string {
 func failedTrailers(node string, failures []Failure) []string {
 	var out []string
 	for _, f := range failures {
-		reason := strings.Join(strings.Fields(f.Reason), " ")
-		if r := []rune(reason); len(r) > 300 {
-			reason = string(r[:300]) + "..."
-		}
-		switch {
-		case f.App != "":
-			reason = fmt.Sprintf("Application %s on %s: %s", f.App, f.Cluster, reason)
-		case f.Check != "":
-			reason = fmt.Sprintf("check %s: %s", f.Check, reason)
-		}
-		out = append(out, "--trailer", fmt.Sprintf("%s: %s: %s", FailedTrailer, node, reason))
+		out = append(out, "--trailer", fmt.Sprintf("%s: %s: %s", FailedTrailer, node, failureLine(f)))
 	}
 	return out
+}
+
+// isRevert reports whether commit reverts another (git revert's message).
+// It only ever keeps strata from reverting it: a message is never taken
+// for strata's revert of a failed step (the record says that).
+func (r *runner) isRevert(ctx context.Context, commit string) (bool, error) {
+	body, err := r.repo.run(ctx, "log", "-1", "--format=%B", commit)
+	if err != nil {
+		return false, err
+	}
+	_, ok := revertOf(body)
+	return ok, nil
 }

@@ -18,8 +18,12 @@ type StepError struct {
 	Commit   string
 	Failures []Failure
 	// Reverted is the commit that reverted the step, with OnFailure
-	// revert.
+	// revert; Healthy says its targets were read healthy after it.
 	Reverted string
+	Healthy  bool
+	// Recorded: the failure is strata's record of an earlier run (the
+	// patch's files have not changed since); nothing was run again.
+	Recorded bool
 }
 
 func (e *StepError) Error() string {
@@ -43,8 +47,11 @@ func (e *StepError) Error() string {
 			s += "\n  " + f.Reason
 		}
 	}
-	if e.Reverted != "" {
+	switch {
+	case e.Reverted != "" && e.Healthy:
 		s += fmt.Sprintf("\nreverted by %.12s; its targets are healthy again", e.Reverted)
+	case e.Reverted != "":
+		s += fmt.Sprintf("\nreverted by %.12s", e.Reverted)
 	}
 	return s
 }

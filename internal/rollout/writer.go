@@ -12,10 +12,12 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
-// writer makes the steps of RunAll's rollouts. Each time it holds the
+// writer makes the steps of the rollouts: RunAll's, and a rollout of its
+// own as a batch of one (one write path). Each time it holds the
 // repository lock it makes the step of every rollout ready at that
 // moment, in patch order, each its own commit with its own message and
 // trailers, and pushes them all in one push; a push refused because the
@@ -26,6 +28,10 @@ import (
 // other's commit, push and render (BENCHMARKS.md, delivery).
 type writer struct {
 	env Env
+	// shared is set for RunAll's writer: its rollouts read the work tree
+	// beside it (reading) and skip a catch-up with nothing to do without
+	// the lock (caughtUp). A rollout of its own reads under the lock.
+	shared bool
 	// mu is held by the writer while it writes the work tree; the
 	// rollouts' reads that take no repository lock take it shared.
 	mu sync.RWMutex
@@ -189,6 +195,23 @@ func (w *writer) write(ctx context.Context) {
 	if asked == 0 {
 		return // taken by the last write
 	}
+	batch, made := w.hold(ctx)
+	// The steps' record is written after the hold, beside the next.
+	if len(made) > 0 && recordSteps(ctx, made) == nil {
+		for _, req := range made {
+			if req.err == nil {
+				req.r.pushed(req.st, req.subject)
+			}
+		}
+	}
+	for _, req := range batch {
+		close(req.done)
+	}
+}
+
+// hold is write's hold of the repository lock: the steps it took (batch)
+// and those it made and pushed (made).
+func (w *writer) hold(ctx context.Context) (batch, made []*stepReq) {
 	release := func() {}
 	var lockErr error
 	if w.env.Lock != nil {
@@ -196,14 +219,11 @@ func (w *writer) write(ctx context.Context) {
 	}
 	w.mu.Lock()
 	start := w.env.Clock.Now()
-	batch := w.take()
+	batch = w.take()
 	defer func() {
 		w.mu.Unlock()
 		if lockErr == nil {
 			release()
-		}
-		for _, req := range batch {
-			close(req.done)
 		}
 	}()
 	if len(batch) == 0 {
@@ -233,7 +253,6 @@ func (w *writer) write(ctx context.Context) {
 	// What git commit would do beside the commit (hooks, signing) is read
 	// once a hold, not once a step (git.Repo.Batch).
 	g := repo.git.Batch()
-	var made []*stepReq
 	// One look at the uncommitted changes for the hold while it finds
 	// none: a step's commit takes all it changed, and a failed one is
 	// looked at (leftDirty). A hold whose first look found none leaves
@@ -251,7 +270,7 @@ func (w *writer) write(ctx context.Context) {
 			beganClean = beganClean || (i == 0 && clean)
 		}
 		if req.plan, req.err = req.r.ready(ctx, dirty); req.err == nil && req.plan != nil {
-			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan, g)
+			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan, g, false)
 		}
 		if req.err != nil {
 			req.st = nil
@@ -272,7 +291,7 @@ func (w *writer) write(ctx context.Context) {
 		batch = append(batch, w.take()...)
 	}
 	if len(made) == 0 {
-		return
+		return batch, nil
 	}
 	if err := w.publish(ctx, repo, made, base); err != nil {
 		for _, req := range made {
@@ -280,14 +299,42 @@ func (w *writer) write(ctx context.Context) {
 				req.err, req.st = err, nil
 			}
 		}
-		return
+		return batch, nil
 	}
 	w.waitSets(ctx, repo, made, base, beganClean)
+	return batch, made
+}
+
+// recordSteps records the steps of made that were pushed, in one write
+// of the record; a step whose record cannot be written fails with why:
+// pushed, it is not strata's own until it is recorded.
+func recordSteps(ctx context.Context, made []*stepReq) error {
+	var es []record.Entry
+	var ok []*stepReq
+	var err error
+	for _, req := range made {
+		if req.err != nil || req.st == nil {
+			continue
+		}
+		var e record.Entry
+		if e, err = req.r.stepEntry(ctx, req.st, record.KindStep); err != nil {
+			break
+		}
+		es, ok = append(es, e), append(ok, req)
+	}
+	if err == nil && len(ok) > 0 {
+		err = ok[0].r.rec().Append(ctx, es...)
+	}
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("%w in %s: %w (the next run settles it)", errNotRecorded, record.Ref, err)
 	for _, req := range made {
 		if req.err == nil {
-			req.r.pushed(req.st, req.subject)
+			req.err, req.st = err, nil
 		}
 	}
+	return err
 }
 
 // caughtUp reports whether r's catch-up has nothing to do, read without

@@ -10,10 +10,12 @@ import (
 	"github.com/strata-fleet/strata/internal/render"
 )
 
-// publish pushes the steps made in one push. A push refused because the
-// remote moved replays every step on the new upstream (remake: a step
-// upstream already has is not made twice; one that conflicts fails alone)
-// and pushes again, at most MaxReplays times, as Run's publish does.
+// publish pushes the steps made in one push: the one push loop of the
+// rollout (a batch's, or catchUp's one step). A push refused because the
+// remote moved is no failure: every step is made again on the new
+// upstream (remake: a step upstream already has is not made twice; one
+// that conflicts fails alone) and pushed again, at most MaxReplays times,
+// waiting Env.PushBackoff, doubled each time, in between.
 func (w *writer) publish(ctx context.Context, repo *repo, made []*stepReq, base string) error {
 	backoff := w.env.PushBackoff
 	if backoff <= 0 {

@@ -79,7 +79,7 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 		if args[0] == "config" && holding {
 			configs++ // what git commit would do beside the commit
 		}
-		if bounded && (args[0] == "commit-tree" || args[0] == "commit") && !stepped {
+		if bounded && holding && (args[0] == "commit-tree" || args[0] == "commit") && !stepped {
 			stepped = true // the first step's commit takes the hold's time
 			h.clock.Step(rollout.DefaultBatchFor)
 		}

@@ -54,7 +54,7 @@ func NewMetrics() *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		inFlight: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_rollouts_in_flight",
-			Help: "Rollouts running now."}),
+			Help: "Patches in flight as status lists them (not folded yet, or settling their last step), whether their rollout runs, waits at a gate or stays stopped after a failure; read at each fetch."}),
 		steps: prometheus.NewCounter(prometheus.CounterOpts{Name: "strata_rollout_steps_total",
 			Help: "Steps committed and pushed."}),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "strata_rollout_step_duration_seconds",

@@ -106,6 +106,11 @@ func (r *runner) tick(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if m := r.o.Metrics; m != nil {
+		// The patches status lists in flight (rollout.InFlight and
+		// Settling), whether their rollout runs or waits for a change.
+		m.inFlight.Set(float64(len(patches)))
+	}
 	for _, id := range patches {
 		key, err := r.key(ctx, id)
 		if err != nil {
@@ -127,10 +132,6 @@ func (r *runner) tick(ctx context.Context) error {
 
 // roll runs one patch's rollout to its end.
 func (r *runner) roll(ctx context.Context, id, key string) {
-	if m := r.o.Metrics; m != nil {
-		m.inFlight.Inc()
-		defer m.inFlight.Dec()
-	}
 	res := rollout.RunPatch(ctx, r.o.Env, r.o.Rollout, id)
 	if res.Err != nil && ctx.Err() == nil {
 		r.o.Log.Warn("rollout ended", "patch", id, "error", res.Err)

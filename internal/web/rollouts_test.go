@@ -14,9 +14,12 @@ import (
 	"testing"
 	"time"
 
+	gitpkg "github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/testgit"
 	"github.com/strata-fleet/strata/internal/web"
 )
 
@@ -31,11 +34,29 @@ func TestRolloutsInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A step of strata's, reverted, and strata's record of the revert (a
+	// revert it did not record would be no failure).
+	write(t, p, string(data)+"# the step\n")
+	git("add", ".")
+	git("commit", "-q", "-m", "Promote patch-001 to stage/stage-sector-2", "-m", "Strata-Rollout: management-cluster/cert-manager/patch-001")
+	step := git("rev-parse", "HEAD")
 	write(t, p, string(data)+"# back at stage-sector-1\n")
 	git("add", ".")
-	git("commit", "-q", "-m", `Revert "Promote patch-001 to stage/stage-sector-2"`, "-m",
-		"Strata-Failed: stage/stage-sector-2: Application cert-manager on mc-stage2: sync failed")
+	git("commit", "-q", "-m", `Revert "Promote patch-001 to stage/stage-sector-2"`)
 	revert := git("rev-parse", "HEAD")
+	ctx := context.Background()
+	g := gitpkg.Exec{Dir: dir, Env: testgit.Env}
+	e := record.Entry{Kind: record.KindReverted, Patch: "management-cluster/cert-manager/patch-001", Node: "stage/stage-sector-2",
+		Step: step, Revert: revert, Failures: []string{"stage/stage-sector-2: Application cert-manager on mc-stage2: sync failed"}}
+	if e.Tree, err = record.TreeOf(ctx, g, step, nil); err != nil {
+		t.Fatal(err)
+	}
+	if e.PatchFiles, err = record.FilesOf(ctx, g, revert, e.Patch); err != nil {
+		t.Fatal(err)
+	}
+	if err := (&record.Log{Git: g, Dir: dir}).Append(ctx, e); err != nil {
+		t.Fatal(err)
+	}
 	write(t, filepath.Join(dir, "config/freezes.yaml"), "freezes:\n  - {node: stage, by: Jane <jane@example.com>, at: 2026-11-26T12:30:00Z, reason: 'INC-42: failover'}\n")
 	_, ts, _ := serveDir(t, dir)
 

@@ -1,0 +1,440 @@
+package record
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/git"
+)
+
+// Ref is the ref strata keeps its record under: one commit per entry,
+// each with the empty tree, the entry in its message.
+const Ref = "refs/strata/record"
+
+// emptyTree is git's empty tree: a record commit changes no file.
+const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+// Kinds of entry.
+const (
+	// KindStep: strata committed and pushed a step of the patch.
+	KindStep = "step"
+	// KindPassed: the step's targets were synced, healthy, soaked, and
+	// its checks passed (Checks).
+	KindPassed = "passed"
+	// KindFailed: the step failed (Failures; Checks, those that ran).
+	KindFailed = "failed"
+	// KindReverted: strata reverted the failed step (Revert).
+	KindReverted = "reverted"
+)
+
+// Entry is one fact of the record.
+type Entry struct {
+	Kind string `json:"kind"`
+	// Patch is <type>/<component>/<patch>; Node where the step moved it,
+	// Wave the nodes of its wave (when it has more than one).
+	Patch string   `json:"patch"`
+	Node  string   `json:"node"`
+	Wave  []string `json:"wave,omitempty"`
+	// Step is the step's commit; Targets (<type>/<node>) those whose
+	// rendered output it delivered and Tree that output by content
+	// (TreeOf at Step).
+	Step    string   `json:"step"`
+	Targets []string `json:"targets,omitempty"`
+	Tree    string   `json:"tree"`
+	// PatchFiles are the patch's files by content (FilesOf) at Step, or,
+	// for KindReverted, at Revert: the patch is "changed" once they are
+	// not these.
+	PatchFiles string `json:"patchFiles"`
+	// Checks are the checks run for the step and how they ended.
+	Checks   []Check  `json:"checks,omitempty"`
+	Failures []string `json:"failures,omitempty"`
+	// Revert is strata's revert of Step (KindReverted).
+	Revert string    `json:"revert,omitempty"`
+	At     time.Time `json:"at"`
+	Host   string    `json:"host,omitempty"`
+
+	// id is the record commit that holds the entry; signed its %G?.
+	id, signed string
+}
+
+// Check is a check run for a step.
+type Check struct {
+	Name string `json:"name"`
+	// Definition identifies what ran (its command, query, timeout): a
+	// check whose definition changed since runs again.
+	Definition string `json:"definition"`
+	Passed     bool   `json:"passed"`
+	Reason     string `json:"reason,omitempty"`
+}
+
+// ID is the record commit that holds e ("" before it is written).
+func (e Entry) ID() string { return e.id }
+
+// Log is the record of one repository, as this clone and its remote have
+// it.
+type Log struct {
+	Git    git.Runner
+	Dir    string
+	Remote string // "" keeps the record local
+	// Backoff is the wait before a refused push of the record is tried
+	// again, doubled each time (Append).
+	Backoff time.Duration
+}
+
+// Tracking is where a remote's record is fetched to.
+func Tracking(remote string) string {
+	name := remote
+	if !remoteName.MatchString(remote) || strings.Contains(remote, "..") {
+		name = "x" + hex.EncodeToString([]byte(remote))
+	}
+	return "refs/strata/remotes/" + name + "/record"
+}
+
+var remoteName = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]*$`)
+
+// Refspec fetches remote's record into Tracking; a pattern, so that a
+// remote without a record yet fetches nothing instead of failing.
+func Refspec(remote string) string { return "+" + Ref + "*:" + Tracking(remote) + "*" }
+
+// signing holds, per repository (Log.Dir), whether it signs its commits,
+// read once a process: a runner's record commits are many.
+var signing sync.Map
+
+// signs reports whether the repository signs its commits
+// (commit.gpgSign): its record commits are signed, and only signed ones
+// are trusted.
+func (l *Log) signs(ctx context.Context) bool {
+	if v, ok := signing.Load(l.Dir); ok && l.Dir != "" {
+		return v.(bool)
+	}
+	sign, _ := l.out(ctx, "config", "--bool", "commit.gpgSign")
+	if l.Dir != "" {
+		signing.Store(l.Dir, sign == "true")
+	}
+	return sign == "true"
+}
+
+// writes serializes a process's writes of a repository's record.
+var writes sync.Map
+
+func lockDir(dir string) func() {
+	m, _ := writes.LoadOrStore(dir, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
+
+func (l *Log) out(ctx context.Context, args ...string) (string, error) {
+	return git.Repo{Git: l.Git}.Out(ctx, args...)
+}
+
+// Append writes es, in order, a commit each on Ref, and pushes Ref to the
+// remote; a push refused because another clone recorded meanwhile puts
+// these entries on the remote's (fetched) and pushes again, at most five
+// times. The record commits are signed where the repository signs its
+// commits.
+func (l *Log) Append(ctx context.Context, es ...Entry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	defer lockDir(l.Dir)()
+	tip, _ := l.out(ctx, "rev-parse", "-q", "--verify", Ref)
+	if l.Remote != "" {
+		if remote, err := l.out(ctx, "rev-parse", "-q", "--verify", Tracking(l.Remote)); err == nil && remote != "" && remote != tip {
+			if tip, err = l.onto(ctx, remote, tip); err != nil {
+				return err
+			}
+		}
+	}
+	next := tip
+	for _, e := range es {
+		var err error
+		if next, err = l.commit(ctx, e, next); err != nil {
+			return err
+		}
+	}
+	if err := l.move(ctx, next, tip); err != nil {
+		return err
+	}
+	if l.Remote == "" {
+		return nil
+	}
+	backoff := l.Backoff
+	if backoff <= 0 {
+		backoff = time.Second
+	}
+	for attempt := 0; ; attempt++ {
+		_, err := l.out(ctx, "push", "-q", l.Remote, Ref+":"+Ref)
+		if err == nil {
+			return nil
+		}
+		if attempt == 5 {
+			return fmt.Errorf("pushing %s to %s: %w", Ref, l.Remote, err)
+		}
+		if err := pause(ctx, backoff<<attempt); err != nil {
+			return err
+		}
+		if _, err := l.out(ctx, "fetch", "-q", l.Remote, Refspec(l.Remote)); err != nil {
+			return fmt.Errorf("fetching the record of %s: %w", l.Remote, err)
+		}
+		remote, err := l.out(ctx, "rev-parse", "-q", "--verify", Tracking(l.Remote))
+		if err != nil {
+			return fmt.Errorf("the record of %s: %w", l.Remote, err)
+		}
+		cur, _ := l.out(ctx, "rev-parse", "-q", "--verify", Ref)
+		if _, err := l.onto(ctx, remote, cur); err != nil {
+			return err
+		}
+	}
+}
+
+// onto puts the entries of local the remote's record lacks on remote's
+// tip, moves Ref there and returns it.
+func (l *Log) onto(ctx context.Context, remote, local string) (string, error) {
+	mine := []Entry{}
+	if local != "" {
+		es, err := l.read(ctx, remote+".."+local)
+		if err != nil {
+			return "", err
+		}
+		mine = es
+	}
+	next := remote
+	for i := len(mine) - 1; i >= 0; i-- { // oldest first
+		var err error
+		if next, err = l.commit(ctx, mine[i], next); err != nil {
+			return "", err
+		}
+	}
+	return next, l.move(ctx, next, local)
+}
+
+// move updates Ref from old ("" for none yet) to next.
+func (l *Log) move(ctx context.Context, next, old string) error {
+	if old == "" {
+		old = strings.Repeat("0", len(next))
+	}
+	if _, err := l.out(ctx, "update-ref", "-m", "strata record", Ref, next, old); err != nil {
+		return fmt.Errorf("writing %s: %w", Ref, err)
+	}
+	return nil
+}
+
+// commit writes e as a record commit on parent ("" for the first).
+func (l *Log) commit(ctx context.Context, e Entry, parent string) (string, error) {
+	if e.At.IsZero() {
+		e.At = time.Now().UTC().Truncate(time.Second)
+	}
+	if e.Host == "" {
+		e.Host, _ = os.Hostname()
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return "", err
+	}
+	msg := fmt.Sprintf("strata record: %s %s at %s (%.12s)\n\n%s", e.Kind, e.Patch, e.Node, e.Step, b)
+	args := []string{"commit-tree", emptyTree, "-m", msg}
+	if parent != "" {
+		args = append(args, "-p", parent)
+	}
+	if l.signs(ctx) {
+		args = append(args, "-S")
+	}
+	c, err := l.out(ctx, args...)
+	if err != nil {
+		return "", fmt.Errorf("writing the record of %s at %s: %w", e.Patch, e.Node, err)
+	}
+	return c, nil
+}
+
+// Read reads the record, this clone's and its remote's as last fetched,
+// newest first. An entry that cannot be parsed is left out (Trusted would
+// refuse it anyway); Ignored says which.
+func (l *Log) Read(ctx context.Context) (*Entries, error) {
+	revs := []string{}
+	for _, ref := range []string{Ref, Tracking(l.Remote)} {
+		if l.Remote == "" && ref != Ref {
+			continue
+		}
+		if c, err := l.out(ctx, "rev-parse", "-q", "--verify", ref); err == nil && c != "" {
+			revs = append(revs, c)
+		}
+	}
+	if len(revs) == 0 {
+		return &Entries{log: l}, nil
+	}
+	es, err := l.read(ctx, revs...)
+	if err != nil {
+		return nil, err
+	}
+	return &Entries{log: l, list: es}, nil
+}
+
+func (l *Log) read(ctx context.Context, revs ...string) ([]Entry, error) {
+	out, err := l.Git.Run(ctx, append([]string{"log", "--format=%x1e%H%x00%G?%x00%B"}, revs...)...)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", Ref, err)
+	}
+	var es []Entry
+	seen := map[string]bool{}
+	for rec := range strings.SplitSeq(out, "\x1e") {
+		f := strings.SplitN(rec, "\x00", 3)
+		if len(f) < 3 {
+			continue
+		}
+		_, body, _ := strings.Cut(f[2], "\n\n")
+		var e Entry
+		if json.Unmarshal([]byte(strings.TrimSpace(body)), &e) != nil || e.Patch == "" || seen[f[0]] {
+			continue
+		}
+		seen[f[0]] = true
+		e.id, e.signed = f[0], f[1]
+		es = append(es, e)
+	}
+	slices.SortStableFunc(es, func(a, b Entry) int { return b.At.Compare(a.At) })
+	return es, nil
+}
+
+// Entries is the record as read, newest first.
+type Entries struct {
+	log  *Log
+	list []Entry
+}
+
+// Of are the entries of patch, newest first.
+func (r *Entries) Of(patch string) []Entry {
+	var out []Entry
+	for _, e := range r.list {
+		if e.Patch == patch {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Trusted says why e is not strata's own record (nil: it is): its step
+// commit must be on HEAD's history and carry the patch's Strata-Rollout
+// trailer, the rendered tree it claims must be the one at that commit, a
+// revert must be on HEAD's history, and where the repository signs its
+// commits (commit.gpgSign) the entry's own commit must bear a good
+// signature.
+func (r *Entries) Trusted(ctx context.Context, e Entry) error {
+	l := r.log
+	if l.signs(ctx) && e.signed != "G" && e.signed != "U" {
+		return fmt.Errorf("record %.12s is not signed with a good signature (%s), and this repository signs its commits", e.id, e.signed)
+	}
+	if e.Step == "" {
+		return fmt.Errorf("record %.12s names no step commit", e.id)
+	}
+	if err := onHistory(ctx, l, e.Step); err != nil {
+		return fmt.Errorf("record %.12s: %w", e.id, err)
+	}
+	body, err := l.out(ctx, "log", "-1", "--format=%B", e.Step)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(strings.Split(body, "\n"), "Strata-Rollout: "+e.Patch) {
+		return fmt.Errorf("record %.12s: %.12s is not a step of %s's rollout", e.id, e.Step, e.Patch)
+	}
+	tree, err := TreeOf(ctx, l.Git, e.Step, e.Targets)
+	if err != nil {
+		return err
+	}
+	if tree != e.Tree {
+		return fmt.Errorf("record %.12s: the rendered output of %.12s is not the one it claims", e.id, e.Step)
+	}
+	if e.Kind == KindReverted {
+		if e.Revert == "" {
+			return fmt.Errorf("record %.12s names no revert", e.id)
+		}
+		if err := onHistory(ctx, l, e.Revert); err != nil {
+			return fmt.Errorf("record %.12s: %w", e.id, err)
+		}
+	}
+	return nil
+}
+
+// onHistory reports whether commit is HEAD or one of its ancestors.
+func onHistory(ctx context.Context, l *Log, commit string) error {
+	if _, err := l.Git.Run(ctx, "merge-base", "--is-ancestor", commit, "HEAD"); err != nil {
+		var ge *git.Error
+		if errors.As(err, &ge) || strings.Contains(err.Error(), "exit status 1") {
+			return fmt.Errorf("%.12s is not on this branch's history", commit)
+		}
+		return err
+	}
+	return nil
+}
+
+// TreeOf identifies by content the rendered output of targets
+// (<type>/<node>, under rendered/) at commit: a hash of each target
+// directory's Git tree ("-" where it has none).
+func TreeOf(ctx context.Context, g git.Runner, commit string, targets []string) (string, error) {
+	ts := slices.Sorted(slices.Values(targets))
+	h := sha256.New()
+	if len(ts) > 0 {
+		args := []string{"rev-parse"}
+		for _, t := range ts {
+			args = append(args, commit+":rendered/"+t)
+		}
+		out, err := g.Run(ctx, args...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if err != nil || len(lines) != len(ts) {
+			// Some target has no directory there: one at a time.
+			lines = make([]string, len(ts))
+			for i, t := range ts {
+				o, err := g.Run(ctx, "rev-parse", "-q", "--verify", commit+":rendered/"+t)
+				lines[i] = strings.TrimSpace(o)
+				if err != nil || lines[i] == "" {
+					lines[i] = "-"
+				}
+			}
+		}
+		for i, t := range ts {
+			fmt.Fprintf(h, "%s %s\n", t, lines[i])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// FilesOf identifies by content the files of a patch (<type>/<component>/
+// <patch>) at commit: every copy under its component's directory.
+func FilesOf(ctx context.Context, g git.Runner, commit, patch string) (string, error) {
+	parts := strings.SplitN(patch, "/", 3)
+	if len(parts) != 3 {
+		return "", fmt.Errorf("patch %q: want <cluster type>/<component>/<patch>", patch)
+	}
+	out, err := g.Run(ctx, "ls-tree", "-r", "--full-tree", commit, "--", "config/"+parts[0]+"/"+parts[1])
+	if err != nil {
+		return "", err
+	}
+	name := "/" + strings.TrimSuffix(parts[2], ".yaml") + ".yaml"
+	h := sha256.New()
+	for l := range strings.SplitSeq(strings.TrimSpace(out), "\n") {
+		if _, p, ok := strings.Cut(l, "\t"); ok && strings.HasSuffix(p, name) {
+			fmt.Fprintln(h, l)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,243 @@
+package record_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/record"
+	"github.com/strata-fleet/strata/internal/testgit"
+)
+
+const patch = "workload/demo/patch-001"
+
+// clone is a fleet repository with a step of patch committed and pushed:
+// its commit, carrying the patch's trailer, rendered output at
+// workload/integration/us-east1.
+type clone struct {
+	t    *testing.T
+	dir  string
+	g    git.Exec
+	step string
+}
+
+func newClone(t *testing.T) (*clone, string) {
+	dir := filepath.Join(t.TempDir(), "fleet")
+	bare := testgit.Remote(t, dir)
+	c := &clone{t: t, dir: dir, g: git.Exec{Dir: dir, Env: testgit.Env}}
+	c.write("config/workload/demo/integration/us-east1/patch-001.yaml", "applications: {demo: {source: {targetRevision: 1.1.0}}}\n")
+	c.write("rendered/workload/integration/us-east1/values.yaml", "demo: 1.1.0\n")
+	c.step = c.commit("Start patch-001\n\nStrata-Rollout: " + patch)
+	testgit.Run(t, dir, "push", "-q")
+	return c, bare
+}
+
+func (c *clone) write(p, data string) {
+	c.t.Helper()
+	p = filepath.Join(c.dir, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		c.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func (c *clone) commit(msg string) string {
+	testgit.Run(c.t, c.dir, "add", "-A")
+	testgit.Run(c.t, c.dir, "commit", "-q", "-m", msg)
+	return testgit.Run(c.t, c.dir, "rev-parse", "HEAD")
+}
+
+func (c *clone) log() *record.Log {
+	return &record.Log{Git: c.g, Dir: c.dir, Remote: "origin", Backoff: time.Millisecond}
+}
+
+// entry is strata's entry of kind for c's step, as the rollout makes it.
+func (c *clone) entry(kind string, at time.Time) record.Entry {
+	c.t.Helper()
+	ctx := context.Background()
+	e := record.Entry{Kind: kind, Patch: patch, Node: "integration/us-east1", Step: c.step,
+		Targets: []string{"workload/integration/us-east1"}, At: at}
+	var err error
+	if e.Tree, err = record.TreeOf(ctx, c.g, c.step, e.Targets); err != nil {
+		c.t.Fatal(err)
+	}
+	if e.PatchFiles, err = record.FilesOf(ctx, c.g, c.step, patch); err != nil {
+		c.t.Fatal(err)
+	}
+	return e
+}
+
+func (c *clone) read() *record.Entries {
+	c.t.Helper()
+	es, err := c.log().Read(context.Background())
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return es
+}
+
+// TestAppendRead: entries come back exactly as written, newest first,
+// from this clone and, fetched, from another; the remote's record is one
+// commit per entry.
+func TestAppendRead(t *testing.T) {
+	c, bare := newClone(t)
+	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	step, passed := c.entry(record.KindStep, t0), c.entry(record.KindPassed, t0.Add(time.Minute))
+	passed.Checks = []record.Check{{Name: "smoke", Definition: "0123456789abcdef", Passed: true}}
+	if err := c.log().Append(context.Background(), step, passed); err != nil {
+		t.Fatal(err)
+	}
+	got := c.read().Of(patch)
+	opt := cmp.Comparer(func(a, b record.Entry) bool {
+		a.Host, b.Host = "", ""
+		return cmp.Equal(a, b, cmp.AllowUnexported(record.Entry{}), cmp.FilterPath(func(p cmp.Path) bool {
+			return strings.HasSuffix(p.String(), "id") || strings.HasSuffix(p.String(), "signed")
+		}, cmp.Ignore()))
+	})
+	if diff := cmp.Diff([]record.Entry{passed, step}, got, opt); diff != "" {
+		t.Errorf("read back (-want +got):\n%s", diff)
+	}
+	if n := testgit.Run(t, "", "--git-dir", bare, "rev-list", "--count", record.Ref); n != "2" {
+		t.Errorf("the remote's record has %s commits, want 2", n)
+	}
+	other := filepath.Join(t.TempDir(), "other")
+	testgit.Run(t, "", "clone", "-q", bare, other)
+	testgit.Run(t, other, "fetch", "-q", "origin", record.Refspec("origin"))
+	es, err := (&record.Log{Git: git.Exec{Dir: other, Env: testgit.Env}, Dir: other, Remote: "origin"}).Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]record.Entry{passed, step}, es.Of(patch), opt); diff != "" {
+		t.Errorf("read in another clone (-want +got):\n%s", diff)
+	}
+}
+
+// TestAppendRace: another clone recorded meanwhile; the push is refused
+// and the entries go on top of the remote's: both kept, nothing forced.
+func TestAppendRace(t *testing.T) {
+	c, bare := newClone(t)
+	other := filepath.Join(t.TempDir(), "other")
+	testgit.Run(t, "", "clone", "-q", bare, other)
+	o := &clone{t: t, dir: other, g: git.Exec{Dir: other, Env: testgit.Env}, step: c.step}
+	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	if err := o.log().Append(context.Background(), o.entry(record.KindStep, t0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.log().Append(context.Background(), c.entry(record.KindPassed, t0.Add(time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	if n := testgit.Run(t, "", "--git-dir", bare, "rev-list", "--count", record.Ref); n != "2" {
+		t.Errorf("the remote's record has %s commits, want 2 (the other clone's, then this one's)", n)
+	}
+	var kinds []string
+	for _, e := range c.read().Of(patch) {
+		kinds = append(kinds, e.Kind)
+	}
+	if want := []string{record.KindPassed, record.KindStep}; !cmp.Equal(kinds, want) {
+		t.Errorf("kinds %q, want %q", kinds, want)
+	}
+}
+
+// TestTrusted: only an entry tied to a step strata pushed, and to the
+// rendered output it claims, counts.
+func TestTrusted(t *testing.T) {
+	c, _ := newClone(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	c.write("config/workload/other/values.yaml", "applications: {}\n")
+	person := c.commit("a person's commit\n\nStrata-Rollout: workload/other/patch-001")
+	c.write("rendered/workload/integration/us-east1/values.yaml", "demo: 1.2.0\n")
+	later := c.commit("a later commit")
+	for _, tc := range []struct {
+		name string
+		edit func(e *record.Entry)
+		want string
+	}{
+		{"strata's own", func(*record.Entry) {}, ""},
+		{"another patch's commit", func(e *record.Entry) { e.Step = person }, "is not a step of workload/demo/patch-001's rollout"},
+		{"a rendered tree it does not have", func(e *record.Entry) { e.Tree = strings.Repeat("0", 32) }, "is not the one it claims"},
+		{"a commit of no branch", func(e *record.Entry) {
+			testgit.Run(t, c.dir, "checkout", "-q", "-b", "side", c.step)
+			testgit.Run(t, c.dir, "commit", "-q", "--allow-empty", "-m", "side\n\nStrata-Rollout: "+patch)
+			side := testgit.Run(t, c.dir, "rev-parse", "HEAD")
+			testgit.Run(t, c.dir, "checkout", "-q", "main")
+			e.Step = side
+		}, "is not on this branch's history"},
+		{"a revert it does not name", func(e *record.Entry) { e.Kind = record.KindReverted }, "names no revert"},
+		{"a revert on the branch", func(e *record.Entry) { e.Kind, e.Revert = record.KindReverted, later }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := c.entry(record.KindFailed, t0)
+			tc.edit(&e)
+			if err := c.log().Append(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+			err := c.read().Trusted(ctx, c.read().Of(patch)[0])
+			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
+				t.Errorf("Trusted: %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestReadSkipsWhatIsNoEntry: a commit pushed to the ref by hand whose
+// message is no entry is not read.
+func TestReadSkipsWhatIsNoEntry(t *testing.T) {
+	c, _ := newClone(t)
+	tree := testgit.Run(t, c.dir, "rev-parse", "HEAD^{tree}")
+	forged := testgit.Run(t, c.dir, "commit-tree", tree, "-m", "not json")
+	testgit.Run(t, c.dir, "update-ref", record.Ref, forged)
+	if got := c.read().Of(patch); len(got) != 0 {
+		t.Errorf("read %d entries, want none", len(got))
+	}
+}
+
+// TestFilesOf: the patch's files by content, whatever else changes.
+func TestFilesOf(t *testing.T) {
+	c, _ := newClone(t)
+	ctx := context.Background()
+	before, err := record.FilesOf(ctx, c.g, "HEAD", patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.write("config/workload/demo/values.yaml", "applications: {}\n")
+	c.write("config/workload/demo/integration/us-east1/patch-002.yaml", "applications: {}\n")
+	c.commit("other files")
+	if same, _ := record.FilesOf(ctx, c.g, "HEAD", patch); same != before {
+		t.Errorf("other files changed the patch's: %s, was %s", same, before)
+	}
+	c.write("config/workload/demo/integration/us-east1/patch-001.yaml", "applications: {demo: {source: {targetRevision: 1.1.1}}}\n")
+	c.commit("the patch")
+	if changed, _ := record.FilesOf(ctx, c.g, "HEAD", patch); changed == before {
+		t.Errorf("the patch's files changed, their id did not")
+	}
+}
+
+// TestTrustedWhereTheRepositorySigns: a repository that signs its commits
+// (commit.gpgSign) takes no unsigned entry, whoever pushed it.
+func TestTrustedWhereTheRepositorySigns(t *testing.T) {
+	c, _ := newClone(t)
+	ctx := context.Background()
+	if err := c.log().Append(ctx, c.entry(record.KindPassed, time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC))); err != nil {
+		t.Fatal(err)
+	}
+	testgit.Run(t, c.dir, "config", "commit.gpgSign", "true")
+	// A Log without Dir reads the setting again (a Log with one reads it
+	// once a process).
+	rec, err := (&record.Log{Git: c.g, Remote: "origin"}).Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rec.Trusted(ctx, rec.Of(patch)[0])
+	if err == nil || !strings.Contains(err.Error(), "is not signed with a good signature") {
+		t.Errorf("Trusted: %v, want an unsigned entry refused", err)
+	}
+}

@@ -1,0 +1,205 @@
+package rollout
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/record"
+)
+
+// The rollout writes delivery's record (package record) as it acts: a
+// step when it is pushed (recordStep), its verdict when the wait, soak
+// and checks end (recordVerdict), strata's revert of a failed step. It
+// reads the record, and nothing else, to reuse the checks a step passed
+// (reusable) and to keep a failed step failed until its patch's files
+// change (stopped): never a note, a trailer or a revert's message.
+
+// log is the record of the rollout's repository and remote.
+func (r *runner) rec() *record.Log {
+	return &record.Log{Git: r.env.Git, Dir: r.env.Dir, Remote: r.repo.remote, Backoff: r.env.PushBackoff}
+}
+
+// stepEntry is the record of st, pushed: the rendered output of its
+// targets at its commit and its patch's files, by content.
+func (r *runner) stepEntry(ctx context.Context, st *step, kind string) (record.Entry, error) {
+	e := record.Entry{Kind: kind, Patch: r.patchID(), Node: st.node, Step: st.commit, Targets: targetIDs(st.targets),
+		Wave: r.waveOf(st.node), At: r.env.Clock.Now().UTC().Truncate(time.Second)}
+	if st.tree == "" {
+		var err error
+		if st.tree, err = record.TreeOf(ctx, r.env.Git, st.commit, e.Targets); err != nil {
+			return e, err
+		}
+	}
+	e.Tree = st.tree
+	var err error
+	e.PatchFiles, err = record.FilesOf(ctx, r.env.Git, st.commit, r.patchID())
+	return e, err
+}
+
+// waveOf is the nodes of the wave a step entered at node (enterWave), nil
+// for a wave of one.
+func (r *runner) waveOf(node string) []string {
+	r.emitMu.Lock()
+	defer r.emitMu.Unlock()
+	return r.waves[node]
+}
+
+// recordVerdict records how st ended: passed, failed (with failures), and
+// the checks it ran. A verdict that cannot be written is an error: a
+// later run would not know it.
+func (r *runner) recordVerdict(ctx context.Context, st *step, kind string, failures []Failure) error {
+	if st.commit == "" {
+		return nil
+	}
+	e, err := r.stepEntry(ctx, st, kind)
+	if err == nil {
+		e.Checks = st.checks
+		for _, f := range failures {
+			e.Failures = append(e.Failures, st.node+": "+failureLine(f))
+		}
+		err = r.rec().Append(ctx, e)
+	}
+	if err != nil {
+		return fmt.Errorf("recording that the step to %s (%.12s) %s: %w", st.node, st.commit, kind, err)
+	}
+	return nil
+}
+
+// recordRevert records strata's revert of st's failed step: the patch's
+// files, by content, after it.
+func (r *runner) recordRevert(ctx context.Context, st *step, revert string, failures []Failure) error {
+	e, err := r.stepEntry(ctx, st, record.KindReverted)
+	if err == nil {
+		e.Revert, e.Checks = revert, st.checks
+		for _, f := range failures {
+			e.Failures = append(e.Failures, st.node+": "+failureLine(f))
+		}
+		if e.PatchFiles, err = record.FilesOf(ctx, r.env.Git, revert, r.patchID()); err == nil {
+			err = r.rec().Append(ctx, e)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("recording the revert %.12s of the step to %s: %w", revert, st.node, err)
+	}
+	return nil
+}
+
+// failureLine is a failure on one line (at most 300 characters of its
+// reason), as the record and a revert's trailer give it.
+func failureLine(f Failure) string {
+	reason := strings.Join(strings.Fields(f.Reason), " ")
+	if r := []rune(reason); len(r) > 300 {
+		reason = string(r[:300]) + "..."
+	}
+	switch {
+	case f.App != "":
+		return fmt.Sprintf("Application %s on %s: %s", f.App, f.Cluster, reason)
+	case f.Check != "":
+		return fmt.Sprintf("check %s: %s", f.Check, reason)
+	}
+	return reason
+}
+
+// reusable are the checks st passed in an earlier run, by name and
+// definition: strata's trusted record of this patch at this step's commit
+// (a step of this patch's, by its trailer, whose rendered output is the
+// one the record claims: record.Entries.Trusted), for a check of the same
+// definition. Another patch's record at the same commit or node never
+// counts. With Options.RerunChecks, none.
+func (r *runner) reusable(ctx context.Context, st *step) map[string]record.Entry {
+	out := map[string]record.Entry{}
+	if r.opts.RerunChecks || st.commit == "" || len(st.policy.Checks) == 0 {
+		return out
+	}
+	rec, err := r.rec().Read(ctx)
+	if err != nil {
+		r.log("reading %s: %v; the checks run again", record.Ref, err)
+		return out
+	}
+	for _, e := range rec.Of(r.patchID()) {
+		if e.Step != st.commit {
+			continue
+		}
+		if err := rec.Trusted(ctx, e); err != nil {
+			r.log("ignored: %v", err)
+			continue
+		}
+		for _, c := range e.Checks {
+			if _, ok := out[c.Name+"\x00"+c.Definition]; c.Passed && !ok {
+				out[c.Name+"\x00"+c.Definition] = e
+			}
+		}
+	}
+	return out
+}
+
+// stopped reports, for the patch as HEAD has it, a failure strata
+// recorded (a failed step, its revert) while the patch's files are still
+// what they were then: the rollout stays stopped there, failed, until the
+// patch changes, in every mode, rather than taking the same step again.
+// A revert or failure strata did not record (a person's git revert)
+// stops nothing.
+func (r *runner) stopped(ctx context.Context, node string) error {
+	rec, err := r.rec().Read(ctx)
+	if err != nil {
+		return err
+	}
+	files, err := record.FilesOf(ctx, r.env.Git, "HEAD", r.patchID())
+	if err != nil {
+		return err
+	}
+	for _, e := range rec.Of(r.patchID()) {
+		if e.Kind != record.KindFailed && e.Kind != record.KindReverted {
+			if e.Kind == record.KindPassed && e.PatchFiles == files {
+				return nil // passed since: a newer verdict
+			}
+			continue
+		}
+		if e.PatchFiles != files {
+			continue // the patch changed since
+		}
+		if err := rec.Trusted(ctx, e); err != nil {
+			r.log("ignored: %v", err)
+			continue
+		}
+		what := fmt.Sprintf("the step failed at %s (recorded in %s)", e.At.UTC().Format(time.RFC3339), record.Ref)
+		if e.Kind == record.KindReverted {
+			what = fmt.Sprintf("the step was reverted by %.12s (recorded in %s)", e.Revert, record.Ref)
+		}
+		failures := []Failure{{Reason: what + "; the rollout stays stopped until the patch's files change"}}
+		for _, f := range e.Failures {
+			failures = append(failures, Failure{Reason: f})
+		}
+		return &StepError{Step: e.Node, Commit: e.Step, Reverted: e.Revert, Failures: failures, Recorded: true}
+	}
+	return nil
+}
+
+// emitStopped says, as an event, the failure stopped found: a reader of
+// the events alone (-o json) knows why the run ended.
+func (r *runner) emitStopped(err error) {
+	if se := (*StepError)(nil); errors.As(err, &se) {
+		r.emit(Event{Kind: KindFailed, Step: se.Step, Commit: se.Commit, Failures: se.Failures,
+			Message: "the step failed in an earlier run (recorded); the rollout stays stopped until the patch's files change"})
+	}
+}
+
+// checkDefinition hashes what a check runs: its name, command, timeout
+// and Prometheus query (not where config.yaml declares it).
+func checkDefinition(c fleet.Check) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "name %q\ncommand %q\ntimeout %s\n", c.Name, c.Command, c.Timeout)
+	if p := c.Prometheus; p != nil {
+		fmt.Fprintf(h, "prometheus %q %q\n", p.URL, p.Query)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// errNotRecorded wraps a step pushed whose record could not be written.
+var errNotRecorded = errors.New("the step is pushed but not recorded")
