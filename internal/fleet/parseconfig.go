@@ -14,7 +14,7 @@ func parseConfig(f *File) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout", "render"); err != nil {
+	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout", "render", "layout"); err != nil {
 		return nil, err
 	}
 	c := &Config{File: f, Root: &Node{Pos: v.Pos}}
@@ -51,6 +51,9 @@ func parseConfig(f *File) (*Config, error) {
 		}
 	}
 	if c.Render, err = parseRender(v.Get("render")); err != nil {
+		return nil, err
+	}
+	if c.Layout, err = c.parseLayout(v.Get("layout")); err != nil {
 		return nil, err
 	}
 	return c, nil
