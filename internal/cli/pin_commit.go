@@ -8,7 +8,6 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/pin"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 // checkCommit checks, before the gate and before anything changes, that
@@ -41,10 +40,11 @@ func (o *pinOptions) startCommit(ctx context.Context, gr git.Repo) error {
 	return nil
 }
 
-// commitPin commits config.yaml and rendered/ with pinMessage.
-func (o *pinOptions) commitPin(ctx context.Context, gr git.Repo, p *pin.Plan) (*promoteCommit, error) {
+// commitPin commits config.yaml and the rendered tree (outRoot) with
+// pinMessage.
+func (o *pinOptions) commitPin(ctx context.Context, gr git.Repo, p *pin.Plan, outRoot string) (*promoteCommit, error) {
 	msg := pinMessage(p, o.approver)
-	commit, err := gr.Commit(ctx, msg, fleet.ConfigPath, render.OutputDir)
+	commit, err := gr.Commit(ctx, msg, fleet.ConfigPath, outRoot)
 	if err != nil {
 		return nil, fmt.Errorf("the pin is set and rendered but not committed (commit it yourself): %w", err)
 	}

@@ -7,10 +7,12 @@ import (
 	"io"
 	"io/fs"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing/fstest"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	gitpkg "github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/memfs"
 	"github.com/strata-fleet/strata/internal/render"
@@ -77,10 +79,20 @@ func readRevision(dir, rev string, all bool) (*Revision, error) {
 			continue // submodules
 		}
 		p = strings.TrimPrefix(p, prefix)
-		if all && strings.HasPrefix(p, render.OutputDir+"/") {
-			continue
-		}
 		entries = append(entries, entry{mode: fields[0], oid: fields[2], path: p})
+	}
+	if all { // but the rendered tree, where config.yaml's layout puts it
+		root := render.OutputDir
+		if i := slices.IndexFunc(entries, func(e entry) bool { return e.path == fleet.ConfigPath }); i >= 0 {
+			blobs, err := catFiles(top, []string{entries[i].oid})
+			if err != nil {
+				return nil, fmt.Errorf("reading %s: %w", rev, err)
+			}
+			if cfg, err := fleet.ReadConfig(fstest.MapFS{fleet.ConfigPath: {Data: blobs[0]}}, nil); err == nil {
+				root = cfg.OutputRoot()
+			}
+		}
+		entries = slices.DeleteFunc(entries, func(e entry) bool { return strings.HasPrefix(e.path, root+"/") })
 	}
 	m := fstest.MapFS{}
 	var oids []string

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/testgit"
 )
 
@@ -28,7 +29,7 @@ func TestHistoryAdvance(t *testing.T) {
 	testgit.Run(t, dir, "add", "-A")
 	testgit.Run(t, dir, "commit", "-q", "-m", "the fleet")
 	first := testgit.Run(t, dir, "rev-parse", "HEAD")
-	h, err := live.ReadHistory(dir)
+	h, err := live.ReadHistory(dir, render.OutputDir)
 	if err != nil {
 		t.Fatal(err)
 	}

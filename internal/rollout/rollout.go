@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -19,7 +20,6 @@ import (
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
-	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -158,6 +158,38 @@ type runner struct {
 	// alarm fails the wait or soak it interrupts: a stopWhen condition
 	// held (see guard); nil when no guard runs.
 	alarm chan error
+	// config is config.yaml as outputRoot last parsed it.
+	config atomic.Pointer[fleet.Config]
+}
+
+// configNow returns config.yaml as it is now, parsing it again only when
+// it changed since the last call.
+func (r *runner) configNow() (*fleet.Config, error) {
+	cfg, err := fleet.ReadConfig(r.fsys, r.config.Load())
+	if err != nil {
+		return nil, err
+	}
+	r.config.Store(cfg)
+	return cfg, nil
+}
+
+// outputRoot returns the directory of the fleet's rendered tree, where
+// config.yaml's layout puts it (fleet.Config.OutputRoot).
+func (r *runner) outputRoot() (string, error) {
+	cfg, err := r.configNow()
+	if err != nil {
+		return "", err
+	}
+	return cfg.OutputRoot(), nil
+}
+
+// dirty lists the uncommitted changes under config/ and the rendered tree.
+func (r *runner) dirty(ctx context.Context) ([]string, error) {
+	root, err := r.outputRoot()
+	if err != nil {
+		return nil, err
+	}
+	return r.repo.dirty(ctx, "config", root)
 }
 
 // Run rolls the patch out: it completes what an earlier run left (an
@@ -301,7 +333,7 @@ func (r *runner) run(ctx context.Context) error {
 				if _, err := r.repo.unpushed(ctx); err != nil {
 					return err
 				}
-				dirty, err := r.repo.dirty(ctx, "config", render.OutputDir)
+				dirty, err := r.dirty(ctx)
 				if err != nil {
 					return err
 				}

@@ -62,7 +62,7 @@ func (ws *waitSet) scoped(ct, comp string) *scope {
 	for _, c := range ws.f.Clusters {
 		if clusters[c.Name] {
 			f.Clusters = append(f.Clusters, c)
-			sc.paths[live.RootPath(c)] = true
+			sc.paths[live.RootPath(f.Config, c)] = true
 		}
 	}
 	sc.f = &f

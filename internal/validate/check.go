@@ -60,7 +60,7 @@ func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error
 	v := &validator{
 		schemas: s,
 		fleet:   f,
-		sources: &sourceChecker{fsys: newOverlay(fsys, outs), done: map[string]*sourceOnce{}, limits: f.Config.Render.Limits},
+		sources: &sourceChecker{fsys: newOverlay(fsys, outs, f.Config.OutputRoot()), done: map[string]*sourceOnce{}, limits: f.Config.Render.Limits},
 		docs:    map[[32]byte]*doc{},
 	}
 	if f.Config.Repository != nil && f.Config.Repository.URL != "" {
