@@ -139,9 +139,11 @@ func (c *sourceChecker) checkPath(s appSource, p string, release hydrate.Release
 	if !info.IsDir() {
 		return sourceResult{Error, fmt.Sprintf("path %s is a file: Argo CD needs the directory that holds the manifests", p)}
 	}
-	_, explicitKustomize := s.m["kustomize"]
-	_, explicitHelm := s.m["helm"]
-	_, plugin := s.m["plugin"]
+	// A key set to null (helm: null, as kustomize builds leave it) sets no
+	// source type: Argo CD ignores it.
+	explicitKustomize := s.m["kustomize"] != nil
+	explicitHelm := s.m["helm"] != nil
+	plugin := s.m["plugin"] != nil
 	switch {
 	case plugin:
 		return sourceResult{}
