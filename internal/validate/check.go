@@ -79,13 +79,8 @@ func validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output, dir string) (*R
 	v := &validator{
 		schemas: s,
 		fleet:   f,
-		sources: &sourceChecker{fsys: newOverlay(fsys, outs, f.Config.OutputRoot()), done: map[string]*sourceOnce{}, limits: f.Config.Render.Limits,
-			dir: dir, revs: map[string]*revTree{}},
+		sources: newSourceChecker(f, newOverlay(fsys, outs, f.Config.OutputRoot()), dir),
 		docs:    map[[32]byte]*doc{},
-	}
-	if f.Config.Repository != nil && f.Config.Repository.URL != "" {
-		v.sources.repo = repoKey(f.Config.Repository.URL)
-		v.sources.branch = f.Config.Repository.Revision
 	}
 	rep := &Report{ArgoCD: s.Source.Version, Targets: len(outs)}
 	results := make([][]Finding, len(outs))

@@ -88,6 +88,19 @@ type sourceChecker struct {
 	revs        map[string]*revTree
 }
 
+// newSourceChecker checks the sources of f's repository in fsys (the
+// working tree, rendered/ as rendered) and, at other revisions, in the Git
+// clone at dir ("": none).
+func newSourceChecker(f *fleet.Fleet, fsys fs.FS, dir string) *sourceChecker {
+	c := &sourceChecker{fsys: fsys, done: map[string]*sourceOnce{}, limits: f.Config.Render.Limits,
+		dir: dir, revs: map[string]*revTree{}}
+	if f.Config.Repository != nil && f.Config.Repository.URL != "" {
+		c.repo = repoKey(f.Config.Repository.URL)
+		c.branch = f.Config.Repository.Revision
+	}
+	return c
+}
+
 type sourceOnce struct {
 	once sync.Once
 	res  sourceResult
