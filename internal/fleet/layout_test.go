@@ -2,6 +2,8 @@ package fleet_test
 
 import (
 	"errors"
+	"io/fs"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -190,4 +192,60 @@ func TestCheckOutputRoot(t *testing.T) {
 			t.Errorf("CheckOutputRoot(%q) = %v, want ok %v", root, err, ok)
 		}
 	}
+}
+
+// FuzzLayout: whatever layout path config.yaml holds, ReadConfig either
+// refuses it with a positioned error or accepts a layout whose every
+// target's directory is a clean path under the output root, distinct from
+// every other target's (case-folded), that TargetAt maps back to the
+// target.
+func FuzzLayout(f *testing.F) {
+	for _, s := range []string{
+		"argocd/rendered/{environment}/{region}/{clusterType}-manifests",
+		"out/{clusterType}/{environments}/{regions}",
+		"out/{clusterType}/env-{environment}.{region}",
+		"out/{region}", "{clusterType}/x", "out/{a}", "../x/{region}", "out//{region}", "config/{clusterType}",
+		"out/{clusterType}/{environment}{region}", "out/{", "out/}", "out/{clusterType}/{environment}/{region}/",
+		"a b/{clusterType}/{environment}/{region}", "out/\x00/{region}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		doc := layoutConfig + "layout:\n  path: " + strconv.Quote(path) + "\n"
+		c, err := fleet.ReadConfig(fstest.MapFS{fleet.ConfigPath: {Data: []byte(doc)}}, nil)
+		if err != nil {
+			var ve *values.Error
+			if errors.As(err, &ve) && ve.Pos.File == "" {
+				t.Fatalf("an error without a file: %v", err)
+			}
+			return
+		}
+		if c.Layout == nil {
+			return // a YAML escape that is not a string's: the key is null
+		}
+		root := c.OutputRoot()
+		if err := fleet.CheckOutputRoot(root); err != nil {
+			t.Fatalf("accepted output root %q: %v", root, err)
+		}
+		seen := map[string]string{}
+		for _, id := range []string{
+			"regional-cluster/integration/eu-west-1", "regional-cluster/integration/us-east-1", "regional-cluster/staging/eu-west-1",
+			"management-cluster/integration/eu-west-1", "management-cluster/integration/us-east-1",
+		} {
+			dir, ok := c.TargetDirOf(id)
+			if !ok {
+				t.Fatalf("no directory for %s", id)
+			}
+			if !fs.ValidPath(dir) || !strings.HasPrefix(dir, root+"/") {
+				t.Fatalf("%s's directory %q is not a clean path under %s", id, dir, root)
+			}
+			if prev, ok := seen[strings.ToLower(dir)]; ok {
+				t.Fatalf("%s and %s share %s", prev, id, dir)
+			}
+			seen[strings.ToLower(dir)] = id
+			if tg, ok := c.TargetAt(dir + "/Chart.yaml"); !ok || tg.ID() != id {
+				t.Fatalf("TargetAt(%s/Chart.yaml) = %v, %v; want %s", dir, tg, ok, id)
+			}
+		}
+	})
 }
