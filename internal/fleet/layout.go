@@ -384,9 +384,6 @@ func (c *Config) placeholderHint() string {
 // and Windows). Every target's directory has as many segments as the
 // pattern: none is inside another's.
 func (c *Config) checkLayoutDistinct(l *Layout, p *values.Value, path []string) error {
-	saved := c.Layout
-	c.Layout = l
-	defer func() { c.Layout = saved }()
 	seen := map[string]LayoutTarget{}
 	for _, t := range c.layoutTargets() {
 		dir := l.Dir(t.ClusterType, t.Node)

@@ -221,7 +221,7 @@ func FuzzLayout(f *testing.F) {
 			return
 		}
 		if c.Layout == nil {
-			return // a YAML escape that is not a string's: the key is null
+			t.Fatalf("layout.path %q accepted, but no layout", path)
 		}
 		root := c.OutputRoot()
 		if err := fleet.CheckOutputRoot(root); err != nil {
