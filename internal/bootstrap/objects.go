@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/strata-fleet/strata/internal/argorender"
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -244,7 +245,7 @@ func (b *builder) rootApplication(c *fleet.Cluster) *unstructured.Unstructured {
 						"helm":           map[string]any{"valuesObject": b.clusterValues(c, pinnedRevision)},
 					},
 					"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
-					"syncPolicy":  autoSync(),
+					"syncPolicy":  b.rootSync(),
 				},
 			},
 		},
@@ -253,6 +254,15 @@ func (b *builder) rootApplication(c *fleet.Cluster) *unstructured.Unstructured {
 
 func autoSync() map[string]any {
 	return map[string]any{"automated": map[string]any{"prune": true, "selfHeal": true}}
+}
+
+// rootSync is the root objects' syncPolicy: config.yaml's roots.syncPolicy,
+// else autoSync.
+func (b *builder) rootSync() map[string]any {
+	if r := b.f.Config.Roots; r != nil && r.SyncPolicy != nil {
+		return runtime.DeepCopyJSON(r.SyncPolicy)
+	}
+	return autoSync()
 }
 
 // spokeProject is, in a hub's root ApplicationSet's template, the project
@@ -305,7 +315,7 @@ func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured 
 						"helm":           map[string]any{"valuesObject": map[string]any{"cluster": cluster}},
 					},
 					"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
-					"syncPolicy":  autoSync(),
+					"syncPolicy":  b.rootSync(),
 				},
 			},
 		},

@@ -31,6 +31,9 @@ type Config struct {
 	// Layout is where each target's output goes (layout:, a strata
 	// extension); nil for the default, rendered/<type>/<node path>.
 	Layout *Layout
+	// Roots is how the root objects sync (roots:, a strata extension); nil
+	// for strata's.
+	Roots *Roots
 	// Rollout is the top-level rollout: key, the defaults of every node.
 	Rollout *RolloutSettings
 	File    *File
