@@ -10,7 +10,6 @@ import (
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/pin"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 // Pin is strata pin: a revision pin moved in config.yaml (package pin),
@@ -51,6 +50,8 @@ type Pinned struct {
 	Branch   string
 	Rendered *output.Result
 	Commit   *BranchCommit
+	// OutputRoot is the rendered tree's directory (config.yaml's layout).
+	OutputRoot string
 }
 
 // Run pins in r. What was given is checked first (node, cluster type,
@@ -64,7 +65,7 @@ func (a *Pin) Run(ctx context.Context, r *Repo) (*Pinned, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Pinned{Plan: p, Approver: a.Approver, Branch: bootstrap.BranchRevision(f)}
+	res := &Pinned{Plan: p, Approver: a.Approver, Branch: bootstrap.BranchRevision(f), OutputRoot: f.Config.OutputRoot()}
 	if p.Changed {
 		if res.Resolution, err = pin.Resolve(r.Dir, p.Revision, a.Force); err != nil {
 			return nil, err
@@ -110,7 +111,7 @@ func (a *Pin) Run(ctx context.Context, r *Repo) (*Pinned, error) {
 		}
 	}
 	if on != nil {
-		if res.Commit, err = on.commit(ctx, pin.Message(p, res.Approver), fleet.ConfigPath, render.OutputDir); err != nil {
+		if res.Commit, err = on.commit(ctx, pin.Message(p, res.Approver), fleet.ConfigPath, res.OutputRoot); err != nil {
 			return nil, fmt.Errorf("the pin is set and rendered but not committed (commit it yourself): %w", err)
 		}
 	}

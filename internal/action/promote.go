@@ -218,11 +218,15 @@ func (a *Promote) startCommit(ctx context.Context, r *Repo, pending *promote.Jou
 	if pending != nil {
 		ct, comp, patch, ops = pending.Plan.ClusterType, pending.Plan.Component, pending.Plan.Patch, pending.Plan.Ops
 	}
-	dirty, err := on.dirty(ctx, "config", render.OutputDir)
+	cfg, err := fleet.ReadConfig(r.FS, nil)
 	if err != nil {
 		return nil, err
 	}
-	if other := promote.Unrelated(ct, comp, patch, ops, dirty); len(other) > 0 {
+	dirty, err := on.dirty(ctx, "config", cfg.OutputRoot())
+	if err != nil {
+		return nil, err
+	}
+	if other := promote.Unrelated(cfg.OutputRoot(), ct, comp, patch, ops, dirty); len(other) > 0 {
 		return nil, fmt.Errorf("--commit: config/ has uncommitted changes that are not %s's own, and the step's commit would take them along or leave rendered/ in it out of step with config/; commit or stash them first (git stash push -- config), nothing was changed:\n  %s",
 			patch, strings.Join(other, "\n  "))
 	}

@@ -39,7 +39,9 @@ type Step struct {
 // Commit says how a step is committed.
 type Commit struct {
 	Git git.Repo
-	// Paths are what the commit takes, and only that.
+	// Paths are what the commit takes, and only that; render.OutputDir
+	// among them stands for the fleet's rendered tree wherever its layout
+	// puts it (fleet.Config.OutputRoot).
 	Paths []string
 	// Subject replaces promote.Subject(plan) (a rollout's first step,
 	// the patch's first copy, has no plan to say it).
@@ -94,7 +96,11 @@ func (s *Step) Apply(plan *promote.Plan) error { return promote.Apply(s.Ops, pla
 func (s *Step) Render(plan *promote.Plan) (*output.Result, error) {
 	var only []string
 	if plan != nil {
-		only = plan.RenderedDirs()
+		cfg, err := fleet.ReadConfig(s.FS, s.Config)
+		if err != nil {
+			return nil, fmt.Errorf("config/ is promoted but rendering failed; fix it, then %s: %w", s.Retry, err)
+		}
+		only = plan.RenderedDirs(cfg)
 	}
 	statePath := ""
 	if !s.Stateless {
@@ -128,7 +134,7 @@ func (s *Step) Commit(ctx context.Context, plan *promote.Plan, c Commit) (*Commi
 	if err != nil {
 		return nil, err
 	}
-	staged, err := c.Git.Stage(ctx, c.paths(s.Dir, plan)...)
+	staged, err := c.Git.Stage(ctx, c.paths(s.Dir, plan, f.Config)...)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +143,7 @@ func (s *Step) Commit(ctx context.Context, plan *promote.Plan, c Commit) (*Commi
 		changes[i].Path = p
 	}
 	done := &Committed{Total: f.TargetCount()}
-	done.Changed = (&output.Plan{Changes: changes}).Targets(len(f.Config.Dimensions))
+	done.Changed = (&output.Plan{Changes: changes}).Targets(f.Config)
 	done.Message = promote.CommitMessage(subject, msgPlan, promote.Rendered{Changed: done.Changed, Total: done.Total}, c.Trailers...)
 	if done.Commit, err = c.Git.CommitStaged(ctx, done.Message, staged); err != nil {
 		return nil, err
@@ -149,17 +155,24 @@ func (s *Step) Commit(ctx context.Context, plan *promote.Plan, c Commit) (*Commi
 // plan's directories when Planned and the plan can tell them. A planned
 // directory missing from the work tree (a target removed, or rendering
 // nothing) falls back to all of rendered/, which git can take whole.
-func (c Commit) paths(dir string, plan *promote.Plan) []string {
-	if !c.Planned || plan == nil {
-		return c.Paths
+func (c Commit) paths(dir string, plan *promote.Plan, cfg *fleet.Config) []string {
+	all := make([]string, len(c.Paths))
+	for i, p := range c.Paths {
+		if p == render.OutputDir {
+			p = cfg.OutputRoot()
+		}
+		all[i] = p
 	}
-	dirs := plan.RenderedDirs()
+	if !c.Planned || plan == nil {
+		return all
+	}
+	dirs := plan.RenderedDirs(cfg)
 	if dirs == nil {
-		return c.Paths
+		return all
 	}
 	for _, d := range dirs {
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(d))); err != nil {
-			return c.Paths
+			return all
 		}
 	}
 	var out []string

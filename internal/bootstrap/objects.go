@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/strata-fleet/strata/internal/argorender"
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -194,9 +195,10 @@ func (b *builder) clusterValues(c *fleet.Cluster, revision string) map[string]an
 	return map[string]any{"cluster": cl}
 }
 
-// renderedPath is the cluster's directory in the repository.
-func renderedPath(c *fleet.Cluster) string {
-	return render.OutputDir + "/" + c.Type + "/" + c.Target.ID()
+// renderedPath is the cluster's directory in the repository, where the
+// fleet's layout puts its target.
+func (b *builder) renderedPath(c *fleet.Cluster) string {
+	return b.f.Config.TargetDir(c.Type, c.Target)
 }
 
 // pinnedRevision is, in a root ApplicationSet's template, the revision the
@@ -225,7 +227,7 @@ func (b *builder) rootApplication(c *fleet.Cluster) *unstructured.Unstructured {
 	git := map[string]any{"git": map[string]any{
 		"repoURL":  b.f.Config.Repository.URL,
 		"revision": BranchRevision(b.f),
-		"files":    []any{map[string]any{"path": renderedPath(c) + "/values.yaml"}},
+		"files":    []any{map[string]any{"path": b.renderedPath(c) + "/values.yaml"}},
 	}}
 	return object("argoproj.io/v1alpha1", "ApplicationSet", b.opts.Namespace, RootName, map[string]any{
 		"spec": map[string]any{
@@ -243,7 +245,7 @@ func (b *builder) rootApplication(c *fleet.Cluster) *unstructured.Unstructured {
 						"helm":           map[string]any{"valuesObject": b.clusterValues(c, pinnedRevision)},
 					},
 					"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
-					"syncPolicy":  autoSync(),
+					"syncPolicy":  b.rootSync(),
 				},
 			},
 		},
@@ -252,6 +254,15 @@ func (b *builder) rootApplication(c *fleet.Cluster) *unstructured.Unstructured {
 
 func autoSync() map[string]any {
 	return map[string]any{"automated": map[string]any{"prune": true, "selfHeal": true}}
+}
+
+// rootSync is the root objects' syncPolicy: config.yaml's roots.syncPolicy,
+// else autoSync.
+func (b *builder) rootSync() map[string]any {
+	if r := b.f.Config.Roots; r != nil && r.SyncPolicy != nil {
+		return runtime.DeepCopyJSON(r.SyncPolicy)
+	}
+	return autoSync()
 }
 
 // spokeProject is, in a hub's root ApplicationSet's template, the project
@@ -271,10 +282,10 @@ var spokeProject = fmt.Sprintf("{{ index .metadata.annotations %q | default %q }
 func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured {
 	label := func(k string) string { return fmt.Sprintf("{{ index .metadata.labels %q }}", k) }
 	annotation := func(k string) string { return fmt.Sprintf("{{ index .metadata.annotations %q }}", k) }
-	path := []string{render.OutputDir, ct}
+	dims := b.f.Config.Dimensions
+	path := b.f.Config.Layout.Expand(ct, func(i int) string { return label(dims[i].Singular) }, len(dims))
 	cluster := map[string]any{"name": "{{ .name }}", "revision": pinnedRevision}
-	for _, d := range b.f.Config.Dimensions {
-		path = append(path, label(d.Singular))
+	for _, d := range dims {
 		cluster[d.Singular] = label(d.Singular)
 	}
 	clusters := map[string]any{"clusters": map[string]any{"selector": map[string]any{"matchLabels": map[string]any{
@@ -283,7 +294,7 @@ func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured 
 	git := map[string]any{"git": map[string]any{
 		"repoURL":  annotation(RepoAnnotation),
 		"revision": annotation(RevisionAnnotation),
-		"files":    []any{map[string]any{"path": strings.Join(path, "/") + "/values.yaml"}},
+		"files":    []any{map[string]any{"path": path + "/values.yaml"}},
 	}}
 	return object("argoproj.io/v1alpha1", "ApplicationSet", b.opts.Namespace, RootName+"-"+ct, map[string]any{
 		"spec": map[string]any{
@@ -304,7 +315,7 @@ func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured 
 						"helm":           map[string]any{"valuesObject": map[string]any{"cluster": cluster}},
 					},
 					"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
-					"syncPolicy":  autoSync(),
+					"syncPolicy":  b.rootSync(),
 				},
 			},
 		},

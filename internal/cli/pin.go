@@ -166,7 +166,7 @@ func (o *pinOptions) run(ctx context.Context) error {
 	if o.output.data() {
 		return o.output.write(o.stdout, rep)
 	}
-	o.print(rep)
+	o.print(rep, res.OutputRoot)
 	return nil
 }
 
@@ -187,7 +187,7 @@ func (o *pinOptions) complete(_ *cobra.Command, args []string, _ string) ([]stri
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-func (o *pinOptions) print(rep pinReport) {
+func (o *pinOptions) print(rep pinReport, outRoot string) {
 	w, p := o.stdout, rep.Plan
 	what := "every cluster type"
 	if p.ClusterType != "" {
@@ -237,7 +237,7 @@ func (o *pinOptions) print(rep pinReport) {
 		if line := completedLine(rep.Rendered, o.verbose); line != "" {
 			fmt.Fprintln(w, line)
 		}
-		fmt.Fprintf(w, "rendered/: %d files created, %d updated, %d removed\n", rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
+		fmt.Fprintf(w, "%s: %d files created, %d updated, %d removed\n", rep.Rendered.root, rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
 	}
 	if rep.DryRun {
 		return
@@ -246,7 +246,7 @@ func (o *pinOptions) print(rep pinReport) {
 		o.printCommit(c, rep.Branch, p)
 		return
 	}
-	fmt.Fprintf(w, "next steps:\n  %[1]s add %[2]s rendered/\n  %[1]s commit -m %[3]q", o.gitCommand(), p.File, pin.Subject(p))
+	fmt.Fprintf(w, "next steps:\n  %[1]s add %[2]s %[4]s/\n  %[1]s commit -m %[3]q", o.gitCommand(), p.File, pin.Subject(p), outRoot)
 	approver := o.approver
 	if approver == "" {
 		approver = "Name <email>"

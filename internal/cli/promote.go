@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/action"
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/promote"
 )
 
@@ -181,20 +182,24 @@ func (o *promoteOptions) run() error {
 		if line := completedLine(rep.Rendered, o.verbose); line != "" {
 			fmt.Fprintln(o.stdout, line)
 		}
-		fmt.Fprintf(o.stdout, "rendered/: %d files created, %d updated, %d removed\n", rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
+		fmt.Fprintf(o.stdout, "%s: %d files created, %d updated, %d removed\n", rep.Rendered.root, rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
 	}
 	if rep.Commit != nil {
 		o.printCommit(rep.Commit)
 	} else if rep.Plan != nil && !o.dryRun {
-		o.printNextSteps(rep.Plan)
+		cfg, err := fleet.ReadConfig(r.fsys, nil)
+		if err != nil {
+			return err
+		}
+		o.printNextSteps(rep.Plan, cfg.OutputRoot())
 	}
 	return nil
 }
 
 // (docs/review-flow.md).
-func (o *promoteOptions) printNextSteps(p *promote.Plan) {
+func (o *promoteOptions) printNextSteps(p *promote.Plan, outRoot string) {
 	w := o.stdout
-	fmt.Fprintf(w, "next steps:\n  %[1]s add config/%[2]s/%[3]s rendered/\n  %[1]s commit -m %[4]q", o.gitCommand(), p.ClusterType, p.Component, promote.Subject(p))
+	fmt.Fprintf(w, "next steps:\n  %[1]s add config/%[2]s/%[3]s %[5]s/\n  %[1]s commit -m %[4]q", o.gitCommand(), p.ClusterType, p.Component, promote.Subject(p), outRoot)
 	for _, g := range p.Gates {
 		fmt.Fprintf(w, " --trailer %q", "Approved-by: "+o.opts.Approver+" for "+g)
 	}

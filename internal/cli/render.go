@@ -135,6 +135,9 @@ type renderReport struct {
 	// otherwise).
 	Resumed   bool     `json:"resumed,omitempty"`
 	Completed []string `json:"completed,omitempty"`
+	// root is the rendered tree's directory with a slash ("rendered/"
+	// unless config.yaml's layout says otherwise), for messages.
+	root string
 }
 
 // newRenderReport summarizes what a run did.
@@ -144,7 +147,7 @@ func newRenderReport(res *output.Result, check bool) renderReport {
 		Targets: res.Targets, Rendered: res.Rendered,
 		Created: p.Count(output.Create), Updated: p.Count(output.Update), Deleted: p.Count(output.Delete),
 		Unchanged: p.Unchanged, Check: check, UpToDate: p.Empty(), Changes: p.Changes,
-		Resumed: res.Resumed, Completed: res.Completed,
+		Resumed: res.Resumed, Completed: res.Completed, root: res.Root + "/",
 	}
 	if rep.Changes == nil {
 		rep.Changes = []output.Change{}
@@ -162,7 +165,7 @@ func completedLine(rep *renderReport, verbose bool) string {
 		return "completed an interrupted render: its switch was done, its staging area is removed"
 	}
 	return fmt.Sprintf("completed the switch of an interrupted render: %s moved into place: %s",
-		count(len(rep.Completed), "path of rendered/", "paths of rendered/"), nameList(rep.Completed, verbose))
+		count(len(rep.Completed), "path of "+rep.root, "paths of "+rep.root), nameList(rep.Completed, verbose))
 }
 
 func (o *renderOptions) report(res *output.Result) error {
@@ -180,9 +183,9 @@ func (o *renderOptions) report(res *output.Result) error {
 			fmt.Fprintf(o.stdout, "%-6s %s/\n", "extra", d)
 		}
 	} else if line := completedLine(&rep, o.verbose); line != "" && p.Empty() {
-		fmt.Fprintf(o.stdout, "%s; rendered/ is up to date (%d targets)\n", line, res.Targets)
+		fmt.Fprintf(o.stdout, "%s; %s is up to date (%d targets)\n", line, rep.root, res.Targets)
 	} else if p.Empty() {
-		fmt.Fprintf(o.stdout, "rendered/ is up to date (%d targets)\n", res.Targets)
+		fmt.Fprintf(o.stdout, "%s is up to date (%d targets)\n", rep.root, res.Targets)
 	} else {
 		if line := completedLine(&rep, o.verbose); line != "" {
 			fmt.Fprintln(o.stdout, line)
@@ -195,10 +198,10 @@ func (o *renderOptions) report(res *output.Result) error {
 		if len(p.Dirs) > 0 {
 			differ = count(len(p.Changes), "file", "files") + " and " + count(len(p.Dirs), "directory", "directories") + " differ"
 		}
-		return &exitError{code: exitFindings, msg: "rendered/ is out of date: " + differ + "; run " + o.strata("render")}
+		return &exitError{code: exitFindings, msg: rep.root + " is out of date: " + differ + "; run " + o.strata("render")}
 	}
 	if o.check && !o.output.data() {
-		fmt.Fprintf(o.stdout, "rendered/ is up to date (%d targets)\n", res.Targets)
+		fmt.Fprintf(o.stdout, "%s is up to date (%d targets)\n", rep.root, res.Targets)
 	}
 	return nil
 }

@@ -73,7 +73,7 @@ func (o *validateOptions) run() error {
 		return err
 	}
 	defer r.Close()
-	opts := validate.Options{FS: r.fsys}
+	opts := validate.Options{FS: r.fsys, Dir: r.dir}
 	var stop func()
 	if !o.output.data() && isTerminal(o.stderr) {
 		opts.Progress, stop = (&renderOptions{globals: o.globals}).progress()

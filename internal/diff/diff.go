@@ -189,6 +189,18 @@ func Compare(opts Options) (*Result, error) {
 	return res, nil
 }
 
+// targetDir is the directory of the target id where head's layout puts it,
+// or base's for a target head removed.
+func targetDir(id string, base, head *side) string {
+	if t, ok := head.targets[id]; ok {
+		return t.Dir()
+	}
+	if t, ok := base.targets[id]; ok {
+		return t.Dir()
+	}
+	return render.OutputDir + "/" + id
+}
+
 // compareTarget compares the files of one target on both sides.
 func compareTarget(id string, base, head *side, context int) TargetChange {
 	a, b := base.files[id], head.files[id]
@@ -199,13 +211,14 @@ func compareTarget(id string, base, head *side, context int) TargetChange {
 	case b == nil:
 		tc.Status, tc.Target = Removed, base.names[id]
 	}
+	dir := targetDir(id, base, head)
 	for _, file := range union(a, b) {
 		before, inBase := a[file]
 		after, inHead := b[file]
 		if inBase && inHead && bytes.Equal(before, after) {
 			continue
 		}
-		rc := ResourceChange{Path: render.OutputDir + "/" + id + "/" + file, Status: Changed}
+		rc := ResourceChange{Path: dir + "/" + file, Status: Changed}
 		switch {
 		case !inBase:
 			rc.Status = Added

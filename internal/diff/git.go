@@ -7,10 +7,12 @@ import (
 	"io"
 	"io/fs"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing/fstest"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	gitpkg "github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/memfs"
 	"github.com/strata-fleet/strata/internal/render"
@@ -33,16 +35,23 @@ type Revision struct {
 // config/ and argocd-apps/. "A...B" names the merge base of A and B, as in
 // git diff. Only Git's object store is read.
 func ReadRevision(dir, rev string) (*Revision, error) {
-	return readRevision(dir, rev, false)
+	return readRevision(dir, rev, false, false)
 }
 
 // ReadRevisionAll is ReadRevision with every file of the fleet repository
 // but rendered/: the sources (charts, overlays) that --hydrate builds.
 func ReadRevisionAll(dir, rev string) (*Revision, error) {
-	return readRevision(dir, rev, true)
+	return readRevision(dir, rev, true, false)
 }
 
-func readRevision(dir, rev string, all bool) (*Revision, error) {
+// ReadRevisionTree is ReadRevision with every file of the fleet
+// repository, the rendered tree included: what Argo CD reads at rev
+// (validate checks a source at its targetRevision in it).
+func ReadRevisionTree(dir, rev string) (*Revision, error) {
+	return readRevision(dir, rev, true, true)
+}
+
+func readRevision(dir, rev string, all, rendered bool) (*Revision, error) {
 	top, err := git(dir, nil, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return nil, fmt.Errorf("%s is not in a Git repository (strata diff compares with a Git revision): %w", dir, err)
@@ -77,10 +86,20 @@ func readRevision(dir, rev string, all bool) (*Revision, error) {
 			continue // submodules
 		}
 		p = strings.TrimPrefix(p, prefix)
-		if all && strings.HasPrefix(p, render.OutputDir+"/") {
-			continue
-		}
 		entries = append(entries, entry{mode: fields[0], oid: fields[2], path: p})
+	}
+	if all && !rendered { // but the rendered tree, where config.yaml's layout puts it
+		root := render.OutputDir
+		if i := slices.IndexFunc(entries, func(e entry) bool { return e.path == fleet.ConfigPath }); i >= 0 {
+			blobs, err := catFiles(top, []string{entries[i].oid})
+			if err != nil {
+				return nil, fmt.Errorf("reading %s: %w", rev, err)
+			}
+			if cfg, err := fleet.ReadConfig(fstest.MapFS{fleet.ConfigPath: {Data: blobs[0]}}, nil); err == nil {
+				root = cfg.OutputRoot()
+			}
+		}
+		entries = slices.DeleteFunc(entries, func(e entry) bool { return strings.HasPrefix(e.path, root+"/") })
 	}
 	m := fstest.MapFS{}
 	var oids []string

@@ -80,7 +80,8 @@ func newHydrator(opts Options, base, head *side, changed []string) *hydrator {
 	for _, id := range changed {
 		h.changed[id] = true
 	}
-	h.sources = !sameTree(opts.Base.FS, opts.Head, ".", "config", render.OutputDir, ".git")
+	h.sources = !sameTree(opts.Base.FS, opts.Head, ".", "config", ".git",
+		base.r.Fleet.Config.OutputRoot(), head.r.Fleet.Config.OutputRoot())
 	return h
 }
 
@@ -298,7 +299,7 @@ func sameTree(a, b fs.FS, dir string, skip ...string) bool {
 		_ = fs.WalkDir(fsys, dir, func(p string, e fs.DirEntry, err error) error {
 			switch {
 			case err != nil:
-			case e.IsDir() && path.Dir(p) == dir && slices.Contains(skip, e.Name()):
+			case e.IsDir() && slices.Contains(skip, p):
 				return fs.SkipDir
 			case !e.IsDir():
 				m[p], _ = fs.ReadFile(fsys, p)

@@ -28,6 +28,12 @@ type Config struct {
 	Repository *Repository
 	// Render is config.yaml's render: settings (a strata extension).
 	Render RenderConfig
+	// Layout is where each target's output goes (layout:, a strata
+	// extension); nil for the default, rendered/<type>/<node path>.
+	Layout *Layout
+	// Roots is how the root objects sync (roots:, a strata extension); nil
+	// for strata's.
+	Roots *Roots
 	// Rollout is the top-level rollout: key, the defaults of every node.
 	Rollout *RolloutSettings
 	// Notifications are where the rollout runner sends step events.

@@ -39,6 +39,9 @@ func (f *Fleet) WithClusters(cs []*Cluster) *Fleet {
 type ClusterType struct {
 	Name string
 	Dir  string
+	// Layout is where the cluster type's targets' output goes
+	// (Config.Layout; nil: the default).
+	Layout *Layout
 	// At lists the nodes under which the cluster type exists (config.yaml's
 	// at:), nil when it exists at every target; see ExistsAt.
 	At []*Node
@@ -125,6 +128,28 @@ func (c *Component) Layers(n *Node) []*Level {
 // Load reads the fleet repository in fsys.
 func Load(fsys fs.FS) (*Fleet, error) { return load(fsys, selection{}) }
 
+// LoadReusing is Load taking config.yaml as parsed (ReadConfig), when
+// config.yaml still holds the bytes it was parsed from; parsed may be nil.
+func LoadReusing(fsys fs.FS, parsed *Config) (*Fleet, error) {
+	return load(fsys, selection{parsed: parsed})
+}
+
+// ReadConfig reads and parses config.yaml alone, or returns parsed when
+// config.yaml still holds the bytes it was parsed from (parsed may be nil).
+func ReadConfig(fsys fs.FS, parsed *Config) (*Config, error) {
+	data, err := fs.ReadFile(fsys, ConfigPath)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s not found: this is not a fleet repository (use --root, or strata init)", ConfigPath)
+		}
+		return nil, readError(fsys, ConfigPath, err)
+	}
+	if parsed != nil && parsed.File != nil && bytes.Equal(parsed.File.Data, data) {
+		return parsed, nil
+	}
+	return parseConfig(NewFile(ConfigPath, data))
+}
+
 // LoadComponent reads only what one component of one cluster type needs:
 // config.yaml, the inventory, the cluster type's defaults and the
 // component's directory (promote works on nothing else). The other cluster
@@ -142,18 +167,9 @@ type selection struct {
 }
 
 func load(fsys fs.FS, sel selection) (*Fleet, error) {
-	data, err := fs.ReadFile(fsys, ConfigPath)
+	cfg, err := ReadConfig(fsys, sel.parsed)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("%s not found: this is not a fleet repository (use --root, or strata init)", ConfigPath)
-		}
-		return nil, readError(fsys, ConfigPath, err)
-	}
-	cfg := sel.parsed
-	if cfg == nil || cfg.File == nil || !bytes.Equal(cfg.File.Data, data) {
-		if cfg, err = parseConfig(NewFile(ConfigPath, data)); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
 	f := &Fleet{FS: fsys, Config: cfg, Targets: cfg.Root.leavesAtDepth(len(cfg.Dimensions))}
 	l := loader{fsys: fsys, cfg: cfg, onlyComponent: sel.component}
@@ -230,7 +246,7 @@ func (l *loader) clusterType(decl ClusterTypeDecl, targets []*Node) *ClusterType
 		}
 		return nil
 	}
-	ct := &ClusterType{Name: decl.Name, Dir: dir, At: decl.At, Targets: targetsOf(targets, decl.At)}
+	ct := &ClusterType{Name: decl.Name, Dir: dir, Layout: l.cfg.Layout, At: decl.At, Targets: targetsOf(targets, decl.At)}
 	if l.under != nil {
 		ct.Targets = targetsOf(ct.Targets, l.under)
 	}

@@ -14,7 +14,7 @@ func parseConfig(f *File) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout", "render", "notifications", "clusters", "revisions"); err != nil {
+	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout", "render", "notifications", "clusters", "revisions", "layout", "roots"); err != nil {
 		return nil, err
 	}
 	c := &Config{File: f, Root: &Node{Pos: v.Pos}}
@@ -63,6 +63,12 @@ func parseConfig(f *File) (*Config, error) {
 		return nil, err
 	}
 	if err := c.checkFactKeys(); err != nil {
+		return nil, err
+	}
+	if c.Layout, err = c.parseLayout(v.Get("layout")); err != nil {
+		return nil, err
+	}
+	if c.Roots, err = parseRoots(v.Get("roots")); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -5,7 +5,8 @@ import "strings"
 // RepoKey reduces a Git repository URL to host/path, so that the spellings
 // of one repository compare equal: https://github.com/org/repo,
 // https://github.com/org/repo.git, git@github.com:org/repo.git,
-// ssh://git@github.com/org/repo.
+// ssh://git@github.com/org/repo. It is the one comparison of repository
+// URLs in strata; docs/validate.md writes its rules down.
 func RepoKey(u string) string {
 	u = strings.TrimSpace(u)
 	if i := strings.Index(u, "://"); i >= 0 {

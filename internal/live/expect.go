@@ -130,7 +130,8 @@ func targetName(f *fleet.Fleet, ct *fleet.ClusterType, n *fleet.Node) string {
 	return ct.Name + "/" + n.ID()
 }
 
-// RootPath is the directory a cluster's root Application renders.
-func RootPath(c *fleet.Cluster) string {
-	return render.OutputDir + "/" + c.Type + "/" + c.Target.ID()
+// RootPath is the directory a cluster's root Application renders, where
+// cfg's layout puts its target.
+func RootPath(cfg *fleet.Config, c *fleet.Cluster) string {
+	return cfg.TargetDir(c.Type, c.Target)
 }

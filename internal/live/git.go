@@ -10,7 +10,6 @@ import (
 	"sync"
 
 	gitpkg "github.com/strata-fleet/strata/internal/git"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 // History is what the repository's Git history says about rendered/: the
@@ -19,6 +18,8 @@ import (
 // commits, asked once per pair and remembered.
 type History struct {
 	dir string
+	// root is the rendered tree's directory (fleet.Config.OutputRoot).
+	root string
 	// Head is the commit HEAD is at ("" in a repository without commits).
 	Head string
 	// last maps a file (slash path relative to the fleet repository) to the
@@ -50,10 +51,11 @@ type ancestry struct {
 	err error
 }
 
-// ReadHistory reads the history of rendered/ in the fleet repository dir
-// (which may be a directory inside the Git repository).
-func ReadHistory(dir string) (*History, error) {
-	h := &History{dir: dir, last: map[string]string{}, dirty: map[string]bool{},
+// ReadHistory reads the history of the rendered tree root (the fleet's
+// fleet.Config.OutputRoot, rendered/ by default) in the fleet repository
+// dir (which may be a directory inside the Git repository).
+func ReadHistory(dir, root string) (*History, error) {
+	h := &History{dir: dir, root: root, last: map[string]string{}, dirty: map[string]bool{},
 		anc: map[[2]string]ancestry{}, reach: map[string]map[string]bool{}, asked: map[string]int{}}
 	if _, err := git(dir, "rev-parse", "--show-toplevel"); err != nil {
 		return nil, fmt.Errorf("%s is not in a Git repository (live state compares Argo CD's revisions with its history): %w", dir, err)
@@ -64,9 +66,9 @@ func ReadHistory(dir string) (*History, error) {
 		return h, h.readUntracked(true)
 	}
 	h.Head = strings.TrimSpace(head)
-	out, err := git(dir, "log", "--relative", "--no-renames", "--name-only", "--format=%x00%H", "HEAD", "--", render.OutputDir)
+	out, err := git(dir, "log", "--relative", "--no-renames", "--name-only", "--format=%x00%H", "HEAD", "--", h.root)
 	if err != nil {
-		return nil, fmt.Errorf("reading the history of %s: %w", render.OutputDir, err)
+		return nil, fmt.Errorf("reading the history of %s: %w", h.root, err)
 	}
 	commit := ""
 	for line := range strings.SplitSeq(out, "\n") {
@@ -80,9 +82,9 @@ func ReadHistory(dir string) (*History, error) {
 			}
 		}
 	}
-	changed, err := git(dir, "diff", "--relative", "--no-renames", "--name-only", "HEAD", "--", render.OutputDir)
+	changed, err := git(dir, "diff", "--relative", "--no-renames", "--name-only", "HEAD", "--", h.root)
 	if err != nil {
-		return nil, fmt.Errorf("comparing %s with HEAD: %w", render.OutputDir, err)
+		return nil, fmt.Errorf("comparing %s with HEAD: %w", h.root, err)
 	}
 	for line := range strings.SplitSeq(changed, "\n") {
 		if line != "" {
@@ -109,7 +111,7 @@ type Changed struct {
 // the rest up in h, copying the whole map once every maxAdvances
 // advances: a hundred pushes in flight each held a copy of 100,000 files.
 func (h *History) Advance(head string, changes []Changed) *History {
-	n := &History{dir: h.dir, Head: head, last: map[string]string{}, dirty: map[string]bool{},
+	n := &History{dir: h.dir, root: h.root, Head: head, last: map[string]string{}, dirty: map[string]bool{},
 		anc: map[[2]string]ancestry{}, reach: map[string]map[string]bool{}, asked: map[string]int{}, Fetch: h.Fetch,
 		base: h, advances: h.advances + 1}
 	if n.advances > maxAdvances {
@@ -137,13 +139,13 @@ func (h *History) flat() map[string]string {
 }
 
 func (h *History) readUntracked(all bool) error {
-	args := []string{"ls-files", "--others", "--exclude-standard", "--", render.OutputDir}
+	args := []string{"ls-files", "--others", "--exclude-standard", "--", h.root}
 	if all {
-		args = []string{"ls-files", "--cached", "--others", "--exclude-standard", "--", render.OutputDir}
+		args = []string{"ls-files", "--cached", "--others", "--exclude-standard", "--", h.root}
 	}
 	out, err := git(h.dir, args...)
 	if err != nil {
-		return fmt.Errorf("listing the files of %s not committed: %w", render.OutputDir, err)
+		return fmt.Errorf("listing the files of %s not committed: %w", h.root, err)
 	}
 	for line := range strings.SplitSeq(out, "\n") {
 		if line != "" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/testgit"
 )
 
@@ -28,7 +29,7 @@ func TestHistoryAdvance(t *testing.T) {
 	testgit.Run(t, dir, "add", "-A")
 	testgit.Run(t, dir, "commit", "-q", "-m", "the fleet")
 	first := testgit.Run(t, dir, "rev-parse", "HEAD")
-	h, err := live.ReadHistory(dir)
+	h, err := live.ReadHistory(dir, render.OutputDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +56,47 @@ func TestHistoryAdvance(t *testing.T) {
 			if got, dirty := h.LastChange(f); got != w || dirty {
 				t.Fatalf("advance %d: %s last changed by %q (uncommitted %v), want %q", i, f, got, dirty, w)
 			}
+		}
+	}
+}
+
+// TestHistoryOfALayoutsRoot: the history read is that of the output root
+// config.yaml's layout names, and only that: a commit that changed only
+// files elsewhere (rendered/ included) is no change of the rendered tree.
+func TestHistoryOfALayoutsRoot(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("argocd/rendered/prod/eu/mc-manifests/values.yaml", "a: 1\n")
+	write("rendered/mc/prod/eu/values.yaml", "a: 1\n")
+	testgit.Run(t, dir, "init", "-q", "-b", "main")
+	testgit.Run(t, dir, "add", "-A")
+	testgit.Run(t, dir, "commit", "-q", "-m", "the fleet")
+	first := testgit.Run(t, dir, "rev-parse", "HEAD")
+	write("rendered/mc/prod/eu/values.yaml", "a: 2\n")
+	testgit.Run(t, dir, "commit", "-q", "-am", "not the rendered tree")
+	write("argocd/rendered/prod/eu/mc-manifests/templates/new.yaml", "b: 1\n")
+	h, err := live.ReadHistory(dir, "argocd/rendered")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file, commit string
+		dirty        bool
+	}{
+		{"argocd/rendered/prod/eu/mc-manifests/values.yaml", first, false},
+		{"argocd/rendered/prod/eu/mc-manifests/templates/new.yaml", "", true},
+		{"rendered/mc/prod/eu/values.yaml", "", false},
+	} {
+		if got, dirty := h.LastChange(tc.file); got != tc.commit || dirty != tc.dirty {
+			t.Errorf("LastChange(%s) = %q, uncommitted %v; want %q, %v", tc.file, got, dirty, tc.commit, tc.dirty)
 		}
 	}
 }

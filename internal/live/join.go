@@ -187,7 +187,7 @@ func findRoot(f *fleet.Fleet, c *fleet.Cluster, x *index) Root {
 	if x == nil || x.in.Error != "" {
 		return root
 	}
-	path := RootPath(c)
+	path := RootPath(f.Config, c)
 	name := argorender.Release
 	if c.Hub != "" {
 		name = c.Name + "-" + argorender.Release

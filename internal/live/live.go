@@ -17,7 +17,7 @@ func Load(ctx context.Context, dir string, r *render.Renderer, connect Connect, 
 		return nil, err
 	}
 	cache.save()
-	h, err := ReadHistory(dir)
+	h, err := ReadHistory(dir, r.Fleet.Config.OutputRoot())
 	if err != nil {
 		return nil, err
 	}

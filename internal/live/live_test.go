@@ -118,7 +118,7 @@ func TestLoadDistributed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := live.ReadHistory(fx.dir)
+	h, err := live.ReadHistory(fx.dir, "rendered")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestLoadDistributed(t *testing.T) {
 
 	// A rendered file changed and not committed: not committed.
 	write(t, fx.dir, dirInt+"/templates/prometheus.yaml", "changed: true\n")
-	if h, err = live.ReadHistory(fx.dir); err != nil {
+	if h, err = live.ReadHistory(fx.dir, "rendered"); err != nil {
 		t.Fatal(err)
 	}
 	rep = live.Join(r.Fleet, expected, instances, h)

@@ -180,18 +180,28 @@ func (o *faultyOps) SaveState(path string, data []byte) error {
 // render, leaves no staging area, and records a state that makes the run
 // after it a no-op. For a first render (no rendered/), for a change, and
 // for a change rendered by runs restricted to some targets (Options.Only, as
-// promote's re-render), the next of which completes the interrupted one.
+// promote's re-render), the next of which completes the interrupted one;
+// with the default layout and with a layout of config.yaml (testLayout),
+// whose output root's parent does not exist before the first render.
 func TestInterruptedRenderIsAllOrNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		before map[string]string // the fleet rendered first, nil for none
 		only   []string          // Options.Only of the runs after it
+		layout bool              // the fleets have testLayout
 	}{
-		{"first render", nil, nil},
-		{"change", fleetV1, nil},
-		{"change, restricted", fleetV1, []string{"rendered/mc/prod"}},
+		{"first render", nil, nil, false},
+		{"change", fleetV1, nil, false},
+		{"change, restricted", fleetV1, []string{"rendered/mc/prod"}, false},
+		{"first render, layout", nil, nil, true},
+		{"change, layout", fleetV1, nil, true},
+		{"change, restricted, layout", fleetV1, []string{"deploy/out/us-east1/prod/mc-manifests"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			v1, v2, out, depth := tc.before, fleetV2, "rendered", 4
+			if tc.layout {
+				v1, v2, out, depth = withLayout(v1), withLayout(v2), testLayoutRoot, testLayoutDepth
+			}
 			run := func(t *testing.T, dir, state string, ops fileOps) (*Result, error) {
 				t.Helper()
 				if ops == nil {
@@ -201,22 +211,25 @@ func TestInterruptedRenderIsAllOrNothing(t *testing.T) {
 			}
 			setup := func(t *testing.T) (dir, state string) {
 				dir, state = t.TempDir(), filepath.Join(t.TempDir(), "state")
-				if tc.before != nil {
-					writeFiles(t, dir, tc.before)
+				if v1 != nil {
+					writeFiles(t, dir, v1)
 					if _, err := Run(Options{Root: dir, FS: os.DirFS(dir), StatePath: state}); err != nil {
 						t.Fatal(err)
 					}
 				}
-				writeFiles(t, dir, fleetV2)
+				writeFiles(t, dir, v2)
 				return dir, state
 			}
 			ref, refState := setup(t)
-			old := readTree(t, ref, "rendered")
+			old := readTree(t, ref, out)
 			counter := &faultyOps{at: -1}
 			if _, err := run(t, ref, refState, counter); err != nil {
 				t.Fatal(err)
 			}
-			want := readTree(t, ref, "rendered")
+			want := readTree(t, ref, out)
+			if len(want) == 0 {
+				t.Fatalf("nothing rendered under %s", out)
+			}
 			total := counter.n.Load()
 			if total < 10 {
 				t.Fatalf("the render did %d file operations; the fleet is too small to test anything", total)
@@ -234,16 +247,16 @@ func TestInterruptedRenderIsAllOrNothing(t *testing.T) {
 							t.Skip("not a write")
 						}
 						if fl == failing && err == nil {
-							if diff := cmp.Diff(want, readTree(t, dir, "rendered")); diff != "" {
+							if diff := cmp.Diff(want, readTree(t, dir, out)); diff != "" {
 								t.Fatalf("Run succeeded despite a failure, with another tree (-want +got):\n%s", diff)
 							}
 						}
-						checkWholeTargets(t, dir, old, want)
+						checkWholeTargets(t, dir, out, depth, old, want)
 
 						if _, err := run(t, dir, state, nil); err != nil {
 							t.Fatalf("the run after the interruption: %v", err)
 						}
-						if diff := cmp.Diff(want, readTree(t, dir, "rendered")); diff != "" {
+						if diff := cmp.Diff(want, readTree(t, dir, out)); diff != "" {
 							t.Errorf("tree after the next run differs from the uninterrupted render (-want +got):\n%s", diff)
 						}
 						if _, err := os.Lstat(filepath.Join(dir, stagingDir)); !errors.Is(err, os.ErrNotExist) {
@@ -260,13 +273,14 @@ func TestInterruptedRenderIsAllOrNothing(t *testing.T) {
 	}
 }
 
-// checkWholeTargets checks an interrupted tree: each target directory is
-// entirely as before or entirely as after, nothing else is in rendered/,
+// checkWholeTargets checks an interrupted tree under the output root out,
+// whose target directories are depth segments deep: each target directory
+// is entirely as before or entirely as after, nothing else is under out,
 // and a mix of both has its journal.
-func checkWholeTargets(t *testing.T, dir string, old, want map[string]string) {
+func checkWholeTargets(t *testing.T, dir, out string, depth int, old, want map[string]string) {
 	t.Helper()
-	got := readTree(t, dir, "rendered")
-	before, after, now := targetsOf(old), targetsOf(want), targetsOf(got)
+	got := readTree(t, dir, out)
+	before, after, now := targetsOf(old, depth), targetsOf(want, depth), targetsOf(got, depth)
 	mixed := map[string]bool{}
 	for d, files := range now {
 		switch {

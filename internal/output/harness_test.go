@@ -170,19 +170,39 @@ func waitTick(t testing.TB, r *os.Root, dir string) {
 	}
 }
 
-// targetsOf splits a rendered tree by target directory.
-func targetsOf(tree map[string]string) map[string]map[string]string {
+// targetsOf splits a rendered tree by target directory, each depth
+// segments deep (4 for rendered/mc/<env>/<region>).
+func targetsOf(tree map[string]string, depth int) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for p, data := range tree {
-		parts := strings.SplitN(p, "/", 5) // rendered/mc/<env>/<region>/...
-		if len(parts) < 5 {
+		parts := strings.SplitN(p, "/", depth+1)
+		if len(parts) < depth+1 {
 			continue
 		}
-		dir := strings.Join(parts[:4], "/")
+		dir := strings.Join(parts[:depth], "/")
 		if out[dir] == nil {
 			out[dir] = map[string]string{}
 		}
-		out[dir][parts[4]] = data
+		out[dir][parts[depth]] = data
 	}
 	return out
+}
+
+// testLayout is a layout of config.yaml for fleetV1 and fleetV2: the
+// dimensions in another order than the sequence's, the cluster type last,
+// under an output root two directories deep (testLayoutRoot) whose target
+// directories are testLayoutDepth segments deep.
+const (
+	testLayout      = "layout:\n  path: deploy/out/{region}/{environment}/{clusterType}-manifests\n"
+	testLayoutRoot  = "deploy/out"
+	testLayoutDepth = 5
+)
+
+// withLayout returns files (a fleet) with testLayout in its config.yaml;
+// nil for nil.
+func withLayout(files map[string]string) map[string]string {
+	if files == nil {
+		return nil
+	}
+	return with(files, map[string]string{"config/config.yaml": files["config/config.yaml"] + testLayout})
 }

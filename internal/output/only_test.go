@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/fleet"
 )
 
 // A run restricted by Options.Only to some directories of rendered/
@@ -107,7 +109,11 @@ func TestRunRestrictedToSomeTargets(t *testing.T) {
 			if res.Targets != 3 || res.Considered != tc.considered || res.Rendered != tc.rendered {
 				t.Errorf("targets %d, considered %d, rendered %d; want 3, %d, %d", res.Targets, res.Considered, res.Rendered, tc.considered, tc.rendered)
 			}
-			if diff := cmp.Diff(tc.changed, res.Plan.Targets(2)); diff != "" {
+			cfg, err := fleet.ReadConfig(os.DirFS(dir), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.changed, res.Plan.Targets(cfg)); diff != "" {
 				t.Errorf("targets changed (-want +got):\n%s", diff)
 			}
 			if _, err := os.Lstat(filepath.Join(dir, stagingDir)); !os.IsNotExist(err) {

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/fleet"
 )
 
 // Op is what a change does to a file.
@@ -48,26 +48,31 @@ func (p *Plan) Count(op Op) int {
 	return n
 }
 
-// TargetOf returns the target (<cluster type>/<node>) of a slash path under
-// rendered/ in a fleet of depth dimensions, or "" for a path that is not
-// inside a target's directory.
-func TargetOf(depth int, p string) string {
-	rest, ok := strings.CutPrefix(p, render.OutputDir+"/")
-	if !ok {
-		return ""
+// TargetOf returns the target (<cluster type>/<node>) of the fleet
+// configured by c whose output holds the slash path p, or "" for a path
+// that is not inside a target's directory. With a layout of config.yaml,
+// only its targets have a directory.
+func TargetOf(c *fleet.Config, p string) string {
+	if c.Layout.Default() { // by its path alone: a target config.yaml no longer has too
+		rest, ok := strings.CutPrefix(p, fleet.DefaultOutputRoot+"/")
+		parts := strings.Split(rest, "/")
+		if !ok || len(parts) < len(c.Dimensions)+2 {
+			return ""
+		}
+		return strings.Join(parts[:len(c.Dimensions)+1], "/")
 	}
-	parts := strings.Split(rest, "/")
-	if len(parts) < depth+2 {
-		return ""
+	if t, ok := c.TargetAt(p); ok && strings.HasPrefix(p, c.TargetDir(t.ClusterType, t.Node)+"/") {
+		return t.ID()
 	}
-	return strings.Join(parts[:depth+1], "/")
+	return ""
 }
 
-// Targets are the targets whose files the plan changes, in order.
-func (p *Plan) Targets(depth int) []string {
+// Targets are the targets of the fleet configured by c whose files the
+// plan changes, in order.
+func (p *Plan) Targets(c *fleet.Config) []string {
 	var out []string
-	for _, c := range p.Changes {
-		if id := TargetOf(depth, c.Path); id != "" && !slices.Contains(out, id) {
+	for _, ch := range p.Changes {
+		if id := TargetOf(c, ch.Path); id != "" && !slices.Contains(out, id) {
 			out = append(out, id)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"os"
 	"regexp"
+
+	"github.com/strata-fleet/strata/internal/fleet"
 )
 
 // legacyStaging is the staging directory of strata before the staging
@@ -87,8 +89,12 @@ func readJournal(root *os.Root, path string, staging fs.FileInfo) (journal, bool
 			return journal{}, false
 		}
 	}
+	if err := fleet.CheckOutputRoot(j.outRoot()); err != nil {
+		slog.Warn("ignoring a render journal that strata did not write", "journal", path, "err", err)
+		return journal{}, false
+	}
 	for _, e := range j.Entries {
-		if err := e.check(); err != nil {
+		if err := e.check(j.outRoot()); err != nil {
 			slog.Warn("ignoring a render journal that strata did not write", "journal", path, "err", err)
 			return journal{}, false
 		}

@@ -76,6 +76,9 @@ type Result struct {
 	// that completing it switched into place or removed.
 	Resumed   bool
 	Completed []string
+	// Root is the output root the run rendered into: the fleet's layout's
+	// (fleet.Config.OutputRoot), rendered by default.
+	Root string
 }
 
 // Run renders the fleet at opts.Root into rendered/: load, fingerprint,
@@ -102,9 +105,15 @@ func Run(opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
+	// config.yaml first: its layout names the output root.
+	cfg, err := fleet.ReadConfig(opts.FS, opts.Config)
+	if err != nil {
+		return nil, err
+	}
+	outRoot := cfg.Layout.Root()
 	t := newTree(root)
 	defer t.close()
-	exists, err := t.dir(render.OutputDir)
+	exists, err := t.dir(outRoot)
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +131,7 @@ func Run(opts Options) (*Result, error) {
 		defer found() // before t closes
 		onDisk = func(dir string) bool { return found()[dir] }
 	}
-	r, err := loadRenderer(opts.FS, opts.Only, restricted, opts.Config)
+	r, err := loadRenderer(opts.FS, opts.Only, restricted, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +150,7 @@ func Run(opts Options) (*Result, error) {
 	if !exists {
 		want = nil
 	}
-	plan, staged, err := renderAndWrite(opts, r, t, dirty, want, !exists, journal)
+	plan, staged, err := renderAndWrite(opts, r, t, dirty, want, !exists, journal, outRoot)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +158,7 @@ func Run(opts Options) (*Result, error) {
 		return nil, cerr
 	}
 	plan.Unchanged += kept
-	res.Plan, res.Targets, res.Considered, res.Rendered = plan, r.Fleet.TargetCount(), len(targets), len(dirty)
+	res.Plan, res.Targets, res.Considered, res.Rendered, res.Root = plan, r.Fleet.TargetCount(), len(targets), len(dirty), outRoot
 	for _, c := range conflicts {
 		res.Warnings = append(res.Warnings, c.String())
 	}
@@ -163,19 +172,26 @@ func Run(opts Options) (*Result, error) {
 
 // loadRenderer loads the fleet and its chart: all of it, or when the run
 // is restricted only what the targets under the directories only need
-// (fleet.LoadScope).
+// (fleet.LoadScope). parsed is config.yaml, parsed.
 func loadRenderer(fsys fs.FS, only []string, restricted bool, parsed *fleet.Config) (*render.Renderer, error) {
 	if !restricted {
-		return render.Load(fsys)
+		return render.LoadReusing(fsys, parsed)
 	}
+	outRoot := parsed.Layout.Root()
 	s := fleet.Scope{}
 	for _, d := range only {
-		if d == render.OutputDir {
-			return render.Load(fsys)
+		if d == outRoot {
+			return render.LoadReusing(fsys, parsed)
 		}
-		if rest, ok := strings.CutPrefix(d, render.OutputDir+"/"); ok {
-			ct, node, _ := strings.Cut(rest, "/")
-			s[ct] = append(s[ct], node)
+		if parsed.Layout.Default() {
+			if rest, ok := strings.CutPrefix(d, outRoot+"/"); ok {
+				ct, node, _ := strings.Cut(rest, "/")
+				s[ct] = append(s[ct], node)
+			}
+			continue
+		}
+		if t, ok := parsed.TargetAt(d); ok {
+			s[t.ClusterType] = append(s[t.ClusterType], t.Node.ID())
 		}
 	}
 	return render.LoadScopeReusing(fsys, s, parsed)
@@ -212,16 +228,16 @@ func targetDirs(targets []render.Target) map[string]bool {
 // Nothing in rendered/ changes unless every target rendered and was staged.
 // It also returns what staging learnt of the stamps of a target it
 // switched (writer.staged).
-func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Target, want map[string]bool, first bool, journal string) (*Plan, func(dir string) (stagedStamps, bool), error) {
+func renderAndWrite(opts Options, r *render.Renderer, t *tree, dirty []render.Target, want map[string]bool, first bool, journal, outRoot string) (*Plan, func(dir string) (stagedStamps, bool), error) {
 	var s *stage
 	if !opts.Check {
 		var err error
-		if s, err = openStage(t.root, opts.ops, journal); err != nil {
+		if s, err = openStage(t.root, opts.ops, journal, outRoot); err != nil {
 			return nil, nil, err
 		}
 		s.switching = opts.Switching
 	}
-	w := newWriter(t, s, first)
+	w := newWriter(t, s, outRoot, first)
 	var err error
 	if want != nil {
 		err = w.stale(want)

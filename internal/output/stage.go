@@ -42,6 +42,7 @@ type stage struct {
 	root    *os.Root
 	ops     fileOps
 	journal string // JournalPath
+	outRoot string // the output root: the fleet's Layout.Root()
 	// switching, when set, is called before each step of the switch.
 	switching func(path string)
 
@@ -56,8 +57,8 @@ type stage struct {
 }
 
 // openStage creates the staging area. recoverStage has removed any older one.
-func openStage(root *os.Root, ops fileOps, journal string) (*stage, error) {
-	s := &stage{root: root, ops: ops, journal: journal}
+func openStage(root *os.Root, ops fileOps, journal, outRoot string) (*stage, error) {
+	s := &stage{root: root, ops: ops, journal: journal, outRoot: outRoot}
 	err := ops.Mkdir(root, stagingDir)
 	if err == nil {
 		// First, so that git ignores the area even if the run stops here.
@@ -75,7 +76,7 @@ func openStage(root *os.Root, ops fileOps, journal string) (*stage, error) {
 }
 
 // add reserves a staging directory for the new tree of dir (a directory
-// of rendered/, or rendered/ itself) and returns its name.
+// of the output root, or the output root itself) and returns its name.
 func (s *stage) add(dir string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

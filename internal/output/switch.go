@@ -34,8 +34,11 @@ type switchEntry struct {
 // state. Staging identifies the staging area it switches from: a journal
 // replays only into the very directory its run created.
 type journal struct {
-	Version int           `json:"version"`
-	Staging uint64        `json:"staging"`
+	Version int    `json:"version"`
+	Staging uint64 `json:"staging"`
+	// Root is the output root the switch is in (the fleet's layout); ""
+	// for rendered/, as journals before layouts were.
+	Root    string        `json:"root,omitempty"`
 	Entries []switchEntry `json:"entries"`
 }
 
@@ -56,6 +59,9 @@ func (s *stage) commit(t *tree) error {
 		return nil
 	}
 	j := journal{Version: journalVersion, Entries: s.entries}
+	if s.outRoot != render.OutputDir {
+		j.Root = s.outRoot
+	}
 	info, err := s.root.Lstat(stagingDir)
 	if err != nil {
 		return fmt.Errorf("staging: %w", err)
@@ -134,10 +140,18 @@ var (
 	oldName    = regexp.MustCompile(`^` + regexp.QuoteMeta(stagingDir) + `/old/[0-9]+$`)
 )
 
+// outRoot is the output root of the journal's switch.
+func (j journal) outRoot() string {
+	if j.Root == "" {
+		return render.OutputDir
+	}
+	return j.Root
+}
+
 // check refuses a step that a run never records: a journal is a file in
-// the repository that anyone can write.
-func (e switchEntry) check() error {
-	inRendered := e.Path == render.OutputDir || strings.HasPrefix(e.Path, render.OutputDir+"/")
+// the repository that anyone can write. root is the journal's output root.
+func (e switchEntry) check(root string) error {
+	inRendered := e.Path == root || strings.HasPrefix(e.Path, root+"/")
 	if !fs.ValidPath(e.Path) || !inRendered || !oldName.MatchString(e.Old) ||
 		(e.Staged != "" && (!stagedName.MatchString(e.Staged) || e.Ino == 0)) {
 		return fmt.Errorf("a step (%s) that strata never records", e.Path)

@@ -23,8 +23,10 @@ type writer struct {
 	root  *os.Root
 	tree  *tree
 	stage *stage // nil when only checking
-	// first: rendered/ does not exist; the whole tree is staged as one,
-	// under firstDir.
+	// outRoot is the output root (the fleet's Layout.Root()).
+	outRoot string
+	// first: the output root does not exist; the whole tree is staged as
+	// one, under firstDir.
 	first    bool
 	firstDir string
 
@@ -77,12 +79,12 @@ const (
 	writerQueue = 64
 )
 
-func newWriter(t *tree, s *stage, first bool) *writer {
-	w := &writer{root: t.root, tree: t, stage: s, first: first, queue: make(chan *render.Output, writerQueue)}
+func newWriter(t *tree, s *stage, outRoot string, first bool) *writer {
+	w := &writer{root: t.root, tree: t, stage: s, outRoot: outRoot, first: first, queue: make(chan *render.Output, writerQueue)}
 	if first && s != nil {
-		w.firstDir = s.add(render.OutputDir)
+		w.firstDir = s.add(outRoot)
 		if err := s.mkdirAll(w.firstDir); err != nil {
-			w.fail(fmt.Errorf("staging %s: %w", render.OutputDir, err))
+			w.fail(fmt.Errorf("staging %s: %w", outRoot, err))
 		}
 	}
 	for range writers {
@@ -200,7 +202,7 @@ func (w *writer) target(o *render.Output) error {
 		for i, f := range o.Files {
 			changes[i] = Change{Op: Create, Path: f.Path}
 		}
-		staged = w.firstDir + "/" + o.Target.ID()
+		staged = w.firstDir + "/" + strings.TrimPrefix(dir, w.outRoot+"/")
 	} else {
 		var err error
 		if changes, same, err = w.compare(dir, o.Files); err != nil {
@@ -372,13 +374,13 @@ func (r *reader) close() {
 	}
 }
 
-// stale finds what rendered/ holds outside the directories of targets
+// stale finds what the output root holds outside the directories of targets
 // (want): files and directories no target renders any more. They are
 // recorded in the plan and, when writing, as removals of the switch.
 func (w *writer) stale(want map[string]bool) error {
 	needed := map[string]bool{}
 	for d := range want {
-		for ; d != "." && d != render.OutputDir; d = path.Dir(d) {
+		for ; d != "." && d != w.outRoot; d = path.Dir(d) {
 			needed[d] = true
 		}
 	}
@@ -408,7 +410,7 @@ func (w *writer) stale(want map[string]bool) error {
 		}
 		return nil
 	}
-	return walk(render.OutputDir)
+	return walk(w.outRoot)
 }
 
 // staleEntry records the removal of the stale file or directory p.

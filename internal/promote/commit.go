@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/git"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 // Unrelated returns the uncommitted changes (git status --porcelain lines
@@ -16,7 +15,7 @@ import (
 // by hand included), the files the plan's operations write or remove
 // (ops, of a promotion being completed), and rendered/, which the step
 // re-renders from config/. A rename is never the step's.
-func Unrelated(clusterType, component, patch string, ops []Op, dirty []string) []string {
+func Unrelated(outRoot, clusterType, component, patch string, ops []Op, dirty []string) []string {
 	name := strings.TrimSuffix(patch, ".yaml") + ".yaml"
 	dir := "config/" + clusterType + "/" + component + "/"
 	var out []string
@@ -24,7 +23,7 @@ func Unrelated(clusterType, component, patch string, ops []Op, dirty []string) [
 		p := git.DirtyPath(l)
 		switch {
 		case strings.Contains(l, " -> "):
-		case strings.HasPrefix(p, render.OutputDir+"/"),
+		case strings.HasPrefix(p, outRoot+"/"),
 			strings.HasPrefix(p, dir) && path.Base(p) == name,
 			slices.ContainsFunc(ops, func(o Op) bool { return o.Path == p }):
 			continue

@@ -17,7 +17,7 @@ func TestUnrelated(t *testing.T) {
 		"?? config/mc/other/stage/patch-002.yaml",                           // another component's patch-002
 		"R  config/mc/cm/a/patch-002.yaml -> config/mc/cm/b/patch-002.yaml", // a move by hand
 	}
-	got := Unrelated("mc", "cm", "patch-002", []Op{{Kind: "write", Path: "config/mc/cm/values.yaml"}}, dirty)
+	got := Unrelated("rendered", "mc", "cm", "patch-002", []Op{{Kind: "write", Path: "config/mc/cm/values.yaml"}}, dirty)
 	want := dirty[3:]
 	if !slices.Equal(got, want) {
 		t.Errorf("Unrelated = %q, want %q", got, want)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/fleet"
 )
 
 // Reach returns the nodes under which the plan's file operations can change
@@ -39,17 +39,22 @@ func (p *Plan) Reach() (nodes []string, ok bool) {
 	return nodes, true
 }
 
-// RenderedDirs returns the directories of rendered/ whose targets the plan
-// can change (Reach), to re-render only those (output.Options.Only); nil,
-// every target, when that cannot be told.
-func (p *Plan) RenderedDirs() []string {
+// RenderedDirs returns the directories of the rendered tree (where c's
+// layout puts them, fleet.Config.NodeDirs) whose targets the plan can
+// change (Reach), to re-render only those (output.Options.Only); nil, every
+// target, when that cannot be told.
+func (p *Plan) RenderedDirs(c *fleet.Config) []string {
 	nodes, ok := p.Reach()
 	if !ok {
 		return nil
 	}
-	dirs := make([]string, len(nodes))
-	for i, n := range nodes {
-		dirs[i] = path.Join(render.OutputDir, p.ClusterType, n)
+	var dirs []string
+	for _, n := range nodes {
+		d, ok := c.NodeDirs(p.ClusterType, n)
+		if !ok {
+			return nil
+		}
+		dirs = append(dirs, d...)
 	}
 	return dirs
 }

@@ -50,7 +50,10 @@ type Entry struct {
 	// (TreeOf at Step).
 	Step    string   `json:"step"`
 	Targets []string `json:"targets,omitempty"`
-	Tree    string   `json:"tree"`
+	// Dirs are the targets' directories where config.yaml's layout is not
+	// the default (Tree is then taken over them, TreeAt); nil otherwise.
+	Dirs []string `json:"dirs,omitempty"`
+	Tree string   `json:"tree"`
 	// PatchFiles are the patch's files by content (FilesOf) at Step, or,
 	// for KindReverted, at Revert: the patch is "changed" once they are
 	// not these.
@@ -346,7 +349,7 @@ func (r *Entries) Trusted(ctx context.Context, e Entry) error {
 	if !slices.Contains(strings.Split(body, "\n"), "Strata-Rollout: "+e.Patch) {
 		return fmt.Errorf("record %.12s: %.12s is not a step of %s's rollout", e.id, e.Step, e.Patch)
 	}
-	tree, err := TreeOf(ctx, l.Git, e.Step, e.Targets)
+	tree, err := e.tree(ctx, l.Git)
 	if err != nil {
 		return err
 	}
@@ -380,12 +383,32 @@ func onHistory(ctx context.Context, l *Log, commit string) error {
 // (<type>/<node>, under rendered/) at commit: a hash of each target
 // directory's Git tree ("-" where it has none).
 func TreeOf(ctx context.Context, g git.Runner, commit string, targets []string) (string, error) {
-	ts := slices.Sorted(slices.Values(targets))
+	return treeOf(ctx, g, commit, targets, func(t string) string { return "rendered/" + t })
+}
+
+// TreeAt is TreeOf for targets whose directories a layout other than the
+// default places: dirs are the directories themselves.
+func TreeAt(ctx context.Context, g git.Runner, commit string, dirs []string) (string, error) {
+	return treeOf(ctx, g, commit, dirs, func(d string) string { return d })
+}
+
+// tree identifies e's rendered output at its step by content, as the
+// writer of e did: by its directories when it names them, else by its
+// targets under rendered/.
+func (e Entry) tree(ctx context.Context, g git.Runner) (string, error) {
+	if len(e.Dirs) > 0 {
+		return TreeAt(ctx, g, e.Step, e.Dirs)
+	}
+	return TreeOf(ctx, g, e.Step, e.Targets)
+}
+
+func treeOf(ctx context.Context, g git.Runner, commit string, keys []string, dir func(string) string) (string, error) {
+	ts := slices.Sorted(slices.Values(keys))
 	h := sha256.New()
 	if len(ts) > 0 {
 		args := []string{"rev-parse"}
 		for _, t := range ts {
-			args = append(args, commit+":rendered/"+t)
+			args = append(args, commit+":"+dir(t))
 		}
 		out, err := g.Run(ctx, args...)
 		lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -393,7 +416,7 @@ func TreeOf(ctx context.Context, g git.Runner, commit string, targets []string) 
 			// Some target has no directory there: one at a time.
 			lines = make([]string, len(ts))
 			for i, t := range ts {
-				o, err := g.Run(ctx, "rev-parse", "-q", "--verify", commit+":rendered/"+t)
+				o, err := g.Run(ctx, "rev-parse", "-q", "--verify", commit+":"+dir(t))
 				lines[i] = strings.TrimSpace(o)
 				if err != nil || lines[i] == "" {
 					lines[i] = "-"

@@ -11,8 +11,9 @@ import (
 	"github.com/strata-fleet/strata/internal/values"
 )
 
-// OutputDir is the directory of the rendered tree in a repository.
-const OutputDir = "rendered"
+// OutputDir is the directory of the rendered tree in a repository with the
+// default layout; a fleet's own is its Config.Layout.Root().
+const OutputDir = fleet.DefaultOutputRoot
 
 // File is one output file: its slash path relative to the repository and
 // its content.
@@ -27,11 +28,13 @@ type Target struct {
 	Node        *fleet.Node
 }
 
-// ID is the target's path under rendered/: "<type>/<env>/<sector>/<region>".
+// ID is the target's identity, "<type>/<env>/<sector>/<region>": its path
+// under rendered/ in the default layout, whatever the layout.
 func (t Target) ID() string { return t.ClusterType.Name + "/" + t.Node.ID() }
 
-// Dir is the target's output directory relative to the repository.
-func (t Target) Dir() string { return OutputDir + "/" + t.ID() }
+// Dir is the target's output directory relative to the repository, where
+// the fleet's layout puts it (fleet.Layout.Dir).
+func (t Target) Dir() string { return t.ClusterType.Layout.Dir(t.ClusterType.Name, t.Node) }
 
 // Output is a rendered target.
 type Output struct {
@@ -62,6 +65,15 @@ type Renderer struct {
 // to render.
 func Load(fsys fs.FS) (*Renderer, error) {
 	f, err := fleet.Load(fsys)
+	if err != nil {
+		return nil, err
+	}
+	return loaded(fsys, f)
+}
+
+// LoadReusing is Load taking config.yaml as parsed (fleet.LoadReusing).
+func LoadReusing(fsys fs.FS, parsed *fleet.Config) (*Renderer, error) {
+	f, err := fleet.LoadReusing(fsys, parsed)
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func readExpectation(fsys fs.FS, dir string) (*expectation, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := live.ReadHistory(dir)
+	h, err := live.ReadHistory(dir, rd.Fleet.Config.OutputRoot())
 	if err != nil {
 		return nil, err
 	}
@@ -92,12 +92,13 @@ func (e *expectation) advance(fsys fs.FS, head string, dirs []string, changes []
 	// A target is under a step's node when its directory or one above it
 	// is the node's: a few lookups a target, not one comparison per
 	// directory of every step of the push (thousands in a wide wave).
+	root := rd.Fleet.Config.OutputRoot()
 	nodes := make(map[string]bool, len(dirs))
 	for _, d := range dirs {
 		nodes[d] = true
 	}
 	under := func(t render.Target) bool {
-		for d := t.Dir(); d != render.OutputDir && d != "."; d = path.Dir(d) {
+		for d := t.Dir(); d != root && d != "."; d = path.Dir(d) {
 			if nodes[d] {
 				return true
 			}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/record"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 // A rollout's last step can remove the patch's files: the fold into
@@ -88,9 +87,14 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 	st.policy = r.foldPolicy(f, ids)
 	// The objects to wait for are those whose rendered file changed last
 	// at or after the fold (a later commit over them contains it).
-	dirs := make([]string, len(ids))
-	for i, id := range ids {
-		dirs[i] = render.OutputDir + "/" + id
+	var dirs []string
+	for _, id := range ids {
+		if dir, ok := f.Config.TargetDirOf(id); ok || f.Config.Layout.Default() {
+			dirs = append(dirs, dir)
+		}
+	}
+	if len(dirs) == 0 { // no target of the fold is in the layout any more
+		dirs = []string{f.Config.OutputRoot()}
 	}
 	if st.commit, err = r.repo.run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...); err != nil {
 		return true, err

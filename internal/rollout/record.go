@@ -30,14 +30,28 @@ func (r *runner) rec() *record.Log {
 func (r *runner) stepEntry(ctx context.Context, st *step, kind string) (record.Entry, error) {
 	e := record.Entry{Kind: kind, Patch: r.patchID(), Node: st.node, Step: st.commit, Targets: targetIDs(st.targets),
 		Wave: r.waveOf(st.node), At: r.env.Clock.Now().UTC().Truncate(time.Second)}
+	cfg, err := r.configNow()
+	if err != nil {
+		return e, err
+	}
+	if !cfg.Layout.Default() {
+		for _, id := range e.Targets {
+			if dir, ok := cfg.TargetDirOf(id); ok {
+				e.Dirs = append(e.Dirs, dir)
+			}
+		}
+	}
 	if st.tree == "" {
-		var err error
-		if st.tree, err = record.TreeOf(ctx, r.env.Git, st.commit, e.Targets); err != nil {
+		if len(e.Dirs) > 0 {
+			st.tree, err = record.TreeAt(ctx, r.env.Git, st.commit, e.Dirs)
+		} else {
+			st.tree, err = record.TreeOf(ctx, r.env.Git, st.commit, e.Targets)
+		}
+		if err != nil {
 			return e, err
 		}
 	}
 	e.Tree = st.tree
-	var err error
 	e.PatchFiles, err = record.FilesOf(ctx, r.env.Git, st.commit, r.patchID())
 	return e, err
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 // MaxReplays bounds how many times a step is replayed on a remote that
@@ -125,13 +124,13 @@ func (r *runner) madeUpstream(ctx context.Context, st *step, upstream string) (s
 	if err != nil {
 		return "", false, err
 	}
-	files, err := r.repo.run(ctx, "diff-tree", "--no-commit-id", "--relative", "--name-only", "-r", commit, "--", render.OutputDir)
+	files, err := r.repo.run(ctx, "diff-tree", "--no-commit-id", "--relative", "--name-only", "-r", commit, "--", f.Config.OutputRoot())
 	if err != nil {
 		return "", false, err
 	}
 	var ids []string
 	for _, p := range lines(files) {
-		if id := output.TargetOf(len(f.Config.Dimensions), p); id != "" && !slices.Contains(ids, id) {
+		if id := output.TargetOf(f.Config, p); id != "" && !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/promote"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 // catchUp completes what an earlier run (or the user) left in the work
@@ -39,7 +38,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 		}
 		return r.commitStep(ctx, j.Plan, true)
 	}
-	dirty, err := r.repo.dirty(ctx, "config", render.OutputDir)
+	dirty, err := r.dirty(ctx)
 	if err != nil {
 		return err
 	}
@@ -74,7 +73,11 @@ func (r *runner) checkClean(dirty []string) error {
 	// Other patches' first copies are theirs to commit: the step leaves
 	// them out (r.hide, firstcopies.go).
 	r.hide = otherFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty)
-	other := promote.Unrelated(r.opts.ClusterType, r.opts.Component, r.opts.Patch, nil, dirty)
+	root, err := r.outputRoot()
+	if err != nil {
+		return err
+	}
+	other := promote.Unrelated(root, r.opts.ClusterType, r.opts.Component, r.opts.Patch, nil, dirty)
 	other = slices.DeleteFunc(other, func(l string) bool { return slices.Contains(r.hide, git.DirtyPath(l)) })
 	if len(other) > 0 {
 		return fmt.Errorf("config/ or rendered/ has uncommitted changes that are not %s's own (commit or discard them, then run the rollout again):\n  %s",
@@ -111,7 +114,11 @@ func (r *runner) settle(ctx context.Context) error {
 			continue
 		}
 		st.targets = append(st.targets, &target{ID: id, Clusters: []string{c.Name}})
-		ids, dirs = append(ids, id), append(dirs, render.OutputDir+"/"+id)
+		dir, ok := f.Config.TargetDirOf(id)
+		if !ok {
+			continue
+		}
+		ids, dirs = append(ids, id), append(dirs, dir)
 	}
 	st.pick = pickClusters(f, func(c *fleet.Cluster) bool { return under(c.Target.ID(), locs) })
 	if len(dirs) == 0 {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -163,6 +164,38 @@ type runner struct {
 	// writer makes and pushes the steps: RunAll's, shared, or one of the
 	// rollout's own.
 	writer *writer
+	// config is config.yaml as outputRoot last parsed it.
+	config atomic.Pointer[fleet.Config]
+}
+
+// configNow returns config.yaml as it is now, parsing it again only when
+// it changed since the last call.
+func (r *runner) configNow() (*fleet.Config, error) {
+	cfg, err := fleet.ReadConfig(r.fsys, r.config.Load())
+	if err != nil {
+		return nil, err
+	}
+	r.config.Store(cfg)
+	return cfg, nil
+}
+
+// outputRoot returns the directory of the fleet's rendered tree, where
+// config.yaml's layout puts it (fleet.Config.OutputRoot).
+func (r *runner) outputRoot() (string, error) {
+	cfg, err := r.configNow()
+	if err != nil {
+		return "", err
+	}
+	return cfg.OutputRoot(), nil
+}
+
+// dirty lists the uncommitted changes under config/ and the rendered tree.
+func (r *runner) dirty(ctx context.Context) ([]string, error) {
+	root, err := r.outputRoot()
+	if err != nil {
+		return nil, err
+	}
+	return r.repo.dirty(ctx, "config", root)
 }
 
 // Run rolls the patch out: it completes what an earlier run left (an

@@ -61,7 +61,7 @@ func (ws *waitSet) scoped(ct, comp string) *scope {
 	for _, c := range ws.f.Clusters {
 		if clusters[c.Name] {
 			kept = append(kept, c)
-			sc.paths[live.RootPath(c)] = true
+			sc.paths[live.RootPath(ws.f.Config, c)] = true
 		}
 	}
 	sc.f = ws.f.WithClusters(kept)

@@ -13,7 +13,6 @@ import (
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/record"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 // writer makes the steps of the rollouts: RunAll's, and a rollout of its
@@ -262,7 +261,7 @@ func (w *writer) hold(ctx context.Context) (batch, made []*stepReq) {
 		req := batch[i]
 		var dirty []string
 		if !clean {
-			if dirty, req.err = repo.dirty(ctx, "config", render.OutputDir); req.err != nil {
+			if dirty, req.err = req.r.dirty(ctx); req.err != nil {
 				w.failRest(batch, req, req.err)
 				break
 			}
@@ -363,7 +362,7 @@ func (w *writer) caughtUp(ctx context.Context, r *runner) bool {
 	if w.cleanAt == head {
 		return true
 	}
-	if dirty, err := r.repo.dirty(ctx, "config", render.OutputDir); err != nil || len(dirty) > 0 {
+	if dirty, err := r.dirty(ctx); err != nil || len(dirty) > 0 {
 		return false
 	}
 	w.cleanAt = head
@@ -374,7 +373,7 @@ func (w *writer) caughtUp(ctx context.Context, r *runner) bool {
 // left config/ or rendered/ changed (a render that failed after the
 // promotion): the next step's commit would take them along.
 func (w *writer) leftDirty(ctx context.Context, req *stepReq) error {
-	dirty, err := req.r.repo.dirty(ctx, "config", render.OutputDir)
+	dirty, err := req.r.dirty(ctx)
 	if err != nil {
 		return err
 	}

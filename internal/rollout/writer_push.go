@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/live"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 // publish pushes the steps made in one push: the one push loop of the
@@ -99,12 +98,14 @@ func (w *writer) expectAfter(ctx context.Context, r *runner, made []*stepReq, ba
 	var dirs []string
 	var changes []live.Changed
 	ok := clean && last != nil && last.head == base
+	cfg, err := r.configNow()
+	ok = ok && err == nil
 	for _, req := range made {
 		if req.err != nil || !ok {
 			ok = false
 			break
 		}
-		d := req.plan.RenderedDirs()
+		d := req.plan.RenderedDirs(cfg)
 		ok = d != nil
 		dirs = append(dirs, d...)
 		changes = append(changes, live.Changed{Commit: req.st.commit, Files: changed[req.st.commit]})
@@ -142,7 +143,11 @@ func (w *writer) changed(ctx context.Context, repo *repo, made []*stepReq) (map[
 			args = append(args, req.st.commit)
 		}
 	}
-	out, err := repo.run(ctx, append(args, "--", render.OutputDir)...)
+	root, err := made[0].r.outputRoot()
+	if err != nil {
+		return nil, err
+	}
+	out, err := repo.run(ctx, append(args, "--", root)...)
 	if err != nil {
 		return nil, err
 	}

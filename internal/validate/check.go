@@ -11,6 +11,7 @@ import (
 
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/parallel"
 	"github.com/strata-fleet/strata/internal/render"
@@ -21,6 +22,12 @@ import (
 type Options struct {
 	// FS reads the fleet repository.
 	FS fs.FS
+	// Dir is the fleet repository's directory in its Git clone: a source
+	// of the repository whose targetRevision is another revision than the
+	// branch (a pin) is checked in the tree Git holds at that revision
+	// (revisions.go). "", or a directory that is not in a Git clone with
+	// a commit, checks every source in FS.
+	Dir string
 	// Progress, when set, is called as targets render.
 	Progress func(done, total int)
 }
@@ -43,7 +50,13 @@ func Check(opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Validate(f, opts.FS, outs)
+	dir := opts.Dir
+	if dir != "" {
+		if _, err := diff.Commit(dir, "HEAD"); err != nil {
+			dir = "" // no history: there is no other revision to read
+		}
+	}
+	return validate(f, opts.FS, outs, dir)
 }
 
 // Validate checks rendered targets: each resource against the Argo CD
@@ -53,6 +66,12 @@ func Check(opts Options) (*Report, error) {
 // names that two clusters of the inventory give resources in one Argo CD,
 // and the projects of the clusters' roots that their Argo CD lacks.
 func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error) {
+	return validate(f, fsys, outs, "")
+}
+
+// validate is Validate checking the sources of the repository at their own
+// revisions in the Git clone at dir ("": all of them in fsys).
+func validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output, dir string) (*Report, error) {
 	s, err := ArgoCD()
 	if err != nil {
 		return nil, err
@@ -60,11 +79,8 @@ func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error
 	v := &validator{
 		schemas: s,
 		fleet:   f,
-		sources: &sourceChecker{fsys: newOverlay(fsys, outs), done: map[string]*sourceOnce{}, limits: f.Config.Render.Limits},
+		sources: newSourceChecker(f, newOverlay(fsys, outs, f.Config.OutputRoot()), dir),
 		docs:    map[[32]byte]*doc{},
-	}
-	if f.Config.Repository != nil && f.Config.Repository.URL != "" {
-		v.sources.repo = repoKey(f.Config.Repository.URL)
 	}
 	rep := &Report{ArgoCD: s.Source.Version, Targets: len(outs)}
 	results := make([][]Finding, len(outs))

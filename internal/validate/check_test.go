@@ -191,6 +191,59 @@ applications:
 			},
 		},
 		{
+			name: "helm: null is no Helm source: the kustomization is built",
+			edit: map[string]string{"config/workload/guestbook/values.yaml": `
+applications:
+  guestbook:
+    source:
+      repoURL: https://github.com/example/fleet
+      path: apps/guestbook
+      targetRevision: '{{ .Values.cluster.revision }}'
+      helm: null
+    destination:
+      namespace: guestbook
+`},
+		},
+		{
+			name: "helm: {} on a directory without Chart.yaml is still an error",
+			edit: map[string]string{"config/workload/guestbook/values.yaml": `
+applications:
+  guestbook:
+    source:
+      repoURL: https://github.com/example/fleet
+      path: apps/guestbook
+      targetRevision: '{{ .Values.cluster.revision }}'
+      helm: {releaseName: guestbook}
+    destination:
+      namespace: guestbook
+`},
+			want: []Finding{
+				{Severity: Error, Check: CheckSource, File: devGuestbook, Line: 11, Path: "spec.source.path",
+					Message: "path apps/guestbook holds no Chart.yaml, but the source sets helm", Source: "config/workload/guestbook/values.yaml:5:13"},
+				{Severity: Error, Check: CheckSource, File: prodGuestbook, Line: 11, Path: "spec.source.path",
+					Message: "path apps/guestbook holds no Chart.yaml, but the source sets helm", Source: "config/workload/guestbook/values.yaml:5:13"},
+			},
+		},
+		{
+			name: "a spelling of the repository's URL is the repository: its paths are checked",
+			edit: map[string]string{"config/workload/guestbook/values.yaml": `
+applications:
+  guestbook:
+    source:
+      repoURL: ssh://git@GitHub.com:22/example/fleet.git/
+      path: apps/guestbok
+      targetRevision: '{{ .Values.cluster.revision }}'
+    destination:
+      namespace: guestbook
+`},
+			want: []Finding{
+				{Severity: Error, Check: CheckSource, File: devGuestbook, Line: 9, Path: "spec.source.path",
+					Message: "path apps/guestbok does not exist in this repository: did you mean apps/guestbook?", Source: "config/workload/guestbook/values.yaml:5:13"},
+				{Severity: Error, Check: CheckSource, File: prodGuestbook, Line: 9, Path: "spec.source.path",
+					Message: "path apps/guestbok does not exist in this repository: did you mean apps/guestbook?", Source: "config/workload/guestbook/values.yaml:5:13"},
+			},
+		},
+		{
 			name: "a kustomization that does not build",
 			edit: map[string]string{"apps/guestbook/kustomization.yaml": "resources:\n  - deployment.yaml\n  - service.yaml\n"},
 			want: []Finding{

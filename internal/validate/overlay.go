@@ -14,9 +14,10 @@ import (
 type overlay struct {
 	base     fs.FS
 	rendered fstest.MapFS
+	root     string // the output root the rendered files are under
 }
 
-func newOverlay(base fs.FS, outs []*render.Output) overlay {
+func newOverlay(base fs.FS, outs []*render.Output, outRoot string) overlay {
 	m := fstest.MapFS{}
 	for _, o := range outs {
 		for _, f := range o.Files {
@@ -24,13 +25,13 @@ func newOverlay(base fs.FS, outs []*render.Output) overlay {
 		}
 	}
 	if len(m) == 0 {
-		m[render.OutputDir] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
+		m[outRoot] = &fstest.MapFile{Mode: fs.ModeDir | 0o755}
 	}
-	return overlay{base: base, rendered: m}
+	return overlay{base: base, rendered: m, root: outRoot}
 }
 
 func (o overlay) Open(name string) (fs.File, error) {
-	if name == render.OutputDir || strings.HasPrefix(name, render.OutputDir+"/") {
+	if name == o.root || strings.HasPrefix(name, o.root+"/") {
 		return o.rendered.Open(name)
 	}
 	return o.base.Open(name)

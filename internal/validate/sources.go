@@ -79,8 +79,26 @@ type sourceChecker struct {
 	repo string // repoKey of the repository's URL; "" when not declared
 	// limits bound the render of a local Helm chart (render.RenderChart).
 	limits fleet.RenderLimits
-	mu     sync.Mutex
-	done   map[string]*sourceOnce
+	// dir is the repository in its Git clone ("": none), branch the
+	// revision that fsys stands for (config.yaml's repository.revision);
+	// revs the trees of other revisions, read once (revisions.go).
+	dir, branch string
+	mu          sync.Mutex
+	done        map[string]*sourceOnce
+	revs        map[string]*revTree
+}
+
+// newSourceChecker checks the sources of f's repository in fsys (the
+// working tree, rendered/ as rendered) and, at other revisions, in the Git
+// clone at dir ("": none).
+func newSourceChecker(f *fleet.Fleet, fsys fs.FS, dir string) *sourceChecker {
+	c := &sourceChecker{fsys: fsys, done: map[string]*sourceOnce{}, limits: f.Config.Render.Limits,
+		dir: dir, revs: map[string]*revTree{}}
+	if f.Config.Repository != nil && f.Config.Repository.URL != "" {
+		c.repo = repoKey(f.Config.Repository.URL)
+		c.branch = f.Config.Repository.Revision
+	}
+	return c
 }
 
 type sourceOnce struct {
@@ -103,7 +121,8 @@ func (c *sourceChecker) check(s appSource, name, ns string) sourceResult {
 	}
 	release := hydrate.ReleaseOf(s.m, name, ns)
 	release.Limits = c.limits
-	key, _ := json.Marshal([]any{p, s.m["helm"], s.m["kustomize"], s.m["directory"], s.m["plugin"], release.Name(), release.Namespace()})
+	rev := c.revisionOf(s)
+	key, _ := json.Marshal([]any{p, s.m["helm"], s.m["kustomize"], s.m["directory"], s.m["plugin"], release.Name(), release.Namespace(), rev})
 	c.mu.Lock()
 	o := c.done[string(key)]
 	if o == nil {
@@ -111,15 +130,25 @@ func (c *sourceChecker) check(s appSource, name, ns string) sourceResult {
 		c.done[string(key)] = o
 	}
 	c.mu.Unlock()
-	o.once.Do(func() { o.res = c.checkPath(s, p, release) })
+	o.once.Do(func() {
+		fsys, res := c.treeAt(rev)
+		if fsys == nil {
+			o.res = res
+			return
+		}
+		o.res = c.checkPath(fsys, s, p, release)
+		if o.res.msg != "" && rev != "" {
+			o.res.msg += " (at targetRevision " + rev + ")"
+		}
+	})
 	return o.res
 }
 
-func (c *sourceChecker) checkPath(s appSource, p string, release hydrate.Release) sourceResult {
+func (c *sourceChecker) checkPath(fsys fs.FS, s appSource, p string, release hydrate.Release) sourceResult {
 	p = helmUnescape(p)
 	if templateRE.MatchString(p) {
 		pattern := templateRE.ReplaceAllString(path.Clean(strings.TrimPrefix(p, "/")), "*")
-		if matches, err := fs.Glob(c.fsys, pattern); err == nil && len(matches) == 0 {
+		if matches, err := fs.Glob(fsys, pattern); err == nil && len(matches) == 0 {
 			return sourceResult{Warning, fmt.Sprintf("no directory of this repository matches %s (its template expressions taken as *)", p)}
 		}
 		return sourceResult{}
@@ -128,10 +157,10 @@ func (c *sourceChecker) checkPath(s appSource, p string, release hydrate.Release
 	if path.IsAbs(dir) || dir == ".." || strings.HasPrefix(dir, "../") {
 		return sourceResult{Error, fmt.Sprintf("path %s leaves the repository: Argo CD resolves it inside the repository", p)}
 	}
-	info, err := fs.Stat(c.fsys, dir)
+	info, err := fs.Stat(fsys, dir)
 	if err != nil {
 		msg := fmt.Sprintf("path %s does not exist in this repository", p)
-		if s := c.nearest(dir); s != "" {
+		if s := nearest(fsys, dir); s != "" {
 			msg += fmt.Sprintf(": did you mean %s?", s)
 		}
 		return sourceResult{Error, msg}
@@ -139,28 +168,30 @@ func (c *sourceChecker) checkPath(s appSource, p string, release hydrate.Release
 	if !info.IsDir() {
 		return sourceResult{Error, fmt.Sprintf("path %s is a file: Argo CD needs the directory that holds the manifests", p)}
 	}
-	_, explicitKustomize := s.m["kustomize"]
-	_, explicitHelm := s.m["helm"]
-	_, plugin := s.m["plugin"]
+	// A key set to null (helm: null, as kustomize builds leave it) sets no
+	// source type: Argo CD ignores it.
+	explicitKustomize := s.m["kustomize"] != nil
+	explicitHelm := s.m["helm"] != nil
+	plugin := s.m["plugin"] != nil
 	switch {
 	case plugin:
 		return sourceResult{}
-	case explicitHelm || (!explicitKustomize && hydrate.IsFile(c.fsys, dir+"/Chart.yaml")):
-		if !hydrate.IsFile(c.fsys, dir+"/Chart.yaml") {
+	case explicitHelm || (!explicitKustomize && hydrate.IsFile(fsys, dir+"/Chart.yaml")):
+		if !hydrate.IsFile(fsys, dir+"/Chart.yaml") {
 			return sourceResult{Error, fmt.Sprintf("path %s holds no Chart.yaml, but the source sets helm", p)}
 		}
-		_, skip, err := hydrate.HelmChart(c.fsys, dir, release)
+		_, skip, err := hydrate.HelmChart(fsys, dir, release)
 		if err != nil {
 			return sourceResult{Error, fmt.Sprintf("the Helm chart in %s does not render: %s", dir, oneLine(err))}
 		}
 		if skip != "" {
 			return sourceResult{Warning, fmt.Sprintf("the Helm chart in %s was not rendered: %s", dir, skip)}
 		}
-	case explicitKustomize || hydrate.KustomizationFile(c.fsys, dir) != "":
-		if hydrate.KustomizationFile(c.fsys, dir) == "" {
+	case explicitKustomize || hydrate.KustomizationFile(fsys, dir) != "":
+		if hydrate.KustomizationFile(fsys, dir) == "" {
 			return sourceResult{Error, fmt.Sprintf("path %s holds no kustomization.yaml, but the source sets kustomize", p)}
 		}
-		_, skip, err := hydrate.Kustomize(c.fsys, dir)
+		_, skip, err := hydrate.Kustomize(fsys, dir)
 		if err != nil {
 			return sourceResult{Error, fmt.Sprintf("kustomize build %s fails: %s", dir, oneLine(err))}
 		}
@@ -173,19 +204,19 @@ func (c *sourceChecker) checkPath(s appSource, p string, release hydrate.Release
 
 // nearest suggests an existing directory for a missing one: the closest
 // name in the deepest existing parent.
-func (c *sourceChecker) nearest(dir string) string {
+func nearest(fsys fs.FS, dir string) string {
 	parent, base := path.Split(dir)
 	parent = strings.TrimSuffix(parent, "/")
 	if parent == "" {
 		parent = "."
 	}
-	if !hydrate.IsDir(c.fsys, parent) {
+	if !hydrate.IsDir(fsys, parent) {
 		if parent == "." {
 			return ""
 		}
-		return c.nearest(parent)
+		return nearest(fsys, parent)
 	}
-	entries, err := fs.ReadDir(c.fsys, parent)
+	entries, err := fs.ReadDir(fsys, parent)
 	if err != nil {
 		return ""
 	}
