@@ -67,6 +67,8 @@ func TestScripts(t *testing.T) {
 			"faultserver": cmdFaultServer,
 			"within":      cmdWithin,
 			"webget":      cmdWebget,
+			// script_alert_test.go
+			"alertserver": cmdAlertServer,
 		},
 	})
 }

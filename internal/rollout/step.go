@@ -233,14 +233,14 @@ func (r *runner) verify(ctx context.Context, st *step) error {
 	if errors.As(err, &p) {
 		// A --once run ends here: a stopWhen condition that holds now
 		// fails the step all the same.
-		if gerr := g.last(ctx); gerr != nil {
+		if gerr := g.last(ctx, false); gerr != nil {
 			return gerr
 		}
 	}
 	if err != nil {
 		return err
 	}
-	if err := g.last(ctx); err != nil {
+	if err := g.last(ctx, true); err != nil {
 		return err
 	}
 	if err := r.runChecks(ctx, st); err != nil {

@@ -134,6 +134,10 @@ func (r *runner) roll(ctx context.Context, id, key string) {
 	if m := r.o.Metrics; m != nil && res.Err != nil && !errors.As(res.Err, &se) && ctx.Err() == nil {
 		m.failures.WithLabelValues("error").Inc()
 	}
+	var ue *rollout.UnreadableError
+	if m := r.o.Metrics; m != nil && errors.As(res.Err, &ue) && ctx.Err() == nil {
+		m.setUnreadable(id, ue)
+	}
 	// Its key is read again: the rollout's own steps changed the files.
 	if k, err := r.key(context.WithoutCancel(ctx), id); err == nil {
 		key = k
