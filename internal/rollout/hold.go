@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -65,9 +66,10 @@ func (r *runner) hold(ctx context.Context, f *fleet.Fleet, node string) error {
 // not be read for longer than its grace: rollout --once exits 5 (an
 // alert, not "in progress"), and rollout --watch's /healthz answers 503.
 type UnreadableError struct {
-	// Condition is its name, Step the node the rollout was to enter
-	// ("" for a fold).
+	// Condition is its name (a check's, with Check), Step the node the
+	// rollout was to enter or verify ("" for a fold).
 	Condition, Step string
+	Check           bool
 	// Since is when it was first unreadable, Grace how long it may be.
 	Since time.Time
 	Grace time.Duration
@@ -76,6 +78,10 @@ type UnreadableError struct {
 }
 
 func (e *UnreadableError) Error() string {
+	if e.Check {
+		return fmt.Sprintf("check %s cannot be read, so the step to %s neither passed nor failed (the next run reads it again): %s",
+			e.Condition, e.Step, e.Reason)
+	}
 	return fmt.Sprintf("stopWhen %s cannot be read (since %s, more than its grace of %s), so no step starts: %s",
 		e.Condition, e.Since.UTC().Format(time.RFC3339), e.Grace, e.Reason)
 }
@@ -87,6 +93,17 @@ func (r *runner) unreadable(u *fleet.StopCondition, node string, since time.Time
 		return nil
 	}
 	return &UnreadableError{Condition: u.Name, Step: node, Since: since, Grace: u.Grace, Reason: reason.Error()}
+}
+
+// unreadableCheck is the *UnreadableError of a Prometheus check whose
+// query could not be read (err an *alert.Error): the step neither passed
+// nor failed, and is not reverted; nil for any other error, a verdict.
+func unreadableCheck(c fleet.Check, node string, now time.Time, err error) error {
+	var ae *alert.Error
+	if c.Prometheus == nil || !errors.As(err, &ae) {
+		return nil
+	}
+	return &UnreadableError{Check: true, Condition: c.Name, Step: node, Since: now, Reason: err.Error()}
 }
 
 // holding is what holds a step: why ("" nothing does), the alerts of a
