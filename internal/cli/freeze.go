@@ -75,9 +75,9 @@ func newUnfreezeCmd(g *globals) *cobra.Command {
 		Short: "Lift the freeze of a node (of the whole fleet without NODE)",
 		Long: `Unfreeze removes the freeze of NODE (without NODE, the freeze of the whole
 fleet) from config/freezes.yaml and commits it, its message naming who lifts
-it and the freeze lifted. Rollouts held by it go on.`,
+it, why (--reason, optional) and the freeze lifted. Rollouts held by it go on.`,
 		Example: `  strata unfreeze --push
-  strata unfreeze production`,
+  strata unfreeze production --reason "INC-4711 resolved: failover complete"`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -86,6 +86,7 @@ it and the freeze lifted. Rollouts held by it go on.`,
 			return o.validateAndRun()
 		},
 	}
+	cmd.Flags().StringVar(&o.reason, "reason", "", "why the freeze is lifted (recorded in the commit)")
 	o.flags(cmd)
 	return cmd
 }
@@ -118,6 +119,8 @@ type freezeReport struct {
 	// Frozen is the freeze added, Unfrozen the one lifted.
 	Frozen   *freeze.Freeze `json:"frozen,omitempty"`
 	Unfrozen *freeze.Freeze `json:"unfrozen,omitempty"`
+	// Reason is why the freeze was lifted (unfreeze --reason).
+	Reason string `json:"reason,omitempty"`
 	Commit   string         `json:"commit,omitempty"`
 	Pushed   bool           `json:"pushed,omitempty"`
 	// Freezes are the freezes afterwards.
@@ -168,6 +171,11 @@ func (o *freezeOptions) run(ctx context.Context) error {
 		freezes, rep.Unfrozen = rest, &gone
 		subject = "Unfreeze " + gone.Scope()
 		body = fmt.Sprintf("It was frozen by %s since %s: %s\n\nUnfrozen-by: %s\n", gone.By, gone.At.UTC().Format(time.RFC3339), gone.Reason, o.by)
+		if why := strings.TrimSpace(o.reason); why != "" {
+			rep.Reason = why
+			subject += ": " + firstLine(why)
+			body = why + "\n\n" + body
+		}
 	} else {
 		fr := freeze.Freeze{Node: o.node, By: o.by, At: time.Now().UTC().Truncate(time.Second), Reason: strings.TrimSpace(o.reason)}
 		if freezes, err = freeze.Add(freezes, fr); err != nil {
