@@ -121,8 +121,8 @@ type freezeReport struct {
 	Unfrozen *freeze.Freeze `json:"unfrozen,omitempty"`
 	// Reason is why the freeze was lifted (unfreeze --reason).
 	Reason string `json:"reason,omitempty"`
-	Commit   string         `json:"commit,omitempty"`
-	Pushed   bool           `json:"pushed,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	Pushed bool   `json:"pushed,omitempty"`
 	// Freezes are the freezes afterwards.
 	Freezes []freeze.Freeze `json:"freezes"`
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/kube"
+	"github.com/strata-fleet/strata/internal/printable"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
@@ -98,7 +99,7 @@ func printError(w io.Writer, err error, all bool, clean func(error) string) {
 // started. The CLI's own hints already carry --root; a command line a
 // message only quotes (the holder of a lock) is no hint, left as it is.
 func (g *globals) clean(err error) string {
-	return hint.Rooted(kube.Scrub(err.Error()), g.root, hint.Commands(err))
+	return hint.Rooted(printable.String(kube.Scrub(err.Error())), g.root, hint.Commands(err))
 }
 
 // errorList is the errors err joins, or err alone.
