@@ -35,6 +35,8 @@ type Freeze struct {
 type Frozen struct {
 	// Frozen is the freeze added, Unfrozen the one lifted.
 	Frozen, Unfrozen *freeze.Freeze
+	// Reason is why the freeze was lifted (an unfreeze's, optional).
+	Reason string
 	// Freezes are the freezes afterwards.
 	Freezes []freeze.Freeze
 	// Subject is the commit's subject (the commit is made unless
@@ -91,6 +93,11 @@ func (a *Freeze) Run(ctx context.Context, r *Repo) (*Frozen, error) {
 		freezes, res.Unfrozen = rest, &gone
 		res.Subject = "Unfreeze " + gone.Scope()
 		body = fmt.Sprintf("It was frozen by %s since %s: %s\n\nUnfrozen-by: %s\n", gone.By, gone.At.UTC().Format(time.RFC3339), gone.Reason, by)
+		if why := strings.TrimSpace(a.Reason); why != "" {
+			res.Reason = why
+			res.Subject += ": " + firstLine(why)
+			body = why + "\n\n" + body
+		}
 	} else {
 		now := time.Now
 		if a.Now != nil {

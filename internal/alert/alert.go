@@ -3,6 +3,7 @@ package alert
 import (
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/url"
@@ -66,19 +67,88 @@ func Describe(alerts []Alert) string {
 	return strings.Join(parts, "; ")
 }
 
+// MaxAnswer is the largest answer a call reads when Client.MaxAnswer is
+// not set: a server that answers more is unreadable, not read in part.
+const MaxAnswer = 8 << 20
+
 // Client is what a call goes through: an HTTP client (nil: one that
-// follows no redirect off the server, see sameOrigin) and the deadline of
-// each call.
+// follows no redirect off the server, see sameOrigin), the deadline of
+// each call and the size of the largest answer it reads.
 type Client struct {
-	HTTP    *http.Client
-	Timeout time.Duration
+	HTTP      *http.Client
+	Timeout   time.Duration
+	MaxAnswer int64
 }
 
 func (c Client) http() *http.Client {
+	hc := &http.Client{CheckRedirect: sameOrigin}
 	if c.HTTP != nil {
-		return c.HTTP
+		copied := *c.HTTP
+		hc = &copied
 	}
-	return &http.Client{CheckRedirect: sameOrigin}
+	next := hc.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	hc.Transport = capped{next: next, max: c.maxAnswer()}
+	return hc
+}
+
+func (c Client) maxAnswer() int64 {
+	if c.MaxAnswer > 0 {
+		return c.MaxAnswer
+	}
+	return MaxAnswer
+}
+
+// capped is a transport whose answers' bodies fail to read past max bytes
+// (errTooLarge), so that no client, Prometheus's included, reads an
+// answer of any size into memory.
+type capped struct {
+	next http.RoundTripper
+	max  int64
+}
+
+func (c capped) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.ContentLength > c.max {
+		resp.Body.Close()
+		return nil, tooLarge(c.max)
+	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: c.max, max: c.max}
+	return resp, nil
+}
+
+func tooLarge(max int64) error {
+	return fmt.Errorf("the answer is larger than %d bytes, more than any list of alerts or samples a rollout reads", max)
+}
+
+// cappedBody reads at most left bytes, then fails with tooLarge.
+type cappedBody struct {
+	io.ReadCloser
+	left int64
+	max  int64
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells an answer of exactly max bytes from a longer one.
+		var one [1]byte
+		n, err := b.ReadCloser.Read(one[:])
+		if n > 0 {
+			return 0, tooLarge(b.max)
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
 
 // sameOrigin refuses a redirect to another scheme, host or port, as

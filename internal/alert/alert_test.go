@@ -106,6 +106,11 @@ func TestFiringErrors(t *testing.T) {
 // the query it was asked.
 func prometheus(t *testing.T, code int, body string, asked *string) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/series" {
+			// Every metric the queries name has a series.
+			fmt.Fprint(w, `{"status":"success","data":[{"__name__":"up","job":"test"}]}`)
+			return
+		}
 		if r.URL.Path != "/api/v1/query" {
 			http.NotFound(w, r)
 			return
@@ -194,6 +199,10 @@ func TestQueryErrors(t *testing.T) {
 func TestQueryGet(t *testing.T) {
 	var methods []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/series" {
+			fmt.Fprint(w, `{"status":"success","data":[{"__name__":"up"}]}`)
+			return
+		}
 		methods = append(methods, r.Method)
 		if r.Method != http.MethodGet {
 			w.WriteHeader(http.StatusMethodNotAllowed)

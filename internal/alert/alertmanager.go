@@ -46,6 +46,11 @@ func (c Client) Firing(ctx context.Context, base string, matchers []string) (_ [
 	if err := json.Unmarshal(body, &got); err != nil {
 		return nil, &Error{Server: server, Message: "the answer is not a list of alerts: " + err.Error()}
 	}
+	if got == nil {
+		// null (or nothing): a server that says nothing has not said
+		// that nothing fires.
+		return nil, &Error{Server: server, Message: fmt.Sprintf("the answer is %q, not a list of alerts ([] when none fires)", strings.TrimSpace(string(body)))}
+	}
 	var out []Alert
 	for _, a := range got {
 		if a.Status.State == "suppressed" {
@@ -80,7 +85,7 @@ func (c Client) get(ctx context.Context, server, u string) ([]byte, error) {
 		return nil, &Error{Server: server, Message: err.Error()}
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
+	body, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, &Error{Server: server, Status: resp.StatusCode, Message: "reading the answer: " + err.Error()}
 	}

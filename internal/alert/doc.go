@@ -9,7 +9,11 @@
 // The rule is an alerting rule's: an Alertmanager alert that matches, or a
 // query that returns samples, means trouble; no alert and no sample mean
 // none. A query that returns a range vector or a string is an error, as it
-// is for a Prometheus alerting rule.
+// is for a Prometheus alerting rule. An answer that says nothing is an
+// error too, never "nothing fires": null, an answer larger than
+// Client.MaxAnswer, and an empty answer to a query whose metrics have no
+// series in Prometheus (it read nothing). ParseQuery checks PromQL with
+// Prometheus's own parser, for config.yaml's loader.
 //
 // Every call has a deadline (Client.Timeout, default 10s); an error names
 // the server and carries its own message (Alertmanager's error string,

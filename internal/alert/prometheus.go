@@ -15,7 +15,10 @@ import (
 
 // Query runs an instant query on the Prometheus at base (POST
 // /api/v1/query, GET where POST is not allowed) and returns its samples:
-// none means nothing is wrong. A vector's samples are named by their
+// none means nothing is wrong, when the series the query selects exist
+// (an empty answer over a metric Prometheus has no series of is an
+// error: the query read nothing, see noSeries). An answer that is null,
+// or larger than the client's MaxAnswer, is an error too. A vector's samples are named by their
 // labels; a scalar is one sample, as a Prometheus alerting rule takes it;
 // a range vector or a string is an error, as it is for such a rule.
 func (c Client) Query(ctx context.Context, base, query string) (_ []Alert, err error) {
@@ -27,23 +30,42 @@ func (c Client) Query(ctx context.Context, base, query string) (_ []Alert, err e
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	v, _, err := promv1.NewAPI(pc).Query(ctx, query, time.Time{})
+	papi := promv1.NewAPI(pc)
+	v, _, err := papi.Query(ctx, query, time.Time{})
 	if err != nil {
 		return nil, promError(ctx, server, c.timeout(), err)
 	}
 	var out []Alert
 	switch v := v.(type) {
 	case model.Vector:
+		if v == nil {
+			return nil, &Error{Server: server, Message: "the answer's result is null, not a vector ([] when nothing matches)"}
+		}
 		for _, s := range v {
 			out = append(out, sample(s.Metric, s.Value.String(), s.Histogram))
 		}
+		if len(v) == 0 {
+			if err := noSeries(ctx, papi, server, query, time.Now()); err != nil {
+				return nil, hideTimeout(ctx, err, server, c.timeout())
+			}
+		}
 	case *model.Scalar:
 		out = append(out, Alert{Name: "scalar", Value: v.Value.String()})
+	case nil:
+		return nil, &Error{Server: server, Message: "the answer has no result (null), not a vector"}
 	default:
 		return nil, &Error{Server: server, Message: fmt.Sprintf("the query %q returns a %s, not an instant vector (as an alerting rule's expr)", query, v.Type())}
 	}
 	sortAlerts(out)
 	return out, nil
+}
+
+// hideTimeout is err, or the deadline's error when ctx's passed.
+func hideTimeout(ctx context.Context, err error, server string, timeout time.Duration) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &Error{Server: server, Message: fmt.Sprintf("no answer within %s", timeout)}
+	}
+	return err
 }
 
 func sample(m model.Metric, value string, h *model.SampleHistogram) Alert {

@@ -75,8 +75,9 @@ func metrics(t *testing.T, value *atomic.Int64) string {
 
 // A query over what Prometheus scraped returns samples while the errors
 // are high (trouble, named by their labels), none once they are gone; a
-// query Prometheus rejects, a range vector and a Prometheus that is down
-// are errors with their reasons, never "no samples".
+// query Prometheus rejects, a range vector, a query over a metric that has
+// no series and a Prometheus that is down are errors with their reasons,
+// never "no samples".
 func TestRealPrometheus(t *testing.T) {
 	var errors atomic.Int64
 	errors.Store(7)
@@ -102,6 +103,7 @@ func TestRealPrometheus(t *testing.T) {
 	}
 
 	for _, tt := range []struct{ query, err string }{
+		{`strata_test_error > 5`, `matches no series: Prometheus has none of {__name__="strata_test_error"}`},
 		{`sum(`, `Prometheus ` + prom.URL + `: bad_data: invalid parameter "query": `},
 		{`strata_test_errors[1m]`, `returns a matrix, not an instant vector`},
 		{`label_replace(strata_test_errors, "a", "b", "c", "(")`, `execution: invalid regular expression in label_replace(): (`},

@@ -71,9 +71,9 @@ func newUnfreezeCmd(g *globals) *cobra.Command {
 		Short: "Lift the freeze of a node (of the whole fleet without NODE)",
 		Long: `Unfreeze removes the freeze of NODE (without NODE, the freeze of the whole
 fleet) from config/freezes.yaml and commits it, its message naming who lifts
-it and the freeze lifted. Rollouts held by it go on.`,
+it, why (--reason, optional) and the freeze lifted. Rollouts held by it go on.`,
 		Example: `  strata unfreeze --push
-  strata unfreeze production`,
+  strata unfreeze production --reason "INC-4711 resolved: failover complete"`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -82,6 +82,7 @@ it and the freeze lifted. Rollouts held by it go on.`,
 			return o.validateAndRun()
 		},
 	}
+	cmd.Flags().StringVar(&o.reason, "reason", "", "why the freeze is lifted (recorded in the commit)")
 	o.flags(cmd)
 	return cmd
 }
@@ -114,8 +115,10 @@ type freezeReport struct {
 	// Frozen is the freeze added, Unfrozen the one lifted.
 	Frozen   *freeze.Freeze `json:"frozen,omitempty"`
 	Unfrozen *freeze.Freeze `json:"unfrozen,omitempty"`
-	Commit   string         `json:"commit,omitempty"`
-	Pushed   bool           `json:"pushed,omitempty"`
+	// Reason is why the freeze was lifted (unfreeze --reason).
+	Reason string `json:"reason,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	Pushed bool   `json:"pushed,omitempty"`
 	// Freezes are the freezes afterwards.
 	Freezes []freeze.Freeze `json:"freezes"`
 }
@@ -142,7 +145,7 @@ func (o *freezeOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rep := freezeReport{Frozen: res.Frozen, Unfrozen: res.Unfrozen, Commit: res.Commit, Pushed: res.Pushed, Freezes: res.Freezes}
+	rep := freezeReport{Frozen: res.Frozen, Unfrozen: res.Unfrozen, Reason: res.Reason, Commit: res.Commit, Pushed: res.Pushed, Freezes: res.Freezes}
 	return o.print(rep, res.Subject)
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/kube"
+	"github.com/strata-fleet/strata/internal/printable"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
@@ -99,7 +100,7 @@ func printError(w io.Writer, err error, all bool, clean func(error) string) {
 // line a message only quotes (the holder of a lock) is no hint, left as
 // it is.
 func (g *globals) clean(err error) string {
-	return kube.Scrub(hint.Message(err, g.next))
+	return printable.String(kube.Scrub(hint.Message(err, g.next)))
 }
 
 // errorList is the errors err joins, or err alone.

@@ -354,13 +354,24 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 	}
 	code := exitOK
 	var failed []string // as data: each patch's error, in the error's JSON
+	unreachable := ""
 	for _, pr := range results {
 		switch {
 		case pr.Err != nil:
+			msg := o.clean(pr.Err)
+			if ue := (*rollout.UnreachableError)(nil); errors.As(pr.Err, &ue) {
+				// Every patch's rollout reads the same Argo CDs: their
+				// reasons are said once, for the first patch.
+				if unreachable == "" {
+					unreachable = pr.Patch
+				} else {
+					msg = "cannot reach the Argo CD the rollout waits on (as for " + unreachable + "), so nothing was committed or pushed"
+				}
+			}
 			if o.output.data() {
-				failed = append(failed, pr.Patch+": "+o.clean(pr.Err))
+				failed = append(failed, pr.Patch+": "+msg)
 			} else {
-				fmt.Fprintf(o.stderr, "strata: %s: %s\n", pr.Patch, o.clean(pr.Err))
+				fmt.Fprintf(o.stderr, "strata: %s: %s\n", pr.Patch, msg)
 			}
 			var se *rollout.StepError
 			if errors.As(pr.Err, &se) {

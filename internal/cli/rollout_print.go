@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/strata-fleet/strata/internal/printable"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
@@ -110,8 +111,12 @@ func (p *rolloutPrinter) redraw() {
 	fmt.Fprintf(p.w, "\r\033[K%s", line)
 }
 
-// rolloutLine is the text of one event, ending in a newline.
+// rolloutLine is the text of one event, ending in a newline. Its message
+// quotes commit messages: their control characters are shown, not sent
+// to the terminal (printable; errors, with their reasons, are cleaned in
+// Main).
 func rolloutLine(e rollout.Event, now time.Time) string {
+	e.Message = printable.String(e.Message)
 	var b strings.Builder
 	switch e.Kind {
 	case rollout.KindStart, rollout.KindResumed, rollout.KindDone:

@@ -80,3 +80,12 @@ func TestRolloutLineRecordedCheck(t *testing.T) {
 		t.Errorf("rolloutLine = %q, want %q", got, want)
 	}
 }
+
+// A commit message (a step's subject) reaches the terminal with its escape sequences shown, not
+// obeyed.
+func TestRolloutLinePrintable(t *testing.T) {
+	e := rollout.Event{Kind: rollout.KindPromoted, Commit: "0123456789abcdef", Message: "Promote patch-001\x1b[2K\rdone: every step passed"}
+	if got, want := rolloutLine(e, time.Time{}), "0123456789ab Promote patch-001^[[2K^Mdone: every step passed\n"; got != want {
+		t.Errorf("rolloutLine = %q, want %q", got, want)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"sync/atomic"
 	"time"
@@ -67,8 +66,7 @@ func (o *rolloutOptions) runWatch(ctx context.Context, env rollout.Env, kc live.
 		if err != nil {
 			return fmt.Errorf("--metrics-addr %s: %w", o.w.metricsAddr, err)
 		}
-		srv := &http.Server{Handler: m.Handler(), ReadHeaderTimeout: 10 * time.Second}
-		go func() { _ = srv.Serve(ln) }()
+		srv := runner.Serve(ln, m.Handler(), runner.ServerLimits{})
 		defer srv.Close()
 		fmt.Fprintf(o.stderr, "serving /metrics and /healthz on http://%s\n", ln.Addr())
 	}
@@ -97,7 +95,7 @@ func (o *rolloutOptions) runWatch(ctx context.Context, env rollout.Env, kc live.
 		return err
 	}
 	host, _ := os.Hostname()
-	l := runner.Lease{Namespace: ns, Name: name, Client: cs, Identity: fmt.Sprintf("%s_%d", host, os.Getpid()), Release: true,
+	l := runner.Lease{Namespace: ns, Name: name, Client: cs, Identity: runner.Identity(host, os.Getpid()), Release: true,
 		Leader: func(id string) {
 			fmt.Fprintf(o.stderr, "the rollout runner leading on Lease %s/%s is %s\n", ns, name, id)
 		}}

@@ -70,6 +70,8 @@ func TestScripts(t *testing.T) {
 			"webhookpost": cmdWebhookpost,
 			// script_record_test.go
 			"record": cmdRecord,
+			// script_alert_test.go
+			"alertserver": cmdAlertServer,
 		},
 	})
 }

@@ -150,6 +150,9 @@ func parseRollout(v *values.Value, path []string) (*RolloutSettings, error) {
 		if err != nil {
 			return nil, err
 		}
+		if key == "timeout" && d == 0 {
+			return nil, zeroTimeout(dv, append(path[:len(path):len(path)], key))
+		}
 		if key == "soak" {
 			s.Soak = &d
 		} else {
@@ -222,11 +225,27 @@ func parseChecks(v *values.Value, path []string) ([]Check, error) {
 			if err != nil {
 				return nil, err
 			}
+			if d == 0 {
+				return nil, zeroTimeout(tv, append(ipath, "timeout"))
+			}
 			c.Timeout = d
+		}
+		for _, o := range out {
+			if o.Name == c.Name {
+				return nil, &values.Error{Pos: c.Pos, Path: ipath, Msg: fmt.Sprintf("a second check named %q (the first at line %d)", c.Name, o.Pos.Line),
+					Hint: "events, errors and the rollout's record name a check by its name: give each its own (name: ...)"}
+			}
 		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// zeroTimeout is the error of a timeout of 0, which would fail at once
+// whatever it bounds.
+func zeroTimeout(v *values.Value, path []string) error {
+	return &values.Error{Pos: v.Pos, Path: path, Msg: "timeout must be more than 0",
+		Hint: `a duration with its unit: "90s", "5m", "1h30m"`}
 }
 
 // parseDuration reads a Go duration ("90s", "5m", "1h30m").

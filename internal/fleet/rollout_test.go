@@ -95,6 +95,10 @@ func TestRolloutErrors(t *testing.T) {
 			[]string{`sequence.environments.1.regions.1.rollout.watch: expected true or false, got "nope"`, "config/config.yaml:17:20", "nothing for strata rollout to wait on"}},
 		{"a negative check timeout", "timeout: 90s", "timeout: -1s",
 			[]string{`checks.0.timeout: "-1s" is not a duration`}},
+		{"a check timeout of 0", "timeout: 90s", "timeout: 0s",
+			[]string{"checks.0.timeout: timeout must be more than 0", "config/config.yaml:19:76"}},
+		{"a rollout timeout of 0", "soak: 30m, timeout: 1h", "soak: 30m, timeout: 0s",
+			[]string{"sequence.environments.1.rollout.timeout: timeout must be more than 0"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

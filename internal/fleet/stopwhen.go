@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/strata-fleet/strata/internal/alert"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -16,6 +17,11 @@ const (
 	DefaultStopEvery = 30 * time.Second
 	// DefaultQueryTimeout bounds one call to Prometheus or Alertmanager.
 	DefaultQueryTimeout = 10 * time.Second
+	// DefaultStopGrace is how long a stopWhen condition may stay
+	// unreadable, holding the rollout, before the rollout says it cannot
+	// go on (rollout --once exits 5, rollout --watch's /healthz answers
+	// 503).
+	DefaultStopGrace = time.Minute
 )
 
 // StopCondition is one condition of rollout.stopWhen: while it holds no
@@ -29,9 +35,10 @@ type StopCondition struct {
 	Alertmanager *AlertmanagerQuery
 	Prometheus   *PrometheusQuery
 	// Every is how often it is read during a wait or a soak; Timeout
-	// bounds each read.
-	Every, Timeout time.Duration
-	Pos            values.Pos
+	// bounds each read. Grace is how long it may stay unreadable, holding
+	// the rollout, before that is an error (0: at once).
+	Every, Timeout, Grace time.Duration
+	Pos                   values.Pos
 }
 
 // AlertmanagerQuery asks an Alertmanager (API v2) for the alerts that
@@ -73,17 +80,23 @@ func parseStopWhen(v *values.Value, path []string) ([]StopCondition, error) {
 		if err != nil {
 			return nil, err
 		}
+		for _, o := range out {
+			if o.Name == c.Name {
+				return nil, &values.Error{Pos: c.Pos, Path: ipath, Msg: fmt.Sprintf("a second stopWhen condition named %q (the first at line %d)", c.Name, o.Pos.Line),
+					Hint: "events, errors and status name a condition by its name: give each its own (name: ...)"}
+			}
+		}
 		out = append(out, c)
 	}
 	return out, nil
 }
 
 func parseStopCondition(v *values.Value, path []string) (StopCondition, error) {
-	c := StopCondition{Every: DefaultStopEvery, Timeout: DefaultQueryTimeout, Pos: v.Pos}
+	c := StopCondition{Every: DefaultStopEvery, Timeout: DefaultQueryTimeout, Grace: DefaultStopGrace, Pos: v.Pos}
 	if v.Kind != values.Map {
 		return c, values.TypeError(v, path, values.Map)
 	}
-	if err := knownKeys(v, path, "name", "alertmanager", "prometheus", "every", "timeout"); err != nil {
+	if err := knownKeys(v, path, "name", "alertmanager", "prometheus", "every", "timeout", "grace"); err != nil {
 		return c, err
 	}
 	c.Name = stringAt(v, "name")
@@ -103,20 +116,16 @@ func parseStopCondition(v *values.Value, path []string) (StopCondition, error) {
 		return c, &values.Error{Pos: v.Pos, Path: path, Msg: "a stopWhen condition reads one of alertmanager or prometheus",
 			Hint: `{alertmanager: {url: http://alertmanager:9093, matchers: ['severity="critical"']}} or {prometheus: {url: http://prometheus:9090, query: 'ALERTS{alertstate="firing"}'}}`}
 	}
-	for _, key := range []string{"every", "timeout"} {
+	for key, d := range map[string]*time.Duration{"every": &c.Every, "timeout": &c.Timeout, "grace": &c.Grace} {
 		if dv := v.Get(key); dv != nil {
-			d, err := parseDuration(dv, at(key))
+			got, err := parseDuration(dv, at(key))
 			if err != nil {
 				return c, err
 			}
-			if d <= 0 {
+			if got <= 0 && key != "grace" {
 				return c, &values.Error{Pos: dv.Pos, Path: at(key), Msg: key + " must be more than 0"}
 			}
-			if key == "every" {
-				c.Every = d
-			} else {
-				c.Timeout = d
-			}
+			*d = got
 		}
 	}
 	if c.Name == "" {
@@ -185,6 +194,11 @@ func parsePrometheus(v *values.Value, path []string) (*PrometheusQuery, error) {
 	if q.Query == "" {
 		return nil, &values.Error{Pos: v.Pos, Path: path, Msg: "missing key query",
 			Hint: "a PromQL query that returns samples when something is wrong, as an alerting rule's expr"}
+	}
+	if err := alert.ParseQuery(q.Query); err != nil {
+		qv := v.Get("query")
+		return nil, &values.Error{Pos: qv.Pos, Path: append(path[:len(path):len(path)], "query"), Msg: fmt.Sprintf("the PromQL %q: %v", q.Query, err),
+			Hint: "a PromQL query that returns samples when something is wrong, as an alerting rule's expr: sum(rate(http_requests_total{code=~\"5..\"}[5m])) > 1"}
 	}
 	return q, nil
 }

@@ -42,13 +42,13 @@ func TestStopWhenInheritance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	critical := fleet.StopCondition{Name: `alerts [severity="critical"]`, Every: fleet.DefaultStopEvery, Timeout: fleet.DefaultQueryTimeout,
+	critical := fleet.StopCondition{Name: `alerts [severity="critical"]`, Every: fleet.DefaultStopEvery, Timeout: fleet.DefaultQueryTimeout, Grace: fleet.DefaultStopGrace,
 		Alertmanager: &fleet.AlertmanagerQuery{URL: "http://alertmanager:9093", Matchers: []string{`severity="critical"`}}}
 	production := fleet.RolloutPolicy{Timeout: fleet.DefaultRolloutTimeout,
 		StopWhen: []fleet.StopCondition{
-			{Name: "paging", Every: time.Minute, Timeout: fleet.DefaultQueryTimeout,
+			{Name: "paging", Every: time.Minute, Timeout: fleet.DefaultQueryTimeout, Grace: fleet.DefaultStopGrace,
 				Alertmanager: &fleet.AlertmanagerQuery{URL: "http://alertmanager:9093", Matchers: []string{`severity=~"critical|page"`, `team!="other"`}}},
-			{Name: `ALERTS{alertstate="firing"}`, Every: fleet.DefaultStopEvery, Timeout: 5 * time.Second,
+			{Name: `ALERTS{alertstate="firing"}`, Every: fleet.DefaultStopEvery, Timeout: 5 * time.Second, Grace: fleet.DefaultStopGrace,
 				Prometheus: &fleet.PrometheusQuery{URL: "https://prometheus.example.com", Query: `ALERTS{alertstate="firing"}`}},
 		},
 		Checks: []fleet.Check{
@@ -93,6 +93,20 @@ func TestStopWhenErrors(t *testing.T) {
 			[]string{"checks.1: a check is a command or a prometheus query, not both"}},
 		{"a zero interval", "every: 1m", "every: 0s",
 			[]string{"stopWhen.0.every: every must be more than 0"}},
+		{"a zero timeout", "timeout: 5s", "timeout: 0s",
+			[]string{"stopWhen.1.timeout: timeout must be more than 0", "config/config.yaml:16:22"}},
+		{"a stopWhen query that does not parse", `query: 'ALERTS{alertstate="firing"}'`, `query: 'sum(('`,
+			[]string{`sequence.environments.1.rollout.stopWhen.1.prometheus.query: the PromQL "sum((": 1:6: parse error: unclosed left parenthesis`, "config/config.yaml:15:"}},
+		{"a check query that does not parse", "query: 'rate(errors_total[5m]) > 1'", "query: 'rate(errors_total[5m] > 1'",
+			[]string{`checks.0.prometheus.query: the PromQL "rate(errors_total[5m] > 1"`, "parse error", "config/config.yaml:19:"}},
+		{"a range vector is no condition", `query: 'ALERTS{alertstate="firing"}'`, `query: 'up[5m]'`,
+			[]string{`stopWhen.1.prometheus.query: the PromQL "up[5m]": the query returns a matrix, not an instant vector`}},
+		{"two conditions of one name", "- prometheus: {url: https://prometheus.example.com", "- name: paging\n            prometheus: {url: https://prometheus.example.com",
+			[]string{`sequence.environments.1.rollout.stopWhen.1: a second stopWhen condition named "paging" (the first at line 12)`, "config/config.yaml:15:13"}},
+		{"two checks of one name", "{name: smoke, command: ./smoke.sh}", "{name: errors, command: ./smoke.sh}",
+			[]string{`sequence.environments.1.rollout.checks.1: a second check named "errors" (the first at line 18)`, "config/config.yaml:20:13"}},
+		{"a negative grace", "every: 1m", "grace: -1m",
+			[]string{`stopWhen.0.grace: "-1m" is not a duration`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -28,6 +28,8 @@ func (a Amount) String() string {
 // level under the node whose rollout: sets them (the group, see WavesAt),
 // in rollout order. Each entry is the size of one wave: a count of nodes,
 // or a percentage of the group's nodes rounded up (25% of 10 nodes is 3).
+// config.yaml lists them in ascending order (counts among counts,
+// percentages among percentages), the last 100%.
 // Ends returns where each wave ends.
 type Waves []Amount
 
@@ -113,13 +115,42 @@ func parseWaves(v *values.Value, path []string) (Waves, error) {
 	}
 	out := Waves{}
 	for i, it := range v.Items {
-		a, err := parseAmount(it, append(path[:len(path):len(path)], strconv.Itoa(i)), wavesHint, 1)
+		ipath := append(path[:len(path):len(path)], strconv.Itoa(i))
+		a, err := parseAmount(it, ipath, wavesHint, 1)
 		if err != nil {
+			return nil, err
+		}
+		if err := nextWave(out, a, ipath); err != nil {
 			return nil, err
 		}
 		out = append(out, a)
 	}
+	if n := len(out); n > 0 && (!out[n-1].Percent || out[n-1].N != 100) {
+		last := out[n-1]
+		return nil, &values.Error{Pos: last.Pos, Path: append(path[:len(path):len(path)], strconv.Itoa(n-1)),
+			Msg: fmt.Sprintf("the last wave is %s, not 100%%: the waves must say that the last one completes the group", last), Hint: wavesHint}
+	}
 	return out, nil
+}
+
+// nextWave checks that a may follow the waves before it: in ascending
+// order (a count no smaller than the counts before it, a percentage no
+// smaller than the percentages before it) and never after 100%, after
+// which no wave is left to run.
+func nextWave(before Waves, a Amount, path []string) error {
+	for _, b := range before {
+		msg := ""
+		switch {
+		case b.Percent && b.N == 100:
+			msg = fmt.Sprintf("a wave after 100%% (line %d) would never run", b.Pos.Line)
+		case b.Percent == a.Percent && a.N < b.N:
+			msg = fmt.Sprintf("%s is smaller than the wave of %s before it: waves grow, in ascending order", a, b)
+		}
+		if msg != "" {
+			return &values.Error{Pos: a.Pos, Path: path, Msg: msg, Hint: wavesHint}
+		}
+	}
+	return nil
 }
 
 // parseAmount reads a count (at least least) or a percentage ("25%", 1 to

@@ -112,14 +112,14 @@ func TestWaveSizing(t *testing.T) {
 		until string
 	}{
 		{"the first wave", "[2, 100%]", []string{"integration"}, []string{"r1", "r2"}, 1, ""},
-		{"the last wave takes the rest", "[2, 1]", []string{"integration", "production/r1", "production/r2"},
+		{"the last wave takes the rest", "[2, 100%]", []string{"integration", "production/r1", "production/r2"},
 			[]string{"r3", "r4", "r5", "r6"}, 2, ""},
 		{"a percentage rounds up", "[10%, 100%]", []string{"integration"}, []string{"r1"}, 1, ""},
-		{"percentages are of the whole group", "[50%, 50%]", []string{"integration", "production/r1", "production/r2", "production/r3"},
+		{"percentages are of the whole group", "[50%, 100%]", []string{"integration", "production/r1", "production/r2", "production/r3"},
 			[]string{"r4", "r5", "r6"}, 2, ""},
 		{"a wave begun by hand is completed", "[1, 3, 100%]", []string{"integration", "production/r1", "production/r2"},
 			[]string{"r3", "r4"}, 2, ""},
-		{"a count beyond the group is the whole group", "[40]", []string{"integration"},
+		{"a count beyond the group is the whole group", "[40, 100%]", []string{"integration"},
 			[]string{"r1", "r2", "r3", "r4", "r5", "r6"}, 1, ""},
 		{"a wave that enters --until stops there", "[1, 3, 100%]", []string{"integration", "production/r1"},
 			[]string{"r2"}, 2, "production/r2"},

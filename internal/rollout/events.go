@@ -135,6 +135,9 @@ type Event struct {
 	MaxUnhealthy string   `json:"maxUnhealthy,omitempty"`
 	// Alerts are what fires, for a KindHeld event held by stopWhen.
 	Alerts []alert.Alert `json:"alerts,omitempty"`
+	// Unreadable names the stopWhen condition that holds a KindHeld
+	// event because it cannot be read (Since: since when).
+	Unreadable string `json:"unreadable,omitempty"`
 }
 
 // AppState is one Application (or ApplicationSet) a step waits for, and

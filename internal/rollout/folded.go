@@ -171,10 +171,10 @@ func Settling(ctx context.Context, g Git, f *fleet.Fleet, opts Options, now time
 			continue
 		}
 		seen[id] = true // the newest commit of id: its last step, or none
-		parts := strings.SplitN(id, "/", 3)
-		if len(parts) != 3 {
-			continue
+		if !knownRollout(f, id) {
+			continue // a trailer written by hand: a glob, a name f does not have
 		}
+		parts := strings.SplitN(id, "/", 3)
 		last, err := g.Run(ctx, "log", "-1", "--format=%H", "--", PatchFiles(parts[0], parts[1], parts[2]))
 		if err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -18,22 +19,40 @@ const DefaultHoldEvery = 30 * time.Second
 // hold returns once no freeze holds a step into node ("" for a fold) and
 // no stopWhen condition of its policy holds. Until then the rollout is
 // held: it says why (KindHeld, again when the reason changes) and reads
-// both again every Env.HoldEvery.
+// both again every Env.HoldEvery. A condition that cannot be read holds
+// the rollout too (it cannot tell whether the line is stopped), and once
+// it has been unreadable for longer than its grace the rollout ends with
+// an *UnreadableError (a --once run too, which reads it again meanwhile
+// rather than end as in progress).
 func (r *runner) hold(ctx context.Context, f *fleet.Fleet, node string) error {
 	tick := r.env.Clock.NewTicker(r.holdEvery())
 	defer tick.Stop()
 	last := ""
+	var unreadSince time.Time
 	for {
-		why, alerts, err := r.held(ctx, f, node)
-		if err != nil || why == "" {
+		h, err := r.held(ctx, f, node)
+		if err != nil || h.why == "" {
 			return err
 		}
-		if why != last {
-			last = why
-			r.emit(Event{Kind: KindHeld, Step: node, Message: why, Alerts: alerts})
+		if h.unreadable == nil {
+			unreadSince = time.Time{}
+		} else if unreadSince.IsZero() {
+			unreadSince = r.env.Clock.Now()
 		}
-		if r.opts.Once {
-			return r.pending(node, "", "held: "+why)
+		if h.why != last {
+			last = h.why
+			ev := Event{Kind: KindHeld, Step: node, Message: h.why, Alerts: h.alerts}
+			if h.unreadable != nil {
+				ev.Unreadable, ev.Since = h.unreadable.Name, unreadSince
+			}
+			r.emit(ev)
+		}
+		if u := h.unreadable; u != nil {
+			if err := r.unreadable(u, node, unreadSince, h.reason); err != nil {
+				return err
+			}
+		} else if r.opts.Once {
+			return r.pending(node, "", "held: "+h.why)
 		}
 		select {
 		case <-ctx.Done():
@@ -43,28 +62,85 @@ func (r *runner) hold(ctx context.Context, f *fleet.Fleet, node string) error {
 	}
 }
 
+// UnreadableError ends a rollout held by a stopWhen condition that could
+// not be read for longer than its grace: rollout --once exits 5 (an
+// alert, not "in progress"), and rollout --watch's /healthz answers 503.
+type UnreadableError struct {
+	// Condition is its name (a check's, with Check), Step the node the
+	// rollout was to enter or verify ("" for a fold).
+	Condition, Step string
+	Check           bool
+	// Since is when it was first unreadable, Grace how long it may be.
+	Since time.Time
+	Grace time.Duration
+	// Reason is the last read's error.
+	Reason string
+}
+
+func (e *UnreadableError) Error() string {
+	if e.Check {
+		return fmt.Sprintf("check %s cannot be read, so the step to %s neither passed nor failed (the next run reads it again): %s",
+			e.Condition, e.Step, e.Reason)
+	}
+	return fmt.Sprintf("stopWhen %s cannot be read (since %s, more than its grace of %s), so no step starts: %s",
+		e.Condition, e.Since.UTC().Format(time.RFC3339), e.Grace, e.Reason)
+}
+
+// unreadable is the *UnreadableError of condition u, unreadable since
+// since, once its grace has passed; nil before.
+func (r *runner) unreadable(u *fleet.StopCondition, node string, since time.Time, reason error) error {
+	if r.env.Clock.Since(since) < u.Grace {
+		return nil
+	}
+	return &UnreadableError{Condition: u.Name, Step: node, Since: since, Grace: u.Grace, Reason: reason.Error()}
+}
+
+// unreadableCheck is the *UnreadableError of a Prometheus check whose
+// query could not be read (err an *alert.Error): the step neither passed
+// nor failed, and is not reverted; nil for any other error, a verdict.
+func unreadableCheck(c fleet.Check, node string, now time.Time, err error) error {
+	var ae *alert.Error
+	if c.Prometheus == nil || !errors.As(err, &ae) {
+		return nil
+	}
+	return &UnreadableError{Check: true, Condition: c.Name, Step: node, Since: now, Reason: err.Error()}
+}
+
+// holding is what holds a step: why ("" nothing does), the alerts of a
+// condition that holds, the condition that cannot be read and its error.
+type holding struct {
+	why        string
+	alerts     []alert.Alert
+	unreadable *fleet.StopCondition
+	reason     error
+}
+
 // held says what holds a step into node: a freeze, a stopWhen condition
-// that holds (with its alerts), or one that cannot be read (a rollout that
-// cannot tell whether the line is stopped takes it for stopped); "" when
-// nothing does.
-func (r *runner) held(ctx context.Context, f *fleet.Fleet, node string) (string, []alert.Alert, error) {
+// that holds (with its alerts), or, when none holds, one that cannot be
+// read (a rollout that cannot tell whether the line is stopped takes it
+// for stopped).
+func (r *runner) held(ctx context.Context, f *fleet.Fleet, node string) (holding, error) {
 	freezes, err := r.freezes(ctx, f)
 	if err != nil {
-		return "", nil, err
+		return holding{}, err
 	}
 	if err := freeze.Check(freezes, node); err != nil {
-		return err.Error(), nil, nil
+		return holding{why: err.Error()}, nil
 	}
+	var unread holding
 	for _, c := range r.policyAt(f, node).StopWhen {
 		alerts, err := ReadCondition(ctx, c)
 		if err != nil {
-			return fmt.Sprintf("no step starts: stopWhen %s cannot be read: %v", c.Name, err), nil, nil
+			if unread.unreadable == nil {
+				unread = holding{why: fmt.Sprintf("no step starts: stopWhen %s cannot be read: %v", c.Name, err), unreadable: &c, reason: err}
+			}
+			continue
 		}
 		if len(alerts) > 0 {
-			return fmt.Sprintf("no step starts while stopWhen %s holds: %s", c.Name, alert.Describe(alerts)), alerts, nil
+			return holding{why: fmt.Sprintf("no step starts while stopWhen %s holds: %s", c.Name, alert.Describe(alerts)), alerts: alerts}, nil
 		}
 	}
-	return "", nil, nil
+	return unread, nil
 }
 
 // freezes reads the freezes of the remote branch the rollout pushes to,
@@ -173,8 +249,12 @@ func (g *guard) stop() {
 
 // last reads every condition once more at the end of the soak, so that a
 // condition that holds now fails the step whatever the interval: then
-// the guard stops.
-func (g *guard) last(ctx context.Context) error {
+// the guard stops. At the step's end (final), a condition that cannot be
+// read does not let the step pass: it is read again every Env.HoldEvery
+// until it can be, and past its grace the rollout ends with an
+// *UnreadableError, the step neither passed nor failed. A --once run
+// that ends in progress (not final) leaves it to the next run.
+func (g *guard) last(ctx context.Context, final bool) error {
 	alarm := g.r.alarm
 	g.stop()
 	select {
@@ -183,12 +263,30 @@ func (g *guard) last(ctx context.Context) error {
 	default:
 	}
 	for _, c := range g.st.policy.StopWhen {
-		alerts, err := ReadCondition(ctx, c)
-		if err != nil {
-			g.r.log("stopWhen %s: %v", c.Name, err)
-		}
-		if len(alerts) > 0 {
-			return g.failure(c, alerts)
+		var since time.Time
+		for {
+			alerts, err := ReadCondition(ctx, c)
+			if err == nil && len(alerts) > 0 {
+				return g.failure(c, alerts)
+			}
+			if err == nil || !final {
+				break
+			}
+			if since.IsZero() {
+				since = g.r.env.Clock.Now()
+				g.r.emit(Event{Kind: KindHeld, Step: g.st.node, Commit: g.st.commit, Unreadable: c.Name, Since: since,
+					Message: fmt.Sprintf("the step does not pass while stopWhen %s cannot be read: %v", c.Name, err)})
+			}
+			if uerr := g.r.unreadable(&c, g.st.node, since, err); uerr != nil {
+				return uerr
+			}
+			tick := g.r.env.Clock.NewTimer(g.r.holdEvery())
+			select {
+			case <-ctx.Done():
+				tick.Stop()
+				return context.Cause(ctx)
+			case <-tick.C():
+			}
 		}
 	}
 	return nil

@@ -19,7 +19,47 @@ type UnreachableError struct {
 }
 
 func (e *UnreachableError) Error() string {
-	return "cannot reach the Argo CD the rollout waits on, so nothing was committed or pushed:\n  " + strings.Join(e.Reasons, "\n  ")
+	return "cannot reach the Argo CD the rollout waits on, so nothing was committed or pushed:\n  " + strings.Join(groupReasons(e.Reasons), "\n  ")
+}
+
+// groupReasons lists the clusters whose Argo CDs cannot be reached for one
+// reason on one line (that reason as the first of them has it): with no
+// kubeconfig, a line per cluster said the same thing a hundred times.
+func groupReasons(reasons []string) []string {
+	type group struct {
+		clusters []string
+		reason   string
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, r := range reasons {
+		cluster, why, ok := strings.Cut(r, ": ")
+		if !ok {
+			groups = append(groups, &group{reason: r})
+			continue
+		}
+		key := strings.ReplaceAll(why, cluster, "\x00")
+		g := byKey[key]
+		if g == nil {
+			g = &group{reason: why}
+			byKey[key] = g
+			groups = append(groups, g)
+		}
+		g.clusters = append(g.clusters, cluster)
+	}
+	const show = 5
+	out := make([]string, 0, len(groups))
+	for _, g := range groups {
+		switch n := len(g.clusters); {
+		case n == 0:
+			out = append(out, g.reason)
+		case n <= show:
+			out = append(out, strings.Join(g.clusters, ", ")+": "+g.reason)
+		default:
+			out = append(out, fmt.Sprintf("%s and %d more: %s", strings.Join(g.clusters[:show], ", "), n-show, g.reason))
+		}
+	}
+	return out
 }
 
 // reach reads every Argo CD of the fleet once (one list each, live.Read)

@@ -249,14 +249,14 @@ func (r *runner) verifyStep(ctx context.Context, st *step) error {
 	if errors.As(err, &p) {
 		// A --once run ends here: a stopWhen condition that holds now
 		// fails the step all the same.
-		if gerr := g.last(ctx); gerr != nil {
+		if gerr := g.last(ctx, false); gerr != nil {
 			return gerr
 		}
 	}
 	if err != nil {
 		return err
 	}
-	if err := g.last(ctx); err != nil {
+	if err := g.last(ctx, true); err != nil {
 		return err
 	}
 	if err := r.runChecks(ctx, st); err != nil {
@@ -301,6 +301,10 @@ func (r *runner) runChecks(ctx context.Context, st *step) error {
 			continue
 		}
 		err := runCheck(ctx, r.env.Dir, c, env)
+		if uerr := unreadableCheck(c, st.node, r.env.Clock.Now(), err); uerr != nil && ctx.Err() == nil {
+			r.emit(Event{Kind: KindHeld, Step: st.node, Commit: st.commit, Unreadable: c.Name, Message: uerr.Error()})
+			return uerr
+		}
 		ev := Event{Kind: KindCheck, Step: st.node, Commit: st.commit, Check: c.Name, Passed: err == nil, Message: "passed"}
 		if err != nil {
 			ev.Message = err.Error()

@@ -31,6 +31,51 @@ func TestStopTheLine(t *testing.T) {
 	t.Run("an alert firing during the soak fails and reverts the step", func(t *testing.T) { testAlertDuringSoak(t, newHarness(t, api)) })
 	t.Run("a Prometheus query that returns samples holds the next step", func(t *testing.T) { testQueryHolds(t, newHarness(t, api)) })
 	t.Run("a Prometheus check that returns samples fails the step", func(t *testing.T) { testQueryCheck(t, newHarness(t, api)) })
+	t.Run("a condition unreadable at the end of the soak does not let the step pass", func(t *testing.T) { testUnreadableAtSoakEnd(t, newHarness(t, api)) })
+}
+
+// testUnreadableAtSoakEnd: Alertmanager answers until the soak begins,
+// then 500. The step soaks, but the last reading of its stopWhen cannot
+// be made: the step does not pass (no check runs, no next step), and past
+// the condition's grace (0s) the rollout ends with an *UnreadableError,
+// neither passed nor failed (nothing reverted). hold.go let it pass.
+func testUnreadableAtSoakEnd(t *testing.T, h *harness) {
+	var broken atomic.Bool
+	am := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if broken.Load() {
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, `"internal error"`)
+			return
+		}
+		fmt.Fprint(w, "[]")
+	}))
+	t.Cleanup(am.Close)
+	h.configure(fmt.Sprintf("  stopWhen: {name: critical, alertmanager: {url: '%s'}, grace: 0s}\n  checks: [{name: smoke, command: 'true'}]\n", am.URL), "")
+	h.write(firstPatch, patch)
+	soak := time.Minute
+	h.onEvent = func(e rollout.Event) {
+		if e.Kind == rollout.KindSoaking && !broken.Load() {
+			broken.Store(true)
+			h.clock.Step(soak)
+		}
+	}
+	res, err := h.rollout(rollout.Options{Soak: &soak, Revert: true})
+	var ue *rollout.UnreadableError
+	if !errors.As(err, &ue) || ue.Condition != "critical" || !strings.Contains(ue.Reason, "500 Internal Server Error") {
+		t.Fatalf("want an *UnreadableError of critical, got %v", err)
+	}
+	promoted := 0
+	for _, e := range h.events {
+		if e.Kind == rollout.KindPromoted {
+			promoted++
+		}
+		if e.Kind == rollout.KindCheck || e.Kind == rollout.KindReverted || (e.Kind == rollout.KindPromoted && promoted > 1) {
+			t.Errorf("the step went on past its unreadable condition: %+v", e)
+		}
+	}
+	if !h.exists(firstPatch) || len(res.Steps) != 1 {
+		t.Errorf("want the step kept as it is (steps %v)", res.Steps)
+	}
 }
 
 var frozenAt = time.Date(2026, 11, 26, 13, 40, 0, 0, time.UTC)
@@ -146,6 +191,11 @@ func alertmanager(t *testing.T, firing *atomic.Bool) *httptest.Server {
 // while firing is set.
 func prometheus(t *testing.T, firing *atomic.Bool) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/v1/series" {
+			// errors_total has series: an empty answer is "nothing wrong".
+			fmt.Fprint(w, `{"status":"success","data":[{"__name__":"errors_total","cluster":"w1"}]}`)
+			return
+		}
 		if r.URL.Path != "/api/v1/query" || r.FormValue("query") != "sum by (cluster) (rate(errors_total[5m])) > 1" {
 			t.Errorf("Prometheus asked %s %q", r.URL, r.FormValue("query"))
 		}

@@ -226,7 +226,10 @@ func (w *watcher) watch(in *held, c *fleet.Cluster) {
 	w.mu.Lock()
 	rv, ns, unread := in.ResourceVersion, in.Namespace, in.Error != ""
 	w.mu.Unlock()
-	lost := false
+	// An Argo CD the first read could not reach is not "lost": reach
+	// reports it, once, where the rollout needs it (one line per Argo CD
+	// per rollout said it again before the error).
+	lost := unread
 	var dyn dynamic.Interface
 	if !unread {
 		dyn, unread = w.client(in, c)

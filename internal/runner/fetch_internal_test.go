@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 
@@ -50,5 +51,36 @@ func TestSyncFetchesWithTheRollouts(t *testing.T) {
 	close(errs)
 	for e := range errs {
 		t.Error(e)
+	}
+}
+
+// TestSyncAfterForcePush: main force-pushed to a history without the
+// runner's HEAD; the runner's error (its /healthz 503) names the way out,
+// where it said only that it could not fast-forward, every interval.
+func TestSyncAfterForcePush(t *testing.T) {
+	clone, other := t.TempDir(), t.TempDir()
+	bare := testgit.Remote(t, clone)
+	testgit.Run(t, "", "clone", "-q", bare, other)
+	testgit.Run(t, other, "commit", "-q", "--amend", "--allow-empty", "-m", "rewritten")
+	testgit.Run(t, other, "push", "-q", "--force", "origin", "main")
+
+	r := &runner{o: Options{Env: rollout.Env{Dir: clone, Git: rollout.ExecGit{Dir: clone, Env: testgit.Env}}}}
+	err := r.sync(context.Background())
+	if err == nil {
+		t.Fatal("the work tree was brought up to a rewritten main")
+	}
+	for _, want := range []string{"origin/main was rewritten (a force push?)", "is not in origin/main's history",
+		"the runner never rewrites history itself", "git -C " + clone + " reset --hard origin/main"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q\nwant %q", err, want)
+		}
+	}
+
+	// A remote that only moved on is no rewrite: no hint.
+	testgit.Run(t, clone, "reset", "-q", "--hard", "origin/main")
+	testgit.Run(t, other, "commit", "-q", "--allow-empty", "-m", "next")
+	testgit.Run(t, other, "push", "-q", "origin", "main")
+	if err := r.sync(context.Background()); err != nil {
+		t.Errorf("after the reset: %v", err)
 	}
 }

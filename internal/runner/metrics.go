@@ -1,7 +1,10 @@
 package runner
 
 import (
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +49,10 @@ type Metrics struct {
 	// its last step was done (zero when none yet).
 	pushed, done map[string]time.Time
 	health       error
+	// unreadable are the rollouts that ended because a stopWhen condition
+	// could not be read past its grace, by patch, until the patch's
+	// rollout gets past it (readRollout).
+	unreadable map[string]*rollout.UnreadableError
 }
 
 // NewMetrics returns a runner's metrics, registered on a registry of
@@ -68,6 +75,7 @@ func NewMetrics() *Metrics {
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{Name: "strata_runner_leader",
 			Help: "1 while this runner drives the rollouts (holds the Lease, or runs without one)."}),
 		pushed: map[string]time.Time{}, done: map[string]time.Time{}, now: time.Now,
+		unreadable: map[string]*rollout.UnreadableError{},
 	}
 	wait := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "strata_rollout_step_wait_seconds",
 		Help: "How long the step waiting longest has waited since its push (0 when none waits)."}, m.longestWait)
@@ -101,6 +109,9 @@ func (m *Metrics) Register(cs ...prometheus.Collector) error {
 func (m *Metrics) Observe(e rollout.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if readRollout(e) {
+		delete(m.unreadable, e.Patch)
+	}
 	switch e.Kind {
 	case rollout.KindPromoted:
 		m.steps.Inc()
@@ -143,6 +154,27 @@ func (m *Metrics) longestWait() float64 {
 	return longest.Seconds()
 }
 
+// readRollout reports whether e shows that its rollout got past a
+// stopWhen condition it could not read: a step taken, a verdict, a gate,
+// the end, or a hold by what it could read.
+func readRollout(e rollout.Event) bool {
+	switch e.Kind {
+	case rollout.KindPromoted, rollout.KindFailed, rollout.KindGate, rollout.KindDone:
+		return true
+	case rollout.KindHeld:
+		return e.Unreadable == ""
+	}
+	return false
+}
+
+// setUnreadable records that patch's rollout ended on err: /healthz
+// answers 503 until the rollout gets past it.
+func (m *Metrics) setUnreadable(patch string, err *rollout.UnreadableError) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.unreadable[patch] = err
+}
+
 // setHealth records how the runner's last look for patches went.
 func (m *Metrics) setHealth(err error) {
 	m.mu.Lock()
@@ -161,18 +193,26 @@ func (m *Metrics) SetLeader(leading bool) {
 
 // Handler serves the metrics at /metrics and the runner's health at
 // /healthz: 200 "ok", or 503 with why its last look for patches failed
-// (the remote could not be fetched, the repository not loaded).
+// (the remote could not be fetched, the repository not loaded), or which
+// rollouts are held by a stopWhen condition that has been unreadable for
+// longer than its grace.
 func (m *Metrics) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		var lines []string
 		m.mu.Lock()
-		err := m.health
+		if m.health != nil {
+			lines = append(lines, m.health.Error())
+		}
+		for _, patch := range slices.Sorted(maps.Keys(m.unreadable)) {
+			lines = append(lines, patch+": "+m.unreadable[patch].Error())
+		}
 		m.mu.Unlock()
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		if err != nil {
+		if len(lines) > 0 {
 			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte(err.Error() + "\n"))
+			_, _ = w.Write([]byte(strings.Join(lines, "\n") + "\n"))
 			return
 		}
 		_, _ = w.Write([]byte("ok\n"))

@@ -140,6 +140,10 @@ func (r *runner) roll(ctx context.Context, id, key string) {
 	if m := r.o.Metrics; m != nil && res.Err != nil && !errors.As(res.Err, &se) && ctx.Err() == nil {
 		m.failures.WithLabelValues("error").Inc()
 	}
+	var ue *rollout.UnreadableError
+	if m := r.o.Metrics; m != nil && errors.As(res.Err, &ue) && ctx.Err() == nil {
+		m.setUnreadable(id, ue)
+	}
 	// Its key is read again: the rollout's own steps changed the files.
 	if k, err := r.key(context.WithoutCancel(ctx), id); err == nil {
 		key = k
@@ -183,9 +187,29 @@ func (r *runner) sync(ctx context.Context) error {
 		return fmt.Errorf("fetching: %w", err)
 	}
 	if _, err := g.Run(ctx, "merge", "-q", "--ff-only", upstream); err != nil {
-		return fmt.Errorf("bringing the work tree up to %s: %w", upstream, err)
+		return fmt.Errorf("bringing the work tree up to %s: %w%s", upstream, err, r.wayOut(ctx, upstream))
 	}
 	return nil
+}
+
+// wayOut is the hint for a work tree that cannot be fast-forwarded to
+// upstream: where its HEAD is not in upstream's history, main was
+// rewritten (a force push) or the work tree has commits of its own, and
+// the runner, which never rewrites history itself, goes on only once a
+// person has brought the work tree to upstream's history.
+func (r *runner) wayOut(ctx context.Context, upstream string) string {
+	g := r.o.Env.Git
+	if _, err := g.Run(ctx, "merge-base", "--is-ancestor", "HEAD", upstream); err == nil {
+		return "" // HEAD is in upstream's history: not a rewrite (a dirty work tree, a lock)
+	}
+	if name, err := g.Run(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", upstream); err == nil && strings.TrimSpace(name) != "" {
+		upstream = strings.TrimSpace(name) // origin/main, not @{upstream}
+	}
+	head, _ := g.Run(ctx, "rev-parse", "--short=12", "HEAD")
+	return fmt.Sprintf("\n  %s was rewritten (a force push?) or this work tree has commits it does not: its HEAD %s is not in %s's history,"+
+		" and the runner never rewrites history itself.\n  The way out: check that %s is the history to deliver, keep what this work tree"+
+		" has of its own (git -C %s branch saved-%s HEAD), then git -C %s reset --hard %s; the runner goes on at its next interval.",
+		upstream, strings.TrimSpace(head), upstream, upstream, r.o.Env.Dir, strings.TrimSpace(head), r.o.Env.Dir, upstream)
 }
 
 // inFlight lists the patches in flight in the work tree, and those

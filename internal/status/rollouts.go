@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/printable"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
@@ -82,6 +83,9 @@ func (s *Status) RolloutRows() []RolloutRow {
 			}
 		}
 		r.Blocked = fl.Problem != ""
+		// Reasons, holds and waits quote commit messages and trailers,
+		// which anyone who can push writes.
+		r.Waiting, r.HeldBy, r.LastFailure = printable.String(r.Waiting), printable.String(r.HeldBy), printable.String(r.LastFailure)
 		out = append(out, r)
 	}
 	return out

@@ -61,14 +61,14 @@ func collisions(f *fleet.Fleet, outs []*render.Output, resources [][]*rendered) 
 		if len(ps) < 2 {
 			continue
 		}
-		out = append(out, collision(l, ps))
+		out = append(out, collision(f, l, ps))
 	}
 	return out
 }
 
 // collision is the finding for the resources ps that land at l, on the file
 // of the first one.
-func collision(l landing, ps []placed) Finding {
+func collision(f *fleet.Fleet, l landing, ps []placed) Finding {
 	var who []string
 	for _, p := range ps {
 		who = append(who, fmt.Sprintf("%s (target %s, %s)", p.cluster.Name, p.target, p.file))
@@ -80,14 +80,41 @@ func collision(l landing, ps []placed) Finding {
 	}
 	fd := Finding{Severity: Error, Check: CheckCollision, File: ps[0].file, Path: "metadata.name",
 		Message: fmt.Sprintf("%s %q lands in namespace %s of %s's Argo CD from %d clusters: %s%s; each overwrites the others there: "+
-			"name them apart (with the built-in chart: render.namePrefix in config/config.yaml, such as {{ .Values.cluster.cluster }}-)",
-			l.kind, l.name, l.namespace, l.argocd, len(ps), strings.Join(shown, ", "), more)}
+			"name them apart (with the built-in chart: render.namePrefix in config/config.yaml, such as %s)",
+			l.kind, l.name, l.namespace, l.argocd, len(ps), strings.Join(shown, ", "), more, prefixAdvice(f, ps))}
 	if doc, err := values.Decode(ps[0].file, ps[0].data); err == nil {
 		if n := doc.Lookup("metadata", "name"); n != nil {
 			fd.Line = n.Pos.Line
 		}
 	}
 	return fd
+}
+
+// prefixAdvice is a render.namePrefix that names the resources of ps
+// apart in this fleet: the key of the last dimension in .Values.cluster
+// ({{ .Values.cluster.region }}-) where the clusters' targets differ
+// there, else every dimension's, joined. It named .Values.cluster.cluster
+// in every fleet, a key that only a fleet with a dimension clusters has.
+func prefixAdvice(f *fleet.Fleet, ps []placed) string {
+	dims := f.Config.Dimensions
+	if len(dims) == 0 {
+		return "{{ .Values.cluster.cluster }}-"
+	}
+	last := map[string]bool{}
+	for _, p := range ps {
+		if p.cluster.Target != nil {
+			path := p.cluster.Target.Path()
+			last[path[len(path)-1]] = true
+		}
+	}
+	if len(last) == len(ps) {
+		return "{{ .Values.cluster." + dims[len(dims)-1].Singular + " }}-"
+	}
+	var keys []string
+	for _, d := range dims {
+		keys = append(keys, "{{ .Values.cluster."+d.Singular+" }}")
+	}
+	return strings.Join(keys, "-") + "-"
 }
 
 // namespaceOf is the namespace a resource lands in: its own, or the one its

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -118,5 +119,52 @@ func TestValidateCollisions(t *testing.T) {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The advice names a prefix that exists in this fleet and names the
+// clusters apart: in a fleet of environments and regions, where the two
+// spokes share a region, every dimension's key; {{ .Values.cluster.cluster }}-
+// (a key only a fleet with a dimension clusters has) failed to render
+// there. Applied, the advice renders and validate is clean.
+func TestCollisionAdviceWorks(t *testing.T) {
+	regions := func(fsys fstest.MapFS) {
+		fsys["config/config.yaml"] = file(`
+dimensions: [environments, regions]
+sequence:
+  environments:
+    - name: dev
+      regions: [us-east1]
+    - name: prod
+      regions: [us-east1, hub]
+cluster_types:
+  - name: platform
+`)
+		fsys["config/platform/defaults.yaml"] = file("applications:\n  default:\n    project: default\n")
+	}
+	inventory := map[string]string{
+		"hub":     "name: hub\ntype: platform\ntarget: prod/hub\n",
+		"dev-01":  "name: dev-01\ntype: platform\ntarget: dev/us-east1\nserver: https://dev-01.example.com\nhub: hub\n",
+		"prod-01": "name: prod-01\ntype: platform\ntarget: prod/us-east1\nserver: https://prod-01.example.com\nhub: hub\n",
+	}
+	fsys := hubFS(inventory)
+	regions(fsys)
+	rep, err := Check(Options{FS: fsys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const advice = "{{ .Values.cluster.environment }}-{{ .Values.cluster.region }}-"
+	if len(rep.Findings) == 0 || !strings.Contains(rep.Findings[0].Message, "such as "+advice+")") {
+		t.Fatalf("findings %+v, want the advice %s", rep.Findings, advice)
+	}
+	fsys["config/config.yaml"] = file(string(fsys["config/config.yaml"].Data) + "render: {namePrefix: \"" + advice + "\"}\n")
+	rep, err = Check(Options{FS: fsys})
+	if err != nil {
+		t.Fatalf("the advice applied: %v", err)
+	}
+	for _, fd := range rep.Findings {
+		if fd.Severity == Error {
+			t.Errorf("the advice applied, still: %+v", fd)
+		}
 	}
 }
