@@ -149,7 +149,7 @@ func (s shown) at(at string) string {
 
 // err shows the positions of a data error.
 func (s shown) err(err error) error {
-	ve, ok := err.(*values.Error)
+	ve, ok := err.(*values.Error) //nolint:errorlint // only a data error itself is re-shown; one wrapped in context keeps its text
 	if !ok {
 		return err
 	}

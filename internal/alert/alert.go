@@ -122,8 +122,8 @@ func (c capped) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-func tooLarge(max int64) error {
-	return fmt.Errorf("the answer is larger than %d bytes, more than any list of alerts or samples a rollout reads", max)
+func tooLarge(limit int64) error {
+	return fmt.Errorf("the answer is larger than %d bytes, more than any list of alerts or samples a rollout reads", limit)
 }
 
 // cappedBody reads at most left bytes, then fails with tooLarge.

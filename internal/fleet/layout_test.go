@@ -136,8 +136,8 @@ func TestLayoutErrors(t *testing.T) {
 		name, layout string
 		want         []string // in the error's text
 	}{
-		{"unknown placeholder", "layout:\n  path: out/{clusterType}/{enviroment}/{region}\n",
-			[]string{"layout.path: unknown placeholder {enviroment} (did you mean {environment}?)", line, "placeholders: {clusterType}, {environment}, {region}"}},
+		{"unknown placeholder", "layout:\n  path: out/{clusterType}/{enviroment}/{region}\n", //nolint:misspell // the typo is the test
+			[]string{"layout.path: unknown placeholder {enviroment} (did you mean {environment}?)", line, "placeholders: {clusterType}, {environment}, {region}"}}, //nolint:misspell // the typo is the test
 		{"two targets, one directory", "layout:\n  path: out/{clusterType}/{region}\n",
 			[]string{"the layout gives targets regional-cluster/integration/eu-west-1 and regional-cluster/staging/eu-west-1 one directory, out/regional-cluster/eu-west-1", line}},
 		{"no cluster type, two cluster types", "layout:\n  path: out/{environment}/{region}\n",

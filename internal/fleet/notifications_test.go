@@ -69,7 +69,7 @@ func TestNotificationErrors(t *testing.T) {
 			[]string{"notifications.1.timeout: timeout must be more than 0"}},
 		{"two of one name", "  - webhook: {url: https://audit.example.com/strata}", "  - name: chat\n    webhook: {url: https://audit.example.com/strata}",
 			[]string{`notifications.1.name: a second notification named "chat"`, "config/config.yaml:10:"}},
-		{"not a list", notifyConfig[strings.Index(notifyConfig, "notifications:"):], "notifications: {chat: {}}\n",
+		{"not a list", "notifications:" + strings.SplitN(notifyConfig, "notifications:", 2)[1], "notifications: {chat: {}}\n",
 			[]string{"notifications: expected a list"}},
 	}
 	for _, tt := range tests {

@@ -97,7 +97,7 @@ func TestNamedRevisionErrors(t *testing.T) {
 			[]string{"sequence.environments.1.revisions.chart:", `unknown named revision "chart"`, `did you mean "charts"?`}},
 		{"a malformed pin", strings.Replace(revisionsConfig, "addons: v1.1.0", "addons: 'v1 1'", 1), nil,
 			[]string{"revisions.addons:", `' ' is not allowed`}},
-		{"an unknown key of a named revision", strings.Replace(revisionsConfig, "components: {default: stable}", "components: {defualt: stable}", 1), nil,
+		{"an unknown key of a named revision", strings.Replace(revisionsConfig, "components: {default: stable}", "components: {defualt: stable}", 1), nil, //nolint:misspell // the typo is the test
 			[]string{"revisions.components.defualt: unknown key", `did you mean "default"?`}},
 		{"a default per cluster type", strings.Replace(revisionsConfig, "components: {default: stable}", "components: {default: {hub: stable}}", 1), nil,
 			[]string{"revisions.components.default:", "a default is one revision"}},

@@ -80,8 +80,8 @@ func (e *Error) Unwrap() error {
 
 // Wrap attaches cmds, which err's message names, to err.
 //
-// Deprecated: a message made before its commands is printed by finding
-// each command's text in it; make it with Errorf, which keeps them as data.
+// Prefer Errorf: a message made before its commands is printed by finding
+// each command's text in it, where Errorf keeps them as data.
 func Wrap(err error, cmds ...Command) error {
 	if err == nil {
 		return nil

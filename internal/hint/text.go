@@ -89,7 +89,7 @@ func Message(err error, p Printer) string {
 	}
 	msg := err.Error()
 	var inner []error
-	switch u := err.(type) {
+	switch u := err.(type) { //nolint:errorlint // the error's own Unwrap, one level: errors.As would look deeper
 	case interface{ Unwrap() error }:
 		if e := u.Unwrap(); e != nil {
 			inner = []error{e}

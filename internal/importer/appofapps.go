@@ -183,9 +183,7 @@ func rootTarget(root *Object, opts Options) (*aoaTarget, error) {
 		return nil, fmt.Errorf("%s: %w", opts.show(root.At), err)
 	}
 	t := &aoaTarget{root: root, rel: hydrate.ReleaseOf(source, root.Name, str(get(spec, "destination"), "namespace"))}
-	for _, f := range lookupSeq(spec, "source", "helm", "valueFiles") {
-		t.valueFiles = append(t.valueFiles, f)
-	}
+	t.valueFiles = append(t.valueFiles, lookupSeq(spec, "source", "helm", "valueFiles")...)
 	t.cluster = root.Name
 	for _, f := range t.valueFiles {
 		if m := valuesFile.FindStringSubmatch(path.Base(f)); m != nil {

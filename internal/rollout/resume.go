@@ -25,8 +25,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 	}
 	if pending != nil {
 		if !pending.Is(r.opts.ClusterType, r.opts.Component, strings.TrimSuffix(r.opts.Patch, ".yaml")) {
-			return hint.Wrap(fmt.Errorf("%s; finish it with %s (or drop it with %s) first", pending.Describe(), promote.ResumeCommand, promote.AbandonCommand),
-				promote.ResumeCommand, promote.AbandonCommand)
+			return hint.Errorf("%s; finish it with %s (or drop it with %s) first", pending.Describe(), promote.ResumeCommand, promote.AbandonCommand)
 		}
 		j, err := promote.Resume(r.ops)
 		if err != nil {

@@ -63,12 +63,12 @@ applications:
 	return dir
 }
 
-func replaceOnce(t *testing.T, s, old, new string) string {
+func replaceOnce(t *testing.T, s, old, repl string) string {
 	t.Helper()
 	if !strings.Contains(s, old) {
 		t.Fatalf("%q not in %q", old, s)
 	}
-	return strings.Replace(s, old, new, 1)
+	return strings.Replace(s, old, repl, 1)
 }
 
 // A source of the repository is checked at its own targetRevision in the

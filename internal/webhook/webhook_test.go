@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -240,7 +241,7 @@ func TestSlowRequests(t *testing.T) {
 				if resp.StatusCode < 400 {
 					t.Errorf("answered %s, want a refusal or the connection closed", resp.Status)
 				}
-			} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			} else if ne := net.Error(nil); errors.As(err, &ne) && ne.Timeout() {
 				t.Fatalf("the server still held the connection after 30 s: %v", err)
 			}
 		})
