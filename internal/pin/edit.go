@@ -107,31 +107,7 @@ func pinEdit(d *yamledit.Doc, item *yaml.Node, inFlow bool, name string, want *f
 		return yamledit.Edit{Start: at, End: at, Text: text}, nil
 	}
 	// The node has a pin: replace it, or one cluster type's entry of it.
-	if want.ByType != nil && rv.Kind == yaml.MappingNode && sameKeysButOne(rv, want) {
-		return typeEdit(d, rv, want)
-	}
-	if yamledit.SingleLineScalar(rv) {
-		end, err := d.ScalarEnd(rv, flow)
-		if err != nil {
-			return yamledit.Edit{}, err
-		}
-		return yamledit.Edit{Start: d.Start(rv), End: end, Text: revisionText(want, true)}, nil
-	}
-	if yamledit.IsFlow(rv) {
-		end, err := d.FlowEnd(rv)
-		if err != nil {
-			return yamledit.Edit{}, err
-		}
-		return yamledit.Edit{Start: d.Start(rv), End: end, Text: revisionText(want, true)}, nil
-	}
-	if flow {
-		return yamledit.Edit{}, fmt.Errorf("node %s: a block revision inside a flow mapping", name)
-	}
-	// A block mapping: rewrite the whole entry.
-	start := d.LineStart(rk.Line)
-	prefix := string(d.Src[start:d.Start(rk)])
-	text := prefix + "revision: " + revisionText(want, true) + "\n"
-	return yamledit.Edit{Start: start, End: d.LineEnd(yamledit.LastLine(rv)), Text: text}, nil
+	return replaceValue(d, rk, rv, flow, name, "revision", want)
 }
 
 // sameKeysButOne reports whether the per-type pin want differs from the
