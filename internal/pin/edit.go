@@ -147,6 +147,13 @@ func typeEdit(d *yamledit.Doc, m *yaml.Node, want *fleet.Revision) (yamledit.Edi
 		}
 	}
 	entry := scalarText(added, flow) + ": " + scalarText(want.ByType[added], flow)
+	return appendEntry(d, m, flow, entry)
+}
+
+// appendEntry adds the entry "key: value" after the last of the mapping m,
+// in m's style: after a comma in a flow mapping, on a line of its own at
+// m's indentation in a block one.
+func appendEntry(d *yamledit.Doc, m *yaml.Node, flow bool, entry string) (yamledit.Edit, error) {
 	last := m.Content[len(m.Content)-1]
 	if flow {
 		end, err := d.ScalarEnd(last, true)

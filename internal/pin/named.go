@@ -41,19 +41,7 @@ func namedEdit(d *yamledit.Doc, item *yaml.Node, inFlow bool, nodeName, named st
 	mflow := yamledit.IsFlow(rv)
 	k, v := yamledit.Find(rv, named)
 	if k == nil {
-		last := rv.Content[len(rv.Content)-1]
-		if mflow {
-			end, err := d.ScalarEnd(last, true)
-			if yamledit.IsFlow(last) {
-				end, err = d.FlowEnd(last)
-			}
-			if err != nil {
-				return yamledit.Edit{}, err
-			}
-			return yamledit.Edit{Start: end, End: end, Text: ", " + entry}, nil
-		}
-		at := d.LineEnd(yamledit.LastLine(last))
-		return yamledit.Edit{Start: at, End: at, Text: strings.Repeat(" ", rv.Content[0].Column-1) + entry + "\n"}, nil
+		return appendEntry(d, rv, mflow, entry)
 	}
 	return replaceValue(d, k, v, mflow, nodeName, named, want)
 }
