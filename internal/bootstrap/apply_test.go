@@ -38,7 +38,7 @@ func TestApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := loadExample(t, "seed-000-regional")
-	b, err := bootstrap.Build(f, exampleChart(t, "seed-000-regional"), "mc-euw1-prod-1", bootstrap.Options{})
+	b, err := bootstrap.Build(f, exampleChart(t, "seed-000-regional"), "mc-euw1-stg-1", bootstrap.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,27 +104,27 @@ func TestApply(t *testing.T) {
 	t.Run("first apply creates, the second changes nothing", func(t *testing.T) {
 		wantActions(t, ctx, ap, b.Objects, map[string]bootstrap.Action{
 			"Namespace/argocd":      bootstrap.Configured, // the Helm install created it; strata labels it
-			"Secret/mc-euw1-prod-1": bootstrap.Created, "ApplicationSet/root": bootstrap.Created, "Application/argocd": bootstrap.Created,
+			"Secret/mc-euw1-stg-1": bootstrap.Created, "ApplicationSet/root": bootstrap.Created,
 		})
 		wantActions(t, ctx, ap, b.Objects, map[string]bootstrap.Action{
-			"Namespace/argocd": bootstrap.Unchanged, "Secret/mc-euw1-prod-1": bootstrap.Unchanged,
-			"ApplicationSet/root": bootstrap.Unchanged, "Application/argocd": bootstrap.Unchanged,
+			"Namespace/argocd": bootstrap.Unchanged, "Secret/mc-euw1-stg-1": bootstrap.Unchanged,
+			"ApplicationSet/root": bootstrap.Unchanged,
 		})
 		readBack(t, ctx, s.Config(), b.Objects)
 	})
 
 	t.Run("a change configures only what it changes", func(t *testing.T) {
-		f.Cluster("mc-euw1-prod-1").Labels["tier"] = "gold"
+		f.Cluster("mc-euw1-stg-1").Labels["tier"] = "gold"
 		// The root reads the cluster's pin from rendered/ at the repository's
 		// branch: a new branch changes it (a pin alone would not).
 		f.Config.Repository.Revision = "release"
-		b2, err := bootstrap.Build(f, exampleChart(t, "seed-000-regional"), "mc-euw1-prod-1", bootstrap.Options{})
+		b2, err := bootstrap.Build(f, exampleChart(t, "seed-000-regional"), "mc-euw1-stg-1", bootstrap.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		wantActions(t, ctx, ap, b2.Objects, map[string]bootstrap.Action{
-			"Namespace/argocd": bootstrap.Unchanged, "Secret/mc-euw1-prod-1": bootstrap.Configured,
-			"ApplicationSet/root": bootstrap.Configured, "Application/argocd": bootstrap.Unchanged,
+			"Namespace/argocd": bootstrap.Unchanged, "Secret/mc-euw1-stg-1": bootstrap.Configured,
+			"ApplicationSet/root": bootstrap.Configured,
 		})
 		readBack(t, ctx, s.Config(), b2.Objects)
 	})

@@ -75,6 +75,9 @@ func golden(t *testing.T, path string, got []byte) {
 	goldenfile.Check(t, path, got, *update)
 }
 
+// inCluster is the server of the cluster Argo CD runs on.
+const inCluster = "https://kubernetes.default.svc"
+
 // argoView renders the target of cluster c as its root object makes Argo CD
 // render it: every resource, with the cluster's values.
 func argoView(t *testing.T, f *fleet.Fleet, chart *render.Chart, c *fleet.Cluster) map[string]*unstructured.Unstructured {
@@ -114,12 +117,14 @@ func TestExamplesArgoRender(t *testing.T) {
 					}
 					switch o.GetKind() {
 					case "Application":
-						if dest, _, _ := unstructured.NestedString(o.Object, "spec", "destination", "name"); dest != c.Name {
-							t.Errorf("Application %s goes to %q, want the cluster %s", n, dest, c.Name)
+						name, _, _ := unstructured.NestedString(o.Object, "spec", "destination", "name")
+						server, _, _ := unstructured.NestedString(o.Object, "spec", "destination", "server")
+						if name != c.Name && (server == "" || server != c.Server && !(c.Server == "" && server == inCluster)) {
+							t.Errorf("Application %s goes to name %q, server %q, want the cluster %s", n, name, server, c.Name)
 						}
 					case "ApplicationSet":
-						if tmpl, _, _ := unstructured.NestedString(o.Object, "spec", "template", "metadata", "name"); !strings.Contains(tmpl, "{{ .name }}") {
-							t.Errorf("ApplicationSet %s: template name %q lost the controller's {{ .name }}", n, tmpl)
+						if tmpl, _, _ := unstructured.NestedString(o.Object, "spec", "template", "metadata", "name"); !strings.Contains(tmpl, "{{") {
+							t.Errorf("ApplicationSet %s: template name %q lost the controller's expression", n, tmpl)
 						}
 					}
 				}

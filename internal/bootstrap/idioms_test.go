@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/strata-fleet/strata/internal/bootstrap"
+	"github.com/strata-fleet/strata/internal/fleet"
 )
 
 // The seeds' idioms, mapped onto strata's model, one test each, on the
@@ -101,32 +102,39 @@ func TestIdiomPerClusterValues(t *testing.T) {
 	}
 }
 
-// Seed 000's commit pinning and seed 001's branch/tag promotion: the
-// revision a cluster runs is its node's pin, inherited downwards, else the
-// repository's revision; it reaches the bootstrap objects as the root's
-// targetRevision, the identity secret's git_revision and the root's
-// cluster.revision, with which Argo CD's Helm render resolves the rendered
-// Applications of the repository's own charts (escaped once in values, so
-// that they run the revision of the tree that deploys them, never the pin as
-// of that commit; TestPinnedChartsRunWhatStatusSays in the module root).
+// Seed 000's commit pinning, as openshift-online/rosa-regional-platform
+// does it: the charts pinned per shard (config_revision, here the named
+// revision charts of the node), the values live at the branch. The
+// rendered root ApplicationSet of a pinned target reads the chart
+// directories and the charts at the pin and the values at the cluster's
+// git_revision; an unpinned target reads all three at git_revision. The
+// root objects follow the branch and never name a pin: the pin is in the
+// rendered tree, so that strata pin and a commit move the cluster without
+// bootstrapping it again.
 func TestIdiomPins(t *testing.T) {
 	const ex = "seed-000-regional"
-	for _, path := range []string{
-		"management-cluster/integration/int-sector-1/us-east-1",
-		"management-cluster/staging/stage-sector-1/eu-west-1",
-		"management-cluster/production/prod-sector-1/eu-west-1",
+	const live = "{{ .metadata.annotations.git_revision }}"
+	for path, charts := range map[string]string{
+		"management-cluster/integration/us-east-1": live,
+		"regional-cluster/integration/eu-west-1":   live,
+		"management-cluster/staging/eu-west-1":     "826fa76d08fc2ce87c863196e52d5a4fa9259a82",
+		"regional-cluster/staging/eu-west-1":       "826fa76d08fc2ce87c863196e52d5a4fa9259a82",
 	} {
-		m := renderedObject(t, ex, path+"/templates/hypershift.yaml")
-		if got, want := nested(t, m, "spec", "source", "targetRevision"), "{{ .Values.cluster.revision }}"; got != want {
-			t.Errorf("%s: hypershift at %v, want %s", path, got, want)
+		objs := argoView(t, loadExample(t, ex), exampleChart(t, ex), clusterAt(t, loadExample(t, ex), path))
+		set := objs["root-applicationset"].Object
+		sources := nested(t, set, "spec", "template", "spec", "sources").([]any)
+		chart, values := sources[0].(map[string]any), sources[1].(map[string]any)
+		gen := nested(t, set, "spec", "generators").([]any)[0].(map[string]any)
+		git := nested(t, gen, "matrix", "generators").([]any)[1].(map[string]any)
+		if got := nested(t, git, "git", "revision"); got != charts {
+			t.Errorf("%s: chart directories read at %v, want %s", path, got, charts)
+		}
+		if chart["targetRevision"] != charts || values["targetRevision"] != live {
+			t.Errorf("%s: chart at %v, values at %v; want the chart at %s, the values at %s", path, chart["targetRevision"], values["targetRevision"], charts, live)
 		}
 	}
-	// The root objects follow the branch and never name a pin: the pin is
-	// in the rendered tree there (values.yaml's cluster.revision), which the
-	// root's git files generator reads, so that strata pin and a commit move
-	// the cluster without bootstrapping it again.
 	f, chart := loadExample(t, ex), exampleChart(t, ex)
-	for cluster, want := range map[string]string{"mc-use1-int-1": "main", "mc-euw1-stg-1": "826fa76d08fc2ce87c863196e52d5a4fa9259a82"} {
+	for _, cluster := range []string{"mc-use1-int-1", "mc-euw1-stg-1"} {
 		b, err := bootstrap.Build(f, chart, cluster, bootstrap.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -136,20 +144,23 @@ func TestIdiomPins(t *testing.T) {
 		if got := nested(t, gen, "git", "revision"); got != "main" {
 			t.Errorf("%s: the root reads Git at %v, want the branch main", cluster, got)
 		}
-		file := nested(t, gen, "git", "files").([]any)[0].(map[string]any)["path"].(string)
-		pinned := nested(t, renderedObject(t, ex, strings.TrimPrefix(file, "rendered/")), "cluster", "revision")
-		if pinned != want {
-			t.Errorf("%s: %s pins %v, want %s", cluster, file, pinned, want)
-		}
-		for _, field := range [][]string{{"spec", "source", "targetRevision"}, {"spec", "source", "helm", "valuesObject", "cluster", "revision"}} {
-			if got := nested(t, root.Object, append([]string{"spec", "template"}, field...)...); got != "{{ .cluster.revision }}" {
-				t.Errorf("%s: root template %s = %v, want the pinned revision the generator reads", cluster, strings.Join(field, "."), got)
-			}
-		}
 		if got := secret.GetAnnotations()[bootstrap.RevisionAnnotation]; got != "main" {
 			t.Errorf("%s: git_revision = %q, want the branch main", cluster, got)
 		}
 	}
+}
+
+// clusterAt returns the first cluster of the inventory that runs target
+// (cluster type/node path).
+func clusterAt(t *testing.T, f *fleet.Fleet, target string) *fleet.Cluster {
+	t.Helper()
+	for _, c := range f.Clusters {
+		if c.Type+"/"+c.Target.ID() == target {
+			return c
+		}
+	}
+	t.Fatalf("no cluster runs %s", target)
+	return nil
 }
 
 // Seed 002's named releases: a tenant, environment or cluster chooses the
