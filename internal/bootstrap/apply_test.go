@@ -103,7 +103,7 @@ func TestApply(t *testing.T) {
 	ap.WaitForKinds = time.Minute // the chart's CRDs are being established
 	t.Run("first apply creates, the second changes nothing", func(t *testing.T) {
 		wantActions(t, ctx, ap, b.Objects, map[string]bootstrap.Action{
-			"Namespace/argocd":      bootstrap.Configured, // the Helm install created it; strata labels it
+			"Namespace/argocd":     bootstrap.Configured, // the Helm install created it; strata labels it
 			"Secret/mc-euw1-stg-1": bootstrap.Created, "ApplicationSet/root": bootstrap.Created,
 		})
 		wantActions(t, ctx, ap, b.Objects, map[string]bootstrap.Action{
