@@ -41,14 +41,13 @@ func nested(t *testing.T, m map[string]any, path ...string) any {
 func TestIdiomEnabledFalse(t *testing.T) {
 	const ex = "seed-001-hub"
 	for path, want := range map[string]bool{
-		"platform/dev/dev-01/templates/dev-01-monitoring.yaml":         false, // off at the environment level
-		"platform/staging/stag-01/templates/stag-01-monitoring.yaml":   true,
-		"platform/prod/ops-01/templates/ops-01-podinfo.yaml":           false, // off at the cluster level
-		"platform/prod/prod-01/templates/prod-01-podinfo.yaml":         true,
-		"platform/prod/ops-01/templates/argocd.yaml":                   true, // off in values.yaml, on for ops-01
-		"platform/prod/prod-01/templates/argocd.yaml":                  false,
-		"platform/dev/dev-01/templates/dev-01-sealed-secrets.yaml":     true,
-		"platform/staging/stag-01/templates/stag-01-cert-manager.yaml": true,
+		"platform/ops/ops-01/templates/ops-01-kyverno.yaml":                  false, // off: values.ops-01.yaml does not enable it
+		"platform/prod/prod-01/templates/prod-01-kyverno.yaml":               true,
+		"platform/ops/ops-01/templates/ops-01-redis.yaml":                    false,
+		"platform/staging/stag-01/templates/stag-01-redis.yaml":              true,
+		"platform/dev/dev-01/templates/dev-01-sealed-secrets.yaml":           true,
+		"platform/ops/ops-01/templates/ops-01-cert-manager.yaml":             true,
+		"platform/dev/dev-01/templates/dev-01-nginx-ingress-controller.yaml": false, // enabled nowhere: no component
 	} {
 		if got := exists(ex, path); got != want {
 			t.Errorf("%s exists = %v, want %v", path, got, want)
@@ -65,10 +64,10 @@ func TestIdiomEnabledFalse(t *testing.T) {
 	}
 }
 
-// Seed 001's sync waves: syncWave sets the sync-wave annotation, ordering
-// sealed-secrets, cert-manager, envoy-gateway, the applications.
+// Seed 001's sync waves: the annotation ADR-006's chart sets orders
+// sealed-secrets, external-dns and cert-manager, envoy-gateway.
 func TestIdiomSyncWave(t *testing.T) {
-	want := map[string]string{"sealed-secrets": "-5", "cert-manager": "0", "envoy-gateway": "1", "monitoring": "2", "podinfo": "5"}
+	want := map[string]string{"sealed-secrets": "-5", "external-dns": "-3", "cert-manager": "-3", "envoy-gateway": "-2"}
 	for comp, wave := range want {
 		m := renderedObject(t, "seed-001-hub", "platform/prod/prod-01/templates/prod-01-"+comp+".yaml")
 		if got := nested(t, m, "metadata", "annotations", "argocd.argoproj.io/sync-wave"); got != wave {
@@ -78,17 +77,24 @@ func TestIdiomSyncWave(t *testing.T) {
 }
 
 // Seeds 001 and 002: per-cluster values, through a dimension whose nodes are
-// the clusters.
+// the clusters, named revisions and cluster facts.
 func TestIdiomPerClusterValues(t *testing.T) {
 	replicas := func(ex, path, field string) any {
 		return nested(t, renderedObject(t, ex, path), "spec", "source", "helm", "valuesObject", field)
 	}
-	for path, want := range map[string]any{
-		"platform/prod/prod-01/templates/prod-01-podinfo.yaml":    float64(3), // prod/prod-01/override.yaml
-		"platform/staging/stag-01/templates/stag-01-podinfo.yaml": float64(1),
+	// Seed 001: each cluster's components at the revision its node names
+	// (the named revision components) and sent to its API server (a fact
+	// of the inventory; ops-01, Argo CD's own cluster, in-cluster).
+	for path, want := range map[string][2]string{
+		"platform/prod/prod-01/templates/prod-01-cert-manager.yaml":    {"stable", "https://prod-01-k8s.endpoint.kubernetes"},
+		"platform/ops/ops-01/templates/ops-01-cert-manager.yaml":       {"stable", "https://kubernetes.default.svc"},
+		"platform/staging/stag-01/templates/stag-01-cert-manager.yaml": {"staging", "https://stag-01-k8s.endpoint.kubernetes"},
+		"platform/dev/dev-01/templates/dev-01-cert-manager.yaml":       {"master", "https://dev-01-k8s.endpoint.kubernetes"},
 	} {
-		if got := replicas("seed-001-hub", path, "replicaCount"); got != want {
-			t.Errorf("seed-001-hub %s: replicaCount = %v, want %v", path, got, want)
+		m := renderedObject(t, "seed-001-hub", path)
+		got := [2]string{nested(t, m, "spec", "source", "targetRevision").(string), nested(t, m, "spec", "destination", "server").(string)}
+		if got != want {
+			t.Errorf("seed-001-hub %s: targetRevision, server = %q, want %q", path, got, want)
 		}
 	}
 	for path, want := range map[string]any{
