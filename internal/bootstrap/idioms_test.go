@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -53,10 +52,11 @@ func TestIdiomEnabledFalse(t *testing.T) {
 			t.Errorf("%s exists = %v, want %v", path, got, want)
 		}
 	}
-	// Seed 002: the hub's components are on for the platform tenant only.
+	// Seed 002: the hub's components are on for the control plane only.
 	for path, want := range map[string]bool{
-		"hub/platform/prod/fleet-hub/templates/monitoring-release1.yaml":           true,
-		"hub/tenant1/prod/spoke-prod-workload1/templates/monitoring-release1.yaml": false,
+		"hub/control-plane/np/hub-cluster-np/templates/hub-cluster-np-external-secrets.yaml": true,
+		"spoke/tenant1/np/spoke-dev-workload1/templates/argocd.yaml":                         false, // managed by the hub
+		"spoke/tenant1/live/spoke-live-workload1/templates/argocd.yaml":                      true,  // its own Argo CD
 	} {
 		if got := exists("seed-002-tenants", path); got != want {
 			t.Errorf("seed-002-tenants %s exists = %v, want %v", path, got, want)
@@ -79,9 +79,6 @@ func TestIdiomSyncWave(t *testing.T) {
 // Seeds 001 and 002: per-cluster values, through a dimension whose nodes are
 // the clusters, named revisions and cluster facts.
 func TestIdiomPerClusterValues(t *testing.T) {
-	replicas := func(ex, path, field string) any {
-		return nested(t, renderedObject(t, ex, path), "spec", "source", "helm", "valuesObject", field)
-	}
 	// Seed 001: each cluster's components at the revision its node names
 	// (the named revision components) and sent to its API server (a fact
 	// of the inventory; ops-01, Argo CD's own cluster, in-cluster).
@@ -97,14 +94,16 @@ func TestIdiomPerClusterValues(t *testing.T) {
 			t.Errorf("seed-001-hub %s: targetRevision, server = %q, want %q", path, got, want)
 		}
 	}
-	for path, want := range map[string]any{
-		"spoke/tenant1/prod/spoke-prod-workload1/templates/spoke-prod-workload1-workload.yaml": float64(6), // the cluster's override
-		"spoke/tenant1/dev/spoke-dev-workload1/templates/spoke-dev-workload1-workload.yaml":    float64(1),
-		"spoke/tenant2/prod/spoke-t2-prod/templates/spoke-t2-prod-workload.yaml":               float64(1),
-	} {
-		if got := replicas("seed-002-tenants", path, "replicaCount"); got != want {
-			t.Errorf("seed-002-tenants %s: replicaCount = %v, want %v", path, got, want)
-		}
+	// Seed 002: the value files of the repository's tree, tenant ->
+	// environment -> cluster, and the cluster's facts.
+	m := renderedObject(t, "seed-002-tenants", "spoke/tenant1/np/spoke-dev-workload1/templates/spoke-dev-workload1-external-dns.yaml")
+	src := nested(t, m, "spec", "sources").([]any)[0].(map[string]any)
+	files, _, _ := unstructured.NestedStringSlice(src, "helm", "valueFiles")
+	if want := "$values/addons/tenants/tenant1/environments/np/clusters/spoke-dev-workload1/addons/external-dns/values.yaml"; len(files) != 4 || files[3] != want {
+		t.Errorf("seed-002-tenants external-dns value files %q, want the cluster's last: %s", files, want)
+	}
+	if got := nested(t, src, "helm", "valuesObject", "aws", "region"); got != "us-west-2" {
+		t.Errorf("seed-002-tenants external-dns region %v, want the cluster's annotation us-west-2", got)
 	}
 }
 
@@ -169,49 +168,43 @@ func clusterAt(t *testing.T, f *fleet.Fleet, target string) *fleet.Cluster {
 	return nil
 }
 
-// Seed 002's named releases: a tenant, environment or cluster chooses the
-// release of the fleet repository it runs with a pin, and the release of a
-// component group with a label of its cluster secret, which the hub's
-// per-release ApplicationSets select.
+// Seed 002's named releases: each cluster chooses the release of a group
+// of addons by a label of its inventory file (its Secret's label in the
+// repository); the group's value files are read there. The root follows
+// the branch.
 func TestIdiomNamedReleases(t *testing.T) {
 	const ex = "seed-002-tenants"
 	f, chart := loadExample(t, ex), exampleChart(t, ex)
 	tests := []struct {
-		cluster, revision, release string
+		cluster, addons, monitoring string
 	}{
-		{"spoke-dev-workload1", "main", "default"},        // tenant1/dev: no pin
-		{"spoke-prod-workload1", "release-1", "release1"}, // tenant1/prod pinned
-		{"spoke-t2-prod", "release-2", "release1"},        // tenant2 pinned, the cluster ahead
+		{"spoke-dev-workload1", "main", "main"},
+		{"spoke-live-workload1", "addons-v1.2.0", "main"}, // its label addonsRelease
 	}
 	for _, tt := range tests {
+		c := f.Cluster(tt.cluster)
+		objs := argoView(t, f, chart, c)
+		for comp, want := range map[string]string{"external-dns": tt.addons, "metrics-server": tt.addons, "adot-collector": tt.monitoring} {
+			sources := nested(t, objs[tt.cluster+"-"+comp].Object, "spec", "sources").([]any)
+			values := sources[len(sources)-1].(map[string]any)
+			if values["ref"] != "values" || values["targetRevision"] != want {
+				t.Errorf("%s %s: value files at %v, want the group's release %s", tt.cluster, comp, values["targetRevision"], want)
+			}
+		}
 		b, err := bootstrap.Build(f, chart, tt.cluster, bootstrap.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		var labels, annotations map[string]string
+		var annotations map[string]string
 		switch s := b.Objects[0]; s.GetKind() {
 		case "ExternalSecret":
-			labels, _, _ = unstructured.NestedStringMap(s.Object, "spec", "target", "template", "metadata", "labels")
 			annotations, _, _ = unstructured.NestedStringMap(s.Object, "spec", "target", "template", "metadata", "annotations")
 		default:
-			s = b.Objects[1]
-			labels, annotations = s.GetLabels(), s.GetAnnotations()
+			annotations = b.Objects[1].GetAnnotations()
 		}
-		c := f.Cluster(tt.cluster)
-		pinned := nested(t, renderedObject(t, ex, c.Type+"/"+c.Target.ID()+"/values.yaml"), "cluster", "revision")
-		if labels["monitoringRelease"] != tt.release || pinned != tt.revision || annotations["git_revision"] != "main" {
-			t.Errorf("%s: release label %q at revision %q (secret: %q), want %q at %q (secret: main)", tt.cluster, labels["monitoringRelease"], pinned, annotations["git_revision"], tt.release, tt.revision)
+		if annotations["git_revision"] != "main" {
+			t.Errorf("%s: the Secret's git_revision %q, want the branch main", tt.cluster, annotations["git_revision"])
 		}
-		objs := argoView(t, f, chart, f.Cluster(tt.cluster))
-		if got := nested(t, objs[tt.cluster+"-workload"].Object, "spec", "source", "targetRevision"); got != tt.revision {
-			t.Errorf("%s: workload at %v, want %s", tt.cluster, got, tt.revision)
-		}
-	}
-	set := renderedObject(t, ex, "hub/platform/prod/fleet-hub/templates/monitoring-release1.yaml")
-	gens := nested(t, set, "spec", "generators").([]any)
-	sel, _, _ := unstructured.NestedStringMap(gens[0].(map[string]any), "clusters", "selector", "matchLabels")
-	if diff := cmp.Diff(map[string]string{"monitoringRelease": "release1"}, sel); diff != "" {
-		t.Errorf("monitoring-release1 selects (-want +got):\n%s", diff)
 	}
 }
 
