@@ -4,7 +4,8 @@
 //
 // [Start] runs a fleet on loopback, every piece a local process stopped by
 // PID when the test ends: hub and spoke kube-apiservers (package testenv)
-// with their controllers, a Git server serving a copy of testdata/fleet,
+// with their controllers, a Git server serving a copy of testdata/fleet
+// (or a repository the scenario writes itself: an imported one),
 // and Argo CD's redis, repo-server, application-controller and
 // applicationset-controller on each cluster that runs one. The strata
 // command line runs in-process (cli.Main, [Env.Strata]); [Env.Commit]

@@ -148,6 +148,26 @@ func (r *Repo) ReplaceInFile(rel, old, repl string) {
 	r.WriteFile(rel, strings.Replace(s, old, repl, 1))
 }
 
+// Files lists the files of the work tree under dir, as slash paths from
+// the work tree.
+func (r *Repo) Files(dir string) []string {
+	r.t.Helper()
+	var out []string
+	root := filepath.Join(r.Dir, filepath.FromSlash(dir))
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(r.Dir, path)
+		out = append(out, filepath.ToSlash(rel))
+		return err
+	})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return out
+}
+
 // Remove removes a file of the work tree.
 func (r *Repo) Remove(rel string) {
 	r.t.Helper()

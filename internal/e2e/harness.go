@@ -64,6 +64,9 @@ type Options struct {
 	Resync time.Duration
 	// Size sizes the hub's Argo CD (zero: the e2e tier's sizing).
 	Size Sizing
+	// OwnFleet: the scenario writes the repository and its inventory
+	// itself (an imported repository); Start leaves the work tree empty.
+	OwnFleet bool
 }
 
 // Cluster is one API server of the fleet.
@@ -139,8 +142,10 @@ func Start(t testing.TB, opts Options) *Env {
 
 	e.Git = StartGitServer(t, bins.git)
 	e.Repo = e.Git.NewRepo(t, bins.git, "fleet")
-	e.copyFleet()
-	e.writeInventory()
+	if !opts.OwnFleet {
+		e.copyFleet()
+		e.writeInventory()
+	}
 	mark("create the fleet repository")
 
 	if !opts.NoArgoCD {

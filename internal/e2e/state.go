@@ -27,14 +27,16 @@ const refreshEvery = 15 * time.Second
 
 // Namespaces whose ConfigMaps make up the observed state of a cluster: those
 // the example fleet's charts deploy to (web: the delivery scenarios' second
-// component).
-var stateNamespaces = []string{"demo", "hub-demo", "strata-info", "web"}
+// component; hypershift: the imported regional platform's chart).
+var stateNamespaces = []string{"demo", "hub-demo", "strata-info", "web", "hypershift"}
 
 // App is what the tests read of an Application.
 type App struct {
 	// ArgoCD is the cluster whose Argo CD holds it.
-	ArgoCD         string
-	Name           string
+	ArgoCD string
+	Name   string
+	// TargetRevision is its source's; of an Application with several
+	// sources, theirs in order, joined by commas (as Revision).
 	TargetRevision string
 	// Revision, Sync and Health are from its status; Phase and Message
 	// from its last operation.
@@ -98,6 +100,16 @@ func (e *Env) listApps(c *Cluster, apps map[string]App) error {
 			Health:         str("status", "health", "status"),
 			Phase:          str("status", "operationState", "phase"),
 			Message:        str("status", "operationState", "message"),
+		}
+		if srcs, _, _ := unstructured.NestedSlice(u.Object, "spec", "sources"); len(srcs) > 0 {
+			var want []string
+			for _, src := range srcs {
+				m, _ := src.(map[string]any)
+				rev, _ := m["targetRevision"].(string)
+				want = append(want, rev)
+			}
+			got, _, _ := unstructured.NestedStringSlice(u.Object, "status", "sync", "revisions")
+			a.TargetRevision, a.Revision = strings.Join(want, ","), strings.Join(got, ",")
 		}
 		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 		for _, c := range conds {
@@ -284,8 +296,15 @@ func (e *Env) unsettled(x Expect, a App) bool {
 }
 
 // resolve returns the commit a targetRevision names: main and HEAD are
-// x.Head, anything else is a commit hash.
+// x.Head, anything else is a commit hash; the revisions of several sources
+// (joined by commas) each.
 func resolve(x Expect, rev string) string {
+	if revs := strings.Split(rev, ","); len(revs) > 1 {
+		for i, r := range revs {
+			revs[i] = resolve(x, r)
+		}
+		return strings.Join(revs, ",")
+	}
 	switch rev {
 	case "", "HEAD", "main":
 		return x.Head
