@@ -114,7 +114,11 @@ func TestApply(t *testing.T) {
 	})
 
 	t.Run("a change configures only what it changes", func(t *testing.T) {
-		f.Cluster("mc-euw1-stg-1").Labels["tier"] = "gold"
+		c := f.Cluster("mc-euw1-stg-1")
+		if c.Labels == nil {
+			c.Labels = map[string]string{}
+		}
+		c.Labels["tier"] = "gold"
 		// The root reads the cluster's pin from rendered/ at the repository's
 		// branch: a new branch changes it (a pin alone would not).
 		f.Config.Repository.Revision = "release"
