@@ -181,17 +181,14 @@ func cellOrder(f *fleet.Fleet) iter.Seq[[3]string] {
 // findRoot finds the root Application of cluster c: the Application of its
 // Argo CD whose source renders c's rendered/ directory for c (strata's
 // bootstrap names the cluster in helm.valuesObject.cluster.name; a root
-// without it is c's when it is named like strata's).
+// without it is c's when it has the name config.yaml's roots.name gives).
 func findRoot(f *fleet.Fleet, c *fleet.Cluster, x *index) Root {
 	root := Root{Cluster: c.Name, ArgoCD: ArgoCDOf(c)}
 	if x == nil || x.in.Error != "" {
 		return root
 	}
 	path := RootPath(f.Config, c)
-	name := argorender.Release
-	if c.Hub != "" {
-		name = c.Name + "-" + argorender.Release
-	}
+	name := f.Config.RootName(c)
 	var found *App
 	for i := range x.in.Applications {
 		a := &x.in.Applications[i]
