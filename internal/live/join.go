@@ -40,6 +40,10 @@ type Root struct {
 	// Revision is the revision it last deployed (see rootRevision).
 	Revision string `json:"revision,omitempty"`
 	App      *App   `json:"app,omitempty"`
+	// Revisions are the revisions the cluster's target runs by name, as
+	// the fleet pins them: the root's, then config.yaml's revisions:
+	// (none when it names none).
+	Revisions []fleet.RevisionByName `json:"revisions,omitempty"`
 }
 
 // Cell is one component at one target, over the clusters that run it.
@@ -183,7 +187,7 @@ func cellOrder(f *fleet.Fleet) iter.Seq[[3]string] {
 // bootstrap names the cluster in helm.valuesObject.cluster.name; a root
 // without it is c's when it has the name config.yaml's roots.name gives).
 func findRoot(f *fleet.Fleet, c *fleet.Cluster, x *index) Root {
-	root := Root{Cluster: c.Name, ArgoCD: ArgoCDOf(c)}
+	root := Root{Cluster: c.Name, ArgoCD: ArgoCDOf(c), Revisions: f.RevisionsByName(c.Type, c.Target)}
 	if x == nil || x.in.Error != "" {
 		return root
 	}

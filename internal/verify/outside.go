@@ -87,7 +87,7 @@ func (c *checker) revisionMoves(ct string, n *fleet.Node) []RevisionMove {
 	}
 	var out []RevisionMove
 	if from, to := c.base.Revision(ct, bn), c.head.Revision(ct, hn); from != to {
-		out = append(out, RevisionMove{Name: RootRevision, From: orHead(from), To: orHead(to)})
+		out = append(out, RevisionMove{Name: fleet.RootRevisionName, From: orHead(from), To: orHead(to)})
 	}
 	var names []string
 	for _, cfg := range []*fleet.Config{c.head.Config, c.base.Config} {

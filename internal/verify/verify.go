@@ -52,16 +52,13 @@ type Finding struct {
 }
 
 // RevisionMove is a revision a change moves for a target: its root's (a
-// node's revision:, Name RootRevision) or a named one (config.yaml's
+// node's revision:, Name fleet.RootRevisionName) or a named one (config.yaml's
 // revisions:, Name its name).
 type RevisionMove struct {
 	Name string `json:"name"`
 	From string `json:"from"`
 	To   string `json:"to"`
 }
-
-// RootRevision is the name a RevisionMove gives the root's revision.
-const RootRevision = "root"
 
 // Result is the verdict on a change.
 type Result struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/diff"
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/promote"
 )
 
@@ -141,7 +142,7 @@ func TestCheckNamesRevisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []RevisionMove{{Name: RootRevision, From: "main", To: "abc1234"}, {Name: "charts", From: "aaaaaaa", To: "bbbbbbb"}}
+	want := []RevisionMove{{Name: fleet.RootRevisionName, From: "main", To: "abc1234"}, {Name: "charts", From: "aaaaaaa", To: "bbbbbbb"}}
 	if len(res.Findings) != 2 {
 		t.Fatalf("findings %+v, want one per target of prod", res.Findings)
 	}
