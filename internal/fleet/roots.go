@@ -180,6 +180,21 @@ func (f *Fleet) checkRootNames() []error {
 		}
 		seen[key] = cl
 	}
+	if f.Config.RootKind() == RootApplicationSet {
+		// A hub's Argo CD holds, beside its own root ApplicationSet (named
+		// as its root), root-<type> per type of its spokes.
+		for _, cl := range f.Clusters {
+			if cl.Hub == "" {
+				continue
+			}
+			hub := f.Cluster(cl.Hub)
+			if hub != nil && hub.Hub == "" && f.Config.RootName(hub) == DefaultRootName+"-"+cl.Type {
+				errs = append(errs, &values.Error{Pos: r.NamePos, Path: path,
+					Msg: fmt.Sprintf("the root ApplicationSet of cluster %s would be %s, the name of the ApplicationSet that makes the roots of its spokes of type %s", hub.Name, DefaultRootName+"-"+cl.Type, cl.Type)})
+				break
+			}
+		}
+	}
 	return errs
 }
 

@@ -100,6 +100,11 @@ cluster_types:
 		{name: "one name in one Argo CD", roots: "roots:\n  name: \"{clusterType}-root\"\n",
 			err: "the roots of clusters ops-01 and prod-01 would both be platform-root in the Argo CD of ops-01"},
 		{name: "not an object name", roots: "roots:\n  name: \"{cluster}.\"\n", err: `the root of cluster ops-01 would be named "ops-01.", not a valid object name`},
+		{name: "the hub's ApplicationSet's name", roots: "roots:\n  name: \"{clusterType}-{cluster}\"\n",
+			kind: "ApplicationSet", names: []string{"platform-ops-01", "platform-prod-01"}, projects: []string{"default", "tenants"},
+			hubTemplate: "platform-{{ .name }}"},
+		{name: "the hub's ApplicationSet's name taken", roots: "roots:\n  name: \"root-{clusterType}\"\n",
+			err: "the root ApplicationSet of cluster ops-01 would be root-platform, the name of the ApplicationSet that makes the roots of its spokes of type platform"},
 		{name: "bad project", roots: "roots:\n  project: Ops\n", err: "roots.project"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
