@@ -8,8 +8,10 @@
 // Secret, the root ApplicationSet and Argo CD's self-management Application
 // (objects.go, selfapp.go); in the central model (a cluster with hub) to
 // the hub: the spoke's cluster Secret or ExternalSecret (secret.go,
-// credentials.go) and the hub's root ApplicationSet. The AppProjects the
-// roots name go first (projects.go).
+// credentials.go) and the hub's root ApplicationSet. With config.yaml's
+// roots.kind: Application each cluster's root is instead a plain
+// Application at its pin, named by roots.name. The AppProjects the roots
+// name go first (projects.go).
 //
 // Where a bundle is applied is named, never assumed: [ReadKubeconfig] and
 // [Kubeconfig.Target] choose the cluster's context and refuse one that

@@ -55,11 +55,14 @@ func purpose(b *Bundle, o *unstructured.Unstructured) string {
 	case "ExternalSecret":
 		return "makes the cluster secret registering " + b.Cluster + " on " + b.ApplyTo + " from the secret store"
 	case "ApplicationSet":
-		if o.GetName() == RootName {
-			return "the root: reads the cluster's rendered values.yaml at the branch and makes the Application root, its rendered/ directory at the revision pinned there"
+		if o.GetName() == b.Root {
+			return "the root: reads the cluster's rendered values.yaml at the branch and makes the Application " + o.GetName() + ", its rendered/ directory at the revision pinned there"
 		}
 		return "the hub's root ApplicationSet: per spoke of this cluster type, reads its rendered values.yaml at the branch and makes its root Application at the revision pinned there"
 	case "Application":
+		if o.GetName() == b.Root {
+			return "the root: the cluster's rendered/ directory at the revision pinned when it is applied"
+		}
 		return "Argo CD's self-management Application"
 	case "AppProject":
 		return "a project the root objects name, as the fleet renders it for this Argo CD: applied first so that they can sync; the root manages it from then on"

@@ -62,6 +62,10 @@ type Bundle struct {
 	ApplyTo  string                       `json:"applyTo"`
 	Revision string                       `json:"revision"`
 	Objects  []*unstructured.Unstructured `json:"objects"`
+	// Root is the name of the cluster's root Application (config.yaml's
+	// roots.name), made by the root ApplicationSet of the same name, or
+	// by its hub's (roots.kind: ApplicationSet), or the root itself.
+	Root string `json:"-"`
 	// Notes explain what is missing or left out, for the user.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -102,7 +106,7 @@ type builder struct {
 // distributed is the bundle of a cluster running its own Argo CD: the
 // AppProjects its root objects name (see appProjects) come before them.
 func (b *builder) distributed(c *fleet.Cluster) (*Bundle, error) {
-	bundle := &Bundle{Cluster: c.Name, Model: Distributed, ApplyTo: c.Name, Revision: b.f.ClusterRevision(c)}
+	bundle := &Bundle{Cluster: c.Name, Model: Distributed, ApplyTo: c.Name, Revision: b.f.ClusterRevision(c), Root: b.f.Config.RootName(c)}
 	bundle.Objects = append(bundle.Objects, b.namespace(), b.identitySecret(c, InClusterServer, inClusterConfig))
 	self, err := b.selfApp(c)
 	if err != nil {
@@ -113,6 +117,9 @@ func (b *builder) distributed(c *fleet.Cluster) (*Bundle, error) {
 		uses = append(uses, selfAppProject(c, self))
 	}
 	for _, s := range b.f.Spokes(c.Name) {
+		if b.f.Config.RootKind() != fleet.RootApplicationSet {
+			break // each spoke's bootstrap applies its own root and project
+		}
 		u := rootProject(s)
 		u.by += " (made by root-" + s.Type + " in the Argo CD of " + c.Name + ")"
 		uses = append(uses, u)
@@ -129,14 +136,24 @@ func (b *builder) distributed(c *fleet.Cluster) (*Bundle, error) {
 		bundle.Notes = append(bundle.Notes, fmt.Sprintf("no self-management Application: %s renders no Application named %s for %s; add a component that defines it (see examples/seed-004-self-managed) so that Argo CD manages its own configuration",
 			c.Type, b.opts.SelfApp, c.Target.ID()))
 	}
-	for _, ct := range b.spokeTypes(c) {
-		bundle.Objects = append(bundle.Objects, b.rootApplicationSet(c.Name, ct))
+	if b.f.Config.RootKind() == fleet.RootApplicationSet {
+		for _, ct := range b.spokeTypes(c) {
+			bundle.Objects = append(bundle.Objects, b.rootApplicationSet(c.Name, ct))
+		}
+	} else {
+		bundle.Notes = append(bundle.Notes, b.pinNote(c))
 	}
 	return bundle, nil
 }
 
+// pinNote says, for a root of kind Application, how a pin reaches it.
+func (b *builder) pinNote(c *fleet.Cluster) string {
+	return fmt.Sprintf("the root %s is an Application at revision %s (roots.kind: Application in %s): a pin of %s reaches the cluster when its root is applied again (strata bootstrap %s --apply)",
+		b.f.Config.RootName(c), b.f.ClusterRevision(c), fleet.ConfigPath, c.Target.ID(), c.Name)
+}
+
 func (b *builder) central(c *fleet.Cluster) (*Bundle, error) {
-	bundle := &Bundle{Cluster: c.Name, Model: Central, ApplyTo: c.Hub, Revision: b.f.ClusterRevision(c)}
+	bundle := &Bundle{Cluster: c.Name, Model: Central, ApplyTo: c.Hub, Revision: b.f.ClusterRevision(c), Root: b.f.Config.RootName(c)}
 	switch {
 	case b.opts.Credentials != nil && c.ExternalSecret != nil:
 		return nil, fmt.Errorf("cluster %s registers on %s through externalSecret (%s): give no credentials, or remove externalSecret", c.Name, c.Hub, c.File.Path)
@@ -156,6 +173,11 @@ func (b *builder) central(c *fleet.Cluster) (*Bundle, error) {
 		return nil, err
 	}
 	bundle.Objects = append(bundle.Objects, projects...)
+	if b.f.Config.RootKind() == fleet.RootApplication {
+		bundle.Objects = append(bundle.Objects, b.rootApplication(c))
+		bundle.Notes = append(bundle.Notes, b.pinNote(c))
+		return bundle, nil
+	}
 	bundle.Objects = append(bundle.Objects, b.rootApplicationSet(c.Hub, c.Type))
 	return bundle, nil
 }
@@ -223,19 +245,26 @@ func BranchRevision(f *fleet.Fleet) string {
 // renders the cluster's rendered/ directory at the revision pinned there
 // (seed 000's root ApplicationSet with its pinned revision, the cluster
 // generator aside: the root is the cluster's own).
+//
+// With roots.kind: Application the root is that Application itself, at the
+// revision pinned now (b.plainRoot).
 func (b *builder) rootApplication(c *fleet.Cluster) *unstructured.Unstructured {
+	if b.f.Config.RootKind() == fleet.RootApplication {
+		return b.plainRoot(c)
+	}
+	name := b.f.Config.RootName(c)
 	git := map[string]any{"git": map[string]any{
 		"repoURL":  b.f.Config.Repository.URL,
 		"revision": BranchRevision(b.f),
 		"files":    []any{map[string]any{"path": b.renderedPath(c) + "/values.yaml"}},
 	}}
-	return object("argoproj.io/v1alpha1", "ApplicationSet", b.opts.Namespace, RootName, map[string]any{
+	return object("argoproj.io/v1alpha1", "ApplicationSet", b.opts.Namespace, name, map[string]any{
 		"spec": map[string]any{
 			"goTemplate":        true,
 			"goTemplateOptions": []any{"missingkey=error"},
 			"generators":        []any{git},
 			"template": map[string]any{
-				"metadata": map[string]any{"name": RootName},
+				"metadata": map[string]any{"name": name},
 				"spec": map[string]any{
 					"project": c.Project,
 					"source": map[string]any{
@@ -248,6 +277,27 @@ func (b *builder) rootApplication(c *fleet.Cluster) *unstructured.Unstructured {
 					"syncPolicy":  b.rootSync(),
 				},
 			},
+		},
+	})
+}
+
+// plainRoot is the root of cluster c as an Application (roots.kind:
+// Application): the cluster's rendered directory at the revision its
+// target is pinned to now, in the Argo CD that manages it, rendered with
+// the cluster's values as strata's root ApplicationSet's Application is.
+func (b *builder) plainRoot(c *fleet.Cluster) *unstructured.Unstructured {
+	rev := b.f.ClusterRevision(c)
+	return object("argoproj.io/v1alpha1", "Application", b.opts.Namespace, b.f.Config.RootName(c), map[string]any{
+		"spec": map[string]any{
+			"project": c.Project,
+			"source": map[string]any{
+				"repoURL":        b.f.Config.Repository.URL,
+				"targetRevision": rev,
+				"path":           b.renderedPath(c),
+				"helm":           map[string]any{"valuesObject": b.clusterValues(c, rev)},
+			},
+			"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
+			"syncPolicy":  b.rootSync(),
 		},
 	})
 }
@@ -284,6 +334,7 @@ func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured 
 	annotation := func(k string) string { return fmt.Sprintf("{{ index .metadata.annotations %q }}", k) }
 	dims := b.f.Config.Dimensions
 	path := b.f.Config.Layout.Expand(ct, func(i int) string { return label(dims[i].Singular) }, len(dims))
+	name := b.f.Config.RootNameTemplate(true, ct, "{{ .name }}", func(i int) string { return label(dims[i].Singular) })
 	cluster := map[string]any{"name": "{{ .name }}", "revision": pinnedRevision}
 	for _, d := range dims {
 		cluster[d.Singular] = label(d.Singular)
@@ -303,7 +354,7 @@ func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured 
 			"generators":        []any{map[string]any{"matrix": map[string]any{"generators": []any{clusters, git}}}},
 			"template": map[string]any{
 				"metadata": map[string]any{
-					"name":   "{{ .name }}-" + RootName,
+					"name":   name,
 					"labels": map[string]any{fleet.ClusterTypeLabel: ct, fleet.HubLabel: hub},
 				},
 				"spec": map[string]any{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/printable"
 	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/status"
 )
 
 // rolloutPrinter shows a rollout's events: as data (one JSON object per
@@ -191,7 +192,11 @@ func notReady(apps []rollout.AppState) string {
 		if a.Healthy() {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s on %s: %s", a.Name, a.ArgoCD, a.State))
+		line := fmt.Sprintf("%s on %s: %s", a.Name, a.ArgoCD, a.State)
+		if len(a.Revisions) > 0 {
+			line += " (at " + status.RevisionsText(a.Revisions, a.Revision) + ")"
+		}
+		out = append(out, line)
 	}
 	if len(out) > 3 {
 		out = append(out[:3], fmt.Sprintf("%d more", len(out)-3))

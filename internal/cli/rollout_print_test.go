@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/rollout"
 )
 
@@ -86,6 +87,20 @@ func TestRolloutLineRecordedCheck(t *testing.T) {
 func TestRolloutLinePrintable(t *testing.T) {
 	e := rollout.Event{Kind: rollout.KindPromoted, Commit: "0123456789abcdef", Message: "Promote patch-001\x1b[2K\rdone: every step passed"}
 	if got, want := rolloutLine(e, time.Time{}), "0123456789ab Promote patch-001^[[2K^Mdone: every step passed\n"; got != want {
+		t.Errorf("rolloutLine = %q, want %q", got, want)
+	}
+}
+
+// Where config.yaml names revisions, an Application waited on is named with
+// its target's revisions by name, the root's with what its root deployed.
+func TestRolloutLineNamesRevisions(t *testing.T) {
+	apps := []rollout.AppState{{ArgoCD: "ops-01", Cluster: "ops-01", Name: "hypershift", State: "waiting", Revision: "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d",
+		Revisions: []fleet.RevisionByName{{Name: "root", Revision: "main"}, {Name: "charts", Revision: "826fa76d08fc2ce87c863196e52d5a4fa9259a82"}}}}
+	t0 := time.Date(2026, 11, 23, 22, 0, 0, 0, time.UTC)
+	e := rollout.Event{Kind: rollout.KindWaiting, Step: "production", Commit: "0123456789abcdef", Apps: apps, Total: 1, Since: t0}
+	want := "production: 0/1 Applications synced at 0123456789ab, 0/1 healthy (0s); waiting for hypershift on ops-01: waiting" +
+		" (at root main (deployed 1a2b3c4d5e6f), charts 826fa76d08fc)\n"
+	if got := rolloutLine(e, t0); got != want {
 		t.Errorf("rolloutLine = %q, want %q", got, want)
 	}
 }

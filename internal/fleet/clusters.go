@@ -56,8 +56,8 @@ type Cluster struct {
 	// context of the user's kubeconfig, never credentials.
 	Context string
 	// Project is the Argo CD AppProject of the cluster's root objects: its
-	// file's project:, else its type's in config.yaml, else
-	// DefaultProject. ProjectPos is where it was set (zero for the
+	// file's project:, else its type's in config.yaml, else config.yaml's
+	// roots.project, else DefaultProject. ProjectPos is where it was set (zero for the
 	// default).
 	Project     string
 	ProjectPos  values.Pos

@@ -216,7 +216,8 @@ func (c *Config) stringMap(v *values.Value, key string, labels bool) (map[string
 }
 
 // clusterProject is the project of the cluster whose file holds v and whose
-// type is d: its own project:, else its type's, else DefaultProject.
+// type is d: its own project:, else its type's, else roots.project, else
+// DefaultProject.
 func (c *Config) clusterProject(v *values.Value, d ClusterTypeDecl) (string, values.Pos, error) {
 	p, pos, err := parseProject(v.Get("project"), nil)
 	switch {
@@ -226,6 +227,8 @@ func (c *Config) clusterProject(v *values.Value, d ClusterTypeDecl) (string, val
 		return p, pos, nil
 	case d.Project != "":
 		return d.Project, d.ProjectPos, nil
+	case c.Roots != nil && c.Roots.Project != "":
+		return c.Roots.Project, c.Roots.ProjectPos, nil
 	}
 	return DefaultProject, values.Pos{}, nil
 }

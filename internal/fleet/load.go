@@ -193,6 +193,9 @@ func load(fsys fs.FS, sel selection) (*Fleet, error) {
 	for _, err := range f.checkLabelRevisions() {
 		l.fail(err)
 	}
+	for _, err := range f.checkRootNames() {
+		l.fail(err)
+	}
 	if len(l.errs) > 0 {
 		return nil, errors.Join(l.errs...)
 	}

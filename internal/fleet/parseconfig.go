@@ -68,7 +68,7 @@ func parseConfig(f *File) (*Config, error) {
 	if c.Layout, err = c.parseLayout(v.Get("layout")); err != nil {
 		return nil, err
 	}
-	if c.Roots, err = parseRoots(v.Get("roots")); err != nil {
+	if c.Roots, err = c.parseRoots(v.Get("roots")); err != nil {
 		return nil, err
 	}
 	return c, nil

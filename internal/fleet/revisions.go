@@ -169,6 +169,37 @@ func (f *Fleet) RevisionOf(ct string, n *Node, name string) (string, values.Pos)
 	return "HEAD", values.Pos{File: ConfigPath}
 }
 
+// RootRevisionName names the root's revision (a node's revision:) among a
+// target's revisions by name.
+const RootRevisionName = "root"
+
+// RevisionByName is one revision a target runs, by name: the root's
+// (RootRevisionName) or one of config.yaml's revisions:.
+type RevisionByName struct {
+	Name     string `json:"name"`
+	Revision string `json:"revision"`
+}
+
+// RevisionsByName returns the revisions the target of cluster type ct
+// under n runs, by name: the root's (HEAD where nothing pins it), then
+// config.yaml's named revisions in their order; nil when config.yaml names
+// none (the root's is then the only one, as every command shows it).
+func (f *Fleet) RevisionsByName(ct string, n *Node) []RevisionByName {
+	if len(f.Config.Revisions) == 0 {
+		return nil
+	}
+	root := f.Revision(ct, n)
+	if root == "" {
+		root = "HEAD"
+	}
+	out := []RevisionByName{{Name: RootRevisionName, Revision: root}}
+	for _, r := range f.Config.Revisions {
+		rev, _ := f.RevisionOf(ct, n, r.Name)
+		out = append(out, RevisionByName{Name: r.Name, Revision: rev})
+	}
+	return out
+}
+
 // revisionsBlock returns cluster.revisions of the target of type ct under
 // n, or nil when config.yaml names no revision.
 func (f *Fleet) revisionsBlock(ct string, n *Node) *values.Value {

@@ -78,6 +78,7 @@ func readAppOfApps(fsys fs.FS, opts Options) (*Source, error) {
 		}
 	}
 	seen := map[string]string{}
+	var found []*Object // the targets' roots, in their order
 	for _, at := range targets {
 		p := []string{at.cluster}
 		if len(src.Dimensions) == 2 {
@@ -115,9 +116,20 @@ func readAppOfApps(fsys fs.FS, opts Options) (*Source, error) {
 			}
 		}
 		if at.root != nil {
-			src.Findings = append(src.Findings, rootFinding(t, at, src.ClusterType))
+			found = append(found, at.root)
+			t.Root = at.root
 		}
 		src.Targets = append(src.Targets, t)
+	}
+	var why string
+	if src.Roots, why = rootsConfig(src.Targets, found); src.Roots == nil && len(found) > 0 {
+		src.Findings = append(src.Findings, Finding{At: dir, Reason: "config.yaml's roots: cannot keep the roots' names, project and syncPolicy: " + why +
+			"; strata bootstrap writes its own roots (root, in each cluster's project)"})
+	}
+	for i, at := range targets {
+		if at.root != nil {
+			src.Findings = append(src.Findings, rootFinding(src.Targets[i], at, src.ClusterType, src.Roots != nil))
+		}
 	}
 	return src, nil
 }
@@ -235,16 +247,26 @@ func clusterEnv(fsys fs.FS, dir string, files []string) string {
 }
 
 // rootFinding says what becomes of a root: strata bootstrap makes the
-// cluster's root, which reads rendered/ at the fleet's revision.
-func rootFinding(t *Target, at *aoaTarget, ct string) Finding {
-	rev := str(get(get(at.root.Doc, "spec"), "source"), "targetRevision")
+// cluster's root, kept (config.yaml's roots:) or strata's, which reads
+// rendered/ at the fleet's revision.
+func rootFinding(t *Target, at *aoaTarget, ct string, kept bool) Finding {
+	spec := get(at.root.Doc, "spec")
+	rev := str(get(spec, "source"), "targetRevision")
 	if rev == "" {
 		rev = "HEAD"
 	}
+	root := "strata bootstrap makes the root (strata's: keep the root's name, project and syncPolicy by hand)"
+	if kept {
+		root = "strata bootstrap makes the root as config.yaml's roots: keeps it (an Application of this name, project and syncPolicy"
+		if labels := get(get(at.root.Doc, "metadata"), "labels"); labels != nil && len(labels.Content) > 0 {
+			root += "; not its labels"
+		}
+		root += ")"
+	}
 	return Finding{Target: t.ID(), Object: at.root.Key(), At: at.root.At,
-		Reason: fmt.Sprintf("the cluster's root: it renders %s at %s with %s; strata bootstrap makes the root, which reads rendered/%s/%s at the fleet's revision: "+
-			"pin the node to %s (revision:) once that revision holds rendered/, and keep the root's name, project and syncPolicy by hand until config.yaml can set them",
-			t.Dir, rev, strings.Join(at.valueFiles, ", "), ct, t.ID(), rev)}
+		Reason: fmt.Sprintf("the cluster's root: it renders %s at %s with %s; %s, which reads rendered/%s/%s at the node's revision: "+
+			"pin the node to %s (revision:) once that revision holds rendered/",
+			t.Dir, rev, strings.Join(at.valueFiles, ", "), root, ct, t.ID(), rev)}
 }
 
 // decodeNode decodes n as sigs.k8s.io/yaml does (JSON's types).

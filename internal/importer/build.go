@@ -228,6 +228,11 @@ func configFile(format string, src *Source, t *tree, prefixed bool, types []stri
 		r.Content[0].HeadComment = "Every object is named after its cluster: a component per name without it."
 		doc.Content = append(doc.Content, r.Content...)
 	}
+	if src.Roots != nil {
+		r := mapping("roots", src.Roots)
+		r.Content[0].HeadComment = "The roots as the repository has them: strata bootstrap writes these."
+		doc.Content = append(doc.Content, r.Content...)
+	}
 	doc.Content[0].HeadComment = "Written by strata import " + format + ". The targets are in the order they were\nfound: order them as changes should reach them, and add gates\n(promotion: manual) where a change must wait for approval."
 	return encode("", doc)
 }

@@ -69,6 +69,10 @@ type Source struct {
 	Dimensions  []string
 	Targets     []*Target
 	Findings    []Finding
+	// Roots is config.yaml's roots: that keeps the targets' roots (their
+	// kind, name, project and syncPolicy); nil when the source has none to
+	// keep.
+	Roots *yaml.Node
 }
 
 // A Target is one leaf of the sequence and the objects its root deploys.
@@ -81,6 +85,9 @@ type Target struct {
 	// Dir is where the repository's tooling reads the target's objects.
 	Dir     string
 	Objects []*Object
+	// Root is the Application that deploys the target, when the source
+	// has one apart from its objects (an app-of-apps chart's root).
+	Root *Object
 }
 
 // ID is the target's path as strata names it (dev/dc11a).

@@ -14,6 +14,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/strata-fleet/strata/internal/argorender"
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/memfs"
 	"github.com/strata-fleet/strata/internal/render"
 )
@@ -63,6 +64,7 @@ func Verify(res *Result) error {
 			return err
 		}
 		problems = append(problems, compare(t.Label(), want, got)...)
+		problems = append(problems, compareRoot(r.Fleet.Config, out.Target.ClusterType.Name, t)...)
 		delete(byID, id)
 	}
 	for id := range byID {
@@ -109,6 +111,47 @@ func (res *Result) expected(t *Target) (map[string]map[string]any, error) {
 		out[o.Name] = obj
 	}
 	return out, nil
+}
+
+// compareRoot lists how the root strata bootstrap writes for target t
+// (its cluster named as its leaf) differs from the source's root, in what
+// config.yaml's roots: keeps: kind, name, project and syncPolicy.
+func compareRoot(cfg *fleet.Config, ct string, t *Target) []string {
+	if t.Root == nil || cfg.Roots == nil {
+		return nil
+	}
+	spec := get(t.Root.Doc, "spec")
+	project := str(spec, "project")
+	if project == "" {
+		project = fleet.DefaultProject
+	}
+	gotProject := cfg.Roots.Project
+	if gotProject == "" {
+		gotProject = fleet.DefaultProject
+	}
+	name := cfg.RootNameTemplate(false, ct, t.Path[len(t.Path)-1], func(i int) string { return t.Path[i] })
+	var want map[string]any
+	if sp := get(spec, "syncPolicy"); sp != nil {
+		if err := decodeNode(sp, &want); err != nil {
+			return []string{fmt.Sprintf("target %s: root %s: syncPolicy: %v", t.Label(), t.Root.Name, err)}
+		}
+	}
+	var problems []string
+	for _, d := range []struct{ what, want, got string }{
+		{"kind", t.Root.Kind, cfg.RootKind()}, {"name", t.Root.Name, name}, {"project", project, gotProject},
+	} {
+		if d.want != d.got {
+			problems = append(problems, fmt.Sprintf("target %s: root %s: %s %q, strata's %q", t.Label(), t.Root.Name, d.what, d.want, d.got))
+		}
+	}
+	var got map[string]any // as JSON has it, as want
+	if data, err := json.Marshal(cfg.Roots.SyncPolicy); err == nil {
+		_ = json.Unmarshal(data, &got)
+	}
+	for _, d := range differences("syncPolicy", withoutNulls(want), withoutNulls(got)) {
+		problems = append(problems, fmt.Sprintf("target %s: root %s: %s", t.Label(), t.Root.Name, d))
+	}
+	return problems
 }
 
 // compare lists how got differs from want, object by object.

@@ -40,6 +40,10 @@ type Root struct {
 	// Revision is the revision it last deployed (see rootRevision).
 	Revision string `json:"revision,omitempty"`
 	App      *App   `json:"app,omitempty"`
+	// Revisions are the revisions the cluster's target runs by name, as
+	// the fleet pins them: the root's, then config.yaml's revisions:
+	// (none when it names none).
+	Revisions []fleet.RevisionByName `json:"revisions,omitempty"`
 }
 
 // Cell is one component at one target, over the clusters that run it.
@@ -181,17 +185,14 @@ func cellOrder(f *fleet.Fleet) iter.Seq[[3]string] {
 // findRoot finds the root Application of cluster c: the Application of its
 // Argo CD whose source renders c's rendered/ directory for c (strata's
 // bootstrap names the cluster in helm.valuesObject.cluster.name; a root
-// without it is c's when it is named like strata's).
+// without it is c's when it has the name config.yaml's roots.name gives).
 func findRoot(f *fleet.Fleet, c *fleet.Cluster, x *index) Root {
-	root := Root{Cluster: c.Name, ArgoCD: ArgoCDOf(c)}
+	root := Root{Cluster: c.Name, ArgoCD: ArgoCDOf(c), Revisions: f.RevisionsByName(c.Type, c.Target)}
 	if x == nil || x.in.Error != "" {
 		return root
 	}
 	path := RootPath(f.Config, c)
-	name := argorender.Release
-	if c.Hub != "" {
-		name = c.Name + "-" + argorender.Release
-	}
+	name := f.Config.RootName(c)
 	var found *App
 	for i := range x.in.Applications {
 		a := &x.in.Applications[i]

@@ -31,7 +31,7 @@ func (e *nameEnv) resolve(name string) string {
 		e.vals = common.Values{
 			"Values":       clusterValues(e.f, e.c),
 			"Capabilities": common.DefaultCapabilities,
-			"Release":      map[string]any{"Name": e.c.Name + "-root", "Namespace": DefaultNamespace, "IsInstall": true, "Revision": 1, "Service": "Helm"},
+			"Release":      map[string]any{"Name": e.f.Config.RootName(e.c), "Namespace": DefaultNamespace, "IsInstall": true, "Revision": 1, "Service": "Helm"},
 			"Chart":        map[string]any{"Name": e.c.Name, "Version": "0.1.0"},
 		}
 	}

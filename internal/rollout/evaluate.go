@@ -156,6 +156,9 @@ func (r *runner) observe(ws *waitSet) *observation {
 			o.roots[root.Cluster] = root
 		}
 	}
+	for i := range o.apps {
+		o.apps[i].Revisions = o.roots[o.apps[i].Cluster].Revisions
+	}
 	known := true
 	for _, cell := range rep.Cells {
 		for _, st := range cell.Apps {

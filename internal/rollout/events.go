@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/alert"
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
@@ -164,6 +165,10 @@ type AppState struct {
 	Phase    string `json:"phase,omitempty"`
 	// OpMessage is Argo CD's message on its last operation.
 	OpMessage string `json:"operationMessage,omitempty"`
+	// Revisions are the revisions its cluster's target runs, by name, as
+	// the fleet pins them (the root's, then config.yaml's revisions:);
+	// none when config.yaml names no revisions.
+	Revisions []fleet.RevisionByName `json:"revisions,omitempty"`
 }
 
 // Synced reports whether it is synced at a revision containing its commit.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -146,6 +147,9 @@ func (tw *tableWriter) writeLive(l *Live) {
 	for _, u := range live.GroupUnreached(l.ArgoCDs) {
 		tw.line(tw.style(truncate(values.Printable("unreachable: "+u.Names()+": "+u.Reason), tw.opts.Width, false), styleBad))
 	}
+	for _, line := range revisionLines(l.Roots) {
+		tw.line(truncate(line, tw.opts.Width, false))
+	}
 	for _, c := range l.Other {
 		for _, line := range cellLines(c) {
 			tw.line(tw.style(truncate(line, tw.opts.Width, false), stateStyle(c.State)))
@@ -161,6 +165,35 @@ func (tw *tableWriter) writeLive(l *Live) {
 	for _, m := range l.Missing {
 		tw.line(tw.style(truncate("missing: "+m.ArgoCD+": "+m.Kind+" "+m.Name+" ("+m.File+")", tw.opts.Width, false), styleBad))
 	}
+}
+
+// revisionLines name, per cluster, the revisions its target runs (only
+// where config.yaml names revisions): "revisions of ops-01: root
+// ops-stable (deployed 1a2b3c4d5e6f), charts 826fa76d08fc, components
+// stable".
+func revisionLines(roots []live.Root) []string {
+	var out []string
+	for _, r := range roots {
+		if len(r.Revisions) > 0 {
+			out = append(out, values.Printable("revisions of "+r.Cluster+": "+RevisionsText(r.Revisions, r.Revision)))
+		}
+	}
+	return out
+}
+
+// RevisionsText names revisions as status shows them, commit hashes
+// shortened as in the matrix: "root main, charts 826fa76d08fc"; deployed,
+// when not "", is what the root deployed, after the root's.
+func RevisionsText(revs []fleet.RevisionByName, deployed string) string {
+	var out []string
+	for _, rv := range revs {
+		text := rv.Name + " " + shortRevision(rv.Revision)
+		if rv.Name == fleet.RootRevisionName && deployed != "" {
+			text += " (deployed " + shortRevision(deployed) + ")"
+		}
+		out = append(out, text)
+	}
+	return strings.Join(out, ", ")
 }
 
 func orNone(s []string) string {
@@ -179,6 +212,9 @@ type LiveView struct {
 	Unmapped []string
 	Missing  []string
 	Counts   string
+	// Revisions name the revisions of each cluster's target, one line per
+	// cluster, where config.yaml names revisions.
+	Revisions []string
 }
 
 func newLiveView(s *Status) *LiveView {
@@ -195,6 +231,7 @@ func newLiveView(s *Status) *LiveView {
 	for _, u := range live.GroupUnreached(l.ArgoCDs) {
 		v.Unreachable = append(v.Unreachable, u.Names()+": "+u.Reason)
 	}
+	v.Revisions = revisionLines(l.Roots)
 	for i := range s.ClusterTypes {
 		v.Problems = append(v.Problems, liveLines(&s.ClusterTypes[i])...)
 	}

@@ -24,7 +24,9 @@
 //     chart) reaches a target behind a manual gate without approval. To tell
 //     it apart from the patches' part of the change, the fleet after the
 //     change but with the patches of the base is rendered too: a target that
-//     differs there from the base is reached by the other files;
+//     differs there from the base is reached by the other files; a pin
+//     moved there is named by the revisions it moves (the root's, and
+//     config.yaml's named revisions), from and to;
 //   - frozen: a target whose output changes is under a node frozen in
 //     config/freezes.yaml (package freeze) after the change, or at the
 //     base when the change lifts the freeze along with the step.

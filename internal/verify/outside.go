@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"testing/fstest"
@@ -60,11 +61,66 @@ func (c *checker) outside(full *diff.Result) error {
 			}
 			what = "the change to " + strings.Join(names, ", ")
 		}
+		f.Revisions = c.revisionMoves(ct, n)
+		if len(f.Revisions) > 0 {
+			var moves []string
+			for _, m := range f.Revisions {
+				moves = append(moves, fmt.Sprintf("revision %s from %s to %s", m.Name, m.From, m.To))
+			}
+			what += " (it moves " + strings.Join(moves, ", ") + ")"
+		}
 		f.Message = fmt.Sprintf("%s reaches this target behind the manual gate %s outside a patch, with no approval recorded in the change (roll it out as a patch with strata promote, or approve it with a commit trailer \"Approved-by: Name <email> for %s\")%s",
 			what, strings.Join(gs, ", "), gs[0], why)
 		c.add(f)
 	}
 	return nil
+}
+
+// revisionMoves lists the revisions the change moves for the target of
+// cluster type ct at n (a node of either fleet): the root's, then the named
+// ones of either fleet's revisions: in config.yaml's order.
+func (c *checker) revisionMoves(ct string, n *fleet.Node) []RevisionMove {
+	path := n.Path()
+	bn, hn := c.base.Config.Find(path), c.head.Config.Find(path)
+	if bn == nil || hn == nil {
+		return nil // a target the change adds or removes: no revision moves
+	}
+	var out []RevisionMove
+	if from, to := c.base.Revision(ct, bn), c.head.Revision(ct, hn); from != to {
+		out = append(out, RevisionMove{Name: fleet.RootRevisionName, From: orHead(from), To: orHead(to)})
+	}
+	var names []string
+	for _, cfg := range []*fleet.Config{c.head.Config, c.base.Config} {
+		for _, r := range cfg.Revisions {
+			if !slices.Contains(names, r.Name) {
+				names = append(names, r.Name)
+			}
+		}
+	}
+	for _, name := range names {
+		from, _ := c.base.RevisionOf(ct, bn, name)
+		to, _ := c.head.RevisionOf(ct, hn, name)
+		if from != to {
+			out = append(out, RevisionMove{Name: name, From: orNone(from), To: orNone(to)})
+		}
+	}
+	return out
+}
+
+// orHead is a root's revision as Argo CD reads it: HEAD where none is set.
+func orHead(rev string) string {
+	if rev == "" {
+		return "HEAD"
+	}
+	return rev
+}
+
+// orNone is a named revision, "(none)" where a fleet does not name it.
+func orNone(rev string) string {
+	if rev == "" {
+		return "(none)"
+	}
+	return rev
 }
 
 // reachedOutside returns the gated targets whose output differs between

@@ -46,6 +46,18 @@ type Finding struct {
 	// run as data (package hint: the CLI prints them with its --root);
 	// zero when it names none.
 	Text hint.Text `json:"-"`
+	// Revisions are the revisions the change moves for the target, by
+	// name (outside-patch: a pin's change).
+	Revisions []RevisionMove `json:"revisions,omitempty"`
+}
+
+// RevisionMove is a revision a change moves for a target: its root's (a
+// node's revision:, Name fleet.RootRevisionName) or a named one (config.yaml's
+// revisions:, Name its name).
+type RevisionMove struct {
+	Name string `json:"name"`
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // Result is the verdict on a change.

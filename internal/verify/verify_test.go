@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/diff"
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/promote"
 )
 
@@ -126,6 +127,31 @@ func TestParseTrailer(t *testing.T) {
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, ParseTrailer(tt.in)); diff != "" {
 			t.Errorf("ParseTrailer(%q) (-want +got)\n%s", tt.in, diff)
+		}
+	}
+}
+
+// A pin's change behind a gate names each revision it moves: the root's
+// and the named ones, from and to, in the message and in JSON.
+func TestCheckNamesRevisions(t *testing.T) {
+	named := strings.Replace(config, "sequence:", "revisions:\n  charts: {}\n  addons: {default: stable}\nsequence:", 1)
+	base := strings.Replace(named, "promotion: manual", "promotion: manual\n      revisions: {charts: aaaaaaa}", 1)
+	head := strings.Replace(named, "promotion: manual", "promotion: manual\n      revision: abc1234\n      revisions: {charts: bbbbbbb}", 1)
+	res, err := Check(Options{Base: &diff.Revision{Rev: "main", Commit: "0123456789abcdef", FS: fleetFS(map[string]string{"config/config.yaml": base})},
+		Head: fleetFS(map[string]string{"config/config.yaml": head})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []RevisionMove{{Name: fleet.RootRevisionName, From: "main", To: "abc1234"}, {Name: "charts", From: "aaaaaaa", To: "bbbbbbb"}}
+	if len(res.Findings) != 2 {
+		t.Fatalf("findings %+v, want one per target of prod", res.Findings)
+	}
+	for _, f := range res.Findings {
+		if diff := cmp.Diff(want, f.Revisions); diff != "" {
+			t.Errorf("%s: revisions (-want +got)\n%s", f.Target, diff)
+		}
+		if !strings.Contains(f.Message, "(it moves revision root from main to abc1234, revision charts from aaaaaaa to bbbbbbb)") {
+			t.Errorf("%s: message %q names not the revisions moved", f.Target, f.Message)
 		}
 	}
 }
