@@ -52,12 +52,12 @@ func startHooked(t testing.TB, nt *notify.Notifier) *hooked {
 	testgit.Run(t, "", "clone", "-q", bare, other)
 
 	wake := make(chan struct{}, 1)
-	h, err := webhook.New([]byte("secret"), func() bool {
+	h, err := webhook.New([]byte("secret"), func(context.Context) (bool, error) {
 		select {
 		case wake <- struct{}{}:
 		default:
 		}
-		return true
+		return false, nil
 	}, webhook.Options{})
 	if err != nil {
 		t.Fatal(err)
