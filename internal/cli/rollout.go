@@ -34,6 +34,9 @@ type rolloutOptions struct {
 	w                   watchOptions
 	// holdEvery is --hold-interval (Env.HoldEvery).
 	holdEvery time.Duration
+	// rolloutConfig is --rollout-config: a runner's own stopWhen
+	// conditions and checks (opts.Runner).
+	rolloutConfig string
 }
 
 func newRolloutCmd(g *globals) *cobra.Command {
@@ -141,6 +144,7 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 	f.StringVar(&o.w.webhookAddr, "webhook-addr", "", "with --watch, the `HOST:PORT` accepting push events at POST /webhook (GitHub, GitLab, Gitea, Forgejo) that make the runner fetch at once (default: none)")
 	f.StringVar(&o.w.webhookSecretFile, "webhook-secret-file", "", "with --webhook-addr, the `FILE` holding the secret push events are signed with")
 	f.DurationVar(&o.holdEvery, "hold-interval", rollout.DefaultHoldEvery, "how often a rollout held by a freeze or a stopWhen condition reads them again")
+	f.StringVar(&o.rolloutConfig, "rollout-config", "", "a YAML `FILE` of stopWhen conditions and checks this run adds to every node's in config.yaml (the Helm chart's runner.rollout)")
 	cmd.MarkFlagsMutuallyExclusive("once", "dry-run", "watch")
 	return cmd
 }
@@ -178,6 +182,15 @@ func (o *rolloutOptions) validate(cmd *cobra.Command) error {
 			return fmt.Errorf("--webhook-secret-file: %w", err)
 		}
 		o.w.webhookSecret = secret
+	}
+	if o.rolloutConfig != "" {
+		data, err := os.ReadFile(o.rolloutConfig)
+		if err != nil {
+			return fmt.Errorf("--rollout-config: %w", err)
+		}
+		if o.opts.Runner, err = fleet.ParseRunnerRollout(o.rolloutConfig, data); err != nil {
+			return err
+		}
 	}
 	if o.w.watch && o.w.interval <= 0 {
 		return usageErrorf("--interval %s: want a positive duration", o.w.interval)
@@ -230,6 +243,9 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		return err
 	}
 	if err := kc.Check(f); err != nil {
+		return err
+	}
+	if err := o.opts.Runner.Check(f.Config); err != nil {
 		return err
 	}
 	p := newRolloutPrinter(o.stdout, o.output, o.strata)

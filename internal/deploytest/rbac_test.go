@@ -36,6 +36,7 @@ import (
 // resources are the kinds the chart renders (monitoring off), by kind.
 var resources = map[string]schema.GroupVersionResource{
 	"ServiceAccount":      {Version: "v1", Resource: "serviceaccounts"},
+	"ConfigMap":           {Version: "v1", Resource: "configmaps"},
 	"Service":             {Version: "v1", Resource: "services"},
 	"Role":                {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
 	"RoleBinding":         {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
