@@ -17,6 +17,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/lock"
+	"github.com/strata-fleet/strata/internal/notify"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/webhook"
 )
@@ -37,6 +38,8 @@ type rolloutOptions struct {
 	// rolloutConfig is --rollout-config: a runner's own stopWhen
 	// conditions and checks (opts.Runner).
 	rolloutConfig string
+	// nt sends config.yaml's notifications (nil: none, or --dry-run).
+	nt *notify.Notifier
 }
 
 func newRolloutCmd(g *globals) *cobra.Command {
@@ -229,8 +232,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		// The patch's own lock is held throughout: a second run of the same
 		// patch is refused, naming this one. The repository's lock is taken
 		// only while a step writes (Env.Lock), never while it waits.
-		patch := o.opts.ClusterType + "/" + o.opts.Component + "/" + strings.TrimSuffix(o.opts.Patch, ".yaml")
-		release, err := o.patchLock(r)(ctx, patch)
+		release, err := o.patchLock(r)(ctx, o.patchID())
 		if err != nil {
 			return err
 		}
@@ -252,9 +254,15 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	defer p.close()
 	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir, NetTimeout: o.timeout}, Connect: kc.Connect(f),
 		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock, HoldEvery: o.holdEvery}
+	if !o.opts.DryRun && len(f.Config.Notifications) > 0 {
+		if o.nt, err = o.startNotifications(ctx, f.Config.Notifications, &env.Events); err != nil {
+			return err
+		}
+		defer o.nt.Flush(notify.DefaultFlush)
+	}
 	if o.w.watch {
 		env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
-		return o.runWatch(ctx, env, kc, f.Config.Notifications)
+		return o.runWatch(ctx, env, kc, o.nt)
 	}
 	if o.all {
 		if !o.opts.DryRun {
@@ -268,6 +276,9 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	opts := o.opts
 	opts.Args = o.args
 	res, err := rollout.Run(ctx, env, opts)
+	if o.nt != nil {
+		o.nt.Ended(rollout.PatchResult{Patch: o.patchID(), Result: res, Err: err})
+	}
 	if err != nil {
 		var se *rollout.StepError
 		if errors.As(err, &se) && o.output.data() {
@@ -285,6 +296,11 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		return &exitError{code: exitPending}
 	}
 	return nil
+}
+
+// patchID is the patch of a rollout of one, <type>/<component>/<patch>.
+func (o *rolloutOptions) patchID() string {
+	return o.opts.ClusterType + "/" + o.opts.Component + "/" + strings.TrimSuffix(o.opts.Patch, ".yaml")
 }
 
 // writeLock takes the repository's lock for one of the rollout's writes.
@@ -367,6 +383,11 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 	results, err := rollout.RunAll(ctx, env, o.opts)
 	if err != nil {
 		return err
+	}
+	if o.nt != nil {
+		for _, pr := range results {
+			o.nt.Ended(pr)
+		}
 	}
 	code := exitOK
 	var failed []string // as data: each patch's error, in the error's JSON

@@ -35,29 +35,16 @@ type watchOptions struct {
 
 // runWatch is rollout --watch: package runner until SIGTERM (ctx), with
 // /healthz and metrics on --metrics-addr, leader election on --lease,
-// push events on --webhook-addr and config.yaml's notifications.
-func (o *rolloutOptions) runWatch(ctx context.Context, env rollout.Env, kc live.Kubeconfig, notifications []fleet.Notification) error {
+// push events on --webhook-addr and config.yaml's notifications (nt,
+// started by run, with env's events).
+func (o *rolloutOptions) runWatch(ctx context.Context, env rollout.Env, kc live.Kubeconfig, nt *notify.Notifier) error {
 	m := runner.NewMetrics()
 	// A rollout's end is the runner's log line ("rollout ended", its
 	// error with --root hints): printing it again here said it twice.
 	ro := runner.Options{Env: env, Rollout: o.opts, Interval: o.w.interval, Metrics: m, Log: o.logger()}
-	if len(notifications) > 0 {
-		nt, err := notify.New(notifications, notify.Options{Log: o.logger()})
-		if err != nil {
-			return err
-		}
+	if nt != nil {
 		if err := m.Register(nt.Collectors()...); err != nil {
 			return err
-		}
-		nctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-		nt.Run(nctx)
-		defer func() { stop(); nt.Wait() }()
-		printEvent := ro.Env.Events
-		ro.Env.Events = func(e rollout.Event) {
-			nt.Event(e)
-			if printEvent != nil {
-				printEvent(e)
-			}
 		}
 		ro.Ended = nt.Ended
 	}
@@ -149,6 +136,30 @@ func (o *rolloutOptions) serveWebhook(m *runner.Metrics, lease *runner.Lease, wo
 	go func() { _ = srv.Serve(ln) }()
 	fmt.Fprintf(o.stderr, "accepting push events on http://%s/webhook\n", ln.Addr())
 	return func() { _ = srv.Close() }, nil
+}
+
+// startNotifications sends config.yaml's notifications of the events
+// *events is given, from now until the returned Notifier's Flush; a run
+// started again from a schedule (--once) sends only what it changed or
+// judged (notify.Options.Changes).
+func (o *rolloutOptions) startNotifications(ctx context.Context, ns []fleet.Notification, events *func(rollout.Event)) (*notify.Notifier, error) {
+	nt, err := notify.New(ns, notify.Options{Log: o.logger(), Changes: o.opts.Once})
+	if err != nil {
+		return nil, err
+	}
+	nt.Run(context.WithoutCancel(ctx))
+	next := *events
+	*events = func(e rollout.Event) {
+		n := e
+		if n.Patch == "" && !o.all && !o.w.watch {
+			n.Patch = o.patchID() // a rollout of one names its patch nowhere else
+		}
+		nt.Event(n)
+		if next != nil {
+			next(e)
+		}
+	}
+	return nt, nil
 }
 
 // ignoreCancel is nil for the end of a run stopped by SIGTERM or SIGINT.
