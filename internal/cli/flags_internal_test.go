@@ -77,6 +77,7 @@ var flagIdeas = map[string]string{
 	"metrics-addr":           "where metrics and /healthz are served",
 	"webhook-addr":           "where push webhooks are accepted",
 	"webhook-secret-file":    "the secret push webhooks are signed with",
+	"rollout-config":         "a runner's own stopWhen conditions and checks",
 	"lease":                  "the Lease that elects a leader",
 	"output":                 "the output format",
 	"owner":                  "who owns a change",

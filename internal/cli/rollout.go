@@ -17,6 +17,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/lock"
+	"github.com/strata-fleet/strata/internal/notify"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/webhook"
 )
@@ -34,6 +35,11 @@ type rolloutOptions struct {
 	w                   watchOptions
 	// holdEvery is --hold-interval (Env.HoldEvery).
 	holdEvery time.Duration
+	// rolloutConfig is --rollout-config: a runner's own stopWhen
+	// conditions and checks (opts.Runner).
+	rolloutConfig string
+	// nt sends config.yaml's notifications (nil: none, or --dry-run).
+	nt *notify.Notifier
 }
 
 func newRolloutCmd(g *globals) *cobra.Command {
@@ -141,6 +147,7 @@ patch in flight at once, each through its own sequence, gates and soaks.`,
 	f.StringVar(&o.w.webhookAddr, "webhook-addr", "", "with --watch, the `HOST:PORT` accepting push events at POST /webhook (GitHub, GitLab, Gitea, Forgejo) that make the runner fetch at once (default: none)")
 	f.StringVar(&o.w.webhookSecretFile, "webhook-secret-file", "", "with --webhook-addr, the `FILE` holding the secret push events are signed with")
 	f.DurationVar(&o.holdEvery, "hold-interval", rollout.DefaultHoldEvery, "how often a rollout held by a freeze or a stopWhen condition reads them again")
+	f.StringVar(&o.rolloutConfig, "rollout-config", "", "a YAML `FILE` of stopWhen conditions and checks this run adds to every node's in config.yaml (the Helm chart's runner.rollout)")
 	cmd.MarkFlagsMutuallyExclusive("once", "dry-run", "watch")
 	return cmd
 }
@@ -179,6 +186,15 @@ func (o *rolloutOptions) validate(cmd *cobra.Command) error {
 		}
 		o.w.webhookSecret = secret
 	}
+	if o.rolloutConfig != "" {
+		data, err := os.ReadFile(o.rolloutConfig)
+		if err != nil {
+			return fmt.Errorf("--rollout-config: %w", err)
+		}
+		if o.opts.Runner, err = fleet.ParseRunnerRollout(o.rolloutConfig, data); err != nil {
+			return err
+		}
+	}
 	if o.w.watch && o.w.interval <= 0 {
 		return usageErrorf("--interval %s: want a positive duration", o.w.interval)
 	}
@@ -216,8 +232,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		// The patch's own lock is held throughout: a second run of the same
 		// patch is refused, naming this one. The repository's lock is taken
 		// only while a step writes (Env.Lock), never while it waits.
-		patch := o.opts.ClusterType + "/" + o.opts.Component + "/" + strings.TrimSuffix(o.opts.Patch, ".yaml")
-		release, err := o.patchLock(r)(ctx, patch)
+		release, err := o.patchLock(r)(ctx, o.patchID())
 		if err != nil {
 			return err
 		}
@@ -232,13 +247,22 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	if err := kc.Check(f); err != nil {
 		return err
 	}
+	if err := o.opts.Runner.Check(f.Config); err != nil {
+		return err
+	}
 	p := newRolloutPrinter(o.stdout, o.output, o.strata)
 	defer p.close()
 	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir, NetTimeout: o.timeout}, Connect: kc.Connect(f),
 		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock, HoldEvery: o.holdEvery}
+	if !o.opts.DryRun && len(f.Config.Notifications) > 0 {
+		if o.nt, err = o.startNotifications(ctx, f.Config.Notifications, &env.Events); err != nil {
+			return err
+		}
+		defer o.nt.Flush(notify.DefaultFlush)
+	}
 	if o.w.watch {
 		env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
-		return o.runWatch(ctx, env, kc, f.Config.Notifications)
+		return o.runWatch(ctx, env, kc, o.nt)
 	}
 	if o.all {
 		if !o.opts.DryRun {
@@ -252,6 +276,9 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	opts := o.opts
 	opts.Args = o.args
 	res, err := rollout.Run(ctx, env, opts)
+	if o.nt != nil {
+		o.nt.Ended(rollout.PatchResult{Patch: o.patchID(), Result: res, Err: err})
+	}
 	if err != nil {
 		var se *rollout.StepError
 		if errors.As(err, &se) && o.output.data() {
@@ -269,6 +296,11 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		return &exitError{code: exitPending}
 	}
 	return nil
+}
+
+// patchID is the patch of a rollout of one, <type>/<component>/<patch>.
+func (o *rolloutOptions) patchID() string {
+	return o.opts.ClusterType + "/" + o.opts.Component + "/" + strings.TrimSuffix(o.opts.Patch, ".yaml")
 }
 
 // writeLock takes the repository's lock for one of the rollout's writes.
@@ -351,6 +383,11 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 	results, err := rollout.RunAll(ctx, env, o.opts)
 	if err != nil {
 		return err
+	}
+	if o.nt != nil {
+		for _, pr := range results {
+			o.nt.Ended(pr)
+		}
 	}
 	code := exitOK
 	var failed []string // as data: each patch's error, in the error's JSON

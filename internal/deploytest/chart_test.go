@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 	"helm.sh/helm/v4/pkg/action"
@@ -17,6 +20,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"helm.sh/helm/v4/pkg/engine"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/goldenfile"
 )
 
@@ -39,6 +43,14 @@ runner:
   extraArgs: [--hold-interval=1m]
   extraVolumes: [{name: notify, secret: {secretName: fleet-notify, defaultMode: 0440}}]
   extraVolumeMounts: [{name: notify, mountPath: /etc/strata/notify, readOnly: true}]
+  rollout:
+    stopWhen:
+      - name: hub-critical
+        alertmanager: {url: "http://alertmanager-operated.monitoring:9093", matchers: ['severity="critical"']}
+    checks:
+      - name: error-rate
+        prometheus: {url: "http://prometheus-operated.monitoring:9090", query: 'sum(rate(http_errors_total[5m])) > 1'}
+        timeout: 30s
 webhook: {enabled: true, secretName: fleet-webhook}
 metrics:
   serviceMonitor: {enabled: true, labels: {release: prometheus}}
@@ -146,6 +158,10 @@ func TestRefused(t *testing.T) {
 webhook: {enabled: true}`, "webhook.secretName: a Secret with key secret is required"},
 		{"an unknown failure mode", `git: {url: "x", secretName: s}
 runner: {onFailure: retry}`, `runner.onFailure "retry": stop or revert`},
+		{"a rollout setting the runner's file does not take", `git: {url: "x", secretName: s}
+runner: {rollout: {soak: 10m}}`, "runner.rollout.soak: unknown key (allowed: stopWhen, checks"},
+		{"a rollout that is not a map", `git: {url: "x", secretName: s}
+runner: {rollout: [x]}`, "runner.rollout: a map with the keys stopWhen and checks"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := render(t, tc.vals)
@@ -153,6 +169,102 @@ runner: {onFailure: retry}`, `runner.onFailure "retry": stop or revert`},
 				t.Errorf("render: %v, want an error with %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestRolloutConfig: runner.rollout becomes a ConfigMap mounted read-only
+// where the runner's --rollout-config reads it, and the runner's own
+// parser (fleet.ParseRunnerRollout) reads the rendered file as the values
+// said; a change to it changes the pods' checksum, so the runners restart
+// and read it again.
+func TestRolloutConfig(t *testing.T) {
+	out, err := render(t, valueSets["https-webhook-monitoring"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm struct {
+		Metadata struct{ Name string }
+		Data     map[string]string
+	}
+	var dep deployment
+	for _, doc := range strings.Split(manifest(out), "\n---\n") {
+		switch {
+		case strings.Contains(doc, "\nkind: ConfigMap\n"):
+			if err := yaml.Unmarshal([]byte(doc), &cm); err != nil {
+				t.Fatal(err)
+			}
+		case strings.Contains(doc, "\nkind: Deployment\n"):
+			if err := yaml.Unmarshal([]byte(doc), &dep); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const file = "/etc/strata/rollout/rollout.yaml"
+	r, err := fleet.ParseRunnerRollout(file, []byte(cm.Data["rollout.yaml"]))
+	if err != nil {
+		t.Fatalf("the runner cannot read the rendered file: %v\n%s", err, cm.Data["rollout.yaml"])
+	}
+	if len(r.StopWhen) != 1 || r.StopWhen[0].Name != "hub-critical" || r.StopWhen[0].Alertmanager == nil ||
+		r.StopWhen[0].Alertmanager.Matchers[0] != `severity="critical"` {
+		t.Errorf("stopWhen read as %+v", r.StopWhen)
+	}
+	if len(r.Checks) != 1 || r.Checks[0].Name != "error-rate" || r.Checks[0].Timeout != 30*time.Second || r.Checks[0].Prometheus == nil {
+		t.Errorf("checks read as %+v", r.Checks)
+	}
+
+	spec := dep.Spec.Template.Spec
+	if len(spec.Containers) != 1 || !slices.Contains(spec.Containers[0].Args, "--rollout-config="+file) {
+		t.Fatalf("the runner is not given --rollout-config=%s: %+v", file, spec.Containers)
+	}
+	var volume string
+	for _, m := range spec.Containers[0].VolumeMounts {
+		if m.MountPath == path.Dir(file) {
+			volume = m.Name
+			if !m.ReadOnly {
+				t.Errorf("%s is mounted writable", m.MountPath)
+			}
+		}
+	}
+	var from string
+	for _, v := range spec.Volumes {
+		if v.Name == volume && v.ConfigMap != nil {
+			from = v.ConfigMap.Name
+		}
+	}
+	if volume == "" || from != cm.Metadata.Name {
+		t.Errorf("%s is mounted from volume %q of ConfigMap %q, want the ConfigMap %q", path.Dir(file), volume, from, cm.Metadata.Name)
+	}
+
+	changed, err := render(t, strings.Replace(valueSets["https-webhook-monitoring"], "timeout: 30s", "timeout: 45s", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checksum := regexp.MustCompile(`checksum/rollout: \S+`)
+	if a, b := checksum.FindString(manifest(out)), checksum.FindString(manifest(changed)); a == "" || a == b {
+		t.Errorf("the pods' checksum of the rollout file is %q, and %q once it changes", a, b)
+	}
+}
+
+// deployment is what the tests read of the chart's Deployment.
+type deployment struct {
+	Spec struct {
+		Template struct {
+			Spec struct {
+				Containers []struct {
+					Name         string
+					Args         []string
+					VolumeMounts []struct {
+						Name      string
+						MountPath string `yaml:"mountPath"`
+						ReadOnly  bool   `yaml:"readOnly"`
+					} `yaml:"volumeMounts"`
+				}
+				Volumes []struct {
+					Name      string
+					ConfigMap *struct{ Name string } `yaml:"configMap"`
+				}
+			}
+		}
 	}
 }
 

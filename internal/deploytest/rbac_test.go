@@ -2,9 +2,15 @@ package deploytest
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,11 +30,13 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/runner"
 	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/webhook"
 )
 
 // resources are the kinds the chart renders (monitoring off), by kind.
 var resources = map[string]schema.GroupVersionResource{
 	"ServiceAccount":      {Version: "v1", Resource: "serviceaccounts"},
+	"ConfigMap":           {Version: "v1", Resource: "configmaps"},
 	"Service":             {Version: "v1", Resource: "services"},
 	"Role":                {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
 	"RoleBinding":         {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
@@ -45,8 +53,9 @@ var (
 // TestChartRBAC: the chart's objects applied to a real API server; with a
 // token of its ServiceAccount the runner reads and watches Argo CD's
 // Applications, refreshes one, and elects a leader through the Lease with
-// a second runner, which takes over when the first stops; every step
-// beyond the chart's RBAC is forbidden.
+// a second runner, which takes over when the first stops; a push webhook
+// reaching the runner that stands by wakes the leader through the Lease;
+// every step beyond the chart's RBAC is forbidden.
 func TestChartRBAC(t *testing.T) {
 	srv := testenv.StartAPIServer(t)
 	admin := srv.Config()
@@ -158,6 +167,81 @@ func TestChartRBAC(t *testing.T) {
 		<-doneB
 	})
 
+	t.Run("a push to the standby wakes the leader", func(t *testing.T) {
+		// Two runners as rollout --watch runs them: each has a webhook
+		// whose signed push wakes its own fetch while it leads and is
+		// handed on through the Lease while it stands by.
+		type replica struct {
+			lease   runner.Lease
+			leading atomic.Bool
+			woken   chan string
+			hook    *httptest.Server
+		}
+		leads := make(chan string, 4)
+		start := func(ctx context.Context, id string) (*replica, chan error) {
+			r := &replica{woken: make(chan string, 16)}
+			r.lease = runner.Lease{Namespace: "strata", Name: "strata", Identity: id, Client: kubernetes.NewForConfigOrDie(sa),
+				Duration: 3 * time.Second, Renew: 2 * time.Second, Retry: 300 * time.Millisecond, Release: true,
+				Pushed: func() { r.woken <- id + " woken by a relayed push" }}
+			h, err := webhook.New([]byte("s3cret"), runner.PushWake(&r.lease, r.leading.Load, func() { r.woken <- id + " woken by its webhook" }),
+				webhook.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.hook = httptest.NewServer(h)
+			t.Cleanup(r.hook.Close)
+			done := make(chan error, 1)
+			go func() {
+				done <- runner.Lead(ctx, r.lease, nil, func(ctx context.Context) {
+					r.leading.Store(true)
+					defer r.leading.Store(false)
+					leads <- id
+					<-ctx.Done()
+				})
+			}()
+			return r, done
+		}
+		ctxA, stopA := context.WithCancel(ctx)
+		defer stopA()
+		a, doneA := start(ctxA, "a")
+		await(t, leads, "a")
+		ctxB, stopB := context.WithCancel(ctx)
+		defer stopB()
+		b, doneB := start(ctxB, "b")
+
+		if code := pushTo(t, b.hook.URL, "d1"); code != http.StatusAccepted {
+			t.Fatalf("the standby answered %d, want 202", code)
+		}
+		await(t, a.woken, "a woken by a relayed push")
+		if code := pushTo(t, a.hook.URL, "d2"); code != http.StatusAccepted {
+			t.Fatalf("the leader answered %d, want 202", code)
+		}
+		await(t, a.woken, "a woken by its webhook")
+		select {
+		case s := <-b.woken:
+			t.Errorf("the standby fetched: %s", s)
+		default:
+		}
+		lease, err := cs.CoordinationV1().Leases("strata").Get(ctx, "strata", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := lease.Annotations[runner.PushAnnotation]; !strings.HasPrefix(got, "b ") {
+			t.Errorf("the Lease's %s is %q, want b's relay", runner.PushAnnotation, got)
+		}
+
+		// b leads once a stops; a push to it wakes its own fetch.
+		stopA()
+		<-doneA
+		await(t, leads, "b")
+		if code := pushTo(t, b.hook.URL, "d3"); code != http.StatusAccepted {
+			t.Fatalf("the new leader answered %d, want 202", code)
+		}
+		await(t, b.woken, "b woken by its webhook")
+		stopB()
+		<-doneB
+	})
+
 	// One step beyond the chart's RBAC, each.
 	beyond := []struct {
 		name string
@@ -209,6 +293,20 @@ func TestChartRBAC(t *testing.T) {
 			_, err := dyn.Resource(leaseGVR).Namespace("strata").List(ctx, metav1.ListOptions{})
 			return err
 		}},
+		{"watch every Lease", func() error {
+			w, err := dyn.Resource(leaseGVR).Namespace("strata").Watch(ctx, metav1.ListOptions{})
+			if err == nil {
+				w.Stop()
+			}
+			return err
+		}},
+		{"watch another Lease", func() error {
+			w, err := dyn.Resource(leaseGVR).Namespace("strata").Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=someone-else"})
+			if err == nil {
+				w.Stop()
+			}
+			return err
+		}},
 		{"read another Lease", func() error {
 			_, err := dyn.Resource(leaseGVR).Namespace("strata").Get(ctx, "someone-else", metav1.GetOptions{})
 			return err
@@ -236,6 +334,28 @@ func TestChartRBAC(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pushTo posts a GitHub push signed with the tests' secret to the webhook
+// at url, as delivery id; it returns the answer's status.
+func pushTo(t *testing.T, url, id string) int {
+	t.Helper()
+	body := `{"ref":"refs/heads/main"}`
+	mac := hmac.New(sha256.New, []byte("s3cret"))
+	mac.Write([]byte(body))
+	req, err := http.NewRequest(http.MethodPost, url+"/webhook", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-GitHub-Event", "push")
+	req.Header.Set("X-GitHub-Delivery", id)
+	req.Header.Set("X-Hub-Signature-256", "sha256="+hex.EncodeToString(mac.Sum(nil)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return resp.StatusCode
 }
 
 // await waits for want on ch, within a minute.

@@ -115,7 +115,10 @@ func TestE2EDelivery(t *testing.T) {
 	e := Start(t, Options{Spokes: deliverySpokes})
 	defer e.Done()
 	mark := e.Mark()
-	e.Repo.WriteFile("config/config.yaml", strings.ReplaceAll(deliveryConfig, RepoPlaceholder, e.Repo.URL))
+	// Every step event is notified, to a receiver and to a dead one
+	// (delivery_notify_test.go).
+	config, notified := withNotifications(t, strings.ReplaceAll(deliveryConfig, RepoPlaceholder, e.Repo.URL))
+	e.Repo.WriteFile("config/config.yaml", config)
 	e.Repo.WriteFile("config/spoke/web/values.yaml", strings.ReplaceAll(webValues, RepoPlaceholder, e.Repo.URL))
 	// Its one override is at a region this sequence does not have.
 	if err := os.RemoveAll(filepath.Join(e.Repo.Dir, "config/spoke/demo/integration")); err != nil {
@@ -142,6 +145,7 @@ func TestE2EDelivery(t *testing.T) {
 	mark("freeze during a soak, unfreeze; one spoke within maxUnhealthy")
 	e.beyondBudget(t)
 	mark("two spokes unhealthy, beyond maxUnhealthy 1")
+	notified.check(t, e, head)
 }
 
 // unreachable: a rollout whose Argo CD cannot be reached (its kubeconfig

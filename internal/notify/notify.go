@@ -12,9 +12,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/kube"
@@ -40,7 +42,16 @@ type Options struct {
 	// Outcome, when set, is told how each message ended: err nil when
 	// it was sent, else why it was given up.
 	Outcome func(notification string, m Message, err error)
+	// Changes sends only what a run changed or judged: not the manual
+	// gate a rollout waits at or the hold it is in (gated, frozen), which
+	// a run started again from a schedule (rollout --once) says at each
+	// run, and which a long-lived runner says once.
+	Changes bool
 }
+
+// DefaultFlush bounds Flush at the end of a run that exits (rollout
+// --once): what is not sent by then is dropped.
+const DefaultFlush = 5 * time.Second
 
 // Notifier sends events to the notifications of a fleet's config.
 type Notifier struct {
@@ -49,6 +60,14 @@ type Notifier struct {
 	sent, failed, dropped *prometheus.CounterVec
 	wg                    sync.WaitGroup
 	start                 sync.Once
+	// mu guards closed (Flush: no event is queued after) against queue;
+	// flushing makes a failed send final (no retry); cancel stops the
+	// senders.
+	mu       sync.RWMutex
+	closed   bool
+	flushing atomic.Bool
+	flushed  chan struct{} // closed by Flush: a pause before a retry ends
+	cancel   context.CancelFunc
 }
 
 // sink is one notification: its queue and where it posts.
@@ -81,7 +100,7 @@ func New(ns []fleet.Notification, o Options) (*Notifier, error) {
 		o.Now = time.Now
 	}
 	label := []string{"notification"}
-	nt := &Notifier{opts: o,
+	nt := &Notifier{opts: o, flushed: make(chan struct{}),
 		sent: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_notifications_sent_total",
 			Help: "Notifications of rollout events delivered (a 2xx answer)."}, label),
 		failed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_notifications_failed_total",
@@ -119,6 +138,7 @@ func (nt *Notifier) Collectors() []prometheus.Collector {
 // waits for them.
 func (nt *Notifier) Run(ctx context.Context) {
 	nt.start.Do(func() {
+		ctx, nt.cancel = context.WithCancel(ctx)
 		for _, s := range nt.sinks {
 			nt.wg.Go(func() { nt.send(ctx, s) })
 		}
@@ -128,11 +148,74 @@ func (nt *Notifier) Run(ctx context.Context) {
 // Wait waits for the senders to end (after Run's ctx).
 func (nt *Notifier) Wait() { nt.wg.Wait() }
 
+// Flush ends a Notifier that Run started, for a run that exits: it
+// queues no more events, sends what is queued, each message tried once
+// more at most (no pause: a receiver that refuses or fails costs no
+// wait), for at most d, then stops the senders. It returns how many
+// messages were not sent (given up or dropped), each counted and logged.
+func (nt *Notifier) Flush(d time.Duration) (unsent int) {
+	nt.mu.Lock()
+	was := nt.closed
+	nt.closed = true
+	nt.mu.Unlock()
+	if was {
+		return nt.unsent()
+	}
+	nt.flushing.Store(true)
+	close(nt.flushed)
+	for _, s := range nt.sinks {
+		close(s.queue)
+	}
+	done := make(chan struct{})
+	go func() { nt.wg.Wait(); close(done) }()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		if nt.cancel != nil {
+			nt.cancel()
+		}
+		<-done
+	}
+	for _, s := range nt.sinks {
+		for m := range s.queue {
+			nt.drop(s, m)
+		}
+	}
+	return nt.unsent()
+}
+
+// drop counts and logs m, not sent to s before Flush's bound.
+func (nt *Notifier) drop(s *sink, m Message) {
+	nt.dropped.WithLabelValues(s.n.Name).Inc()
+	nt.opts.Log.Warn("notification not sent: the run ended first", "notification", s.n.Name, "event", m.Event, "patch", m.Patch)
+}
+
+// unsent is how many messages were given up or dropped so far.
+func (nt *Notifier) unsent() int {
+	n := 0
+	for _, c := range []*prometheus.CounterVec{nt.failed, nt.dropped} {
+		for _, s := range nt.sinks {
+			var m dto.Metric
+			if err := c.WithLabelValues(s.n.Name).Write(&m); err == nil {
+				n += int(m.GetCounter().GetValue())
+			}
+		}
+	}
+	return n
+}
+
 // Event queues the notifications of a rollout's event, if it is one they
 // are sent for. It never blocks.
 func (nt *Notifier) Event(e rollout.Event) {
 	name, ok := kinds[e.Kind]
-	if !ok {
+	switch {
+	case !ok:
+		return
+	case e.Kind == rollout.KindFailed && e.Recorded:
+		return // a failure of an earlier run, sent when it happened
+	case nt.opts.Changes && (e.Kind == rollout.KindGate || e.Kind == rollout.KindHeld):
 		return
 	}
 	nt.queue(messageOf(name, e))
@@ -158,6 +241,11 @@ var kinds = map[rollout.Kind]string{
 }
 
 func (nt *Notifier) queue(m Message) {
+	nt.mu.RLock()
+	defer nt.mu.RUnlock()
+	if nt.closed {
+		return
+	}
 	for _, s := range nt.sinks {
 		if s.n.Events != nil && !slices.Contains(s.n.Events, m.Event) {
 			continue
@@ -177,9 +265,15 @@ func (nt *Notifier) send(ctx context.Context, s *sink) {
 		select {
 		case <-ctx.Done():
 			return
-		case m := <-s.queue:
+		case m, ok := <-s.queue:
+			if !ok {
+				return // flushed
+			}
 			err := nt.deliver(ctx, s, m)
 			if ctx.Err() != nil {
+				if nt.flushing.Load() { // cut off by Flush's bound
+					nt.drop(s, m)
+				}
 				return
 			}
 			if err == nil {
@@ -206,12 +300,16 @@ func (nt *Notifier) deliver(ctx context.Context, s *sink, m Message) error {
 	pause := nt.opts.Backoff
 	for attempt := 1; ; attempt++ {
 		again, err := nt.post(ctx, s, body)
-		if err == nil || !again || attempt >= nt.opts.Attempts {
+		if err == nil || !again || attempt >= nt.opts.Attempts || (attempt > 1 && nt.flushing.Load()) {
 			return err
+		}
+		if nt.flushing.Load() {
+			continue // once more, without a pause
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-nt.flushed: // tried once more at once
 		case <-time.After(pause):
 		}
 		pause *= 2

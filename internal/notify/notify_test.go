@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -352,4 +353,70 @@ func labelOf(m *dto.Metric) string {
 		}
 	}
 	return ""
+}
+
+// TestFlush: a run that exits (rollout --once) sends what it changed or
+// judged, not the gate or hold it would say again at its next run, nor a
+// failure of an earlier run; Flush sends what is queued before it
+// returns, and neither a receiver that refuses (tried once more, no
+// pause) nor one that hangs (cut off at the bound) keeps it from
+// returning: both are counted unsent.
+func TestFlush(t *testing.T) {
+	alive := newReceiver(t)
+	refused := httptest.NewServer(http.NotFoundHandler())
+	refusedURL := refused.URL
+	refused.Close() // nothing listens: each post is refused at once
+	stop := make(chan struct{})
+	hanging := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { <-stop }))
+	defer hanging.Close()
+	defer close(stop)
+	nt, err := notify.New([]fleet.Notification{
+		{Name: "alive", Kind: "webhook", URL: alive.srv.URL, Timeout: time.Minute},
+		{Name: "refused", Kind: "webhook", URL: refusedURL, Timeout: time.Minute},
+		{Name: "hanging", Kind: "webhook", URL: hanging.URL, Timeout: time.Hour},
+	}, notify.Options{Changes: true, Backoff: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nt.Run(context.Background())
+	recorded := rollout.Event{Kind: rollout.KindFailed, Patch: "workload/demo/patch-003", Step: "integration/eu-west1", Recorded: true, Time: t0}
+	for _, e := range append(slices.Clone(events), recorded) {
+		nt.Event(e)
+	}
+	nt.Ended(rollout.PatchResult{Patch: "workload/demo/patch-001", Result: &rollout.Result{Stopped: rollout.StoppedDone}})
+
+	flushed := make(chan int, 1)
+	go func() { flushed <- nt.Flush(3 * time.Second) }()
+	var unsent int
+	select {
+	case unsent = <-flushed:
+	case <-time.After(time.Minute):
+		t.Fatal("Flush did not return within a minute")
+	}
+	var got []string
+	for _, b := range alive.bodies {
+		var m notify.Message
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m.Event+" "+m.Patch)
+	}
+	want := []string{"started workload/demo/patch-001", "healthy workload/demo/patch-001", "failed workload/demo/patch-002",
+		"reverted workload/demo/patch-002", "folded workload/demo/patch-001"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("sent before Flush returned (-want +got):\n%s", d)
+	}
+	if got := counter(t, nt, "strata_notifications_failed_total", "refused"); got != 5 {
+		t.Errorf("given up for the receiver that refuses: %v, want 5", got)
+	}
+	if got := counter(t, nt, "strata_notifications_failed_total", "hanging") + counter(t, nt, "strata_notifications_dropped_total", "hanging"); got != 5 {
+		t.Errorf("unsent to the receiver that hangs: %v, want 5", got)
+	}
+	if unsent != 10 {
+		t.Errorf("Flush says %d unsent, want 10", unsent)
+	}
+	nt.Event(events[1]) // after Flush: nothing, no panic
+	if n := len(alive.bodies); n != 5 {
+		t.Errorf("%d messages sent in all, want 5", n)
+	}
 }

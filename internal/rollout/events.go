@@ -113,7 +113,9 @@ type Event struct {
 	Check  string `json:"check,omitempty"`
 	Passed bool   `json:"passed,omitempty"`
 	// Recorded: the check passed for this commit in an earlier run (a
-	// note under NotesRef, Message says when) and was not run again.
+	// note under NotesRef, Message says when) and was not run again; of a
+	// KindFailed event, the step failed in an earlier run (strata's
+	// record), said again.
 	Recorded bool `json:"recorded,omitempty"`
 	// Gates are the manual gates of a KindGate event; Command continues,
 	// and Next is that command as data when it is not the caller's own

@@ -199,7 +199,7 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 // the events alone (-o json) knows why the run ended.
 func (r *runner) emitStopped(err error) {
 	if se := (*StepError)(nil); errors.As(err, &se) {
-		r.emit(Event{Kind: KindFailed, Step: se.Step, Commit: se.Commit, Failures: se.Failures,
+		r.emit(Event{Kind: KindFailed, Step: se.Step, Commit: se.Commit, Failures: se.Failures, Recorded: true,
 			Message: "the step failed in an earlier run (recorded); the rollout stays stopped until the patch's files change"})
 	}
 }

@@ -39,6 +39,9 @@ type Options struct {
 	DryRun bool
 	// Soak and Timeout, when set, replace the configured ones.
 	Soak, Timeout *time.Duration
+	// Runner, when set, adds a runner's own stopWhen conditions and checks
+	// to every node's (--rollout-config, fleet.RunnerRollout).
+	Runner *fleet.RunnerRollout
 	// Revert reverts a failed step (--on-failure revert).
 	Revert bool
 	// Remote is where the steps are pushed ("" for the branch's upstream).

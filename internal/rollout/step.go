@@ -177,7 +177,8 @@ func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
 	return r.opts.overridden(f.Config.RolloutAt(n))
 }
 
-// overridden is p with the run's --soak and --timeout.
+// overridden is p with the run's --soak and --timeout, and a runner's own
+// stopWhen conditions and checks (--rollout-config).
 func (o Options) overridden(p fleet.RolloutPolicy) fleet.RolloutPolicy {
 	if o.Soak != nil {
 		p.Soak = *o.Soak
@@ -185,7 +186,7 @@ func (o Options) overridden(p fleet.RolloutPolicy) fleet.RolloutPolicy {
 	if o.Timeout != nil {
 		p.Timeout = *o.Timeout
 	}
-	return p
+	return o.Runner.Add(p)
 }
 
 // foldPolicy is the policy of a fold, which changes the targets ids

@@ -15,5 +15,7 @@
 // with /healthz ([Metrics.Handler]). [Lead] runs the runner only while it
 // holds a Kubernetes Lease (client-go's leader election), so that two
 // runners of one repository never drive a step twice: the other stands by
-// and takes over when the leader's lease expires.
+// and takes over when the leader's lease expires. A push webhook taken by
+// the runner that stands by is handed to the leader through the same
+// Lease ([Relay], [PushWake]): an annotation the leader watches.
 package runner

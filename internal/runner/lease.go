@@ -33,6 +33,10 @@ type Lease struct {
 	// Leader, when set, is told each leader this runner sees (its own
 	// identity when it leads).
 	Leader func(identity string)
+	// Pushed, when set, is called while this runner leads each time
+	// another hands it a push ([Relay]): it must not block. It needs the
+	// Lease's watch.
+	Pushed func()
 }
 
 // ParseLease reads NAMESPACE/NAME.
@@ -74,6 +78,13 @@ func Lead(ctx context.Context, l Lease, metrics *Metrics, run func(context.Conte
 				if metrics != nil {
 					metrics.SetLeader(true)
 					defer metrics.SetLeader(false)
+				}
+				if l.Pushed != nil {
+					var watching sync.WaitGroup
+					defer watching.Wait()
+					wctx, stop := context.WithCancel(ctx)
+					defer stop()
+					watching.Go(func() { watchPushes(wctx, l, l.Pushed) })
 				}
 				run(ctx)
 			},

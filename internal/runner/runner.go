@@ -226,6 +226,9 @@ func (r *runner) inFlight(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return err
 		}
+		if err := r.o.Rollout.Runner.Check(f.Config); err != nil {
+			return err
+		}
 		// A fold or a first step's revert removed the patch's files; its
 		// rollout still has that step to settle.
 		settling, err := rollout.Settling(ctx, r.o.Env.Git, f, r.o.Rollout, r.o.Env.Clock.Now())

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/lock"
@@ -25,6 +26,7 @@ import (
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/runner"
+	"github.com/strata-fleet/strata/internal/testenv"
 	"github.com/strata-fleet/strata/internal/testgit"
 	"github.com/strata-fleet/strata/internal/webhook"
 )
@@ -37,6 +39,8 @@ type hooked struct {
 	events chan rollout.Event
 	hook   *httptest.Server
 	n      int
+	// wake is the runner's: a send makes it fetch.
+	wake chan struct{}
 }
 
 func startHooked(t testing.TB, nt *notify.Notifier) *hooked {
@@ -52,17 +56,17 @@ func startHooked(t testing.TB, nt *notify.Notifier) *hooked {
 	testgit.Run(t, "", "clone", "-q", bare, other)
 
 	wake := make(chan struct{}, 1)
-	h, err := webhook.New([]byte("secret"), func() bool {
+	h, err := webhook.New([]byte("secret"), func(context.Context) (bool, error) {
 		select {
 		case wake <- struct{}{}:
 		default:
 		}
-		return true
+		return false, nil
 	}, webhook.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	hk := &hooked{t: t, other: other, events: make(chan rollout.Event, 10000), hook: httptest.NewServer(h)}
+	hk := &hooked{t: t, other: other, events: make(chan rollout.Event, 10000), hook: httptest.NewServer(h), wake: wake}
 	t.Cleanup(hk.hook.Close)
 	env := rollout.Env{Dir: dir, Git: rollout.ExecGit{Dir: dir, Env: testgit.Env}, Events: func(e rollout.Event) {
 		if nt != nil {
@@ -102,15 +106,20 @@ func (hk *hooked) push(patch string) {
 	testgit.Run(t, hk.other, "push", "-q", "origin", "main")
 }
 
-// post sends a push event signed as GitHub signs it.
-func (hk *hooked) post() {
+// post sends a push event signed as GitHub signs it to the runner's
+// webhook.
+func (hk *hooked) post() { hk.postTo(hk.hook.URL) }
+
+// postTo sends a push event signed as GitHub signs it to the webhook at
+// url.
+func (hk *hooked) postTo(url string) {
 	t := hk.t
 	t.Helper()
 	hk.n++
 	body := `{"ref":"refs/heads/main"}`
 	mac := hmac.New(sha256.New, []byte("secret"))
 	mac.Write([]byte(body))
-	req, err := http.NewRequest(http.MethodPost, hk.hook.URL+"/webhook", strings.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, url+"/webhook", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,6 +191,58 @@ func BenchmarkWebhookReaction(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(promoted.Milliseconds())/float64(b.N), "promoted-ms/op")
+}
+
+// BenchmarkWebhookRelay: from a signed push event posted to the webhook
+// of the runner that stands by (the patch already pushed) to the
+// leader's rollout start (ns/op): the standby sets the annotation of
+// their Lease on a real API server, the leader's watch of it wakes its
+// fetch. The leader polls once an hour.
+func BenchmarkWebhookRelay(b *testing.B) {
+	hk := startHooked(b, nil)
+	api := testenv.StartAPIServer(b)
+	cs, err := kubernetes.NewForConfig(api.Config())
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	leading := make(chan struct{}, 1)
+	led := make(chan error, 1)
+	go func() {
+		leader := runner.Lease{Namespace: "default", Name: "strata", Identity: "leader", Client: cs,
+			Pushed: func() {
+				select {
+				case hk.wake <- struct{}{}:
+				default:
+				}
+			}}
+		led <- runner.Lead(ctx, leader, nil, func(ctx context.Context) { leading <- struct{}{}; <-ctx.Done() })
+	}()
+	b.Cleanup(func() { cancel(); <-led })
+	select {
+	case <-leading:
+	case <-time.After(time.Minute):
+		b.Fatal("no leader within a minute")
+	}
+	standby := runner.Lease{Namespace: "default", Name: "strata", Identity: "standby", Client: cs}
+	h, err := webhook.New([]byte("secret"), runner.PushWake(&standby, func() bool { return false }, nil), webhook.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	b.Cleanup(srv.Close)
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		patch := fmt.Sprintf("patch-%03d", i)
+		hk.push(patch)
+		b.StartTimer()
+		hk.postTo(srv.URL)
+		hk.await(patch, rollout.KindStart)
+		b.StopTimer()
+		hk.await(patch, rollout.KindGate)
+		b.StartTimer()
+	}
 }
 
 // TestRunnerNotifies: the runner's events reach a notification: the

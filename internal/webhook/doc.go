@@ -11,9 +11,10 @@
 // must name its delivery (X-GitHub-Delivery, X-Gitlab-Event-UUID,
 // X-Gitea-Delivery, X-Forgejo-Delivery), one not seen before, and its body
 // is read up to [DefaultMaxBody]; [Handler.Server] bounds how long reading
-// it may take. A signed push event calls the wake function given to [New]
-// (the runner's wake channel: pushes that come together make one fetch);
-// any other signed event is acknowledged and does nothing. The body is
+// it may take. A signed push event calls the [Wake] given to [New]: the
+// runner's wake channel (pushes that come together make one fetch), or,
+// on a runner that stands by, the push handed to the leader through their
+// Lease; any other signed event is acknowledged and does nothing. The body is
 // never parsed: the runner fetches the repository and reads what changed
 // from Git, so nothing a request says is believed beyond "someone pushed".
 //

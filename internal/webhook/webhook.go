@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -38,11 +39,12 @@ const (
 	ResultMalformed = "malformed" // no delivery ID, or a signature not in its form
 	ResultOversized = "oversized" // a body over the limit
 	ResultUnread    = "unread"    // the body could not be read in time
-	ResultStandby   = "standby"   // a signed push to a runner that stands by
+	ResultRelayed   = "relayed"   // a signed push to a runner that stands by, handed to the leader
+	ResultStandby   = "standby"   // a signed push to a runner that stands by and could not hand it on
 )
 
 var results = []string{ResultPush, ResultIgnored, ResultUnsigned, ResultForged, ResultReplayed, ResultMalformed,
-	ResultOversized, ResultUnread, ResultStandby}
+	ResultOversized, ResultUnread, ResultRelayed, ResultStandby}
 
 // Options tune a Handler.
 type Options struct {
@@ -54,10 +56,19 @@ type Options struct {
 	ReadTimeout, ReadHeaderTimeout time.Duration
 }
 
+// A Wake is told of each signed push, and returns within ctx: nil when
+// this runner fetches at once, relayed when it stands by and handed the
+// push to the leader (package runner's Relay), an error when it could do
+// neither.
+type Wake func(ctx context.Context) (relayed bool, err error)
+
+// relayTimeout bounds a Wake: the request's answer waits for it.
+const relayTimeout = 5 * time.Second
+
 // Handler verifies push events and wakes the runner.
 type Handler struct {
 	secret []byte
-	wake   func() bool
+	wake   Wake
 	opts   Options
 
 	mu    sync.Mutex
@@ -68,12 +79,11 @@ type Handler struct {
 }
 
 // New returns a Handler that checks requests against secret and calls
-// wake for each signed push. wake must not block; it returns false when
-// this runner does not deliver (it stands by while another holds the
-// Lease): the push is then refused with 503, its delivery ID not
-// recorded, so that the Git host shows it failed and a redelivery that
-// reaches the leader is taken.
-func New(secret []byte, wake func() bool, o Options) (*Handler, error) {
+// wake for each signed push. When wake fails (a runner that stands by and
+// cannot reach the Lease) the push is refused with 503, its delivery ID
+// not recorded, so that the Git host shows it failed and its redelivery
+// is taken.
+func New(secret []byte, wake Wake, o Options) (*Handler, error) {
 	if len(secret) == 0 {
 		return nil, errors.New("webhook: an empty secret")
 	}
@@ -88,7 +98,7 @@ func New(secret []byte, wake func() bool, o Options) (*Handler, error) {
 	}
 	h := &Handler{secret: bytes.Clone(secret), wake: wake, opts: o, seen: map[string]bool{},
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_webhook_requests_total",
-			Help: "Webhook requests by result: push (a signed push: the runner fetches), ignored, unsigned, forged, replayed, malformed, oversized, unread."},
+			Help: "Webhook requests by result: push (a signed push: the runner fetches), relayed (a signed push handed to the leader), standby (one that could not be), ignored, unsigned, forged, replayed, malformed, oversized, unread."},
 			[]string{"result"})}
 	for _, r := range results {
 		h.requests.WithLabelValues(r)
@@ -168,9 +178,15 @@ func (h *Handler) take(w http.ResponseWriter, r *http.Request) (result string, c
 	if !isPush(r.Header) {
 		return ResultIgnored, http.StatusAccepted, "not a push: nothing to do"
 	}
-	if !h.wake() {
+	ctx, cancel := context.WithTimeout(r.Context(), relayTimeout)
+	defer cancel()
+	relayed, err := h.wake(ctx)
+	switch {
+	case err != nil:
 		h.forget(id)
-		return ResultStandby, http.StatusServiceUnavailable, "this runner stands by: the leader fetches at its next interval"
+		return ResultStandby, http.StatusServiceUnavailable, "this runner stands by and could not hand the push to the leader: " + err.Error()
+	case relayed:
+		return ResultRelayed, http.StatusAccepted, "handed to the leader: fetching"
 	}
 	return ResultPush, http.StatusAccepted, "fetching"
 }

@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"bufio"
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
@@ -100,7 +101,7 @@ func TestHandler(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var woken atomic.Int64
-			h, err := webhook.New([]byte(secret), func() bool { woken.Add(1); return true }, webhook.Options{})
+			h, err := webhook.New([]byte(secret), func(context.Context) (bool, error) { woken.Add(1); return false, nil }, webhook.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +128,7 @@ func TestHandler(t *testing.T) {
 // Content-Length is refused as it is read.
 func TestChunkedOversizedBody(t *testing.T) {
 	var woken atomic.Int64
-	h, err := webhook.New([]byte(secret), func() bool { woken.Add(1); return true }, webhook.Options{MaxBody: 64})
+	h, err := webhook.New([]byte(secret), func(context.Context) (bool, error) { woken.Add(1); return false, nil }, webhook.Options{MaxBody: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestChunkedOversizedBody(t *testing.T) {
 // signature intact; a forged request never takes an ID from a real one.
 func TestReplay(t *testing.T) {
 	var woken atomic.Int64
-	h, err := webhook.New([]byte(secret), func() bool { woken.Add(1); return true }, webhook.Options{})
+	h, err := webhook.New([]byte(secret), func(context.Context) (bool, error) { woken.Add(1); return false, nil }, webhook.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +201,7 @@ func counted(t *testing.T, h *webhook.Handler, result string) float64 {
 // the runner is not woken.
 func TestSlowRequests(t *testing.T) {
 	var woken atomic.Int64
-	h, err := webhook.New([]byte(secret), func() bool { woken.Add(1); return true },
+	h, err := webhook.New([]byte(secret), func(context.Context) (bool, error) { woken.Add(1); return false, nil },
 		webhook.Options{ReadTimeout: 300 * time.Millisecond, ReadHeaderTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -251,29 +252,36 @@ func TestSlowRequests(t *testing.T) {
 	}
 }
 
-// TestStandby: a runner that stands by refuses a signed push with 503
-// and keeps no record of it: the same delivery, sent again once it
-// leads, is taken.
+// TestStandby: a runner that stands by hands a signed push to the leader
+// (202, relayed); when it cannot, it refuses the push with 503 and keeps
+// no record of it: the same delivery, sent again, is taken.
 func TestStandby(t *testing.T) {
-	leading := false
-	var woken atomic.Int64
-	h, err := webhook.New([]byte(secret), func() bool {
-		if leading {
-			woken.Add(1)
+	reachable := false
+	var relayed atomic.Int64
+	h, err := webhook.New([]byte(secret), func(ctx context.Context) (bool, error) {
+		if _, ok := ctx.Deadline(); !ok {
+			t.Error("the wake's context has no deadline")
 		}
-		return leading
+		if !reachable {
+			return false, errors.New("the Lease is out of reach")
+		}
+		relayed.Add(1)
+		return true, nil
 	}, webhook.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code, msg := serve(h, github("d1", "push", push), false); code != http.StatusServiceUnavailable {
-		t.Errorf("standing by: answered %d %q, want 503", code, msg)
+	if code, msg := serve(h, github("d1", "push", push), false); code != http.StatusServiceUnavailable || !strings.Contains(msg, "the Lease is out of reach") {
+		t.Errorf("standing by, the Lease out of reach: answered %d %q, want 503 saying why", code, msg)
 	}
-	leading = true
-	if code, msg := serve(h, github("d1", "push", push), false); code != http.StatusAccepted || woken.Load() != 1 {
-		t.Errorf("leading: answered %d %q and woke %d times, want 202 and once", code, msg, woken.Load())
+	reachable = true
+	if code, msg := serve(h, github("d1", "push", push), false); code != http.StatusAccepted || relayed.Load() != 1 {
+		t.Errorf("standing by: answered %d %q and relayed %d times, want 202 and once", code, msg, relayed.Load())
 	}
 	if got := counted(t, h, webhook.ResultStandby); got != 1 {
 		t.Errorf("strata_webhook_requests_total{result=standby} = %v, want 1", got)
+	}
+	if got := counted(t, h, webhook.ResultRelayed); got != 1 {
+		t.Errorf("strata_webhook_requests_total{result=relayed} = %v, want 1", got)
 	}
 }

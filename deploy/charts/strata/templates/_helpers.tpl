@@ -68,6 +68,14 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- if not (has .Values.runner.onFailure (list "stop" "revert")) }}
 {{- fail (printf "runner.onFailure %q: stop or revert" .Values.runner.onFailure) }}
 {{- end }}
+{{- if not (kindIs "map" (.Values.runner.rollout | default dict)) }}
+{{- fail "runner.rollout: a map with the keys stopWhen and checks" }}
+{{- end }}
+{{- range $k, $v := .Values.runner.rollout }}
+{{- if not (has $k (list "stopWhen" "checks")) }}
+{{- fail (printf "runner.rollout.%s: unknown key (allowed: stopWhen, checks; the rest of a rollout's settings are config.yaml's or runner's flags)" $k) }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/* The environment git runs with, in both containers: who commits and
@@ -110,4 +118,9 @@ repository's credentials. */}}
   mountPath: /etc/strata/git
   readOnly: true
 {{- end }}
+{{- end }}
+
+{{/* The runner's rollout file (--rollout-config): runner.rollout as YAML. */}}
+{{- define "strata.rolloutFile" -}}
+{{ toYaml .Values.runner.rollout }}
 {{- end }}
