@@ -157,8 +157,15 @@ func (r *runner) settle(ctx context.Context) error {
 		return r.settle(ctx)
 	}
 	if len(dirs) == 0 {
-		r.emit(Event{Kind: KindStart, Step: st.node, Message: fmt.Sprintf("%s is at %s, where no cluster of the inventory runs", r.opts.Patch, strings.Join(locs, ", "))})
-		return nil
+		if !st.policy.NoWatch || len(st.policy.Checks) == 0 {
+			r.emit(Event{Kind: KindStart, Step: st.node, Message: fmt.Sprintf("%s is at %s, where no cluster of the inventory runs", r.opts.Patch, strings.Join(locs, ", "))})
+			return nil
+		}
+		// Checks only (watch: false): they are the step's verdict, so
+		// they are run (or read from the record) although no cluster
+		// runs there; a check that could not be read is run again, not
+		// passed over on the way to the next step.
+		dirs = r.locDirs(f, locs)
 	}
 	commit, err := r.repo.run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...)
 	if err != nil {
@@ -196,15 +203,7 @@ func (r *runner) settle(ctx context.Context) error {
 // the patch, or another change, was committed without strata render and
 // is not delivered there.
 func (r *runner) checkDelivered(f *fleet.Fleet, locs []string) error {
-	var dirs []string
-	for _, l := range locs {
-		d, ok := f.Config.NodeDirs(r.opts.ClusterType, l)
-		if !ok {
-			dirs = nil // every target
-			break
-		}
-		dirs = append(dirs, d...)
-	}
+	dirs := r.locDirs(f, locs)
 	act := r.action()
 	if len(r.hide) > 0 {
 		act.FS, act.Stateless = hidingFS{FS: r.fsys, hide: r.hide}, true
@@ -224,4 +223,18 @@ func (r *runner) onlyUnrendered(f *fleet.Fleet, own []string) (bool, error) {
 	act.FS, act.Stateless = hidingFS{FS: r.fsys, hide: append(slices.Clone(r.hide), own...)}, true
 	ts, err := act.UnrenderedIn(f.Config, nil)
 	return len(ts) == 0, err
+}
+
+// locDirs are the directories of rendered/ that hold the output of the
+// targets under locs (nil: every target's, when that cannot be told).
+func (r *runner) locDirs(f *fleet.Fleet, locs []string) []string {
+	var dirs []string
+	for _, l := range locs {
+		d, ok := f.Config.NodeDirs(r.opts.ClusterType, l)
+		if !ok {
+			return nil
+		}
+		dirs = append(dirs, d...)
+	}
+	return dirs
 }
