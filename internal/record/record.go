@@ -295,9 +295,8 @@ func (l *Log) read(ctx context.Context, revs ...string) ([]Entry, error) {
 		if len(f) < 3 {
 			continue
 		}
-		_, body, _ := strings.Cut(f[2], "\n\n")
-		var e Entry
-		if json.Unmarshal([]byte(strings.TrimSpace(body)), &e) != nil || e.Patch == "" || seen[f[0]] {
+		e, err := Parse(f[2])
+		if err != nil || seen[f[0]] {
 			continue
 		}
 		seen[f[0]] = true
@@ -306,6 +305,20 @@ func (l *Log) read(ctx context.Context, revs ...string) ([]Entry, error) {
 	}
 	slices.SortStableFunc(es, func(a, b Entry) int { return b.At.Compare(a.At) })
 	return es, nil
+}
+
+// Parse is the entry a record commit's message holds: its body, after
+// the subject line, one JSON object naming a patch.
+func Parse(message string) (Entry, error) {
+	_, body, _ := strings.Cut(message, "\n\n")
+	var e Entry
+	if err := json.Unmarshal([]byte(strings.TrimSpace(body)), &e); err != nil {
+		return Entry{}, fmt.Errorf("a record entry: %w", err)
+	}
+	if e.Patch == "" {
+		return Entry{}, fmt.Errorf("a record entry that names no patch")
+	}
+	return e, nil
 }
 
 // Entries is the record as read, newest first.

@@ -371,6 +371,13 @@ func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, erro
 	if err := r.checkClean(dirty); err != nil {
 		return nil, err
 	}
+	// Another run (CI's --once beside a --watch) may have taken this
+	// step meanwhile and seen it fail: the record says so before each
+	// step, not only when the run began.
+	if err := r.stopped(ctx, plan.Target); err != nil {
+		r.emitStopped(err)
+		return nil, err
+	}
 	if err := r.reach(ctx); err != nil {
 		return nil, err
 	}
