@@ -92,6 +92,11 @@ type Log struct {
 	// Backoff is the wait before a refused push of the record is tried
 	// again, doubled each time (Append).
 	Backoff time.Duration
+	// Fetch, when set, runs Append's git fetch -q args, one at a time
+	// with the caller's own fetches: two fetches of one repository that
+	// update the record's tracking ref at once fail ("cannot lock ref").
+	// Nil runs it through Git.
+	Fetch func(ctx context.Context, args ...string) error
 }
 
 // Tracking is where a remote's record is fetched to.
@@ -187,7 +192,7 @@ func (l *Log) Append(ctx context.Context, es ...Entry) error {
 		if err := pause(ctx, backoff<<attempt); err != nil {
 			return err
 		}
-		if _, err := l.out(ctx, "fetch", "-q", l.Remote, Refspec(l.Remote)); err != nil {
+		if err := l.fetch(ctx, l.Remote, Refspec(l.Remote)); err != nil {
 			return fmt.Errorf("fetching the record of %s: %w", l.Remote, err)
 		}
 		remote, err := l.out(ctx, "rev-parse", "-q", "--verify", Tracking(l.Remote))
@@ -199,6 +204,14 @@ func (l *Log) Append(ctx context.Context, es ...Entry) error {
 			return err
 		}
 	}
+}
+
+func (l *Log) fetch(ctx context.Context, args ...string) error {
+	if l.Fetch != nil {
+		return l.Fetch(ctx, args...)
+	}
+	_, err := l.out(ctx, append([]string{"fetch", "-q"}, args...)...)
+	return err
 }
 
 // onto puts the entries of local the remote's record lacks on remote's

@@ -22,7 +22,10 @@ import (
 
 // log is the record of the rollout's repository and remote.
 func (r *runner) rec() *record.Log {
-	return &record.Log{Git: r.env.Git, Dir: r.env.Dir, Remote: r.repo.remote, Backoff: r.env.PushBackoff}
+	return &record.Log{Git: r.env.Git, Dir: r.env.Dir, Remote: r.repo.remote, Backoff: r.env.PushBackoff,
+		// One at a time with the rollouts' fetches, which bring the
+		// record too (FetchBranch).
+		Fetch: func(ctx context.Context, args ...string) error { return Fetch(ctx, r.env, args...) }}
 }
 
 // stepEntry is the record of st, pushed: the rendered output of its
