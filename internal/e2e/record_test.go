@@ -126,7 +126,8 @@ func (e *Env) recordOfLaterCommit(t *testing.T) {
 	e.Repo.Remove(firstRegion + "patch-001.yaml")
 	e.Repo.Remove("smoke-fails-b")
 	e.MustStrata("render")
-	e.Commit("demo: patch-001 withdrawn")
+	withdrawn := e.Commit("demo: patch-001 withdrawn")
+	e.Converge(Expect{Head: withdrawn, Apps: expectApps(e), State: expectState(e, allAt(e, "1.0.0"))})
 
 	e.Repo.WriteFile(firstRegion+"patch-002.yaml", versionPatch("demo", "1.2.0"))
 	unrendered := e.Commit("demo 1.2.0 at us-east1, not rendered")

@@ -105,9 +105,12 @@ const (
 	soakClusters   = 10
 	soakComponents = 6
 	soakInterval   = "1s"
-	// The check: the env of the step's targets (workload/ENV/REGION), and
-	// the patch's file wherever it sits.
-	soakCheck = `env=$(echo "$STRATA_TARGETS" | cut -d/ -f2); ! grep -rqs "fails-check-in: $env" --include="$STRATA_PATCH.yaml" "config/$STRATA_CLUSTER_TYPE/$STRATA_COMPONENT"`
+	// The check: the env of each of the step's targets
+	// (workload/ENV/REGION; a run settling where the patch is names every
+	// target it is at), and the patch's file wherever it sits.
+	soakCheck = `for t in $STRATA_TARGETS; do env=$(echo "$t" | cut -d/ -f2); ` +
+		`if grep -rqs "fails-check-in: $env" --include="$STRATA_PATCH.yaml" "config/$STRATA_CLUSTER_TYPE/$STRATA_COMPONENT"; ` +
+		`then echo "smoke fails in $env"; exit 1; fi; done`
 )
 
 type soak struct {
@@ -667,21 +670,21 @@ func (s *soak) check(when string) {
 			desc := s.description(e.Step, e.Patch)
 			for _, env := range envsOf(e.Targets) {
 				if strings.Contains(desc, "fails-check-in: "+env) {
-					s.violate("%s: the record says %s passed at %s (%.12s), whose check fails there (%q)", when, e.Patch, e.Node, e.Step, desc)
+					s.violateAt(when, "the record says %s passed at %s (%.12s), whose check fails there (%q)", e.Patch, e.Node, e.Step, desc)
 				}
 				if strings.Contains(desc, "degraded-in-"+env) {
-					s.violate("%s: the record says %s passed at %s (%.12s), Degraded there (%q)", when, e.Patch, e.Node, e.Step, desc)
+					s.violateAt(when, "the record says %s passed at %s (%.12s), Degraded there (%q)", e.Patch, e.Node, e.Step, desc)
 				}
 			}
 		case record.KindStep:
 			before := s.filesBefore(e)
 			if f, ok := failed[e.Patch]; ok && f.PatchFiles == before {
-				s.violate("%s: %s's step to %s (%.12s) was delivered with the patch's files of its %s entry at %s (%.12s), unchanged",
-					when, e.Patch, e.Node, e.Step, f.Kind, f.Node, f.Step)
+				s.violateAt(when, "%s's step to %s (%.12s) was delivered with the patch's files of its %s entry at %s (%.12s), unchanged",
+					e.Patch, e.Node, e.Step, f.Kind, f.Node, f.Step)
 			}
 			if !passedWith[e.Patch+" "+before] {
-				s.violate("%s: %s's step to %s (%.12s) was taken from where the patch stood before it, which never passed (no passed entry with its files)",
-					when, e.Patch, e.Node, e.Step)
+				s.violateAt(when, "%s's step to %s (%.12s) was taken from where the patch stood before it, which never passed (no passed entry with its files)",
+					e.Patch, e.Node, e.Step)
 			}
 		}
 		if e.Kind == record.KindPassed {
@@ -689,7 +692,7 @@ func (s *soak) check(when string) {
 		}
 		if e.Kind == record.KindReverted {
 			if subj, _ := gitIn(s.bare, "log", "-1", "--format=%s", e.Step); strings.HasPrefix(subj, "Revert ") {
-				s.violate("%s: the record says strata reverted %.12s, itself a revert (%q)", when, e.Step, subj)
+				s.violateAt(when, "the record says strata reverted %.12s, itself a revert (%q)", e.Step, subj)
 			}
 		}
 	}
@@ -699,13 +702,13 @@ func (s *soak) check(when string) {
 		sha, subj, _ := strings.Cut(line, " ")
 		switch {
 		case strings.HasPrefix(subj, `Revert "Revert`):
-			s.violate("%s: a revert of a revert on main: %.12s %s", when, sha, subj)
+			s.violateAt(when, "a revert of a revert on main: %.12s %s", sha, subj)
 		case strings.HasPrefix(subj, "Freeze staging"):
 			frozen = true
 		case strings.HasPrefix(subj, "Unfreeze staging"):
 			frozen = false
 		case frozen && strings.HasPrefix(subj, "Promote ") && strings.Contains(subj, " to staging/"):
-			s.violate("%s: a step into staging landed while it was frozen: %.12s %s", when, sha, subj)
+			s.violateAt(when, "a step into staging landed while it was frozen: %.12s %s", sha, subj)
 		}
 	}
 }
@@ -775,7 +778,7 @@ func (s *soak) agree(when string) {
 		return err == nil && m2 == metric && metric == listed
 	})
 	if !ok {
-		s.violate("%s: the runner's strata_rollouts_in_flight is %d, status lists %d rollouts", when, metric, listed)
+		s.violateAt(when, "the runner's strata_rollouts_in_flight is %d, status lists %d rollouts", metric, listed)
 	}
 	stuck := map[string]bool{}
 	for _, id := range s.stuck(s.look) {
@@ -783,7 +786,7 @@ func (s *soak) agree(when string) {
 	}
 	for _, f := range flights {
 		if stuck[f.Patch] && f.LastFailure == nil {
-			s.violate("%s: status shows %s with no failure, though its files are those of its last failed step (waits %+v)", when, f.Patch, f.Waits)
+			s.violateAt(when, "status shows %s with no failure, though its files are those of its last failed step (waits %+v)", f.Patch, f.Waits)
 		}
 	}
 }
@@ -852,6 +855,18 @@ func (s *soak) keep(name, text string) {
 	if _, err := f.WriteString(text); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// violateAt is violate for an invariant checked again and again: said
+// once, with when it was first seen.
+func (s *soak) violateAt(when, format string, args ...any) {
+	v := fmt.Sprintf(format, args...)
+	if s.seen[v] {
+		return
+	}
+	s.seen[v] = true
+	s.violations = append(s.violations, v+" (first seen "+when+")")
+	s.t.Logf("VIOLATION (%s): %s", when, v)
 }
 
 func (s *soak) violate(format string, args ...any) {
