@@ -85,11 +85,21 @@ func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c act
 	var next *promote.Plan
 	if plan != nil {
 		next, err = r.prepare(f)
+		if err != nil && plan.Integrated != "" && len(locations(f, r.opts)) == 0 {
+			// The patch is gone upstream: someone (another approver)
+			// folded it. The same fold is the step already made.
+			if made, merr := r.sameStepUpstream(ctx, plan, upstream); merr != nil || made {
+				if merr != nil {
+					return "", false, merr
+				}
+				return r.madeUpstream(ctx, plan, st, upstream)
+			}
+		}
 		switch {
 		case errors.Is(err, errGate):
 			return "", false, conflict("the step now enters a manual gate this run was not given")
 		case errors.Is(err, promote.ErrNothingToDo) || err == nil && next.Target != plan.Target && slices.Contains(next.Found, plan.Target):
-			return r.madeUpstream(ctx, st, upstream)
+			return r.madeUpstream(ctx, plan, st, upstream)
 		case err != nil:
 			return "", false, conflict(err.Error())
 		case len(touched) > 0:
@@ -119,9 +129,21 @@ func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c act
 	return subject, true, nil
 }
 
+// sameStepUpstream reports whether upstream's last commit of the patch's
+// files is plan's step (its subject begins with promote.Subject's).
+func (r *runner) sameStepUpstream(ctx context.Context, plan *promote.Plan, upstream string) (bool, error) {
+	subject, err := r.repo.run(ctx, "log", "-1", "--format=%s", upstream, "--", PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+	if err != nil {
+		return false, err
+	}
+	subject, want := strings.TrimSpace(subject), promote.Subject(plan)
+	return subject == want || strings.HasPrefix(subject, want+":"), nil
+}
+
 // madeUpstream takes the step as upstream made it: the last commit there
-// that changed the patch's files, waited for like the step's own.
-func (r *runner) madeUpstream(ctx context.Context, st *step, upstream string) (string, bool, error) {
+// that changed the patch's files, waited for like the step's own. A step
+// into a manual gate (plan's Gates) names who approved it there.
+func (r *runner) madeUpstream(ctx context.Context, plan *promote.Plan, st *step, upstream string) (string, bool, error) {
 	f, err := r.load()
 	if err != nil {
 		return "", false, err
@@ -145,8 +167,17 @@ func (r *runner) madeUpstream(ctx context.Context, st *step, upstream string) (s
 		return "", false, err
 	}
 	st.commit, st.targets = commit, targetsOf(f, ids)
-	r.emit(Event{Kind: KindReplayed, Step: st.node, Commit: commit,
-		Message: fmt.Sprintf("the remote moved (now %.12s) and already has the step: it is not made twice", upstream)})
+	msg := fmt.Sprintf("the remote moved (now %.12s) and already has the step: it is not made twice", upstream)
+	if plan != nil && len(plan.Gates) > 0 {
+		body, err := r.repo.run(ctx, "log", "-1", "--format=%B", commit)
+		if err != nil {
+			return "", false, err
+		}
+		if by := trailers(body, "Approved-by"); len(by) > 0 {
+			msg += "; already approved by " + strings.Join(by, ", ")
+		}
+	}
+	r.emit(Event{Kind: KindReplayed, Step: st.node, Commit: commit, Message: msg})
 	return subject, false, nil
 }
 

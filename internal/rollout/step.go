@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -115,6 +116,9 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, a
 	}
 	st.policy = r.policyAt(f, st.node)
 	st.soak = st.policy.Soak
+	if err := r.checkRendered(plan, applied); err != nil {
+		return nil, action.Commit{}, "", err
+	}
 	_, done, err := act.Run(ctx, plan, c)
 	if err != nil {
 		return nil, action.Commit{}, "", err
@@ -126,6 +130,32 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, a
 	}
 	subject, _, _ := strings.Cut(done.Message, "\n")
 	return st, c, subject, nil
+}
+
+// checkRendered refuses the step of plan (nil: the patch's first copy)
+// when rendered/ does not follow config/ before it: the step's render
+// would deliver what is unrendered (another patch's change committed
+// without strata render) under this patch's commit and message. A
+// promotion resumed from its journal (applied) has changed config/
+// already, and a first copy whose output the user rendered (rendered/
+// uncommitted) cannot be told from the rest: neither is checked.
+func (r *runner) checkRendered(plan *promote.Plan, applied bool) error {
+	if applied || (plan == nil && (len(r.ownFirst) == 0 || r.renderedDirty)) {
+		return nil
+	}
+	act := r.action()
+	hide := r.hide
+	if plan == nil {
+		hide = append(slices.Clone(r.hide), r.ownFirst...)
+	}
+	if len(hide) > 0 {
+		act.FS, act.Stateless = hidingFS{FS: r.fsys, hide: hide}, true
+	}
+	ts, err := act.Unrendered(plan)
+	if err != nil || len(ts) == 0 {
+		return err
+	}
+	return &action.UnrenderedError{Patch: r.opts.ClusterType + "/" + r.opts.Component + "/" + r.opts.Patch, Targets: ts}
 }
 
 // pushed records the step st, pushed with subject, and says so.
@@ -300,10 +330,10 @@ func (r *runner) runChecks(ctx context.Context, st *step) error {
 					e.At.UTC().Format(time.RFC3339), record.Ref, e.ID())})
 			continue
 		}
-		err := runCheck(ctx, r.env.Dir, c, env)
-		if uerr := unreadableCheck(c, st.node, r.env.Clock.Now(), err); uerr != nil && ctx.Err() == nil {
-			r.emit(Event{Kind: KindHeld, Step: st.node, Commit: st.commit, Unreadable: c.Name, Message: uerr.Error()})
-			return uerr
+		err := r.readCheck(ctx, st, c, env)
+		var uerr *UnreadableError
+		if errors.As(err, &uerr) {
+			return err
 		}
 		ev := Event{Kind: KindCheck, Step: st.node, Commit: st.commit, Check: c.Name, Passed: err == nil, Message: "passed"}
 		if err != nil {
