@@ -92,6 +92,11 @@ type Log struct {
 	// Backoff is the wait before a refused push of the record is tried
 	// again, doubled each time (Append).
 	Backoff time.Duration
+	// Fetch, when set, runs Append's git fetch -q args, one at a time
+	// with the caller's own fetches: two fetches of one repository that
+	// update the record's tracking ref at once fail ("cannot lock ref").
+	// Nil runs it through Git.
+	Fetch func(ctx context.Context, args ...string) error
 }
 
 // Tracking is where a remote's record is fetched to.
@@ -187,7 +192,7 @@ func (l *Log) Append(ctx context.Context, es ...Entry) error {
 		if err := pause(ctx, backoff<<attempt); err != nil {
 			return err
 		}
-		if _, err := l.out(ctx, "fetch", "-q", l.Remote, Refspec(l.Remote)); err != nil {
+		if err := l.fetch(ctx, l.Remote, Refspec(l.Remote)); err != nil {
 			return fmt.Errorf("fetching the record of %s: %w", l.Remote, err)
 		}
 		remote, err := l.out(ctx, "rev-parse", "-q", "--verify", Tracking(l.Remote))
@@ -199,6 +204,14 @@ func (l *Log) Append(ctx context.Context, es ...Entry) error {
 			return err
 		}
 	}
+}
+
+func (l *Log) fetch(ctx context.Context, args ...string) error {
+	if l.Fetch != nil {
+		return l.Fetch(ctx, args...)
+	}
+	_, err := l.out(ctx, append([]string{"fetch", "-q"}, args...)...)
+	return err
 }
 
 // onto puts the entries of local the remote's record lacks on remote's
@@ -295,9 +308,8 @@ func (l *Log) read(ctx context.Context, revs ...string) ([]Entry, error) {
 		if len(f) < 3 {
 			continue
 		}
-		_, body, _ := strings.Cut(f[2], "\n\n")
-		var e Entry
-		if json.Unmarshal([]byte(strings.TrimSpace(body)), &e) != nil || e.Patch == "" || seen[f[0]] {
+		e, err := Parse(f[2])
+		if err != nil || seen[f[0]] {
 			continue
 		}
 		seen[f[0]] = true
@@ -306,6 +318,20 @@ func (l *Log) read(ctx context.Context, revs ...string) ([]Entry, error) {
 	}
 	slices.SortStableFunc(es, func(a, b Entry) int { return b.At.Compare(a.At) })
 	return es, nil
+}
+
+// Parse is the entry a record commit's message holds: its body, after
+// the subject line, one JSON object naming a patch.
+func Parse(message string) (Entry, error) {
+	_, body, _ := strings.Cut(message, "\n\n")
+	var e Entry
+	if err := json.Unmarshal([]byte(strings.TrimSpace(body)), &e); err != nil {
+		return Entry{}, fmt.Errorf("a record entry: %w", err)
+	}
+	if e.Patch == "" {
+		return Entry{}, fmt.Errorf("a record entry that names no patch")
+	}
+	return e, nil
 }
 
 // Entries is the record as read, newest first.

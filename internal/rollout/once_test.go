@@ -24,6 +24,7 @@ func TestOnce(t *testing.T) {
 	t.Run("the fold soaks, then is done", func(t *testing.T) { testOnceFoldSoaks(t, newHarness(t, api)) })
 	t.Run("the fold fails after its run and is reverted", func(t *testing.T) { testOnceFoldFails(t, newHarness(t, api)) })
 	t.Run("a reverted first step stays failed", func(t *testing.T) { testOnceFirstReverted(t, newHarness(t, api)) })
+	t.Run("a pass recorded later at the node before stays failed", func(t *testing.T) { testOnceLatePass(t, newHarness(t, api)) })
 }
 
 // once runs rollout --once and returns how it stopped, the steps it made
@@ -273,5 +274,39 @@ func (h *harness) rejectBad(cluster string) {
 			return rejected
 		}
 		return ""
+	}
+}
+
+// testOnceLatePass: the record's entries are ordered by their time, and
+// two runs' times need not follow what they saw: a run whose host's clock
+// is ahead (or one that raced a revert, as TestSoak found: CI's --once
+// reverted a step while a --watch runner settled the node before it)
+// records a pass at the node the revert brought the patch back to after
+// the revert. That pass is no verdict on the failed step: the next run
+// stays stopped and takes no step.
+func testOnceLatePass(t *testing.T, h *harness) {
+	h.write(firstPatch, badPatch)
+	h.rejectBad("w2")
+	var zero time.Duration
+	start := h.clock.Now()
+	// A run on a host an hour ahead: the first step, its pass recorded.
+	h.clock.SetTime(start.Add(time.Hour))
+	if stopped, _, err := h.once(rollout.Options{Soak: &zero, Until: "integration/us-east1"}); err != nil || stopped != rollout.StoppedUntil {
+		t.Fatalf("first run: %s, %v; want it done at integration/us-east1", stopped, err)
+	}
+	// A run on time: the step to eu-west1 fails and is reverted.
+	h.clock.SetTime(start)
+	var se *rollout.StepError
+	if _, _, err := h.once(rollout.Options{Soak: &zero, Revert: true}); !errors.As(err, &se) {
+		t.Fatalf("second run: %v, want a failed step", err)
+	}
+	before := h.commits()
+	h.clock.SetTime(start.Add(2 * time.Hour))
+	_, steps, err := h.once(rollout.Options{Soak: &zero, Revert: true})
+	if !errors.As(err, &se) || !strings.Contains(err.Error(), "the rollout stays stopped until the patch's files change") || steps != 0 {
+		t.Fatalf("third run: %d steps, %v; want it stopped at the revert", steps, err)
+	}
+	if h.commits() != before {
+		t.Errorf("the third run committed: %q", h.subjects())
 	}
 }

@@ -22,7 +22,10 @@ import (
 
 // log is the record of the rollout's repository and remote.
 func (r *runner) rec() *record.Log {
-	return &record.Log{Git: r.env.Git, Dir: r.env.Dir, Remote: r.repo.remote, Backoff: r.env.PushBackoff}
+	return &record.Log{Git: r.env.Git, Dir: r.env.Dir, Remote: r.repo.remote, Backoff: r.env.PushBackoff,
+		// One at a time with the rollouts' fetches, which bring the
+		// record too (FetchBranch).
+		Fetch: func(ctx context.Context, args ...string) error { return Fetch(ctx, r.env, args...) }}
 }
 
 // stepEntry is the record of st, pushed: the rendered output of its
@@ -168,15 +171,23 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 	if err != nil {
 		return err
 	}
+	// A pass lifts a failure only at the failed step's own node: the
+	// node a revert brought the patch back to, settled again by a run
+	// that raced the revert (or recorded by a host whose clock is ahead),
+	// says nothing of the step that failed.
+	passed := map[string]bool{}
 	for _, e := range rec.Of(r.patchID()) {
 		if e.Kind != record.KindFailed && e.Kind != record.KindReverted {
 			if e.Kind == record.KindPassed && e.PatchFiles == files {
-				return nil // passed since: a newer verdict
+				passed[e.Node] = true
 			}
 			continue
 		}
 		if e.PatchFiles != files {
 			continue // the patch changed since
+		}
+		if passed[e.Node] {
+			return nil // the failed step passed since: a newer verdict
 		}
 		if err := rec.Trusted(ctx, e); err != nil {
 			r.log("ignored: %v", err)

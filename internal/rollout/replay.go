@@ -75,6 +75,12 @@ func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c act
 	if err != nil {
 		return "", false, err
 	}
+	// What others pushed may be this very step, failed and reverted
+	// (their record fetched with the branch): not made again.
+	if err := r.stopped(ctx, st.node); err != nil {
+		r.emitStopped(err)
+		return "", false, err
+	}
 	act := r.action()
 	var next *promote.Plan
 	if plan != nil {

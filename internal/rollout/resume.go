@@ -195,6 +195,7 @@ func (r *runner) settle(ctx context.Context) error {
 	if err := r.verify(ctx, st); err != nil {
 		return r.failed(ctx, st, err)
 	}
+	r.passedAt(ctx, st.revert)
 	return nil
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -176,7 +177,17 @@ type runner struct {
 	writer *writer
 	// config is config.yaml as outputRoot last parsed it.
 	config atomic.Pointer[fleet.Config]
+	// verified are the patch's files (record.FilesOf) where this run last
+	// saw it pass, settled or stepped ("" before): a step is taken only
+	// from there (ready, errMoved).
+	verified string
 }
+
+// errMoved is a step not taken: the patch is no longer where this run saw
+// it pass (another run, CI's --once beside a --watch, took a step of it
+// meanwhile, or a person changed it). The run settles where it stands
+// now (its Applications, soak and checks) before it steps on.
+var errMoved = errors.New("the patch moved since this run saw it pass")
 
 // configNow returns config.yaml as it is now, parsing it again only when
 // it changed since the last call.
@@ -349,12 +360,19 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 		plan, st, err := r.writer.step(ctx, r)
+		if errors.Is(err, errMoved) {
+			if err := r.settle(ctx); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil || plan == nil {
 			return err
 		}
 		if err := r.verify(ctx, st); err != nil {
 			return r.failed(ctx, st, err)
 		}
+		r.passedAt(ctx, st.commit)
 		if plan.Integrated != "" {
 			r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded into "+plan.Integrated, "")
 			return nil
@@ -380,6 +398,23 @@ func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, erro
 	}
 	if err := r.checkClean(dirty); err != nil {
 		return nil, err
+	}
+	// Another run (CI's --once beside a --watch) may have taken this
+	// step meanwhile and seen it fail: the record says so before each
+	// step, not only when the run began. Or taken a step this run has
+	// not seen pass: that one is settled first.
+	if err := r.stopped(ctx, plan.Target); err != nil {
+		r.emitStopped(err)
+		return nil, err
+	}
+	if r.verified != "" {
+		files, err := record.FilesOf(ctx, r.env.Git, "HEAD", r.patchID())
+		if err != nil {
+			return nil, err
+		}
+		if files != r.verified {
+			return nil, errMoved
+		}
 	}
 	if err := r.reach(ctx); err != nil {
 		return nil, err
@@ -601,4 +636,15 @@ func locations(f *fleet.Fleet, opts Options) []string {
 		}
 	})
 	return out
+}
+
+// passedAt notes that the patch passed as commit has it (verified); ""
+// where its files cannot be read, which takes no step's guard away but
+// this one.
+func (r *runner) passedAt(ctx context.Context, commit string) {
+	files, err := record.FilesOf(ctx, r.env.Git, commit, r.patchID())
+	if err != nil {
+		files = ""
+	}
+	r.verified = files
 }

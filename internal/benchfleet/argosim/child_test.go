@@ -31,27 +31,7 @@ import (
 // child's peak RSS and CPU time are wait4's (its git commands included:
 // ru_maxrss is the largest of the process and its waited children).
 func runChild(ctx context.Context, b *testing.B, bin string, api *testenv.APIServer, dir, bare string, sim *argosim.Sim, soak, timeout time.Duration) delivered {
-	fifo := filepath.Join(b.TempDir(), "pushes")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		b.Fatal(err)
-	}
-	// Read and write: the FIFO never reads as ended between pushes.
-	pushes, err := os.OpenFile(fifo, os.O_RDWR, 0)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pushes.Close()
-	go func() {
-		sc := bufio.NewScanner(pushes)
-		for sc.Scan() {
-			sim.Pushed(strings.TrimSpace(sc.Text()))
-		}
-	}()
-	hook := "#!/bin/sh\nwhile read old new ref; do echo \"$new\" > " + fifo + "; done\n"
-	if err := os.WriteFile(filepath.Join(bare, "hooks", "post-receive"), []byte(hook), 0o755); err != nil {
-		b.Fatal(err)
-	}
-
+	announcePushes(b, bare, sim)
 	cmd := exec.CommandContext(ctx, bin, "rollout", "--all", "-o", "json", "--kubeconfig", api.Kubeconfig,
 		"--cluster-context", "hub="+testenv.ContextName, "--soak", soak.String(), "--timeout", timeout.String())
 	cmd.Dir = dir
@@ -94,6 +74,33 @@ func runChild(ctx context.Context, b *testing.B, bin string, api *testenv.APISer
 	out.took, out.rss, out.usage = usage.Took, int(usage.MaxRSS), usage
 	out.failed, out.done = len(patches)-len(done), len(done)
 	return out
+}
+
+// announcePushes tells sim of each push of main to the remote bare, as a
+// webhook would tell Argo CD: the remote's post-receive hook writes main's
+// new commit to a FIFO this process reads until the test ends. Pushes of
+// other refs (strata's record, refs/strata/record) are no news to Argo CD.
+func announcePushes(tb testing.TB, bare string, sim *argosim.Sim) {
+	fifo := filepath.Join(tb.TempDir(), "pushes")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	// Read and write: the FIFO never reads as ended between pushes.
+	pushes, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { pushes.Close() })
+	go func() {
+		sc := bufio.NewScanner(pushes)
+		for sc.Scan() {
+			sim.Pushed(strings.TrimSpace(sc.Text()))
+		}
+	}()
+	hook := "#!/bin/sh\nwhile read old new ref; do\n\t[ \"$ref\" = refs/heads/main ] && echo \"$new\" > " + fifo + "\ndone\nexit 0\n"
+	if err := os.WriteFile(filepath.Join(bare, "hooks", "post-receive"), []byte(hook), 0o755); err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // apiRequests are the API server's own counts of requests for

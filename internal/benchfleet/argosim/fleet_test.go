@@ -29,7 +29,7 @@ import (
 // into dev (a tenth), staging (three tenths) and prod, one region each,
 // and components c000... each making one Application per spoke, named
 // after the spoke's region.
-func writeFleet(b *testing.B, dir string, clusters, components int) []argosim.Spoke {
+func writeFleet(b testing.TB, dir string, clusters, components int) []argosim.Spoke {
 	dev := max(1, clusters/10)
 	staging := max(1, clusters*3/10)
 	prod := max(1, clusters-dev-staging)
@@ -89,7 +89,7 @@ func writeFleet(b *testing.B, dir string, clusters, components int) []argosim.Sp
 	return spokes
 }
 
-func write(b *testing.B, dir, p, data string) {
+func write(b testing.TB, dir, p, data string) {
 	b.Helper()
 	full := filepath.Join(dir, filepath.FromSlash(p))
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -100,7 +100,7 @@ func write(b *testing.B, dir, p, data string) {
 	}
 }
 
-func render(b *testing.B, dir string) {
+func render(b testing.TB, dir string) {
 	b.Helper()
 	if _, err := output.Run(output.Options{Root: dir, FS: os.DirFS(dir)}); err != nil {
 		b.Fatal(err)

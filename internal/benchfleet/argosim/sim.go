@@ -41,6 +41,10 @@ type Sim struct {
 	// Fail, when set, returns a sync failure message for a cluster's
 	// Application at a revision ("" for success).
 	Fail func(cluster, app, rev string) string
+	// Degrade, when set, returns a health message for a cluster's
+	// Application with its rendered spec: the sync succeeds and the
+	// Application turns Degraded with that message ("" for Healthy).
+	Degrade func(cluster, app string, spec map[string]any) string
 	// Writers is how many writes go out at once (default 8).
 	Writers int
 
@@ -232,7 +236,13 @@ func (s *Sim) apply(ctx context.Context, rev string) error {
 			if s.Fail != nil {
 				msg = s.Fail(a.cluster, name, rev)
 			}
-			return yield(s.object(name, doc.Spec, Status(doc.Spec, rev, msg, now))), nil
+			status := Status(doc.Spec, rev, msg, now)
+			if s.Degrade != nil {
+				if why := s.Degrade(a.cluster, name, doc.Spec); why != "" {
+					status["health"] = map[string]any{"status": "Degraded", "message": why}
+				}
+			}
+			return yield(s.object(name, doc.Spec, status)), nil
 		})
 		if err != nil {
 			return err
