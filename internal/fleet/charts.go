@@ -63,6 +63,17 @@ func (d *ChartDir) Serves(ct string) bool {
 	return d.ClusterTypes == nil || slices.Contains(d.ClusterTypes, ct)
 }
 
+// firstServed reports whether ct is the first cluster type of cfg that d
+// serves.
+func (d *ChartDir) firstServed(cfg *Config, ct string) bool {
+	for _, decl := range cfg.ClusterTypes {
+		if d.Serves(decl.Name) {
+			return decl.Name == ct
+		}
+	}
+	return false
+}
+
 // DirFor is d's directory for the cluster type ct.
 func (d *ChartDir) DirFor(ct string) string {
 	return strings.ReplaceAll(d.Dir, "{clusterType}", ct)
@@ -252,6 +263,9 @@ func (l *loader) discoverCharts(ct string) map[string]*Chart {
 				continue
 			}
 			if err := checkName(e.Name()); err != nil {
+				if !strings.Contains(d.Dir, "{clusterType}") && !d.firstServed(l.cfg, ct) { // a shared directory's: named once
+					continue
+				}
 				l.fail(&values.Error{Pos: values.Pos{File: p + "/"}, Msg: "chart directory: " + err.Error(),
 					Hint: "rename the directory: a chart found by charts: is a component, and its name is a plain path segment (" + nameHint + ")"})
 				continue
