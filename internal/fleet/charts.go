@@ -421,9 +421,11 @@ func checkGlobalShape(o *values.Value, file string) error {
 			return values.TypeError(sd, []string{section}, values.Map)
 		}
 		if err := knownKeys(sd, []string{section}, "default"); err != nil {
-			e := err.(*values.Error)
-			e.Hint = file + " holds the default item of each section, applied to every item of every component: " + section + ": {default: {...}}"
-			return e
+			var e *values.Error
+			if errors.As(err, &e) {
+				e.Hint = file + " holds the default item of each section, applied to every item of every component: " + section + ": {default: {...}}"
+			}
+			return err
 		}
 	}
 	return nil
