@@ -114,13 +114,9 @@ func readRevision(dir, rev string, all, rendered bool) (*Revision, error) {
 		// make its components.
 		dirs := map[string]bool{}
 		var chartPaths []string
-		for i := range cfg.Charts {
-			for _, ct := range cfg.ClusterTypes {
-				if d := cfg.Charts[i].DirFor(ct.Name); cfg.Charts[i].Serves(ct.Name) && !dirs[d] {
-					dirs[d] = true
-					chartPaths = append(chartPaths, prefix+d)
-				}
-			}
+		for _, d := range cfg.ChartDirs() {
+			dirs[d] = true
+			chartPaths = append(chartPaths, prefix+d)
 		}
 		err := listTree(chartPaths, func(p string) bool {
 			dir, name := path.Split(p)

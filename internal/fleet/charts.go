@@ -79,6 +79,38 @@ func (d *ChartDir) DirFor(ct string) string {
 	return strings.ReplaceAll(d.Dir, "{clusterType}", ct)
 }
 
+// ChartDirs lists the directories config.yaml's charts: reads, each once,
+// in the order of the entries and the cluster types.
+func (c *Config) ChartDirs() []string {
+	var out []string
+	for i := range c.Charts {
+		for _, ct := range c.ClusterTypes {
+			if d := c.Charts[i].DirFor(ct.Name); c.Charts[i].Serves(ct.Name) && !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// ChartFiles lists the Chart.yaml files of the charts config.yaml's
+// charts: finds in fsys (what makes those components, besides config/):
+// for readers that copy a part of the repository.
+func (c *Config) ChartFiles(fsys fs.FS) []string {
+	var out []string
+	for _, dir := range c.ChartDirs() {
+		entries, _ := fs.ReadDir(fsys, dir) // a missing directory: the load names it
+		for _, e := range entries {
+			if p := dir + "/" + e.Name() + "/Chart.yaml"; e.IsDir() {
+				if _, err := fs.Stat(fsys, p); err == nil {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
+
 // defaultApplication is the item of a charts: entry without application:.
 const defaultApplication = "source: {path: '{path}'}\n"
 

@@ -137,20 +137,12 @@ func readTree(fsys fs.FS) (fstest.MapFS, error) {
 	// The Chart.yaml of each chart config.yaml's charts: finds: what
 	// makes the components of those directories.
 	if cfg, err := fleet.ReadConfig(out, nil); err == nil {
-		for i := range cfg.Charts {
-			for _, ct := range cfg.ClusterTypes {
-				if !cfg.Charts[i].Serves(ct.Name) {
-					continue
-				}
-				dir := cfg.Charts[i].DirFor(ct.Name)
-				entries, _ := fs.ReadDir(fsys, dir) // a missing directory: the load names it
-				for _, e := range entries {
-					p := dir + "/" + e.Name() + "/Chart.yaml"
-					if data, err := fs.ReadFile(fsys, p); err == nil {
-						out[p] = &fstest.MapFile{Data: data, Mode: 0o644}
-					}
-				}
+		for _, p := range cfg.ChartFiles(fsys) {
+			data, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				return nil, err
 			}
+			out[p] = &fstest.MapFile{Data: data, Mode: 0o644}
 		}
 	}
 	return out, nil
