@@ -133,6 +133,9 @@ func printExplain(w io.Writer, res *explain.Result) {
 }
 
 func layerName(s explain.Step) string {
+	if s.Chart != "" {
+		return s.Layer + " " + s.Chart
+	}
 	if s.Level == "" {
 		return s.Layer
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os/exec"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,34 +71,66 @@ func readRevision(dir, rev string, all, rendered bool) (*Revision, error) {
 	if all {
 		paths = []string{or(prefix, ".")}
 	}
-	list, err := git(top, nil, append([]string{"ls-tree", "-r", "-z", "--full-tree", commit, "--"}, paths...)...)
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", rev, err)
-	}
 	type entry struct{ mode, oid, path string }
 	var entries []entry
-	for _, rec := range strings.Split(list, "\x00") {
-		meta, p, ok := strings.Cut(rec, "\t")
-		if !ok {
-			continue
+	listTree := func(paths []string, keep func(string) bool) error {
+		list, err := git(top, nil, append([]string{"ls-tree", "-r", "-z", "--full-tree", commit, "--"}, paths...)...)
+		if err != nil {
+			return fmt.Errorf("listing %s: %w", rev, err)
 		}
-		fields := strings.Fields(meta)
-		if len(fields) != 3 || fields[1] != "blob" {
-			continue // submodules
+		for _, rec := range strings.Split(list, "\x00") {
+			meta, p, ok := strings.Cut(rec, "\t")
+			if !ok {
+				continue
+			}
+			fields := strings.Fields(meta)
+			if len(fields) != 3 || fields[1] != "blob" {
+				continue // submodules
+			}
+			p = strings.TrimPrefix(p, prefix)
+			if keep(p) {
+				entries = append(entries, entry{mode: fields[0], oid: fields[2], path: p})
+			}
 		}
-		p = strings.TrimPrefix(p, prefix)
-		entries = append(entries, entry{mode: fields[0], oid: fields[2], path: p})
+		return nil
+	}
+	if err := listTree(paths, func(string) bool { return true }); err != nil {
+		return nil, err
+	}
+	configOf := func() *fleet.Config { // config.yaml at rev, nil when unreadable
+		i := slices.IndexFunc(entries, func(e entry) bool { return e.path == fleet.ConfigPath })
+		if i < 0 {
+			return nil
+		}
+		blobs, err := catFiles(top, []string{entries[i].oid})
+		if err != nil {
+			return nil
+		}
+		cfg, _ := fleet.ReadConfig(fstest.MapFS{fleet.ConfigPath: {Data: blobs[0]}}, nil)
+		return cfg
+	}
+	if cfg := configOf(); !all && cfg != nil && len(cfg.Charts) > 0 {
+		// The Chart.yaml of each chart config.yaml's charts: finds, which
+		// make its components.
+		dirs := map[string]bool{}
+		var chartPaths []string
+		for _, d := range cfg.ChartDirs() {
+			dirs[d] = true
+			chartPaths = append(chartPaths, prefix+d)
+		}
+		err := listTree(chartPaths, func(p string) bool {
+			dir, name := path.Split(p)
+			dir, _ = strings.CutSuffix(dir, "/")
+			return name == "Chart.yaml" && dirs[path.Dir(dir)]
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	if all && !rendered { // but the rendered tree, where config.yaml's layout puts it
 		root := render.OutputDir
-		if i := slices.IndexFunc(entries, func(e entry) bool { return e.path == fleet.ConfigPath }); i >= 0 {
-			blobs, err := catFiles(top, []string{entries[i].oid})
-			if err != nil {
-				return nil, fmt.Errorf("reading %s: %w", rev, err)
-			}
-			if cfg, err := fleet.ReadConfig(fstest.MapFS{fleet.ConfigPath: {Data: blobs[0]}}, nil); err == nil {
-				root = cfg.OutputRoot()
-			}
+		if cfg := configOf(); cfg != nil {
+			root = cfg.OutputRoot()
 		}
 		entries = slices.DeleteFunc(entries, func(e entry) bool { return strings.HasPrefix(e.path, root+"/") })
 	}

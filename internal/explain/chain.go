@@ -11,30 +11,84 @@ import (
 // order.
 func chain(ct *fleet.ClusterType, c *fleet.Component, n *fleet.Node, path []string) ([]Step, error) {
 	var out []Step
-	vals, err := c.Values.Mapping("values.yaml")
+	vals, err := c.ValuesMapping()
 	if err != nil {
 		return nil, err
 	}
+	var chart *values.Value // the item of the chart c was discovered from
+	if c.Chart != nil {
+		chart = values.NewMap(c.Chart.Item.Pos)
+		items := values.NewMap(c.Chart.Item.Pos)
+		items.Set(c.Name, c.Chart.Item)
+		chart.Set("applications", items)
+	}
 	// defaults.yaml applies <section>.default under each item of a section
-	// values.yaml uses (a null item stays null).
+	// values.yaml (or the chart) uses (a null item stays null); the global
+	// layer's defaults.yaml under it.
 	if len(path) >= 2 {
-		if item := lookup(vals, path[:2]); item != nil && item.Kind != values.Null {
+		item := lookup(vals, path[:2])
+		if item == nil && chart != nil {
+			item = lookup(chart, path[:2])
+		}
+		if item != nil && item.Kind != values.Null {
+			dpath := append([]string{path[0], "default"}, path[2:]...)
+			if g := ct.Global; g != nil && g.Defaults != nil {
+				gd, err := g.Defaults.Mapping("defaults.yaml")
+				if err != nil {
+					return nil, err
+				}
+				if s, ok := step(gd, dpath); ok {
+					s.Layer = "global-defaults"
+					out = append(out, s)
+				}
+			}
 			defaults, err := ct.Defaults.Mapping("defaults.yaml")
 			if err != nil {
 				return nil, err
 			}
-			dpath := append([]string{path[0], "default"}, path[2:]...)
 			if s, ok := step(defaults, dpath); ok {
 				s.Layer = "defaults"
 				out = append(out, s)
 			}
 		}
 	}
+	if chart != nil {
+		if s, ok := step(chart, path); ok {
+			s.Layer, s.Chart = "chart", c.Chart.Path
+			out = append(out, s)
+		}
+	}
 	if s, ok := step(vals, path); ok {
 		s.Layer = "values"
 		out = append(out, s)
 	}
+	globals := map[*fleet.Node]*fleet.Level{}
+	for _, l := range ct.Global.Layers(n) {
+		globals[l.Node] = l
+	}
+	levels := map[*fleet.Node]*fleet.Level{}
 	for _, l := range c.Layers(n) {
+		levels[l.Node] = l
+	}
+	var nodes []*fleet.Node
+	for p := n; p != nil && p.Depth > 0; p = p.Parent {
+		nodes = append([]*fleet.Node{p}, nodes...)
+	}
+	for _, node := range nodes {
+		if g := globals[node]; g != nil && g.Override != nil && len(path) >= 2 {
+			o, err := g.Override.Mapping("override.yaml")
+			if err != nil {
+				return nil, err
+			}
+			if s, ok := step(o, append([]string{path[0], "default"}, path[2:]...)); ok {
+				s.Layer, s.Level = "global", node.ID()
+				out = append(out, s)
+			}
+		}
+		l := levels[node]
+		if l == nil {
+			continue
+		}
 		if l.Override != nil {
 			o, err := l.Override.Mapping("override.yaml")
 			if err != nil {

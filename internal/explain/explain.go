@@ -40,8 +40,13 @@ type Step struct {
 	File string `json:"file"`
 	Line int    `json:"line"`
 	Col  int    `json:"col"`
-	// Layer is "defaults", "values", "override" or the patch's name.
+	// Layer is "global-defaults" (config/global/defaults.yaml), "defaults",
+	// "chart" (the item of the chart the component was discovered from,
+	// set in config.yaml's charts:), "values", "global" (config/global/'s
+	// override.yaml at Level), "override" or the patch's name.
 	Layer string `json:"layer"`
+	// Chart is the chart's directory, for the chart layer.
+	Chart string `json:"chart,omitempty"`
 	// Level is the level directory's node, for overrides and patches.
 	Level string `json:"level,omitempty"`
 	// At is the path the file sets, dotted: the field itself, the field

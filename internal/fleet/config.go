@@ -42,7 +42,13 @@ type Config struct {
 	Clusters ClustersConfig
 	// Revisions are config.yaml's named revisions (revisions.go).
 	Revisions []NamedRevision
-	File      *File
+	// Charts are config.yaml's chart directories, whose charts are
+	// components (charts.go).
+	Charts []ChartDir
+	// Global is config.yaml's global: true: config/global/ is a layer
+	// under every cluster type (charts.go).
+	Global bool
+	File   *File
 }
 
 // Dimension is one level of the hierarchy.

@@ -5,7 +5,9 @@
 // order, with gates and revision pins) and the cluster types; then, per
 // cluster type, config/<type>/defaults.yaml and one directory per component
 // with values.yaml and level directories that mirror the sequence and hold
-// override.yaml and patch-*.yaml files.
+// override.yaml and patch-*.yaml files. config.yaml's charts: adds the
+// components found in chart directories, and global: true the layer of
+// config/global/ under every cluster type (charts.go).
 //
 // Load reads all of it from an fs.FS rooted at the repository and checks its
 // shape: unknown keys, unsafe names, level directories that name no node of

@@ -50,6 +50,12 @@ var loadSeeds = []string{
 		"  - name: production\n    revision: ops-stable\n    revisions: {charts: {management-cluster: abc1234}, addons: v2}\n" + mcType,
 	"dimensions: [environments]\nclusters: {facts: true}\nsequence:\n  environments:\n  - name: integration\n    values: {name: x}\n" + mcType,
 	"dimensions: [environments]\nrevisions: {charts: []}\nsequence:\n  environments:\n  - name: integration\n    revisions: {chart: v1}\n" + mcType,
+	// Charts by directory and the global layer (charts.go).
+	"dimensions: [environments]\nsequence:\n  environments: [integration, production]\n" + mcType +
+		"charts:\n- {dir: charts/{clusterType}, application: {source: {path: '{path}'}, destination: {namespace: '{chart}'}}}\n" +
+		"- {dir: charts/shared, clusterTypes: [management-cluster]}\nglobal: true\n",
+	"dimensions: [environments]\nsequence:\n  environments: [integration]\n" + mcType + "charts: [{dir: charts/{clusterType}/../x}]\nglobal: yes\n",
+	"dimensions: [environments]\nsequence:\n  environments: [integration]\n" + mcType + "charts: [{dir: charts/shared, clusterTypes: [other]}, {dir: charts/shared}]\n",
 }
 
 func FuzzLoad(f *testing.F) {
@@ -63,6 +69,11 @@ func FuzzLoad(f *testing.F) {
 			"config/management-cluster/prometheus/values.yaml":                {Data: []byte("applications:\n  prometheus:\n    source: {targetRevision: 1.0.0}\n")},
 			"config/management-cluster/prometheus/integration/patch-001.yaml": {Data: []byte("applications:\n  prometheus:\n    source: {targetRevision: 1.1.0}\n")},
 			"config/management-cluster/prometheus/integration/patch-002.yaml": {Data: []byte("applications:\n  prometheus:\n    source: {targetRevision: 1.2.0}\n")},
+			"config/global/defaults.yaml":                                     {Data: []byte("applications:\n  default:\n    syncPolicy: {automated: {}}\n")},
+			"config/global/integration/override.yaml":                         {Data: []byte("applications:\n  default:\n    source: {helm: {valuesObject: {env: int}}}\n")},
+			"charts/management-cluster/prometheus/Chart.yaml":                 {Data: []byte("name: prometheus\n")},
+			"charts/management-cluster/loki/Chart.yaml":                       {Data: []byte("name: loki\n")},
+			"charts/shared/grafana/Chart.yaml":                                {Data: []byte("name: grafana\n")},
 		}
 		fl, err := fleet.Load(fsys)
 		if err != nil {

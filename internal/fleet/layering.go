@@ -10,11 +10,15 @@ import (
 
 // The layering of one component for one target, in order:
 //
-//  1. values.yaml, with the cluster type's <section>.default merged under
-//     every item of each section it uses;
-//  2. for each node from the first dimension down to the target whose level
-//     directory exists: override.yaml, then each patch-*.yaml in file-name
-//     order (a patch's metadata: key is not part of its content).
+//  1. values.yaml (over the item of the chart the component was discovered
+//     from, if any), with the cluster type's <section>.default merged under
+//     every item of each section it uses, and the global layer's
+//     defaults.yaml under that;
+//  2. for each node from the first dimension down to the target: the
+//     global layer's override.yaml there (its <section>.default over every
+//     item), then the component's level directory: override.yaml, then
+//     each patch-*.yaml in file-name order (a patch's metadata: key is not
+//     part of its content).
 //
 // A target's values are cluster: {<singular dimension>: <name>, ...} followed
 // by every component's values in component-name order.
@@ -37,14 +41,36 @@ func (ct *ClusterType) base(c *Component) (*values.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals, err := c.Values.Mapping("values.yaml")
+	vals, err := c.ValuesMapping()
 	if err != nil {
 		return nil, err
+	}
+	if c.Chart != nil {
+		vals = values.Merge(c.chartLayer(), vals)
+	}
+	var global *values.Value // the global layer's defaults.yaml
+	if ct.Global != nil && ct.Global.Defaults != nil {
+		if global, err = ct.Global.Defaults.Mapping("defaults.yaml"); err != nil {
+			return nil, err
+		}
+		if err := checkGlobalShape(global, ct.Global.Defaults.Path); err != nil {
+			return nil, err
+		}
 	}
 	out := values.NewMap(vals.Pos)
 	for i, section := range vals.Keys {
 		items := vals.Vals[i]
 		sd := defaults.Get(section)
+		if gd := sectionDefault(global, section); gd != nil {
+			// The global default under the cluster type's.
+			if sd == nil {
+				sd = values.NewMap(gd.Pos)
+				sd.Set("default", gd)
+			} else if td := sd.Get("default"); td != nil && sd.Kind == values.Map {
+				sd = values.NewMap(sd.Pos)
+				sd.Set("default", values.Merge(gd, td))
+			}
+		}
 		if sd == nil {
 			return nil, &values.Error{Pos: vals.KeyPosAt(i), Path: []string{section},
 				Msg:  fmt.Sprintf("section %q has no defaults in %s", section, ct.Defaults.Path),
@@ -204,6 +230,13 @@ func (ct *ClusterType) levelValues(c *Component, n *Node) (*values.Value, error)
 	v, err := ct.valuesAt(c, n.Parent)
 	if err != nil {
 		return nil, err
+	}
+	if ct.Global != nil {
+		if g := ct.Global.Levels[n.ID()]; g != nil && g.Override != nil {
+			if v, err = applyGlobal(v, g, len(n.Children) > 0); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if l := c.Levels[n.ID()]; l != nil {
 		return applyLevel(v, l, len(n.Children) > 0)

@@ -24,6 +24,9 @@ type Fleet struct {
 	Targets []*Node
 	// Clusters is the inventory, config/clusters/, in name order.
 	Clusters []*Cluster
+	// Global is the global layer, config/global/ (config.yaml's global:
+	// true); nil when off.
+	Global *Global
 
 	byTargetOnce sync.Once
 	byTarget     map[string][]*Cluster // type + "\x00" + target ID -> clusters (ClustersAt)
@@ -32,7 +35,7 @@ type Fleet struct {
 // WithClusters is the fleet with the inventory cs instead of its own: a new
 // value, so that what f caches about its clusters (ClustersAt) is not shared.
 func (f *Fleet) WithClusters(cs []*Cluster) *Fleet {
-	return &Fleet{FS: f.FS, Config: f.Config, ClusterTypes: f.ClusterTypes, Targets: f.Targets, Clusters: cs}
+	return &Fleet{FS: f.FS, Config: f.Config, ClusterTypes: f.ClusterTypes, Targets: f.Targets, Clusters: cs, Global: f.Global}
 }
 
 // ClusterType is config/<name>/: its defaults and components.
@@ -50,6 +53,8 @@ type ClusterType struct {
 	Targets    []*Node
 	Defaults   *File
 	Components []*Component // sorted by name
+	// Global is the fleet's global layer, nil when off.
+	Global *Global
 }
 
 // Component is config/<type>/<name>/.
@@ -64,6 +69,10 @@ type Component struct {
 	History *File
 	// Levels holds the level directories that exist, by node ID.
 	Levels map[string]*Level
+	// Chart is the chart directory the component was discovered from
+	// (config.yaml's charts:), nil for a component of config/ alone.
+	// Its values.yaml may then be absent (Values holds no bytes).
+	Chart *Chart
 
 	base   baseCache
 	atNode sync.Map // *Node -> *nodeValues
@@ -178,6 +187,9 @@ func load(fsys fs.FS, sel selection) (*Fleet, error) {
 		defer cache.Close()
 		l.fsys = cache
 	}
+	if cfg.Global {
+		f.Global = l.global()
+	}
 	for _, decl := range cfg.ClusterTypes {
 		if sel.clusterType != "" && decl.Name != sel.clusterType {
 			continue
@@ -186,6 +198,7 @@ func load(fsys fs.FS, sel selection) (*Fleet, error) {
 			continue
 		}
 		if ct := l.clusterType(decl, f.Targets); ct != nil {
+			ct.Global = f.Global
 			f.ClusterTypes = append(f.ClusterTypes, ct)
 		}
 	}
@@ -256,6 +269,7 @@ func (l *loader) clusterType(decl ClusterTypeDecl, targets []*Node) *ClusterType
 	// The components are read in parallel (a large fleet is thousands of
 	// small files), each by a loader of its own; their errors are reported
 	// in the order of the directory, as when read one by one.
+	charts := l.discoverCharts(decl.Name)
 	var dirs []int // the entries that are components' directories
 	for i, e := range entries {
 		if e.IsDir() && (l.onlyComponent == "" || e.Name() == l.onlyComponent) {
@@ -268,7 +282,7 @@ func (l *loader) clusterType(decl ClusterTypeDecl, targets []*Node) *ClusterType
 		i := dirs[k]
 		cl := *l // the same settings, errors of its own
 		cl.errs = nil
-		comps[i] = cl.component(ct, dir+"/"+entries[i].Name(), entries[i].Name())
+		comps[i] = cl.component(ct, dir+"/"+entries[i].Name(), entries[i].Name(), charts[entries[i].Name()])
 		errs[i] = cl.errs
 	})
 	for i, e := range entries {
@@ -282,6 +296,12 @@ func (l *loader) clusterType(decl ClusterTypeDecl, targets []*Node) *ClusterType
 			ct.Components = append(ct.Components, comps[i])
 		}
 	}
+	for name, ch := range charts { // charts with no directory of their own under config/<type>/
+		if ct.Component(name) == nil && !slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Name() == name && e.IsDir() }) {
+			cdir := dir + "/" + name
+			ct.Components = append(ct.Components, &Component{Name: name, Dir: cdir, Values: NewFile(cdir+"/values.yaml", nil), Levels: map[string]*Level{}, Chart: ch})
+		}
+	}
 	if ct.Defaults == nil {
 		l.fail(&values.Error{Pos: values.Pos{File: dir + "/defaults.yaml"},
 			Msg:  fmt.Sprintf("cluster type %q has no defaults.yaml", decl.Name),
@@ -291,7 +311,7 @@ func (l *loader) clusterType(decl ClusterTypeDecl, targets []*Node) *ClusterType
 	return ct
 }
 
-func (l *loader) component(ct *ClusterType, dir, name string) *Component {
+func (l *loader) component(ct *ClusterType, dir, name string, chart *Chart) *Component {
 	if err := checkName(name); err != nil {
 		l.fail(&values.Error{Pos: values.Pos{File: dir + "/"}, Msg: "component directory: " + err.Error(),
 			Hint: "rename the directory: a component's name is a plain path segment (" + nameHint + ")"})
@@ -302,10 +322,10 @@ func (l *loader) component(ct *ClusterType, dir, name string) *Component {
 		l.fail(err)
 		return nil
 	}
-	if len(entries) == 0 {
+	if len(entries) == 0 && chart == nil {
 		return nil
 	}
-	c := &Component{Name: name, Dir: dir, Levels: map[string]*Level{}}
+	c := &Component{Name: name, Dir: dir, Levels: map[string]*Level{}, Chart: chart}
 	for _, e := range entries {
 		p := dir + "/" + e.Name()
 		switch {
@@ -322,6 +342,9 @@ func (l *loader) component(ct *ClusterType, dir, name string) *Component {
 				Msg:  e.Name() + " directly under a component has no effect",
 				Hint: fmt.Sprintf("overrides and patches go in a level directory, such as %s/%s/%s; base values go in %s/values.yaml", dir, firstChild(l.cfg.Root), e.Name(), dir)})
 		}
+	}
+	if c.Values == nil && chart != nil {
+		c.Values = NewFile(dir+"/values.yaml", nil) // the chart's item alone
 	}
 	if c.Values == nil {
 		l.fail(&values.Error{Pos: values.Pos{File: dir + "/values.yaml"},

@@ -14,7 +14,7 @@ func parseConfig(f *File) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout", "render", "notifications", "clusters", "revisions", "layout", "roots"); err != nil {
+	if err := knownKeys(v, nil, "dimensions", "sequence", "cluster_types", "promotion", "repository", "rollout", "render", "notifications", "clusters", "revisions", "layout", "roots", "charts", "global"); err != nil {
 		return nil, err
 	}
 	c := &Config{File: f, Root: &Node{Pos: v.Pos}}
@@ -40,6 +40,12 @@ func parseConfig(f *File) (*Config, error) {
 		}
 	}
 	if c.ClusterTypes, err = c.parseClusterTypes(v, f); err != nil {
+		return nil, err
+	}
+	if err := c.parseCharts(v.Get("charts")); err != nil {
+		return nil, err
+	}
+	if err := c.parseGlobal(v.Get("global")); err != nil {
 		return nil, err
 	}
 	if err := c.parsePromotion(v.Get("promotion")); err != nil {

@@ -167,7 +167,11 @@ func (pl *planner) ops(before, after state, newValues []byte) []Op {
 		}
 	}
 	if newValues != nil {
-		writes = append(writes, Op{Kind: "write", Path: pl.comp.Values.Path, Data: newValues, Was: digest(pl.comp.Values.Data)})
+		was := digest(pl.comp.Values.Data)
+		if pl.comp.Chart != nil && pl.comp.Values.Data == nil {
+			was = "" // a chart's component without values.yaml: the fold creates it
+		}
+		writes = append(writes, Op{Kind: "write", Path: pl.comp.Values.Path, Data: newValues, Was: was})
 	}
 	return append(writes, removes...)
 }
@@ -175,7 +179,7 @@ func (pl *planner) ops(before, after state, newValues []byte) []Op {
 // simulate returns the component as it would be with the patch at the nodes
 // of s, and values.yaml replaced by newValues when not nil.
 func (pl *planner) simulate(s state, newValues []byte) *fleet.Component {
-	c := &fleet.Component{Name: pl.comp.Name, Dir: pl.comp.Dir, Values: pl.comp.Values, Metadata: pl.comp.Metadata,
+	c := &fleet.Component{Name: pl.comp.Name, Dir: pl.comp.Dir, Values: pl.comp.Values, Metadata: pl.comp.Metadata, Chart: pl.comp.Chart,
 		Levels: map[string]*fleet.Level{}}
 	if newValues != nil {
 		c.Values = fleet.NewFile(pl.comp.Values.Path, newValues)

@@ -27,7 +27,17 @@ import (
 // that fails too (typically: the patch changes what an anchor holds, which
 // its aliases share), the fold is refused with the reason, unless the file
 // is exactly what strata would write.
+//
+// A blank values.yaml (a component found from a chart, whose values.yaml
+// is optional) becomes the patch's content.
 func integrate(valuesFile *fleet.File, patchName string, patchData []byte) ([]byte, error) {
+	if len(bytes.TrimSpace(valuesFile.Data)) == 0 {
+		content, err := fleet.PatchContent(fleet.NewFile(patchName, patchData))
+		if err != nil {
+			return nil, err
+		}
+		return values.Encode(content), nil
+	}
 	old, err := valuesFile.Mapping("values.yaml")
 	if err != nil {
 		return nil, err

@@ -25,6 +25,13 @@ func (r *runner) dryRun(ctx context.Context, f *fleet.Fleet) error {
 	if err != nil {
 		return err
 	}
+	for _, p := range f.Config.ChartFiles(r.fsys) { // what makes charts: components
+		data, err := fs.ReadFile(r.fsys, p)
+		if err != nil {
+			return err
+		}
+		mem[p] = &fstest.MapFile{Data: data}
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err

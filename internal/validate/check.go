@@ -64,7 +64,8 @@ func Check(opts Options) (*Report, error) {
 // rendered/ as outs has it), strata's policies, the fleet's same-level
 // patch conflicts, the patch fields a more specific file shadows, the
 // names that two clusters of the inventory give resources in one Argo CD,
-// and the projects of the clusters' roots that their Argo CD lacks.
+// the projects of the clusters' roots that their Argo CD lacks, and what
+// config.yaml's charts: leaves aside.
 func Validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output) (*Report, error) {
 	return validate(f, fsys, outs, "")
 }
@@ -106,6 +107,11 @@ func validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output, dir string) (*R
 		return nil, err
 	}
 	rep.Findings = append(rep.Findings, sh...)
+	ch, err := charts(f)
+	if err != nil {
+		return nil, err
+	}
+	rep.Findings = append(rep.Findings, ch...)
 	rep.Resources = int(resources.Load())
 	sortFindings(rep.Findings)
 	if rep.Findings == nil {

@@ -27,6 +27,9 @@ const (
 	// CheckProject: a root object in a project that the Argo CD holding it
 	// does not get from the fleet.
 	CheckProject = "project"
+	// CheckChart: what config.yaml's charts: leaves aside (a directory
+	// without Chart.yaml) or loses (a chart's component pointing elsewhere).
+	CheckChart = "chart"
 )
 
 // Finding is one thing strata validate reports.

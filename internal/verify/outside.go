@@ -190,6 +190,17 @@ func readTree(fsys fs.FS) (fstest.MapFS, error) {
 			return nil, err
 		}
 	}
+	// The Chart.yaml of each chart config.yaml's charts: finds: what
+	// makes the components of those directories.
+	if cfg, err := fleet.ReadConfig(out, nil); err == nil {
+		for _, p := range cfg.ChartFiles(fsys) {
+			data, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				return nil, err
+			}
+			out[p] = &fstest.MapFile{Data: data, Mode: 0o644}
+		}
+	}
 	return out, nil
 }
 

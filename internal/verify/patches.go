@@ -92,6 +92,9 @@ func (c *checker) foldedInto(k patchKey, was copies) bool {
 		return false
 	}
 	ov, err1 := old.Mapping("values.yaml")
+	if len(bytes.TrimSpace(old.Data)) == 0 { // a chart's component had none (fleet.Component.ValuesMapping)
+		ov, err1 = values.NewMap(values.Pos{File: old.Path}), nil
+	}
 	nv, err2 := now.Mapping("values.yaml")
 	if err1 != nil || err2 != nil {
 		return false

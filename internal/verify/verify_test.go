@@ -49,6 +49,20 @@ func fleetFS(files map[string]string) fstest.MapFS {
 	return m
 }
 
+// chartFleet is files over a fleet whose component app is found from a
+// chart directory, without a values.yaml of its own.
+func chartFleet(files map[string]string) map[string]string {
+	out := map[string]string{
+		"config/config.yaml":         config + "charts: [{dir: 'charts/{clusterType}', application: {source: {repoURL: https://example.com/fleet.git, path: '{path}'}, destination: {name: in-cluster}}}]\n",
+		"config/web/app/values.yaml": "",
+		"charts/web/app/Chart.yaml":  "name: app\n",
+	}
+	for k, v := range files {
+		out[k] = v
+	}
+	return out
+}
+
 func TestCheck(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -86,6 +100,12 @@ func TestCheck(t *testing.T) {
 		{
 			name: "a patch removed outside gates is clean",
 			base: map[string]string{"config/web/app/dev/patch-001.yaml": patch},
+		},
+		{
+			name: "a fold into the values.yaml a chart's component lacked enters the gate",
+			base: chartFleet(map[string]string{"config/web/app/dev/patch-001.yaml": patch}),
+			head: chartFleet(map[string]string{"config/web/app/values.yaml": patch}),
+			want: []string{"config/web/app/values.yaml:1 prod gate"},
 		},
 		{
 			name: "a patch at the second region of the gate skips the first",

@@ -79,7 +79,21 @@ func (s *Server) target(w http.ResponseWriter, r *http.Request) {
 			d.Cell = row.Cells[i]
 			d.Text = status.CellText(d.Cell)
 		}
-		d.Layers = append(d.Layers, layerFile{Kind: "defaults", Path: ct.Defaults.Path}, layerFile{Kind: "values", Path: c.Values.Path})
+		if ct.Global != nil && ct.Global.Defaults != nil {
+			d.Layers = append(d.Layers, layerFile{Kind: "global-defaults", Path: ct.Global.Defaults.Path})
+		}
+		d.Layers = append(d.Layers, layerFile{Kind: "defaults", Path: ct.Defaults.Path})
+		if c.Chart != nil {
+			d.Layers = append(d.Layers, layerFile{Kind: "chart", Path: c.Chart.Path})
+		}
+		if c.Chart == nil || len(c.Values.Data) > 0 {
+			d.Layers = append(d.Layers, layerFile{Kind: "values", Path: c.Values.Path})
+		}
+		for _, l := range ct.Global.Layers(n) {
+			if l.Override != nil {
+				d.Layers = append(d.Layers, layerFile{Kind: "global", Level: l.Node.ID(), Path: l.Override.Path})
+			}
+		}
 		for _, l := range c.Layers(n) {
 			for _, f := range l.Files() {
 				kind := "override"
