@@ -13,6 +13,8 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
+	"github.com/strata-fleet/strata/internal/rollout/livecache"
 )
 
 // waitSet is what a step waits for: the Applications (and
@@ -27,12 +29,12 @@ type waitSet struct {
 	history  *live.History
 	pick     func(live.AppState) bool
 	// scope is what its wait joins (scoped), made at the first look.
-	scope *scope
+	scope *livecache.Scope
 	// mark is where the refreshes asked stood when it was read, after
 	// the step's push (watcher.mark); stalled the stalled asks its wait
 	// reported (their seq).
 	mark    uint64
-	stalled map[appKey]uint64
+	stalled map[livecache.AppKey]uint64
 }
 
 // newWaitSet reads what the rendered output expects and the history of
@@ -43,7 +45,7 @@ func (r *runner) newWaitSet(ctx context.Context, commit string, pick func(live.A
 	if err != nil {
 		return nil, err
 	}
-	return &waitSet{commit: commit, f: e.f, expected: e.expected, history: e.history, pick: pick, mark: r.watch.mark()}, nil
+	return &waitSet{commit: commit, f: e.f, expected: e.expected, history: e.history, pick: pick, mark: r.watch.Mark()}, nil
 }
 
 // expectation is what the rendered output at one commit expects
@@ -117,6 +119,17 @@ func (e *expectation) advance(fsys fs.FS, head string, dirs []string, changes []
 	return &expectation{head: head, f: e.f, own: own, expected: live.ExpectOwned(e.f, own), history: e.history.Advance(head, changes)}, nil
 }
 
+// scoped is ws's scope for the rollout of ct's component comp, made once.
+func (ws *waitSet) scoped(ct, comp string) *livecache.Scope {
+	if ws.scope == nil {
+		ws.scope = livecache.NewScope(ws.f, ws.expected, ws.history, ws.pick, ct, comp)
+		// The whole fleet's list is the push's, and no longer needed here:
+		// a wait that lasts keeps only its scope's, not one list a push.
+		ws.expected = nil
+	}
+	return ws.scope
+}
+
 // changedIn picks the objects whose rendered file commit changed last.
 func changedIn(commit string) func(live.AppState) bool {
 	return func(s live.AppState) bool { return s.Commit == commit }
@@ -131,7 +144,7 @@ type observation struct {
 	// cluster; behind those that have not deployed an object of apps not
 	// synced yet, to refresh (refresh.go).
 	roots  map[string]live.Root
-	behind []appKey
+	behind []livecache.AppKey
 	// healthySince is when the last of apps became synced and healthy as
 	// Argo CD says (see healthySince); zero when one of them does not say.
 	healthySince time.Time
@@ -139,7 +152,7 @@ type observation struct {
 
 // observe reads the state of ws's objects.
 func (r *runner) observe(ws *waitSet) *observation {
-	rep := r.watch.report(ws.scoped(r.opts.ClusterType, r.opts.Component), ws.history)
+	rep := r.watch.Report(ws.scoped(r.opts.ClusterType, r.opts.Component), ws.history)
 	o := &observation{roots: map[string]live.Root{}}
 	for _, cell := range rep.Cells {
 		if cell.ClusterType != r.opts.ClusterType || cell.Component != r.opts.Component {
@@ -162,7 +175,7 @@ func (r *runner) observe(ws *waitSet) *observation {
 			if cell.ClusterType != r.opts.ClusterType || cell.Component != r.opts.Component || !ws.pick(st) {
 				continue
 			}
-			t := healthySince(st)
+			t := inflight.HealthySince(st)
 			if root := o.roots[st.Cluster].App; !t.IsZero() && root != nil && root.FinishedAt.After(t) {
 				t = root.FinishedAt // the root deployed the change later
 			}
@@ -173,7 +186,7 @@ func (r *runner) observe(ws *waitSet) *observation {
 			}
 			a := appState(st)
 			if !a.Synced() && st.Contains != nil && !*st.Contains {
-				o.behind = append(o.behind, appKey{st.ArgoCD, o.roots[st.Cluster].Name})
+				o.behind = append(o.behind, livecache.AppKey{ArgoCD: st.ArgoCD, Name: o.roots[st.Cluster].Name})
 			}
 			switch {
 			case failedHere(st, o.roots[st.Cluster], ws.history):
@@ -187,32 +200,6 @@ func (r *runner) observe(ws *waitSet) *observation {
 		o.healthySince = time.Time{}
 	}
 	return o
-}
-
-// healthySince is when an object became what it is, synced and healthy, as
-// Argo CD says: the later of the end of its last operation (the sync that
-// brought its change) and its health's last transition; for an
-// ApplicationSet, the latest over the Applications it made. Zero when
-// Argo CD says neither. (observe takes the end of the root's last sync
-// too, when later: the object's own sync may predate the commit, when the
-// commit did not change what it deploys.)
-func healthySince(st live.AppState) time.Time {
-	apps := []*live.App{st.Live}
-	for _, g := range st.Generated {
-		apps = append(apps, g.App)
-	}
-	var t time.Time
-	for _, a := range apps {
-		if a == nil {
-			continue
-		}
-		for _, at := range []time.Time{a.FinishedAt, a.HealthSince} {
-			if at.After(t) {
-				t = at
-			}
-		}
-	}
-	return t
 }
 
 // FailAfterRetries is how many times Argo CD retries a failed sync of a

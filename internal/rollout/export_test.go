@@ -4,6 +4,8 @@ import (
 	"os"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/rollout/livecache"
 )
 
 // SetQueuedHook tells f of each step asked of RunAll's writer, for the
@@ -13,11 +15,12 @@ func SetQueuedHook(f func(patch string)) (undo func()) {
 	return func() { queuedHook = nil }
 }
 
-// CountReactions makes the rollouts run with env count the changes that
-// woke a wait (woken) and the evaluations of a wait's verdict (evaluated).
-func CountReactions(env *Env) (woken, evaluated func() int64) {
-	env.reactions = &reactions{}
-	return env.reactions.woken.Load, env.reactions.evaluated.Load
+// CountReactions makes the rollouts of this process count the changes
+// that woke a wait (woken) and the evaluations of a wait's verdict
+// (evaluated), until undo.
+func CountReactions() (woken, evaluated func() int64, undo func()) {
+	countReactions = &livecache.Reactions{}
+	return countReactions.Woken.Load, countReactions.Evaluated.Load, func() { countReactions = nil }
 }
 
 // ExpectationReads is how many times the rollouts of this process read

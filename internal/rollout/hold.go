@@ -10,6 +10,7 @@ import (
 	"github.com/strata-fleet/strata/internal/alert"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/freeze"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 )
 
 // DefaultHoldEvery is how often a held rollout reads the freezes and the
@@ -129,7 +130,7 @@ func (r *runner) held(ctx context.Context, f *fleet.Fleet, node string) (holding
 	}
 	var unread holding
 	for _, c := range r.policyAt(f, node).StopWhen {
-		alerts, err := ReadCondition(ctx, c)
+		alerts, err := inflight.ReadCondition(ctx, c)
 		if err != nil {
 			if unread.unreadable == nil {
 				unread = holding{why: fmt.Sprintf("no step starts: stopWhen %s cannot be read: %v", c.Name, err), unreadable: &c, reason: err}
@@ -184,16 +185,6 @@ func (r *runner) holdEvery() time.Duration {
 	return DefaultHoldEvery
 }
 
-// ReadCondition reads one stopWhen condition: the alerts that make it
-// hold (none: it does not).
-func ReadCondition(ctx context.Context, c fleet.StopCondition) ([]alert.Alert, error) {
-	cl := alert.Client{Timeout: c.Timeout}
-	if c.Prometheus != nil {
-		return cl.Query(ctx, c.Prometheus.URL, c.Prometheus.Query)
-	}
-	return cl.Firing(ctx, c.Alertmanager.URL, c.Alertmanager.Matchers)
-}
-
 // guard reads a step's stopWhen conditions throughout its wait and soak,
 // each every its own interval: the first that holds fails the step, sent
 // on r.alarm, which the wait and the soak select on. A condition that
@@ -216,7 +207,7 @@ func (r *runner) guard(ctx context.Context, st *step) *guard {
 		g.wg.Go(func() {
 			defer tick.Stop()
 			for {
-				alerts, err := ReadCondition(ctx, c)
+				alerts, err := inflight.ReadCondition(ctx, c)
 				switch {
 				case ctx.Err() != nil:
 					return
@@ -265,7 +256,7 @@ func (g *guard) last(ctx context.Context, final bool) error {
 	for _, c := range g.st.policy.StopWhen {
 		var since time.Time
 		for {
-			alerts, err := ReadCondition(ctx, c)
+			alerts, err := inflight.ReadCondition(ctx, c)
 			if err == nil && len(alerts) > 0 {
 				return g.failure(c, alerts)
 			}
@@ -305,7 +296,7 @@ func (r *runner) holdFirstCopy(ctx context.Context) error {
 		return err
 	}
 	node := ""
-	if locs := locations(f, r.opts); len(locs) > 0 {
+	if locs := r.locations(f); len(locs) > 0 {
 		node = locs[len(locs)-1]
 	}
 	return r.hold(ctx, f, node)

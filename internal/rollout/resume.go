@@ -10,6 +10,7 @@ import (
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 )
 
 // catchUp completes what an earlier run (or the user) left in the work
@@ -96,7 +97,7 @@ func (r *runner) settle(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	locs := locations(f, r.opts)
+	locs := r.locations(f)
 	if len(locs) == 0 {
 		return nil // promote.Prepare says why
 	}
@@ -104,7 +105,7 @@ func (r *runner) settle(ctx context.Context) error {
 	st.policy = r.policyAt(f, st.node)
 	var dirs, ids []string
 	for _, c := range f.Clusters {
-		if c.Type != r.opts.ClusterType || c.Target == nil || !under(c.Target.ID(), locs) {
+		if c.Type != r.opts.ClusterType || c.Target == nil || !inflight.Under(c.Target.ID(), locs) {
 			continue
 		}
 		id := c.Type + "/" + c.Target.ID()
@@ -119,7 +120,7 @@ func (r *runner) settle(ctx context.Context) error {
 		}
 		ids, dirs = append(ids, id), append(dirs, dir)
 	}
-	st.pick = pickClusters(f, func(c *fleet.Cluster) bool { return under(c.Target.ID(), locs) })
+	st.pick = pickClusters(f, func(c *fleet.Cluster) bool { return inflight.Under(c.Target.ID(), locs) })
 	if len(dirs) == 0 {
 		r.emit(Event{Kind: KindStart, Step: st.node, Message: fmt.Sprintf("%s is at %s, where no cluster of the inventory runs", r.opts.Patch, strings.Join(locs, ", "))})
 		return nil
@@ -132,7 +133,7 @@ func (r *runner) settle(ctx context.Context) error {
 		return fmt.Errorf("%s is not committed: commit rendered/ first", strings.Join(dirs, ", "))
 	}
 	st.commit = commit
-	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
+	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
 		return err
 	}
 	// A failure names the patch's own last commit, not the last commit

@@ -20,6 +20,8 @@ import (
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
+	"github.com/strata-fleet/strata/internal/rollout/livecache"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -92,15 +94,20 @@ type Env struct {
 	// in one hold of the repository lock before it pushes them (default
 	// DefaultBatchFor).
 	BatchFor time.Duration
-
-	// watcher and writer, set by RunAll, are shared by its rollouts;
-	// loads bounds how many of them load the fleet at once (slot).
-	watcher *watcher
-	writer  *writer
-	loads   chan struct{}
-	// reactions, set by the tests, counts what wakes the waits.
-	reactions *reactions
 }
+
+// shared is what RunAll's rollouts share: one cache of the Argo CDs' live
+// state, one writer, and the slots that bound how many of them load the
+// fleet at once (slot). A rollout of its own has a cache and a writer of
+// its own, and no slots.
+type shared struct {
+	cache  *livecache.Cache
+	writer *writer
+	loads  chan struct{}
+}
+
+// countReactions, set by the tests, counts what wakes the waits.
+var countReactions *livecache.Reactions
 
 // Result is how a rollout ended.
 type Result struct {
@@ -139,7 +146,7 @@ type runner struct {
 	env   Env
 	opts  Options
 	repo  *repo
-	watch *watchView
+	watch *livecache.View
 	fsys  fs.FS
 	// hide are the other patches' first copies the steps leave out
 	// (checkClean; firstcopies.go).
@@ -162,8 +169,9 @@ type runner struct {
 	// held (see guard); nil when no guard runs.
 	alarm chan error
 	// writer makes and pushes the steps: RunAll's, shared, or one of the
-	// rollout's own.
+	// rollout's own; loads are RunAll's load slots (nil: none).
 	writer *writer
+	loads  chan struct{}
 	// config is config.yaml as outputRoot last parsed it.
 	config atomic.Pointer[fleet.Config]
 }
@@ -205,6 +213,11 @@ func (r *runner) dirty(ctx context.Context) ([]string, error) {
 // soaked and checked, until the patch is folded into values.yaml, a manual
 // gate that is not approved, opts.Until, or a failure (*StepError).
 func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
+	return run(ctx, env, opts, nil)
+}
+
+// run is Run, sharing sh with the other rollouts of RunAll (nil: none).
+func run(ctx context.Context, env Env, opts Options, sh *shared) (*Result, error) {
 	if env.Clock == nil {
 		env.Clock = clock.RealClock{}
 	}
@@ -222,17 +235,14 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := env.watcher
-	if w == nil {
-		w = newWatcher(ctx, env.Connect, env.Live)
+	if sh == nil {
+		// One write path: a rollout of its own runs as RunAll's batch of one.
+		sh = &shared{cache: livecache.New(ctx, env.Connect, env.Live), writer: newWriter(ctx, env)}
 	}
-	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}, dir: env.Dir}, fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}}}
-	// One write path: a rollout of its own runs as RunAll's batch of one.
-	if r.writer = env.writer; r.writer == nil {
-		r.writer = newWriter(ctx, env)
-	}
-	r.watch = w.view(r.lost, env.reactions)
-	defer r.watch.close()
+	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}, dir: env.Dir}, fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}},
+		writer: sh.writer, loads: sh.loads}
+	r.watch = sh.cache.Open(r.lost, countReactions)
+	defer r.watch.Close()
 	err = r.run(ctx)
 	var p *pendingError
 	if errors.As(err, &p) {
@@ -269,14 +279,14 @@ func (r *runner) load() (*fleet.Fleet, error) {
 	return action.LoadComponent(r.fsys, r.opts.ClusterType, r.opts.Component)
 }
 
-// slot waits for one of RunAll's load slots (Env.loads) and returns its
+// slot waits for one of RunAll's load slots (shared.loads) and returns its
 // release. Every rollout of RunAll loads the fleet when it starts (load,
 // reach); a hundred loads of a fleet of 1,000 clusters at once held
 // hundreds of MB of parsed files together, more than the rest of the run
 // (BENCHMARKS.md, delivery), where on a few cores they take no longer one
 // after another.
 func (r *runner) slot() func() {
-	l := r.env.loads
+	l := r.loads
 	if l == nil {
 		return func() {}
 	}
@@ -298,7 +308,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.repo.pushTarget(ctx, r.opts.Remote); err != nil {
 		return err
 	}
-	if locs := locations(f, r.opts); len(locs) > 0 {
+	if locs := r.locations(f); len(locs) > 0 {
 		if err := r.watchable(f, locs[len(locs)-1], locs); err != nil {
 			return err
 		}
@@ -309,7 +319,7 @@ func (r *runner) run(ctx context.Context) error {
 	if err := r.catchUpLocked(ctx); err != nil {
 		return err
 	}
-	if len(locations(f, r.opts)) == 0 {
+	if len(r.locations(f)) == 0 {
 		// The rollout's last step removed the patch's files (folded.go).
 		if ok, err := r.gone(ctx); ok || err != nil {
 			return err
@@ -375,6 +385,11 @@ func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, erro
 		return nil, err
 	}
 	return plan, nil
+}
+
+// locations are the nodes where the patch is in f, in rollout order.
+func (r *runner) locations(f *fleet.Fleet) []string {
+	return inflight.Locations(f, r.opts.ClusterType, r.opts.Component, r.opts.Patch)
 }
 
 // patchID is <type>/<component>/<patch>.
@@ -547,7 +562,7 @@ func (r *runner) reachedUntil(f *fleet.Fleet) bool {
 		return false
 	}
 	n := f.Config.Find(strings.Split(r.opts.Until, "/"))
-	locs := locations(f, r.opts)
+	locs := r.locations(f)
 	if len(locs) == 0 {
 		return false
 	}
@@ -567,28 +582,4 @@ func (r *runner) reachedUntil(f *fleet.Fleet) bool {
 		}
 	}
 	return true
-}
-
-// locations are the nodes where the patch is, in rollout order.
-func locations(f *fleet.Fleet, opts Options) []string {
-	ct := f.ClusterType(opts.ClusterType)
-	if ct == nil {
-		return nil
-	}
-	comp := ct.Component(opts.Component)
-	if comp == nil {
-		return nil
-	}
-	name := strings.TrimSuffix(opts.Patch, ".yaml") + ".yaml"
-	var out []string
-	f.Config.Root.Walk(func(n *fleet.Node) {
-		if lv := comp.Levels[n.ID()]; lv != nil {
-			for _, p := range lv.Patches {
-				if p.Path[strings.LastIndexByte(p.Path, '/')+1:] == name {
-					out = append(out, n.ID())
-				}
-			}
-		}
-	})
-	return out
 }

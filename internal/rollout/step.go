@@ -16,6 +16,7 @@ import (
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 )
 
 // step is one step of the rollout: a commit whose targets it waits for.
@@ -105,7 +106,7 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, a
 		}
 		r.enterWave(plan)
 	} else {
-		locs := locations(f, r.opts)
+		locs := r.locations(f)
 		st.node = locs[len(locs)-1]
 		c.ClusterType, c.Component = r.opts.ClusterType, r.opts.Component
 		c.Subject = fmt.Sprintf("Start %s of %s/%s at %s", r.opts.Patch, r.opts.ClusterType, r.opts.Component, strings.Join(locs, ", "))
@@ -179,13 +180,7 @@ func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
 
 // overridden is p with the run's --soak and --timeout.
 func (o Options) overridden(p fleet.RolloutPolicy) fleet.RolloutPolicy {
-	if o.Soak != nil {
-		p.Soak = *o.Soak
-	}
-	if o.Timeout != nil {
-		p.Timeout = *o.Timeout
-	}
-	return p
+	return inflight.Override(p, o.Soak, o.Timeout)
 }
 
 // foldPolicy is the policy of a fold, which changes the targets ids
@@ -404,19 +399,19 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 func (r *runner) terminate(ctx context.Context, failures []Failure) []string {
 	var out []string
 	for _, f := range failures {
-		if f.App == "" || !r.watch.running(f.ArgoCD, f.App) {
+		if f.App == "" || !r.watch.Running(f.ArgoCD, f.App) {
 			continue
 		}
 		out = append(out, f.App)
 		deadline := r.env.Clock.NewTimer(time.Minute)
-		for r.watch.running(f.ArgoCD, f.App) {
-			if _, err := r.watch.terminate(ctx, f.ArgoCD, f.App); err != nil {
+		for r.watch.Running(f.ArgoCD, f.App) {
+			if _, err := r.watch.Terminate(ctx, f.ArgoCD, f.App); err != nil {
 				r.log("terminating the operation of Application %s on %s: %v", f.App, f.ArgoCD, err)
 			}
 			select {
 			case <-ctx.Done():
 			case <-deadline.C():
-			case <-r.watch.changed:
+			case <-r.watch.Changed():
 				continue
 			}
 			break
@@ -431,7 +426,7 @@ func (r *runner) terminate(ctx context.Context, failures []Failure) []string {
 func failedTrailers(node string, failures []Failure) []string {
 	var out []string
 	for _, f := range failures {
-		out = append(out, "--trailer", fmt.Sprintf("%s: %s: %s", FailedTrailer, node, failureLine(f)))
+		out = append(out, "--trailer", fmt.Sprintf("%s: %s: %s", inflight.FailedTrailer, node, failureLine(f)))
 	}
 	return out
 }
@@ -444,6 +439,6 @@ func (r *runner) isRevert(ctx context.Context, commit string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	_, ok := revertOf(body)
+	_, ok := inflight.RevertOf(body)
 	return ok, nil
 }

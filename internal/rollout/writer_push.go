@@ -74,7 +74,7 @@ func (w *writer) waitSets(ctx context.Context, repo *repo, made []*stepReq, base
 	if err != nil {
 		return
 	}
-	mark := made[0].r.watch.mark()
+	mark := made[0].r.watch.Mark()
 	for _, req := range made {
 		if req.err != nil {
 			continue

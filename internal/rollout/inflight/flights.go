@@ -1,4 +1,4 @@
-package rollout
+package inflight
 
 import (
 	"context"
@@ -119,7 +119,7 @@ type FlightOptions struct {
 // the samples a query returns).
 type ConditionReader func(ctx context.Context, c fleet.StopCondition) ([]alert.Alert, error)
 
-// Flights derives where the rollout of every patch in flight (InFlight)
+// Flights derives where the rollout of every patch in flight (Patches)
 // stands: its latest location and wave, its last step (the last commit
 // that changed one of its files), the next step and what it waits for,
 // what holds it and its last failure. fsys is the repository (the
@@ -142,7 +142,7 @@ func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions
 		}
 	}
 	flights = []Flight{}
-	for _, id := range InFlight(f) {
+	for _, id := range Patches(f) {
 		fl, err := flight(ctx, f, id, freezes, rec, opts)
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w", id, err)
@@ -152,7 +152,7 @@ func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions
 	if !history {
 		return flights, false, nil
 	}
-	settling, err := Settling(ctx, opts.Git, f, Options{}, opts.Now)
+	settling, err := Settling(ctx, opts.Git, f, opts.Now, nil, nil)
 	if err != nil {
 		return nil, false, err
 	}
@@ -200,7 +200,7 @@ func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries
 		}
 		ids = e.Targets
 	}
-	if fl.At = lastNode(ids, po.ClusterType); fl.At == "" {
+	if fl.At = LastNode(ids, po.ClusterType); fl.At == "" {
 		return fl, false, nil // no target's output changed: nothing to settle
 	}
 	if fl.Removed == "revert" {
@@ -218,7 +218,7 @@ func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Fre
 	parts := strings.SplitN(id, "/", 3)
 	po := promote.Options{ClusterType: parts[0], Component: parts[1], Patch: parts[2]}
 	fl := Flight{Patch: id, Waits: []Wait{}}
-	locs := locations(f, Options{ClusterType: po.ClusterType, Component: po.Component, Patch: po.Patch})
+	locs := Locations(f, po.ClusterType, po.Component, po.Patch)
 	if len(locs) == 0 {
 		return fl, nil
 	}
@@ -393,7 +393,7 @@ func (fl *Flight) liveWait(f *fleet.Fleet, rep *live.Report, po promote.Options,
 		}
 		for _, st := range cell.Apps {
 			c := f.Cluster(st.Cluster)
-			if c == nil || c.Target == nil || !under(c.Target.ID(), locs) {
+			if c == nil || c.Target == nil || !Under(c.Target.ID(), locs) {
 				continue
 			}
 			total++
@@ -405,7 +405,7 @@ func (fl *Flight) liveWait(f *fleet.Fleet, rep *live.Report, po promote.Options,
 			case live.Failed, live.Degraded:
 				failed = append(failed, fmt.Sprintf("%s on %s is %s: %s", st.Name, st.Cluster, st.State, st.Reason))
 			}
-			if t := healthySince(st); t.IsZero() {
+			if t := HealthySince(st); t.IsZero() {
 				known = false
 			} else if t.After(since) {
 				since = t

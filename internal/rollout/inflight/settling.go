@@ -1,20 +1,19 @@
-package rollout
+package inflight
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/record"
+	"github.com/strata-fleet/strata/internal/git"
 )
 
 // A rollout's last step can remove the patch's files: the fold into
 // values.yaml, or the revert of its first step. The patch is then no
-// longer in the fleet (InFlight), yet its rollout is not over: the fold
+// longer in the fleet (Patches), yet its rollout is not over: the fold
 // still has its wait, soak and checks, which may fail it, and a revert is
 // a failure to report. Both are read from strata's record (record.go):
 // the last commit that changed the patch's files is a step strata
@@ -27,93 +26,8 @@ func PatchFiles(clusterType, component, patch string) string {
 	return ":(glob)config/" + clusterType + "/" + component + "/**/" + strings.TrimSuffix(patch, ".yaml") + ".yaml"
 }
 
-// gone settles a rollout whose patch has no files left (locations is
-// empty), from the last commit that changed them, as strata's record
-// knows it: a fold this rollout made and recorded is waited for, soaked
-// and checked as its last step (a failure there is the fold's, reverted
-// with Options.Revert), unless its verdict is recorded; strata's revert of
-// a step is the failure it was. ok is false when the commit is neither in
-// the record (no such commit, a fold made by hand or by promote, a
-// person's revert): the caller goes on and promote says what it knows of
-// the patch.
-func (r *runner) gone(ctx context.Context) (ok bool, err error) {
-	last, err := r.repo.run(ctx, "log", "-1", "--format=%H", "--", PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
-	if err != nil || last == "" {
-		return false, err
-	}
-	rec, err := r.rec().Read(ctx)
-	if err != nil {
-		return false, err
-	}
-	var fold *record.Entry
-	for _, e := range rec.Of(r.patchID()) {
-		if (e.Kind == record.KindReverted && e.Revert == last || e.Step == last) && rec.Trusted(ctx, e) == nil {
-			if e.Kind == record.KindReverted || e.Kind == record.KindFailed {
-				what := "failed"
-				if e.Revert != "" {
-					what = fmt.Sprintf("was reverted by %.12s", e.Revert)
-				}
-				failures := []Failure{{Reason: fmt.Sprintf("the step %s (recorded in %s); the rollout stays stopped until the patch's files change",
-					what, record.Ref)}}
-				for _, reason := range e.Failures {
-					failures = append(failures, Failure{Reason: reason})
-				}
-				se := &StepError{Step: e.Node, Commit: e.Step, Reverted: e.Revert, Failures: failures, Recorded: true}
-				r.emitStopped(se)
-				return true, se
-			}
-			if e.Kind == record.KindPassed {
-				r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded", "")
-				return true, nil
-			}
-			if fold == nil {
-				fold = &e
-			}
-		}
-	}
-	if fold == nil {
-		return false, nil
-	}
-	f, err := r.load()
-	if err != nil {
-		return false, err
-	}
-	ids := fold.Targets
-	st := &step{node: lastNode(ids, r.opts.ClusterType), settle: true, revert: last, own: last, targets: targetsOf(f, ids)}
-	if st.node == "" {
-		r.done(StoppedDone, "", r.opts.Patch+" is folded and no target's rendered output changed", "")
-		return true, nil
-	}
-	st.policy = r.foldPolicy(f, ids)
-	// The objects to wait for are those whose rendered file changed last
-	// at or after the fold (a later commit over them contains it).
-	var dirs []string
-	for _, id := range ids {
-		if dir, ok := f.Config.TargetDirOf(id); ok || f.Config.Layout.Default() {
-			dirs = append(dirs, dir)
-		}
-	}
-	if len(dirs) == 0 { // no target of the fold is in the layout any more
-		dirs = []string{f.Config.OutputRoot()}
-	}
-	if st.commit, err = r.repo.run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...); err != nil {
-		return true, err
-	}
-	st.pick = pickClusters(f, func(c *fleet.Cluster) bool { return slices.Contains(ids, c.Type+"/"+c.Target.ID()) })
-	if err := r.reach(ctx); err != nil {
-		return true, err
-	}
-	r.emit(Event{Kind: KindStart, Step: st.node, Commit: last, Targets: ids,
-		Message: fmt.Sprintf("%s is folded by %.12s: waiting for its last step's targets", r.opts.Patch, last)})
-	if err := r.verify(ctx, st); err != nil {
-		return true, r.failed(ctx, st, err)
-	}
-	r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded", "")
-	return true, nil
-}
-
-// revertOf is the commit a revert's message (git revert's) names.
-func revertOf(body string) (string, bool) {
+// RevertOf is the commit a revert's message (git revert's) names.
+func RevertOf(body string) (string, bool) {
 	_, rest, ok := strings.Cut(body, "This reverts commit ")
 	if !ok {
 		return "", false
@@ -121,9 +35,9 @@ func revertOf(body string) (string, bool) {
 	return strings.TrimRight(strings.Fields(rest + " ")[0], "."), true
 }
 
-// lastNode is the node of the last of ids (<cluster type>/<node>): the
+// LastNode is the node of the last of ids (<cluster type>/<node>): the
 // node the events name for the step (its policy is foldPolicy's).
-func lastNode(ids []string, clusterType string) string {
+func LastNode(ids []string, clusterType string) string {
 	if len(ids) == 0 {
 		return ""
 	}
@@ -133,16 +47,16 @@ func lastNode(ids []string, clusterType string) string {
 // Settling lists the patches whose files the last step of their rollout
 // removed (a fold, or the revert of the first step) within the longest
 // window a step's verdict can take at now: twice the longest timeout of
-// the sequence plus its longest soak (Options' overrides applied), from
+// the sequence plus its longest soak (the run's --soak and --timeout applied (Override)), from
 // the step's commit time. Their runs settle that step (exit 6 while it
 // soaks, 0 once done, 1 failed), so that rollout --all --once and a
 // runner check them as they check a patch in flight. The margin of one
 // more timeout lets a scheduled job that runs less often still see the
 // verdict; past the window the listing drops them.
-func Settling(ctx context.Context, g Git, f *fleet.Fleet, opts Options, now time.Time) ([]string, error) {
+func Settling(ctx context.Context, g git.Runner, f *fleet.Fleet, now time.Time, soak, timeout *time.Duration) ([]string, error) {
 	var window time.Duration
 	f.Config.Root.Walk(func(n *fleet.Node) {
-		p := opts.overridden(f.Config.RolloutAt(n))
+		p := Override(f.Config.RolloutAt(n), soak, timeout)
 		window = max(window, 2*p.Timeout+p.Soak)
 	})
 	out, err := g.Run(ctx, "log", "--since=@"+strconv.FormatInt(now.Add(-window).Unix(), 10), "-E",
@@ -150,7 +64,7 @@ func Settling(ctx context.Context, g Git, f *fleet.Fleet, opts Options, now time
 	if err != nil {
 		return nil, err
 	}
-	inFlight := InFlight(f)
+	inFlight := Patches(f)
 	var ids []string
 	seen := map[string]bool{}
 	for _, rec := range strings.Split(out, "\x1e") {
@@ -158,7 +72,7 @@ func Settling(ctx context.Context, g Git, f *fleet.Fleet, opts Options, now time
 		if !ok {
 			continue
 		}
-		if step, ok := revertOf(body); ok {
+		if step, ok := RevertOf(body); ok {
 			if body, err = g.Run(ctx, "log", "-1", "--format=%B", step); err != nil {
 				return nil, err
 			}
@@ -198,4 +112,15 @@ func trailers(body, key string) []string {
 		}
 	}
 	return out
+}
+
+// Override is p with a run's --soak and --timeout, where given.
+func Override(p fleet.RolloutPolicy, soak, timeout *time.Duration) fleet.RolloutPolicy {
+	if soak != nil {
+		p.Soak = *soak
+	}
+	if timeout != nil {
+		p.Timeout = *timeout
+	}
+	return p
 }

@@ -1,4 +1,4 @@
-package rollout
+package livecache
 
 import (
 	"context"
@@ -36,7 +36,7 @@ import (
 // An ask the controller does not take (the annotation stays: the
 // controller is down, or its queue is long) is not sent again: the same
 // annotation patched again changes nothing, so the API server writes
-// nothing and tells no watcher, and a controller that comes back compares
+// nothing and tells no Cache, and a controller that comes back compares
 // every Application, reading the annotation then. Each wait reports it
 // instead, once an ask (KindStalled), when it has stayed refreshStalled
 // RefreshEvery.
@@ -49,22 +49,22 @@ const refreshSenders = 4
 // may stay on its root, not taken, before the waits report it.
 const refreshStalled = 3
 
-// refreshAnnotation asks Argo CD for a refresh.
-const refreshAnnotation = "argocd.argoproj.io/refresh"
+// RefreshAnnotation asks Argo CD for a refresh.
+const RefreshAnnotation = "argocd.argoproj.io/refresh"
 
-// appKey names an Application: its Argo CD's cluster and its name.
-type appKey struct{ argocd, name string }
+// AppKey names an Application: its Argo CD's cluster and its name.
+type AppKey struct{ ArgoCD, Name string }
 
-// refresher is what the watcher keeps of the refreshes asked.
+// refresher is what the Cache keeps of the refreshes asked.
 type refresher struct {
 	mu sync.Mutex
 	// seq counts the asks; last is the latest ask of each Application,
 	// as seq and time.
 	seq  uint64
-	last map[appKey]asked
+	last map[AppKey]asked
 	// queue is what the senders have to send, queued what it holds.
 	queue  []refreshReq
-	queued map[appKey]bool
+	queued map[AppKey]bool
 	wake   chan struct{}
 	start  sync.Once
 }
@@ -74,37 +74,37 @@ type asked struct {
 	at  time.Time
 }
 
-// stalledAsk is an ask the controller has not taken for a while: the
+// StalledAsk is an ask the controller has not taken for a while: the
 // Application, which ask (its seq) and for how long.
-type stalledAsk struct {
-	key appKey
-	seq uint64
-	age time.Duration
+type StalledAsk struct {
+	Key AppKey
+	Seq uint64
+	Age time.Duration
 }
 
 type refreshReq struct {
-	key appKey
+	key AppKey
 	log func(format string, args ...any)
 }
 
 func newRefresher() *refresher {
-	return &refresher{last: map[appKey]asked{}, queued: map[appKey]bool{}, wake: make(chan struct{}, refreshSenders)}
+	return &refresher{last: map[AppKey]asked{}, queued: map[AppKey]bool{}, wake: make(chan struct{}, refreshSenders)}
 }
 
-// mark is where the asks stand now: a wait set read after its push takes
+// Mark is where the asks stand now: a wait set read after its push takes
 // it, and an ask later than it was made after the push.
-func (w *watcher) mark() uint64 {
+func (w *Cache) Mark() uint64 {
 	w.rf.mu.Lock()
 	defer w.rf.mu.Unlock()
 	return w.rf.seq
 }
 
-// askRefresh asks a refresh of those of keys that pick chooses, and
+// AskRefresh asks a refresh of those of keys that pick chooses, and
 // returns the asks of keys that stalled. With sync, the caller sends them
 // itself (a --once run, which ends when it has looked); else the senders
 // do.
-func (w *watcher) askRefresh(ctx context.Context, keys []appKey, mark uint64, now time.Time, every time.Duration, sync bool,
-	log func(string, ...any)) []stalledAsk {
+func (w *Cache) AskRefresh(ctx context.Context, keys []AppKey, mark uint64, now time.Time, every time.Duration, sync bool,
+	log func(string, ...any)) []StalledAsk {
 	rf := w.rf
 	rf.mu.Lock()
 	ask, stalled := rf.pick(keys, mark, now, every, w.annotated)
@@ -140,10 +140,10 @@ func (w *watcher) askRefresh(ctx context.Context, keys []appKey, mark uint64, no
 // step's push) that is younger than every or that the controller has not
 // taken yet (annotated: the Application still carries it). The asks not
 // taken for refreshStalled times every are stalled. rf.mu is held.
-func (rf *refresher) pick(keys []appKey, mark uint64, now time.Time, every time.Duration,
-	annotated func(appKey) bool) (ask []appKey, stalled []stalledAsk) {
+func (rf *refresher) pick(keys []AppKey, mark uint64, now time.Time, every time.Duration,
+	annotated func(AppKey) bool) (ask []AppKey, stalled []StalledAsk) {
 	for _, k := range keys {
-		if k.name == "" || rf.queued[k] {
+		if k.Name == "" || rf.queued[k] {
 			continue
 		}
 		if l, ok := rf.last[k]; ok && l.seq > mark {
@@ -153,7 +153,7 @@ func (rf *refresher) pick(keys []appKey, mark uint64, now time.Time, every time.
 			}
 			if annotated(k) {
 				if age >= refreshStalled*every {
-					stalled = append(stalled, stalledAsk{key: k, seq: l.seq, age: age})
+					stalled = append(stalled, StalledAsk{Key: k, Seq: l.seq, Age: age})
 				}
 				continue
 			}
@@ -167,23 +167,23 @@ func (rf *refresher) pick(keys []appKey, mark uint64, now time.Time, every time.
 
 // annotated reports whether the Application k carries a refresh not taken
 // yet, as last seen; rf.mu is held.
-func (w *watcher) annotated(k appKey) bool {
+func (w *Cache) annotated(k AppKey) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, in := range w.instances {
-		if in.Cluster != k.argocd {
+		if in.Cluster != k.ArgoCD {
 			continue
 		}
-		if i, ok := in.at[k.name]; ok {
-			_, pending := in.Applications[i].Meta.Annotations[refreshAnnotation]
+		if i, ok := in.at[k.Name]; ok {
+			_, pending := in.Applications[i].Meta.Annotations[RefreshAnnotation]
 			return pending
 		}
 	}
 	return false
 }
 
-// sendRefreshes sends the queued refreshes until the watcher ends.
-func (w *watcher) sendRefreshes() {
+// sendRefreshes sends the queued refreshes until the Cache ends.
+func (w *Cache) sendRefreshes() {
 	rf := w.rf
 	for {
 		select {
@@ -206,11 +206,11 @@ func (w *watcher) sendRefreshes() {
 	}
 }
 
-// sendRefresh asks the Argo CD of k.argocd for a normal refresh of the
-// Application k.name.
-func (w *watcher) sendRefresh(ctx context.Context, k appKey, log func(string, ...any)) {
+// sendRefresh asks the Argo CD of k.ArgoCD for a normal refresh of the
+// Application k.Name.
+func (w *Cache) sendRefresh(ctx context.Context, k AppKey, log func(string, ...any)) {
 	w.mu.Lock()
-	dyn, ns := w.clients[k.argocd], w.opts.Namespace
+	dyn, ns := w.clients[k.ArgoCD], w.opts.Namespace
 	w.mu.Unlock()
 	if dyn == nil {
 		return
@@ -220,9 +220,9 @@ func (w *watcher) sendRefresh(ctx context.Context, k appKey, log func(string, ..
 	}
 	call, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	patch := []byte(`{"metadata":{"annotations":{"` + refreshAnnotation + `":"normal"}}}`)
-	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(call, k.name, types.MergePatchType, patch, metav1.PatchOptions{})
+	patch := []byte(`{"metadata":{"annotations":{"` + RefreshAnnotation + `":"normal"}}}`)
+	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(call, k.Name, types.MergePatchType, patch, metav1.PatchOptions{})
 	if err != nil && ctx.Err() == nil {
-		log("refreshing Application %s on %s: %v", k.name, k.argocd, err)
+		log("refreshing Application %s on %s: %v", k.Name, k.ArgoCD, err)
 	}
 }
