@@ -15,6 +15,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/rollout"
@@ -234,7 +235,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	}
 	p := newRolloutPrinter(o.stdout, o.output, o.strata)
 	defer p.close()
-	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir, NetTimeout: o.timeout}, Connect: kc.Connect(f),
+	env := rollout.Env{Dir: r.dir, Git: git.Exec{Dir: r.dir, NetTimeout: o.timeout}, Connect: kc.Connect(f),
 		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock, HoldEvery: o.holdEvery}
 	if o.w.watch {
 		env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)

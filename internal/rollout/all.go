@@ -11,7 +11,6 @@ import (
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/rollout/inflight"
-	"github.com/strata-fleet/strata/internal/rollout/livecache"
 )
 
 // PatchResult is how RunAll's rollout of one patch ended.
@@ -28,7 +27,7 @@ type PatchResult struct {
 // one Run per patch, each in its own goroutine with its own sequence,
 // gates and soaks, opts' settings for all (Approve, Until, Soak...). The
 // runs wait and soak side by side; their steps are made by one writer
-// (writer.go): the steps ready at one moment share a hold of the
+// (package writer): the steps ready at one moment share a hold of the
 // repository lock (Env.Lock) and a push, each its own commit. Events
 // carry their patch and come one at a time. A patch whose rollout fails
 // stops alone; the others go on.
@@ -61,9 +60,8 @@ func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
 	defer cancel()
 	// One writer for all: the steps ready at once share a hold of the
 	// repository lock and a push.
-	sh := &shared{cache: livecache.New(ctx, env.Connect, env.Live), writer: newWriter(ctx, env),
-		loads: make(chan struct{}, runtime.GOMAXPROCS(0))}
-	sh.writer.shared = true
+	sh := newShared(ctx, env, true)
+	sh.loads = make(chan struct{}, runtime.GOMAXPROCS(0))
 	var mu sync.Mutex
 	events := env.Events
 	var wg sync.WaitGroup

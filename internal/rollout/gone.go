@@ -20,39 +20,13 @@ import (
 // person's revert): the caller goes on and promote says what it knows of
 // the patch.
 func (r *runner) gone(ctx context.Context) (ok bool, err error) {
-	last, err := r.repo.run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+	last, err := r.repo.Run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
 	if err != nil || last == "" {
 		return false, err
 	}
-	rec, err := r.rec().Read(ctx)
-	if err != nil {
-		return false, err
-	}
-	var fold *record.Entry
-	for _, e := range rec.Of(r.patchID()) {
-		if (e.Kind == record.KindReverted && e.Revert == last || e.Step == last) && rec.Trusted(ctx, e) == nil {
-			if e.Kind == record.KindReverted || e.Kind == record.KindFailed {
-				what := "failed"
-				if e.Revert != "" {
-					what = fmt.Sprintf("was reverted by %.12s", e.Revert)
-				}
-				failures := []Failure{{Reason: fmt.Sprintf("the step %s (recorded in %s); the rollout stays stopped until the patch's files change",
-					what, record.Ref)}}
-				for _, reason := range e.Failures {
-					failures = append(failures, Failure{Reason: reason})
-				}
-				se := &StepError{Step: e.Node, Commit: e.Step, Reverted: e.Revert, Failures: failures, Recorded: true}
-				r.emitStopped(se)
-				return true, se
-			}
-			if e.Kind == record.KindPassed {
-				r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded", "")
-				return true, nil
-			}
-			if fold == nil {
-				fold = &e
-			}
-		}
+	fold, ended, err := r.goneRecorded(ctx, last)
+	if ended || err != nil {
+		return true, err
 	}
 	if fold == nil {
 		return false, nil
@@ -79,7 +53,7 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 	if len(dirs) == 0 { // no target of the fold is in the layout any more
 		dirs = []string{f.Config.OutputRoot()}
 	}
-	if st.commit, err = r.repo.run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...); err != nil {
+	if st.commit, err = r.repo.Run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...); err != nil {
 		return true, err
 	}
 	st.pick = pickClusters(f, func(c *fleet.Cluster) bool { return slices.Contains(ids, c.Type+"/"+c.Target.ID()) })
@@ -93,4 +67,37 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 	}
 	r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded", "")
 	return true, nil
+}
+
+// goneRecorded reads what strata's record says of last, the commit that
+// removed the patch's files: a recorded failure or revert ends the
+// rollout failed, a passed verdict ends it done (ended, with the
+// event); else the fold's step entry, nil when the record has none.
+func (r *runner) goneRecorded(ctx context.Context, last string) (fold *record.Entry, ended bool, err error) {
+	rec, err := r.Record().Read(ctx)
+	if err != nil {
+		return nil, true, err
+	}
+	for _, e := range rec.Of(r.ID()) {
+		if !(e.Kind == record.KindReverted && e.Revert == last || e.Step == last) || rec.Trusted(ctx, e) != nil {
+			continue
+		}
+		switch e.Kind {
+		case record.KindReverted, record.KindFailed:
+			what := "the step failed"
+			if e.Revert != "" {
+				what = fmt.Sprintf("the step was reverted by %.12s", e.Revert)
+			}
+			se := recordedFailure(e, fmt.Sprintf("%s (recorded in %s)", what, record.Ref))
+			r.emitStopped(se)
+			return nil, true, se
+		case record.KindPassed:
+			r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded", "")
+			return nil, true, nil
+		}
+		if fold == nil {
+			fold = &e
+		}
+	}
+	return fold, false, nil
 }

@@ -149,22 +149,22 @@ func (r *runner) held(ctx context.Context, f *fleet.Fleet, node string) (holding
 // rollout, an unfreeze pushed from anywhere lets it go); those of the work
 // tree when the remote cannot be read.
 func (r *runner) freezes(ctx context.Context, f *fleet.Fleet) ([]freeze.Freeze, error) {
-	if r.repo.remote == "" {
+	if r.repo.Remote == "" {
 		return freeze.Read(r.fsys, f.Config)
 	}
-	tip, err := r.repo.fetch(ctx)
+	tip, err := r.repo.Fetch(ctx)
 	var listed string
 	if err == nil {
-		listed, err = r.repo.run(ctx, "ls-tree", "--name-only", tip, "--", freeze.File)
+		listed, err = r.repo.Run(ctx, "ls-tree", "--name-only", tip, "--", freeze.File)
 	}
 	if err != nil {
-		r.log("reading the freezes of %s %s: %v; reading the work tree's", r.repo.remote, r.repo.branch, err)
+		r.log("reading the freezes of %s %s: %v; reading the work tree's", r.repo.Remote, r.repo.Branch, err)
 		return freeze.Read(r.fsys, f.Config)
 	}
 	if listed == "" {
 		return nil, nil
 	}
-	data, err := r.repo.run(ctx, "show", tip+":"+freeze.File)
+	data, err := r.repo.Run(ctx, "show", tip+":"+freeze.File)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func (r *runner) freezes(ctx context.Context, f *fleet.Fleet) ([]freeze.Freeze, 
 		err = freeze.Validate(freezes, f.Config)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", r.repo.remote, r.repo.branch, err)
+		return nil, fmt.Errorf("%s %s: %w", r.repo.Remote, r.repo.Branch, err)
 	}
 	return freezes, nil
 }

@@ -15,9 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/record"
-	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/testgit"
 )
@@ -69,7 +69,7 @@ func (r *flightRepo) flights(opts inflight.FlightOptions) []inflight.Flight {
 		r.t.Fatal(err)
 	}
 	if opts.Git == nil {
-		opts.Git = rollout.ExecGit{Dir: r.dir, Env: testgit.Env}
+		opts.Git = git.Exec{Dir: r.dir, Env: testgit.Env}
 	}
 	got, _, err := inflight.Flights(context.Background(), f, root.FS(), opts)
 	if err != nil {
@@ -311,7 +311,7 @@ func TestFlightsWithoutHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, history, err := inflight.Flights(context.Background(), f, root.FS(), inflight.FlightOptions{Git: rollout.ExecGit{Dir: r.dir, Env: append(slices.Clone(testgit.Env), "GIT_CEILING_DIRECTORIES="+filepath.Dir(r.dir))}, Now: t0})
+	got, history, err := inflight.Flights(context.Background(), f, root.FS(), inflight.FlightOptions{Git: git.Exec{Dir: r.dir, Env: append(slices.Clone(testgit.Env), "GIT_CEILING_DIRECTORIES="+filepath.Dir(r.dir))}, Now: t0})
 	if err != nil || history {
 		t.Fatalf("history %v, err %v; want none read, no error", history, err)
 	}
@@ -378,7 +378,7 @@ func (r *flightRepo) foldOver(at time.Time, recorded bool, changed ...string) {
 func (r *flightRepo) record(e record.Entry) {
 	r.t.Helper()
 	ctx := context.Background()
-	g := rollout.ExecGit{Dir: r.dir, Env: testgit.Env}
+	g := git.Exec{Dir: r.dir, Env: testgit.Env}
 	e.Patch = "workload/demo/patch-001"
 	var err error
 	if e.Tree, err = record.TreeOf(ctx, g, e.Step, e.Targets); err != nil {

@@ -6,48 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
-
-// MaxReplays bounds how many times a step is replayed on a remote that
-// moved before its push.
-const MaxReplays = 5
-
-// DefaultPushBackoff is the wait before the first replay; it doubles for
-// each further one.
-const DefaultPushBackoff = time.Second
-
-// pause waits d, or until ctx ends (its cause): the backoff before a push
-// is tried again.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
-}
-
-// ConflictError is a step that cannot be replayed on the new upstream:
-// someone changed the same patch or node meanwhile. That patch's rollout
-// stops; nothing of it was pushed.
-type ConflictError struct {
-	Step string
-	// Remote is "<remote> <branch>", Upstream the commit it moved to.
-	Remote, Upstream string
-	Reason           string
-}
-
-func (e *ConflictError) Error() string {
-	return fmt.Sprintf("the step to %s was not pushed: %s moved meanwhile (now %.12s) and %s; look at what changed (git log), then run the rollout again",
-		e.Step, e.Remote, e.Upstream, e.Reason)
-}
 
 // remake makes st's step again on HEAD, reset to upstream, the remote
 // branch's new commit (git reset --keep: every commit others pushed is
@@ -57,20 +20,21 @@ func (e *ConflictError) Error() string {
 // base..upstream). again is false when upstream already has the step
 // (someone made it): it is not made twice, st becomes that commit's. A
 // change of the same patch or node upstream is a *ConflictError.
-func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c action.Commit, base, upstream string) (subject string, again bool, err error) {
-	own, err := r.repo.run(ctx, "diff", "--relative", "--name-only", st.commit+"^", st.commit, "--", "config")
+func (r *runner) remake(ctx context.Context, st *step, base, upstream string) (subject string, again bool, err error) {
+	plan, c := st.plan, st.c
+	own, err := r.repo.Run(ctx, "diff", "--relative", "--name-only", st.commit+"^", st.commit, "--", "config")
 	if err != nil {
 		return "", false, err
 	}
-	theirs, err := r.repo.run(ctx, "diff", "--relative", "--name-only", base, upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
+	theirs, err := r.repo.Run(ctx, "diff", "--relative", "--name-only", base, upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
 	if err != nil {
 		return "", false, err
 	}
 	old := st.commit
 	conflict := func(reason string) error {
-		return &ConflictError{Step: st.node, Remote: r.repo.remote + " " + r.repo.branch, Upstream: upstream, Reason: reason}
+		return &writer.ConflictError{Step: st.node, Remote: r.repo.Remote + " " + r.repo.Branch, Upstream: upstream, Reason: reason}
 	}
-	touched := slices.DeleteFunc(lines(theirs), func(p string) bool { return !r.samePatchOrNode(p, st.node) })
+	touched := slices.DeleteFunc(writer.Lines(theirs), func(p string) bool { return !r.samePatchOrNode(p, st.node) })
 	f, err := r.load()
 	if err != nil {
 		return "", false, err
@@ -97,7 +61,7 @@ func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c act
 		}
 		// The patch's first copy: its own files, as the step committed them.
 		if own != "" {
-			if _, err := r.repo.run(ctx, append([]string{"checkout", old, "--"}, lines(own)...)...); err != nil {
+			if _, err := r.repo.Run(ctx, append([]string{"checkout", old, "--"}, writer.Lines(own)...)...); err != nil {
 				return "", false, err
 			}
 		}
@@ -120,21 +84,21 @@ func (r *runner) madeUpstream(ctx context.Context, st *step, upstream string) (s
 	if err != nil {
 		return "", false, err
 	}
-	commit, err := r.repo.run(ctx, "log", "-1", "--format=%H", upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
+	commit, err := r.repo.Run(ctx, "log", "-1", "--format=%H", upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
 	if err != nil {
 		return "", false, err
 	}
-	files, err := r.repo.run(ctx, "diff-tree", "--no-commit-id", "--relative", "--name-only", "-r", commit, "--", f.Config.OutputRoot())
+	files, err := r.repo.Run(ctx, "diff-tree", "--no-commit-id", "--relative", "--name-only", "-r", commit, "--", f.Config.OutputRoot())
 	if err != nil {
 		return "", false, err
 	}
 	var ids []string
-	for _, p := range lines(files) {
+	for _, p := range writer.Lines(files) {
 		if id := output.TargetOf(f.Config, p); id != "" && !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
-	subject, err := r.repo.run(ctx, "log", "-1", "--format=%s", commit)
+	subject, err := r.repo.Run(ctx, "log", "-1", "--format=%s", commit)
 	if err != nil {
 		return "", false, err
 	}
@@ -154,11 +118,4 @@ func (r *runner) samePatchOrNode(p, node string) bool {
 	}
 	name := strings.TrimSuffix(r.opts.Patch, ".yaml") + ".yaml"
 	return strings.HasSuffix(rest, "/"+name) || rest == name || node != "" && strings.HasPrefix(rest, node+"/")
-}
-
-func lines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/rollout/inflight"
+	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
 // catchUp completes what an earlier run (or the user) left in the work
@@ -38,7 +39,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 		}
 		return r.commitStep(ctx, j.Plan, true)
 	}
-	dirty, err := r.dirty(ctx)
+	dirty, err := r.Dirty(ctx)
 	if err != nil {
 		return err
 	}
@@ -54,14 +55,14 @@ func (r *runner) catchUp(ctx context.Context) error {
 		}
 		return r.commitStep(ctx, nil, false)
 	}
-	ahead, err := r.repo.unpushed(ctx)
+	ahead, err := r.repo.Unpushed(ctx)
 	if err != nil || !ahead {
 		return err
 	}
 	if err := r.reach(ctx); err != nil {
 		return err
 	}
-	return r.repo.push(ctx)
+	return r.repo.Push(ctx)
 }
 
 // checkClean refuses uncommitted changes under config/ that are not the
@@ -72,8 +73,8 @@ func (r *runner) catchUp(ctx context.Context) error {
 func (r *runner) checkClean(dirty []string) error {
 	// Other patches' first copies are theirs to commit: the step leaves
 	// them out (r.hide, firstcopies.go).
-	r.hide = otherFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty)
-	root, err := r.outputRoot()
+	r.hide = writer.OtherFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty)
+	root, err := r.OutputRoot()
 	if err != nil {
 		return err
 	}
@@ -125,7 +126,7 @@ func (r *runner) settle(ctx context.Context) error {
 		r.emit(Event{Kind: KindStart, Step: st.node, Message: fmt.Sprintf("%s is at %s, where no cluster of the inventory runs", r.opts.Patch, strings.Join(locs, ", "))})
 		return nil
 	}
-	commit, err := r.repo.run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...)
+	commit, err := r.repo.Run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...)
 	if err != nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func (r *runner) settle(ctx context.Context) error {
 		return fmt.Errorf("%s is not committed: commit rendered/ first", strings.Join(dirs, ", "))
 	}
 	st.commit = commit
-	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
+	if st.revert, err = r.repo.Run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
 		return err
 	}
 	// A failure names the patch's own last commit, not the last commit

@@ -15,6 +15,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/rollout/inflight"
+	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
 // DefaultInterval is how often a runner looks for new patches.
@@ -181,10 +182,10 @@ func (r *runner) sync(ctx context.Context) error {
 			return err
 		}
 		upstream = remote + "/" + strings.TrimSpace(branch)
-		if err := rollout.Fetch(ctx, r.o.Env, remote); err != nil {
+		if err := writer.Fetch(ctx, r.o.Env.Dir, r.o.Env.Git, remote); err != nil {
 			return fmt.Errorf("fetching %s: %w", remote, err)
 		}
-	} else if err := rollout.Fetch(ctx, r.o.Env); err != nil {
+	} else if err := writer.Fetch(ctx, r.o.Env.Dir, r.o.Env.Git); err != nil {
 		return fmt.Errorf("fetching: %w", err)
 	}
 	if _, err := g.Run(ctx, "merge", "-q", "--ff-only", upstream); err != nil {

@@ -19,10 +19,6 @@ import (
 	"github.com/strata-fleet/strata/internal/record"
 )
 
-// FailedTrailer is the trailer of a revert commit of the rollout that says
-// why the step failed, one per failure: "Strata-Failed: NODE: REASON".
-const FailedTrailer = "Strata-Failed"
-
 // Flight is where the rollout of one patch in flight stands (status and
 // the web UI show it): derived from the fleet, its Git history and, when
 // asked, the live state; nothing is stored.
@@ -67,13 +63,6 @@ type Flight struct {
 	LastFailure *Failed `json:"lastFailure,omitempty"`
 }
 
-// Commit is a commit of the patch's history.
-type Commit struct {
-	Commit  string    `json:"commit"`
-	At      time.Time `json:"at"`
-	Subject string    `json:"subject"`
-}
-
 // Wait is one thing a patch's next step waits for.
 type Wait struct {
 	// Kind is sync (its Applications synced and healthy), soak, gate (a
@@ -83,17 +72,6 @@ type Wait struct {
 	Kind    string `json:"kind"`
 	Node    string `json:"node,omitempty"`
 	Message string `json:"message"`
-}
-
-// Failed is a failure of a patch's rollout.
-type Failed struct {
-	// Source is "revert" (strata's revert of a failed step, Commit, in
-	// its record), "step" (a failed step, Commit, in strata's record) or
-	// "live" (the live state of its Applications).
-	Source string    `json:"source"`
-	Commit string    `json:"commit,omitempty"`
-	At     time.Time `json:"at,omitzero"`
-	Reason string    `json:"reason"`
 }
 
 // FlightOptions are where Flights reads from besides the fleet.

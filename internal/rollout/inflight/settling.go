@@ -20,6 +20,28 @@ import (
 // recorded (the fold) or strata's recorded revert of one. Settling lists
 // the candidates from the commits' trailers; only the record settles them.
 
+// FailedTrailer is the trailer of a revert commit of the rollout that says
+// why the step failed, one per failure: "Strata-Failed: NODE: REASON".
+const FailedTrailer = "Strata-Failed"
+
+// Commit is a commit of the patch's history.
+type Commit struct {
+	Commit  string    `json:"commit"`
+	At      time.Time `json:"at"`
+	Subject string    `json:"subject"`
+}
+
+// Failed is a failure of a patch's rollout.
+type Failed struct {
+	// Source is "revert" (strata's revert of a failed step, Commit, in
+	// its record), "step" (a failed step, Commit, in strata's record) or
+	// "live" (the live state of its Applications).
+	Source string    `json:"source"`
+	Commit string    `json:"commit,omitempty"`
+	At     time.Time `json:"at,omitzero"`
+	Reason string    `json:"reason"`
+}
+
 // PatchFiles is the Git pathspec of a patch's files at every node of its
 // component: the commits that changed it are the patch's steps.
 func PatchFiles(clusterType, component, patch string) string {
@@ -60,7 +82,7 @@ func Settling(ctx context.Context, g git.Runner, f *fleet.Fleet, now time.Time, 
 		window = max(window, 2*p.Timeout+p.Soak)
 	})
 	out, err := g.Run(ctx, "log", "--since=@"+strconv.FormatInt(now.Add(-window).Unix(), 10), "-E",
-		"--grep=^Strata-(Rollout|Failed): ", "--format=%H%x00%B%x1e")
+		"--grep=^(Strata-Rollout|"+FailedTrailer+"): ", "--format=%H%x00%B%x1e")
 	if err != nil {
 		return nil, err
 	}

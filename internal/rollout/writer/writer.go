@@ -1,93 +1,166 @@
-package rollout
+package writer
 
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sync"
 	"time"
 
 	"k8s.io/utils/clock"
 
-	"github.com/strata-fleet/strata/internal/action"
+	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/record"
 )
 
-// writer makes the steps of the rollouts: RunAll's, and a rollout of its
+// Rollout is one rollout as the writer makes its steps: package rollout's
+// runner.
+type Rollout interface {
+	// ID is <type>/<component>/<patch>; a hold makes its steps in ID
+	// order.
+	ID() string
+	// Repo is where its steps are committed and pushed.
+	Repo() *Repo
+	// FS is its work tree; OutputRoot the directory of the rendered tree
+	// there.
+	FS() fs.FS
+	OutputRoot() (string, error)
+	// Dirty lists the uncommitted changes under config/ and the rendered
+	// tree.
+	Dirty(ctx context.Context) ([]string, error)
+	// Make plans the rollout's next step on the work tree and makes it,
+	// committed with g, unpushed; nil when the rollout ends here. dirty
+	// are Dirty's changes, nil when the hold found none before.
+	Make(ctx context.Context, dirty []string, g git.Repo) (*Step, error)
+	// Remake makes st again on HEAD, reset to upstream (a push refused:
+	// the remote moved from base), updating its commit and subject.
+	Remake(ctx context.Context, st *Step, base, upstream string) error
+	// Entry is the record of st, pushed; Record where it is written.
+	Entry(ctx context.Context, st *Step) (record.Entry, error)
+	Record() *record.Log
+	// Pushed tells the rollout that st is pushed and recorded.
+	Pushed(st *Step)
+}
+
+// Step is a step the writer made and pushed: its commit, and what its
+// wait starts from.
+type Step struct {
+	Commit  string
+	Subject string
+	// Dirs are the rendered directories the step's config can change
+	// (promote.Plan.RenderedDirs); nil when not known: the expectation
+	// after the push is then read whole.
+	Dirs []string
+	// Expect, Pick and Mark, set after the push (nil Expect when it could
+	// not be read: the rollout reads its own), are what its wait joins:
+	// what the rendered output expects at HEAD, the objects of the step,
+	// and where the refreshes asked stood right after the push
+	// (Options.Mark).
+	Expect *Expectation
+	Pick   func(live.AppState) bool
+	Mark   uint64
+}
+
+// ErrNotRecorded wraps a step pushed whose record could not be written.
+var ErrNotRecorded = errors.New("the step is pushed but not recorded")
+
+// Writer makes the steps of the rollouts: RunAll's, and a rollout of its
 // own as a batch of one (one write path). Each time it holds the
 // repository lock it makes the step of every rollout ready at that
 // moment, in patch order, each its own commit with its own message and
 // trailers, and pushes them all in one push; a push refused because the
 // remote moved replays them all on the new upstream (others' commits
 // kept) and pushes again. A hold also takes the steps asked for while it
-// runs, for Env.BatchFor at most (write). The waits of those steps start from that push.
+// runs, for Options.BatchFor at most (batch.go). The waits of those
+// steps start from that push.
 // One write per step would serialize every patch's step behind every
 // other's commit, push and render (BENCHMARKS.md, delivery).
-type writer struct {
-	env Env
+type Writer struct {
+	opts Options
 	// shared is set for RunAll's writer: its rollouts read the work tree
-	// beside it (reading) and skip a catch-up with nothing to do without
-	// the lock (caughtUp). A rollout of its own reads under the lock.
+	// beside it (Beside) and skip a catch-up with nothing to do without
+	// the lock (CaughtUp). A rollout of its own reads under the lock.
 	shared bool
 	// mu is held by the writer while it writes the work tree; the
 	// rollouts' reads that take no repository lock take it shared.
 	mu sync.RWMutex
 
 	qmu   sync.Mutex
-	queue []*stepReq
+	queue []*req
 	ready chan struct{}
 
-	// fetched is RunAll's one fetch of the remote branch (caughtUp);
+	// fetched is RunAll's one fetch of the remote branch (CaughtUp);
 	// cleanAt the last HEAD it found nothing uncommitted at.
 	fetched sync.Once
 	cmu     sync.Mutex
 	cleanAt string
 
-	// last is the expectation at the last HEAD a wait read (expectAt).
+	// last is the expectation at the last HEAD a wait read (ExpectAt).
 	emu  sync.Mutex
-	last *expectation
+	last *Expectation
 	ctx  context.Context
 }
 
-// queuedHook, set by tests only, is told of each step asked of a writer.
-var queuedHook func(patch string)
+// Options are what a Writer works with.
+type Options struct {
+	// Dir is the fleet repository's work tree.
+	Dir   string
+	Clock clock.WithTicker
+	// Lock, when set, takes the repository's lock for one hold and returns
+	// its release (rollout.Env.Lock).
+	Lock func(context.Context) (release func(), err error)
+	// BatchFor is how long a hold goes on making the steps ready before it
+	// pushes them (default DefaultBatchFor); PushBackoff the wait before
+	// the first replay on a remote that moved (default DefaultPushBackoff).
+	BatchFor, PushBackoff time.Duration
+	// Shared: the writer of RunAll's rollouts (Shared).
+	Shared bool
+	// Mark, when set, is read right after a push: where the refreshes
+	// asked stand (livecache.Cache.Mark), for Step.Mark.
+	Mark func() uint64
+}
 
-// stepReq is one rollout's step, asked of the writer.
-type stepReq struct {
-	r    *runner
+// QueuedHook, set by tests only, is told of each step asked of a writer.
+var QueuedHook func(patch string)
+
+// req is one rollout's step, asked of the writer.
+type req struct {
+	r    Rollout
 	done chan struct{}
-	// Set by the writer before done is closed: the plan (nil when the
-	// rollout ends here: done, a gate, --until), the step pushed, or why not.
-	plan *promote.Plan
-	st   *step
-	err  error
-
-	c       action.Commit
-	subject string
+	// Set by the writer before done is closed: the step pushed (nil when
+	// the rollout ends here: done, a gate, --until), or why not.
+	st  *Step
+	err error
 	// back is set when a hold that ran out of time put the step back: it
 	// goes first in the next (take).
 	back bool
 }
 
-func newWriter(ctx context.Context, env Env) *writer {
-	if env.Clock == nil {
-		env.Clock = clock.RealClock{}
-	}
-	w := &writer{env: env, ready: make(chan struct{}, 1), ctx: ctx}
-	go w.loop(ctx)
-	return w
+// Shared reports whether it is the writer of RunAll's rollouts.
+func (w *Writer) Shared() bool { return w.shared }
+
+// Beside runs read, which reads the work tree and writes nothing, while
+// the writer does not write it.
+func (w *Writer) Beside(read func() error) error {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return read()
 }
 
-// step plans r's next step and, unless the rollout ends there, makes and
-// pushes it with the other rollouts' steps ready at the same moment.
-func (w *writer) step(ctx context.Context, r *runner) (*promote.Plan, *step, error) {
-	req := &stepReq{r: r, done: make(chan struct{})}
+// Step plans r's next step and, unless the rollout ends there (nil),
+// makes and pushes it with the other rollouts' steps ready at the same
+// moment.
+func (w *Writer) Step(ctx context.Context, r Rollout) (*Step, error) {
+	req := &req{r: r, done: make(chan struct{})}
 	w.qmu.Lock()
 	w.queue = append(w.queue, req)
-	if queuedHook != nil {
-		queuedHook(r.patchID())
+	if QueuedHook != nil {
+		QueuedHook(r.ID())
 	}
 	w.qmu.Unlock()
 	select {
@@ -96,7 +169,7 @@ func (w *writer) step(ctx context.Context, r *runner) (*promote.Plan, *step, err
 	}
 	select {
 	case <-req.done:
-		return req.plan, req.st, req.err
+		return req.st, req.err
 	case <-ctx.Done():
 		w.qmu.Lock()
 		i := slices.Index(w.queue, req)
@@ -109,19 +182,7 @@ func (w *writer) step(ctx context.Context, r *runner) (*promote.Plan, *step, err
 			// half made behind a rollout that has gone.
 			<-req.done
 		}
-		return nil, nil, context.Cause(ctx)
-	}
-}
-
-func (w *writer) loop(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			w.fail(context.Cause(ctx))
-			return
-		case <-w.ready:
-		}
-		w.write(ctx)
+		return nil, context.Cause(ctx)
 	}
 }
 
@@ -129,26 +190,26 @@ func (w *writer) loop(ctx context.Context) {
 // a hold put back first (else a patch late in the order could wait for
 // hold after hold), then by patch: the steps' commits follow their
 // patches'.
-func (w *writer) take() []*stepReq {
+func (w *Writer) take() []*req {
 	w.qmu.Lock()
 	batch := w.queue
 	w.queue = nil
 	w.qmu.Unlock()
-	slices.SortFunc(batch, func(a, b *stepReq) int {
+	slices.SortFunc(batch, func(a, b *req) int {
 		if a.back != b.back {
 			if a.back {
 				return -1
 			}
 			return 1
 		}
-		return cmp.Compare(a.r.patchID(), b.r.patchID())
+		return cmp.Compare(a.r.ID(), b.r.ID())
 	})
 	return batch
 }
 
 // putBack returns steps taken to the front of the queue, for the next
 // hold, and starts it.
-func (w *writer) putBack(reqs []*stepReq) {
+func (w *Writer) putBack(reqs []*req) {
 	if len(reqs) == 0 {
 		return
 	}
@@ -165,7 +226,7 @@ func (w *writer) putBack(reqs []*stepReq) {
 }
 
 // fail ends every step still asked for with err.
-func (w *writer) fail(err error) {
+func (w *Writer) fail(err error) {
 	w.qmu.Lock()
 	defer w.qmu.Unlock()
 	for _, req := range w.queue {
@@ -176,185 +237,68 @@ func (w *writer) fail(err error) {
 }
 
 // DefaultBatchFor is how long RunAll's writer goes on making steps in one
-// hold of the repository lock before it pushes those made (Env.BatchFor).
+// hold of the repository lock before it pushes those made
+// (Options.BatchFor).
 const DefaultBatchFor = 2 * time.Second
 
-// write takes the repository lock, then makes the steps asked for by
-// then (those that became ready while it waited for the lock too) and
-// pushes them once. Between two steps the work tree is committed: the
-// rollouts' reads get in (a rollout whose step became ready plans it and
-// asks for it), and the steps asked for meanwhile join the hold, until it
-// has run Env.BatchFor: then the steps made are pushed, and the others
-// wait for the next hold, taken at once, so that a step made early in a
-// long batch does not wait for all of it.
-func (w *writer) write(ctx context.Context) {
-	w.qmu.Lock()
-	asked := len(w.queue)
-	w.qmu.Unlock()
-	if asked == 0 {
-		return // taken by the last write
-	}
-	batch, made := w.hold(ctx)
-	// The steps' record is written after the hold, beside the next.
-	if len(made) > 0 && recordSteps(ctx, made) == nil {
-		for _, req := range made {
-			if req.err == nil {
-				req.r.pushed(req.st, req.subject)
-			}
+// failAll fails with err the steps of reqs that have not failed yet, and
+// drops what they made.
+func failAll(reqs []*req, err error) {
+	for _, req := range reqs {
+		if req.err == nil {
+			req.err, req.st = err, nil
 		}
 	}
-	for _, req := range batch {
-		close(req.done)
-	}
-}
-
-// hold is write's hold of the repository lock: the steps it took (batch)
-// and those it made and pushed (made).
-func (w *writer) hold(ctx context.Context) (batch, made []*stepReq) {
-	release := func() {}
-	var lockErr error
-	if w.env.Lock != nil {
-		release, lockErr = w.env.Lock(ctx)
-	}
-	w.mu.Lock()
-	start := w.env.Clock.Now()
-	batch = w.take()
-	defer func() {
-		w.mu.Unlock()
-		if lockErr == nil {
-			release()
-		}
-	}()
-	if len(batch) == 0 {
-		return
-	}
-	if lockErr != nil {
-		for _, req := range batch {
-			req.err = lockErr
-		}
-		return
-	}
-	repo := batch[0].r.repo
-	// Others may have pushed while the steps waited: plan on theirs.
-	if _, err := repo.unpushed(ctx); err != nil {
-		for _, req := range batch {
-			req.err = err
-		}
-		return
-	}
-	base, err := repo.head(ctx)
-	if err != nil {
-		for _, req := range batch {
-			req.err = err
-		}
-		return
-	}
-	// What git commit would do beside the commit (hooks, signing) is read
-	// once a hold, not once a step (git.Repo.Batch).
-	g := repo.git.Batch()
-	// One look at the uncommitted changes for the hold while it finds
-	// none: a step's commit takes all it changed, and a failed one is
-	// looked at (leftDirty). A hold whose first look found none leaves
-	// nothing uncommitted once its steps are made (expectAfter).
-	clean, beganClean := false, false
-	for i := 0; i < len(batch); i++ {
-		req := batch[i]
-		var dirty []string
-		if !clean {
-			if dirty, req.err = req.r.dirty(ctx); req.err != nil {
-				w.failRest(batch, req, req.err)
-				break
-			}
-			clean = len(dirty) == 0
-			beganClean = beganClean || (i == 0 && clean)
-		}
-		if req.plan, req.err = req.r.ready(ctx, dirty); req.err == nil && req.plan != nil {
-			req.st, req.c, req.subject, req.err = req.r.makeStep(ctx, req.plan, g, false)
-		}
-		if req.err != nil {
-			req.st = nil
-			if stop := w.leftDirty(ctx, req); stop != nil {
-				w.failRest(batch, req, stop)
-				break
-			}
-		} else if req.st != nil {
-			made = append(made, req)
-		}
-		w.mu.Unlock() // the reads waiting get in
-		w.mu.Lock()
-		if w.env.Clock.Since(start) >= cmp.Or(w.env.BatchFor, DefaultBatchFor) {
-			w.putBack(batch[i+1:])
-			batch = batch[:i+1]
-			break
-		}
-		batch = append(batch, w.take()...)
-	}
-	if len(made) == 0 {
-		return batch, nil
-	}
-	if err := w.publish(ctx, repo, made, base); err != nil {
-		for _, req := range made {
-			if req.err == nil {
-				req.err, req.st = err, nil
-			}
-		}
-		return batch, nil
-	}
-	w.waitSets(ctx, repo, made, base, beganClean)
-	return batch, made
 }
 
 // recordSteps records the steps of made that were pushed, in one write
 // of the record; a step whose record cannot be written fails with why:
 // pushed, it is not strata's own until it is recorded.
-func recordSteps(ctx context.Context, made []*stepReq) error {
+func recordSteps(ctx context.Context, made []*req) error {
 	var es []record.Entry
-	var ok []*stepReq
+	var ok []*req
 	var err error
 	for _, req := range made {
 		if req.err != nil || req.st == nil {
 			continue
 		}
 		var e record.Entry
-		if e, err = req.r.stepEntry(ctx, req.st, record.KindStep); err != nil {
+		if e, err = req.r.Entry(ctx, req.st); err != nil {
 			break
 		}
 		es, ok = append(es, e), append(ok, req)
 	}
 	if err == nil && len(ok) > 0 {
-		err = ok[0].r.rec().Append(ctx, es...)
+		err = ok[0].r.Record().Append(ctx, es...)
 	}
 	if err == nil {
 		return nil
 	}
-	err = fmt.Errorf("%w in %s: %w (the next run settles it)", errNotRecorded, record.Ref, err)
-	for _, req := range made {
-		if req.err == nil {
-			req.err, req.st = err, nil
-		}
-	}
+	err = fmt.Errorf("%w in %s: %w (the next run settles it)", ErrNotRecorded, record.Ref, err)
+	failAll(made, err)
 	return err
 }
 
-// caughtUp reports whether r's catch-up has nothing to do, read without
-// the repository lock: no promotion's journal, HEAD at the remote branch
-// (fetched once for all the rollouts), and nothing uncommitted under
-// config/ or rendered/, looked at once a HEAD for all the rollouts: at
-// 100,000 rendered files git status takes seconds, and a hundred
-// rollouts starting together each ran it. A change made by hand since
-// is found by the hold's own look before a step.
-func (w *writer) caughtUp(ctx context.Context, r *runner) bool {
-	w.fetched.Do(func() { _, _ = r.repo.fetch(ctx) })
+// CaughtUp reports whether r's catch-up has nothing to do, read without
+// the repository lock: no promotion's journal in ops, HEAD at the remote
+// branch (fetched once for all the rollouts), and nothing uncommitted
+// under config/ or rendered/, looked at once a HEAD for all the
+// rollouts: at 100,000 rendered files git status takes seconds, and a
+// hundred rollouts starting together each ran it. A change made by hand
+// since is found by the hold's own look before a step.
+func (w *Writer) CaughtUp(ctx context.Context, r Rollout, ops promote.DirOps) bool {
+	repo := r.Repo()
+	w.fetched.Do(func() { _, _ = repo.Fetch(ctx) })
 	w.mu.RLock()
 	defer w.mu.RUnlock()
-	if pending, err := promote.Pending(r.ops); err != nil || pending != nil {
+	if pending, err := promote.Pending(ops); err != nil || pending != nil {
 		return false
 	}
-	head, err := r.repo.head(ctx)
+	head, err := repo.Head(ctx)
 	if err != nil {
 		return false
 	}
-	if seen, err := r.repo.run(ctx, "rev-parse", "-q", "--verify", "refs/remotes/"+r.repo.remote+"/"+r.repo.branch); err != nil || head != seen {
+	if seen, err := repo.Run(ctx, "rev-parse", "-q", "--verify", "refs/remotes/"+repo.Remote+"/"+repo.Branch); err != nil || head != seen {
 		return false
 	}
 	w.cmu.Lock()
@@ -362,7 +306,7 @@ func (w *writer) caughtUp(ctx context.Context, r *runner) bool {
 	if w.cleanAt == head {
 		return true
 	}
-	if dirty, err := r.dirty(ctx); err != nil || len(dirty) > 0 {
+	if dirty, err := r.Dirty(ctx); err != nil || len(dirty) > 0 {
 		return false
 	}
 	w.cleanAt = head
@@ -372,49 +316,20 @@ func (w *writer) caughtUp(ctx context.Context, r *runner) bool {
 // leftDirty says why the steps after req cannot be made when req's failure
 // left config/ or rendered/ changed (a render that failed after the
 // promotion): the next step's commit would take them along.
-func (w *writer) leftDirty(ctx context.Context, req *stepReq) error {
-	dirty, err := req.r.dirty(ctx)
+func (w *Writer) leftDirty(ctx context.Context, req *req) error {
+	dirty, err := req.r.Dirty(ctx)
 	if err != nil {
 		return err
 	}
 	if len(dirty) == 0 {
 		return nil
 	}
-	return fmt.Errorf("not made: the step of %s failed and left config/ or rendered/ changed", req.r.patchID())
+	return fmt.Errorf("not made: the step of %s failed and left config/ or rendered/ changed", req.r.ID())
 }
 
 // failRest fails the steps of batch after req.
-func (w *writer) failRest(batch []*stepReq, req *stepReq, err error) {
+func (w *Writer) failRest(batch []*req, req *req, err error) {
 	for _, o := range batch[slices.Index(batch, req)+1:] {
 		o.err = err
 	}
-}
-
-// expectAt is the expectation at HEAD, read once for all the rollouts
-// that wait after one push or settle the same commit; the caller reads
-// beside the writer (reading) or is the writer, so the work tree holds
-// still. At 1,000 x 100 each of 100 rollouts settling at start read the
-// whole fleet's expected objects itself: 2.2 GB, and no commit in 7
-// minutes (BENCHMARKS.md, delivery).
-func (w *writer) expectAt(ctx context.Context, r *runner) (*expectation, error) {
-	head, err := r.repo.head(ctx)
-	if err != nil {
-		return nil, err
-	}
-	w.emu.Lock()
-	defer w.emu.Unlock()
-	if w.last != nil && w.last.head == head {
-		return w.last, nil
-	}
-	e, err := readExpectation(r.fsys, w.env.Dir)
-	if err != nil {
-		return nil, err
-	}
-	repo := r.repo
-	e.history.Fetch = func(string) error {
-		_, err := repo.fetch(w.ctx)
-		return err
-	}
-	w.last = e
-	return e, nil
 }
