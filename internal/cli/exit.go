@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/freeze"
 	"github.com/strata-fleet/strata/internal/pin"
 	"github.com/strata-fleet/strata/internal/promote"
@@ -82,6 +83,7 @@ func exitCode(err error) int {
 	var pe *pin.GateError
 	var fe *freeze.FrozenError
 	var gap *promote.GapError
+	var unr *action.UnrenderedError
 	switch {
 	case errors.As(err, &ex):
 		return ex.code
@@ -91,7 +93,7 @@ func exitCode(err error) int {
 		return exitGate
 	case errors.As(err, &ue), errors.As(err, &un), cobraUsage(err):
 		return exitUsage
-	case errors.As(err, &ce), errors.As(err, &ve), errors.As(err, &gap):
+	case errors.As(err, &ce), errors.As(err, &ve), errors.As(err, &gap), errors.As(err, &unr):
 		return exitConfig
 	}
 	return exitFailure

@@ -325,6 +325,9 @@ func (r *Entries) Of(patch string) []Entry {
 	return out
 }
 
+// All are the entries of every patch, newest first.
+func (r *Entries) All() []Entry { return slices.Clone(r.list) }
+
 // Trusted says why e is not strata's own record (nil: it is): its step
 // commit must be on HEAD's history and carry the patch's Strata-Rollout
 // trailer, the rendered tree it claims must be the one at that commit, a

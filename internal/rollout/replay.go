@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
@@ -42,18 +44,12 @@ func (r *runner) remake(ctx context.Context, st *step, base, upstream string) (s
 	act := r.action()
 	var next *promote.Plan
 	if plan != nil {
-		next, err = r.prepare(f)
-		switch {
-		case errors.Is(err, errGate):
-			return "", false, conflict("the step now enters a manual gate this run was not given")
-		case errors.Is(err, promote.ErrNothingToDo) || err == nil && next.Target != plan.Target && slices.Contains(next.Found, plan.Target):
-			return r.madeUpstream(ctx, st, upstream)
-		case err != nil:
-			return "", false, conflict(err.Error())
-		case len(touched) > 0:
-			return "", false, conflict("it changed " + strings.Join(touched, ", "))
-		case promote.Subject(next) != promote.Subject(plan):
-			return "", false, conflict(fmt.Sprintf("the step would now be %q", promote.Subject(next)))
+		var upstreamHas bool
+		if next, upstreamHas, err = r.replan(ctx, plan, f, upstream, touched, conflict); err != nil {
+			return "", false, err
+		}
+		if upstreamHas {
+			return r.madeUpstream(ctx, plan, st, upstream)
 		}
 	} else {
 		if len(touched) > 0 {
@@ -77,9 +73,50 @@ func (r *runner) remake(ctx context.Context, st *step, base, upstream string) (s
 	return subject, true, nil
 }
 
+// replan plans plan's step again on upstream (f, loaded there): the plan
+// to make; upstreamHas when upstream has made the step already (another
+// approver, another run); a conflict when the step cannot be made there
+// as it was (touched: upstream's changes of the same patch or node).
+func (r *runner) replan(ctx context.Context, plan *promote.Plan, f *fleet.Fleet, upstream string, touched []string,
+	conflict func(string) error) (next *promote.Plan, upstreamHas bool, err error) {
+	next, err = r.prepare(f)
+	if err != nil && plan.Integrated != "" && len(r.locations(f)) == 0 {
+		// The patch is gone upstream: someone (another approver)
+		// folded it. The same fold is the step already made.
+		if made, merr := r.sameStepUpstream(ctx, plan, upstream); merr != nil || made {
+			return nil, made, merr
+		}
+	}
+	switch {
+	case errors.Is(err, errGate):
+		return nil, false, conflict("the step now enters a manual gate this run was not given")
+	case errors.Is(err, promote.ErrNothingToDo) || err == nil && next.Target != plan.Target && slices.Contains(next.Found, plan.Target):
+		return nil, true, nil
+	case err != nil:
+		return nil, false, conflict(err.Error())
+	case len(touched) > 0:
+		return nil, false, conflict("it changed " + strings.Join(touched, ", "))
+	case promote.Subject(next) != promote.Subject(plan):
+		return nil, false, conflict(fmt.Sprintf("the step would now be %q", promote.Subject(next)))
+	}
+	return next, false, nil
+}
+
+// sameStepUpstream reports whether upstream's last commit of the patch's
+// files is plan's step (its subject begins with promote.Subject's).
+func (r *runner) sameStepUpstream(ctx context.Context, plan *promote.Plan, upstream string) (bool, error) {
+	subject, err := r.repo.Run(ctx, "log", "-1", "--format=%s", upstream, "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+	if err != nil {
+		return false, err
+	}
+	subject, want := strings.TrimSpace(subject), promote.Subject(plan)
+	return subject == want || strings.HasPrefix(subject, want+":"), nil
+}
+
 // madeUpstream takes the step as upstream made it: the last commit there
-// that changed the patch's files, waited for like the step's own.
-func (r *runner) madeUpstream(ctx context.Context, st *step, upstream string) (string, bool, error) {
+// that changed the patch's files, waited for like the step's own. A step
+// into a manual gate (plan's Gates) names who approved it there.
+func (r *runner) madeUpstream(ctx context.Context, plan *promote.Plan, st *step, upstream string) (string, bool, error) {
 	f, err := r.load()
 	if err != nil {
 		return "", false, err
@@ -103,8 +140,17 @@ func (r *runner) madeUpstream(ctx context.Context, st *step, upstream string) (s
 		return "", false, err
 	}
 	st.commit, st.targets = commit, targetsOf(f, ids)
-	r.emit(Event{Kind: KindReplayed, Step: st.node, Commit: commit,
-		Message: fmt.Sprintf("the remote moved (now %.12s) and already has the step: it is not made twice", upstream)})
+	msg := fmt.Sprintf("the remote moved (now %.12s) and already has the step: it is not made twice", upstream)
+	if plan != nil && len(plan.Gates) > 0 {
+		body, err := r.repo.Run(ctx, "log", "-1", "--format=%B", commit)
+		if err != nil {
+			return "", false, err
+		}
+		if by := trailers(body, "Approved-by"); len(by) > 0 {
+			msg += "; already approved by " + strings.Join(by, ", ")
+		}
+	}
+	r.emit(Event{Kind: KindReplayed, Step: st.node, Commit: commit, Message: msg})
 	return subject, false, nil
 }
 
@@ -118,4 +164,17 @@ func (r *runner) samePatchOrNode(p, node string) bool {
 	}
 	name := strings.TrimSuffix(r.opts.Patch, ".yaml") + ".yaml"
 	return strings.HasSuffix(rest, "/"+name) || rest == name || node != "" && strings.HasPrefix(rest, node+"/")
+}
+
+// trailers are the values of the lines "key: value" of a commit
+// message body, in order: every reader of strata's trailers reads them
+// here.
+func trailers(body, key string) []string {
+	var out []string
+	for l := range strings.SplitSeq(body, "\n") {
+		if v, ok := strings.CutPrefix(l, key+": "); ok {
+			out = append(out, strings.TrimSpace(v))
+		}
+	}
+	return out
 }

@@ -2,10 +2,13 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/hint"
@@ -78,6 +81,12 @@ func (r *runner) checkClean(dirty []string) error {
 	if err != nil {
 		return err
 	}
+	r.ownFirst, r.renderedDirty = writer.OwnFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty), false
+	for _, l := range dirty {
+		if p := git.DirtyPath(l); p == root || strings.HasPrefix(p, root+"/") {
+			r.renderedDirty = true
+		}
+	}
 	other := promote.Unrelated(root, r.opts.ClusterType, r.opts.Component, r.opts.Patch, nil, dirty)
 	other = slices.DeleteFunc(other, func(l string) bool { return slices.Contains(r.hide, git.DirtyPath(l)) })
 	if len(other) > 0 {
@@ -104,27 +113,23 @@ func (r *runner) settle(ctx context.Context) error {
 	}
 	st := &step{node: locs[len(locs)-1], settle: true}
 	st.policy = r.policyAt(f, st.node)
-	var dirs, ids []string
-	for _, c := range f.Clusters {
-		if c.Type != r.opts.ClusterType || c.Target == nil || !inflight.Under(c.Target.ID(), locs) {
-			continue
-		}
-		id := c.Type + "/" + c.Target.ID()
-		if i := slices.IndexFunc(st.targets, func(t *target) bool { return t.ID == id }); i >= 0 {
-			st.targets[i].Clusters = append(st.targets[i].Clusters, c.Name)
-			continue
-		}
-		st.targets = append(st.targets, &target{ID: id, Clusters: []string{c.Name}})
-		dir, ok := f.Config.TargetDirOf(id)
-		if !ok {
-			continue
-		}
-		ids, dirs = append(ids, id), append(dirs, dir)
-	}
+	ids, dirs := r.settleTargets(f, locs, st)
 	st.pick = pickClusters(f, func(c *fleet.Cluster) bool { return inflight.Under(c.Target.ID(), locs) })
+	// Delivered is what rendered/ holds, not what config/ says: a patch
+	// committed without strata render is not there yet.
+	if err := r.reading(ctx, func() error { return r.checkDelivered(f, locs) }); err != nil {
+		return r.renderFirstCopy(ctx, f, locs, err)
+	}
 	if len(dirs) == 0 {
-		r.emit(Event{Kind: KindStart, Step: st.node, Message: fmt.Sprintf("%s is at %s, where no cluster of the inventory runs", r.opts.Patch, strings.Join(locs, ", "))})
-		return nil
+		if !st.policy.NoWatch || len(st.policy.Checks) == 0 {
+			r.emit(Event{Kind: KindStart, Step: st.node, Message: fmt.Sprintf("%s is at %s, where no cluster of the inventory runs", r.opts.Patch, strings.Join(locs, ", "))})
+			return nil
+		}
+		// Checks only (watch: false): they are the step's verdict, so
+		// they are run (or read from the record) although no cluster
+		// runs there; a check that could not be read is run again, not
+		// passed over on the way to the next step.
+		dirs = r.locDirs(f, locs)
 	}
 	commit, err := r.repo.Run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...)
 	if err != nil {
@@ -155,4 +160,96 @@ func (r *runner) settle(ctx context.Context) error {
 		return r.failed(ctx, st, err)
 	}
 	return nil
+}
+
+// checkDelivered returns an *action.UnrenderedError when the output of
+// the targets under locs (where the patch is) does not follow config/:
+// the patch, or another change, was committed without strata render and
+// is not delivered there.
+func (r *runner) checkDelivered(f *fleet.Fleet, locs []string) error {
+	dirs := r.locDirs(f, locs)
+	act := r.action()
+	if len(r.hide) > 0 {
+		act.FS, act.Stateless = writer.HidingFS{FS: r.fsys, Hide: r.hide}, true
+	}
+	ts, err := act.UnrenderedIn(f.Config, dirs)
+	if err != nil || len(ts) == 0 {
+		return err
+	}
+	return &action.UnrenderedError{Patch: r.opts.ClusterType + "/" + r.opts.Component + "/" + r.opts.Patch, Targets: ts, Delivered: true}
+}
+
+// onlyUnrendered says whether the files own (the patch's copies) are all
+// that rendered/ does not follow: with them hidden, every target's output
+// is current.
+func (r *runner) onlyUnrendered(f *fleet.Fleet, own []string) (bool, error) {
+	act := r.action()
+	act.FS, act.Stateless = writer.HidingFS{FS: r.fsys, Hide: append(slices.Clone(r.hide), own...)}, true
+	ts, err := act.UnrenderedIn(f.Config, nil)
+	return len(ts) == 0, err
+}
+
+// locDirs are the directories of rendered/ that hold the output of the
+// targets under locs (nil: every target's, when that cannot be told).
+func (r *runner) locDirs(f *fleet.Fleet, locs []string) []string {
+	var dirs []string
+	for _, l := range locs {
+		d, ok := f.Config.NodeDirs(r.opts.ClusterType, l)
+		if !ok {
+			return nil
+		}
+		dirs = append(dirs, d...)
+	}
+	return dirs
+}
+
+// settleTargets gives st the targets under locs with their clusters, and
+// returns the ids and directories of those the layout places.
+func (r *runner) settleTargets(f *fleet.Fleet, locs []string, st *step) (ids, dirs []string) {
+	for _, c := range f.Clusters {
+		if c.Type != r.opts.ClusterType || c.Target == nil || !inflight.Under(c.Target.ID(), locs) {
+			continue
+		}
+		id := c.Type + "/" + c.Target.ID()
+		if i := slices.IndexFunc(st.targets, func(t *target) bool { return t.ID == id }); i >= 0 {
+			st.targets[i].Clusters = append(st.targets[i].Clusters, c.Name)
+			continue
+		}
+		st.targets = append(st.targets, &target{ID: id, Clusters: []string{c.Name}})
+		dir, ok := f.Config.TargetDirOf(id)
+		if !ok {
+			continue
+		}
+		ids, dirs = append(ids, id), append(dirs, dir)
+	}
+	return ids, dirs
+}
+
+// renderFirstCopy makes the render of the patch's first copy, committed
+// by hand without it, the rollout's first step, when nothing else is
+// unrendered (err, checkDelivered's, says what is), then settles again.
+func (r *runner) renderFirstCopy(ctx context.Context, f *fleet.Fleet, locs []string, err error) error {
+	var un *action.UnrenderedError
+	if r.startedUnrendered || !errors.As(err, &un) {
+		return err
+	}
+	// The patch's first copy committed by hand without render, and
+	// nothing else unrendered: its first step is the render (as for
+	// a first copy not committed yet).
+	own := make([]string, len(locs))
+	for i, l := range locs {
+		own[i] = path.Join("config", r.opts.ClusterType, r.opts.Component, l, strings.TrimSuffix(r.opts.Patch, ".yaml")+".yaml")
+	}
+	var only bool
+	if e := r.reading(ctx, func() (e error) { only, e = r.onlyUnrendered(f, own); return e }); e != nil || !only {
+		return errors.Join(err, e)
+	}
+	r.startedUnrendered = true
+	if err := r.reach(ctx); err != nil {
+		return err
+	}
+	if err := r.locked(ctx, func() error { return r.commitStep(ctx, nil, false) }); err != nil {
+		return err
+	}
+	return r.settle(ctx)
 }

@@ -161,8 +161,15 @@ type runner struct {
 	// hide are the other patches' first copies the steps leave out
 	// (checkClean; firstcopies.go).
 	hide []string
-	ops  promote.DirOps
-	res  *Result
+	// ownFirst are the patch's own first copies, uncommitted (checkClean),
+	// and renderedDirty says rendered/ had uncommitted changes then.
+	ownFirst      []string
+	renderedDirty bool
+	// startedUnrendered says the run committed the render of the patch's
+	// first copy, committed without it (settle).
+	startedUnrendered bool
+	ops               promote.DirOps
+	res               *Result
 	// reverting is set while the rollout waits for a revert.
 	reverting bool
 	// budget is the failure budget of the step being verified (nil for

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -125,6 +126,9 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, a
 	}
 	st.policy = r.policyAt(f, st.node)
 	st.soak = st.policy.Soak
+	if err := r.checkRendered(plan, applied); err != nil {
+		return nil, err
+	}
 	_, done, err := act.Run(ctx, plan, c)
 	if err != nil {
 		return nil, err
@@ -141,6 +145,32 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, a
 	}
 	r.making = st
 	return st, nil
+}
+
+// checkRendered refuses the step of plan (nil: the patch's first copy)
+// when rendered/ does not follow config/ before it: the step's render
+// would deliver what is unrendered (another patch's change committed
+// without strata render) under this patch's commit and message. A
+// promotion resumed from its journal (applied) has changed config/
+// already, and a first copy whose output the user rendered (rendered/
+// uncommitted) cannot be told from the rest: neither is checked.
+func (r *runner) checkRendered(plan *promote.Plan, applied bool) error {
+	if applied || (plan == nil && (len(r.ownFirst) == 0 || r.renderedDirty)) {
+		return nil
+	}
+	act := r.action()
+	hide := r.hide
+	if plan == nil {
+		hide = append(slices.Clone(r.hide), r.ownFirst...)
+	}
+	if len(hide) > 0 {
+		act.FS, act.Stateless = writer.HidingFS{FS: r.fsys, Hide: hide}, true
+	}
+	ts, err := act.Unrendered(plan)
+	if err != nil || len(ts) == 0 {
+		return err
+	}
+	return &action.UnrenderedError{Patch: r.opts.ClusterType + "/" + r.opts.Component + "/" + r.opts.Patch, Targets: ts}
 }
 
 // Remake makes the step again on upstream (writer.Rollout; remake).

@@ -4,10 +4,12 @@ package rollout_test
 
 import (
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/values"
 )
@@ -79,7 +81,11 @@ func noClusterRegion(watch string) string {
 
 func testNothingToWatch(t *testing.T, h *harness) {
 	h.write("config/config.yaml", noClusterRegion(""))
-	h.run(h.dir, "commit", "-qam", "ap-south1, no cluster yet")
+	if _, err := output.Run(output.Options{Root: h.dir, FS: os.DirFS(h.dir)}); err != nil {
+		t.Fatal(err)
+	}
+	h.run(h.dir, "add", "-A")
+	h.run(h.dir, "commit", "-qm", "ap-south1, no cluster yet")
 	h.write(firstPatch, patch)
 	res, err := h.rollout(rollout.Options{})
 	var ve *values.Error

@@ -9,6 +9,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
+	"github.com/strata-fleet/strata/internal/record"
 )
 
 // A rollout's last step can remove the patch's files: the fold into
@@ -74,66 +75,58 @@ func LastNode(ids []string, clusterType string) string {
 // soaks, 0 once done, 1 failed), so that rollout --all --once and a
 // runner check them as they check a patch in flight. The margin of one
 // more timeout lets a scheduled job that runs less often still see the
-// verdict; past the window the listing drops them.
+// verdict; past the window the listing drops them. The patches come from
+// strata's record (its trusted entries: the step commit, or the revert,
+// is the last commit of the patch's files), never from commit trailers,
+// which anyone can write.
 func Settling(ctx context.Context, g git.Runner, f *fleet.Fleet, now time.Time, soak, timeout *time.Duration) ([]string, error) {
 	var window time.Duration
 	f.Config.Root.Walk(func(n *fleet.Node) {
 		p := Override(f.Config.RolloutAt(n), soak, timeout)
 		window = max(window, 2*p.Timeout+p.Soak)
 	})
-	out, err := g.Run(ctx, "log", "--since=@"+strconv.FormatInt(now.Add(-window).Unix(), 10), "-E",
-		"--grep=^(Strata-Rollout|"+FailedTrailer+"): ", "--format=%H%x00%B%x1e")
+	rec, err := readRecord(ctx, g)
 	if err != nil {
 		return nil, err
 	}
+	since := now.Add(-window)
 	inFlight := Patches(f)
 	var ids []string
 	seen := map[string]bool{}
-	for _, rec := range strings.Split(out, "\x1e") {
-		commit, body, ok := strings.Cut(strings.TrimSpace(rec), "\x00")
-		if !ok {
+	for _, e := range rec.All() {
+		// The newest step or revert strata recorded of each patch: the
+		// last step of its rollout, unless a commit of the patch's files
+		// came after it.
+		if (e.Kind != record.KindStep && e.Kind != record.KindReverted) || seen[e.Patch] || slices.Contains(inFlight, e.Patch) {
 			continue
 		}
-		if step, ok := RevertOf(body); ok {
-			if body, err = g.Run(ctx, "log", "-1", "--format=%B", step); err != nil {
-				return nil, err
-			}
-		}
-		id := ""
-		if v := trailers(body, "Strata-Rollout"); len(v) > 0 {
-			id = v[0]
-		}
-		if id == "" || seen[id] || slices.Contains(inFlight, id) {
+		seen[e.Patch] = true
+		if e.At.Before(since) || !knownRollout(f, e.Patch) {
 			continue
 		}
-		seen[id] = true // the newest commit of id: its last step, or none
-		if !knownRollout(f, id) {
-			continue // a trailer written by hand: a glob, a name f does not have
+		commit := e.Step
+		if e.Kind == record.KindReverted {
+			commit = e.Revert
 		}
-		parts := strings.SplitN(id, "/", 3)
-		last, err := g.Run(ctx, "log", "-1", "--format=%H", "--", PatchFiles(parts[0], parts[1], parts[2]))
+		parts := strings.SplitN(e.Patch, "/", 3)
+		last, err := g.Run(ctx, "log", "-1", "--format=%H%x00%ct", "--", PatchFiles(parts[0], parts[1], parts[2]))
 		if err != nil {
 			return nil, err
 		}
-		if strings.TrimSpace(last) == commit {
-			ids = append(ids, id)
+		hash, secs, _ := strings.Cut(strings.TrimSpace(last), "\x00")
+		if hash != commit {
+			continue
 		}
+		if at, err := strconv.ParseInt(secs, 10, 64); err != nil || time.Unix(at, 0).Before(since) {
+			continue
+		}
+		if rec.Trusted(ctx, e) != nil {
+			continue // not strata's own: said where the patch is read
+		}
+		ids = append(ids, e.Patch)
 	}
 	slices.Sort(ids)
 	return ids, nil
-}
-
-// trailers are the values of the lines "key: value" of a commit
-// message body, in order: every reader of strata's trailers reads them
-// here.
-func trailers(body, key string) []string {
-	var out []string
-	for l := range strings.SplitSeq(body, "\n") {
-		if v, ok := strings.CutPrefix(l, key+": "); ok {
-			out = append(out, strings.TrimSpace(v))
-		}
-	}
-	return out
 }
 
 // Override is p with a run's --soak and --timeout, where given.

@@ -41,6 +41,20 @@ func OtherFirstCopies(clusterType, component, patch string, dirty []string) []st
 	return out
 }
 
+// OwnFirstCopies are the files of dirty that git does not track and that
+// are the patch's own files: its first copies, written by hand.
+func OwnFirstCopies(clusterType, component, patch string, dirty []string) []string {
+	own := "config/" + clusterType + "/" + component + "/"
+	name := strings.TrimSuffix(patch, ".yaml") + ".yaml"
+	var out []string
+	for _, l := range dirty {
+		if p := git.DirtyPath(l); strings.HasPrefix(l, "?? ") && strings.HasPrefix(p, own) && path.Base(p) == name {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // HidingFS is a file system without the files Hide names.
 type HidingFS struct {
 	fs.FS
