@@ -112,9 +112,13 @@ func (a *Promote) Run(ctx context.Context, r *Repo) (*Promoted, error) {
 			return res, err
 		}
 		if err := a.checkStep(r, f.Config, p.Target); err != nil {
+			var fz *freeze.FrozenError
+			if errors.As(err, &fz) && len(p.Approvals) > 0 && opts.Approve && !a.DryRun {
+				return res, a.keepApproval(ctx, r, on, p, fz)
+			}
 			return res, err
 		}
-		if len(p.Gates) > 0 && opts.Approver == "" {
+		if len(p.Gates) > 0 && opts.Approver == "" && len(p.Approvals) < len(p.Gates) { // none kept
 			return res, usageErrorf("promotion enters the manual gate %s: the approval is recorded with who approved; give --approver \"Name <email>\" or set git config user.name and user.email", strings.Join(p.Gates, ", "))
 		}
 		res.Plan = p
@@ -234,4 +238,71 @@ func (a *Promote) startCommit(ctx context.Context, r *Repo, pending *promote.Jou
 		return nil, err
 	}
 	return on, nil
+}
+
+// ApprovalKeptError is a step into a frozen node that was approved: the
+// approval is recorded in the patch's latest copy (its metadata) and
+// taken once the freeze ends, by the next promote or rollout of the
+// patch without --approve. It is the freeze's refusal (exit 4).
+type ApprovalKeptError struct {
+	Frozen    *freeze.FrozenError
+	Approvals []promote.Approval
+	// File is the copy that records them; Commit the commit that did
+	// ("": not committed, without --commit).
+	File, Commit string
+}
+
+func (e *ApprovalKeptError) Error() string {
+	who := make([]string, len(e.Approvals))
+	for i, a := range e.Approvals {
+		who[i] = a.Node + " by " + a.By
+	}
+	kept := "uncommitted: commit it"
+	if e.Commit != "" {
+		kept = fmt.Sprintf("committed as %.12s", e.Commit)
+	}
+	return fmt.Sprintf("%s; the approval of %s is kept in %s (%s) and taken once the freeze ends: the next promote or rollout of the patch steps in without --approve",
+		e.Frozen.Error(), strings.Join(who, ", "), e.File, kept)
+}
+
+func (e *ApprovalKeptError) Unwrap() error { return e.Frozen }
+
+// keepApproval records p's approvals in the patch's latest copy (the
+// step itself is refused: its node is frozen) and, with Commit, commits
+// that file alone.
+func (a *Promote) keepApproval(ctx context.Context, r *Repo, on *onBranch, p *promote.Plan, fz *freeze.FrozenError) error {
+	file := p.Found[len(p.Found)-1]
+	ops, err := promote.NewDirOps(r.Dir)
+	if err != nil {
+		return err
+	}
+	data, err := ops.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	for _, ap := range p.Approvals {
+		if data, err = promote.RecordApproval(data, ap); err != nil {
+			return fmt.Errorf("recording the approval in %s: %w", file, err)
+		}
+	}
+	if err := ops.WriteFile(file, data); err != nil {
+		return err
+	}
+	kept := &ApprovalKeptError{Frozen: fz, Approvals: p.Approvals, File: file}
+	if on == nil {
+		return kept
+	}
+	trailers := make([]string, len(p.Approvals))
+	gates := make([]string, len(p.Approvals))
+	for i, ap := range p.Approvals {
+		trailers[i], gates[i] = fmt.Sprintf("Approved-by: %s for %s", ap.By, ap.Node), ap.Node
+	}
+	msg := fmt.Sprintf("Approve %s of %s/%s for %s (frozen: taken once the freeze ends)\n\n%s\n",
+		p.Patch, p.ClusterType, p.Component, strings.Join(gates, ", "), strings.Join(trailers, "\n"))
+	done, err := on.commit(ctx, msg, file)
+	if err != nil {
+		return fmt.Errorf("the approval is recorded in %s but not committed (commit it yourself): %w", file, err)
+	}
+	kept.Commit = done.Commit
+	return kept
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -18,12 +19,13 @@ import (
 //
 // MODE is clear (no alert, no sample, every series there), firing (one
 // alert, one sample), error500 (500 with a message), null (null for a
-// body), noseries (no sample, and no series of any metric) or refused
-// (nothing listens at the URL).
+// body), noseries (no sample, and no series of any metric), refused
+// (nothing listens at the URL) or recovering (error500 for the first
+// request, then clear).
 func cmdAlertServer(ts *testscript.TestScript, neg bool, args []string) {
-	modes := map[string]bool{"clear": true, "firing": true, "error500": true, "null": true, "noseries": true, "refused": true}
+	modes := map[string]bool{"clear": true, "firing": true, "error500": true, "null": true, "noseries": true, "refused": true, "recovering": true}
 	if neg || len(args) != 2 || !modes[args[0]] {
-		ts.Fatalf("usage: alertserver clear|firing|error500|null|noseries|refused VAR")
+		ts.Fatalf("usage: alertserver clear|firing|error500|null|noseries|refused|recovering VAR")
 	}
 	mode := args[0]
 	if mode == "refused" {
@@ -33,8 +35,14 @@ func cmdAlertServer(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(ln.Close())
 		return
 	}
+	var served atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		if mode == "recovering" && served.Add(1) == 1 {
+			w.WriteHeader(http.StatusInternalServerError)
+			fmt.Fprint(w, `"internal error"`)
+			return
+		}
 		switch mode {
 		case "error500":
 			w.WriteHeader(http.StatusInternalServerError)

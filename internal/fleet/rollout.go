@@ -53,7 +53,11 @@ type Check struct {
 	Name    string
 	Command string
 	Timeout time.Duration
-	Pos     values.Pos
+	// Grace is how long a prometheus check may stay unreadable, holding
+	// the step (read again meanwhile), before the rollout ends on it (0:
+	// at once).
+	Grace time.Duration
+	Pos   values.Pos
 
 	Prometheus *PrometheusQuery
 }
@@ -196,7 +200,7 @@ func parseChecks(v *values.Value, path []string) ([]Check, error) {
 		if it.Kind != values.Map {
 			return nil, values.TypeError(it, ipath, values.Map)
 		}
-		if err := knownKeys(it, ipath, "name", "command", "timeout", "prometheus"); err != nil {
+		if err := knownKeys(it, ipath, "name", "command", "timeout", "prometheus", "grace"); err != nil {
 			return nil, err
 		}
 		c := Check{Name: stringAt(it, "name"), Command: stringAt(it, "command"), Timeout: DefaultCheckTimeout, Pos: it.Pos}
@@ -229,6 +233,17 @@ func parseChecks(v *values.Value, path []string) ([]Check, error) {
 				return nil, zeroTimeout(tv, append(ipath, "timeout"))
 			}
 			c.Timeout = d
+		}
+		if gv := it.Get("grace"); gv != nil {
+			if c.Prometheus == nil {
+				return nil, &values.Error{Pos: gv.Pos, Path: append(ipath, "grace"), Msg: "grace is for a prometheus check, which can be unreadable; a command's exit status is its verdict",
+					Hint: "remove grace:, or make the check a prometheus: {url, query} one"}
+			}
+			d, err := parseDuration(gv, append(ipath, "grace"))
+			if err != nil {
+				return nil, err
+			}
+			c.Grace = d
 		}
 		for _, o := range out {
 			if o.Name == c.Name {
@@ -312,7 +327,7 @@ func (c *Config) StrictestAt(paths ...string) RolloutPolicy {
 // sameCheck reports whether a and b run the same thing (one config.yaml
 // entry inherited by several nodes, or two alike).
 func sameCheck(a, b Check) bool {
-	if a.Name != b.Name || a.Command != b.Command || a.Timeout != b.Timeout || (a.Prometheus == nil) != (b.Prometheus == nil) {
+	if a.Name != b.Name || a.Command != b.Command || a.Timeout != b.Timeout || a.Grace != b.Grace || (a.Prometheus == nil) != (b.Prometheus == nil) {
 		return false
 	}
 	return a.Prometheus == nil || (a.Prometheus.URL == b.Prometheus.URL && a.Prometheus.Query == b.Prometheus.Query)

@@ -174,7 +174,12 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 				}
 			}
 		}
-		if len(p.Gates) > 0 && !opts.Approve {
+		recorded := recordedGates(before[latest.ID()], p.Gates)
+		if len(p.Gates) > 0 && !opts.Approve && len(recorded) == len(p.Gates) {
+			// Approved while the gate was frozen (kept in the copy's
+			// metadata): the approval is taken now.
+			p.Approvals = recorded
+		} else if len(p.Gates) > 0 && !opts.Approve {
 			cmd := hint.Strata("promote", pl.ct.Name, pl.comp.Name, p.Patch)
 			if opts.Level != "" {
 				// The same promotion: without its level, it could go elsewhere.
@@ -262,6 +267,25 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 		}
 	}
 	return p, nil
+}
+
+// recordedGates are the approvals of gates that the copy data records
+// already (one each: the latest), none when it records none of them.
+func recordedGates(data []byte, gates []string) []Approval {
+	as, err := Approvals("", data)
+	if err != nil {
+		return nil
+	}
+	var out []Approval
+	for _, g := range gates {
+		for i := len(as) - 1; i >= 0; i-- {
+			if as[i].Node == g {
+				out = append(out, as[i])
+				break
+			}
+		}
+	}
+	return out
 }
 
 // recordGates records in data the approval of each gate by opts.Approver.

@@ -80,8 +80,12 @@ type UnreadableError struct {
 
 func (e *UnreadableError) Error() string {
 	if e.Check {
-		return fmt.Sprintf("check %s cannot be read, so the step to %s neither passed nor failed (the next run reads it again): %s",
-			e.Condition, e.Step, e.Reason)
+		grace := ""
+		if e.Grace > 0 {
+			grace = fmt.Sprintf(" (since %s, more than its grace of %s)", e.Since.UTC().Format(time.RFC3339), e.Grace)
+		}
+		return fmt.Sprintf("check %s cannot be read%s, so the step to %s neither passed nor failed (the next run reads it again): %s",
+			e.Condition, grace, e.Step, e.Reason)
 	}
 	return fmt.Sprintf("stopWhen %s cannot be read (since %s, more than its grace of %s), so no step starts: %s",
 		e.Condition, e.Since.UTC().Format(time.RFC3339), e.Grace, e.Reason)
@@ -105,6 +109,36 @@ func unreadableCheck(c fleet.Check, node string, now time.Time, err error) error
 		return nil
 	}
 	return &UnreadableError{Check: true, Condition: c.Name, Step: node, Since: now, Reason: err.Error()}
+}
+
+// readCheck runs check c of st's step. A prometheus check that cannot be
+// read holds the step, read again every Env.HoldEvery, until it can be
+// (its verdict is returned) or has been unreadable for longer than its
+// grace: then an *UnreadableError, the step neither passed nor failed.
+func (r *runner) readCheck(ctx context.Context, st *step, c fleet.Check, env CheckEnv) error {
+	var since time.Time
+	for {
+		err := runCheck(ctx, r.env.Dir, c, env)
+		uerr, _ := unreadableCheck(c, st.node, r.env.Clock.Now(), err).(*UnreadableError)
+		if uerr == nil || ctx.Err() != nil {
+			return err
+		}
+		if since.IsZero() {
+			since = uerr.Since
+			r.emit(Event{Kind: KindHeld, Step: st.node, Commit: st.commit, Unreadable: c.Name, Since: since, Message: uerr.Error()})
+		}
+		if r.env.Clock.Since(since) >= c.Grace {
+			uerr.Since, uerr.Grace = since, c.Grace
+			return uerr
+		}
+		tick := r.env.Clock.NewTimer(min(r.holdEvery(), c.Grace-r.env.Clock.Since(since)))
+		select {
+		case <-ctx.Done():
+			tick.Stop()
+			return context.Cause(ctx)
+		case <-tick.C():
+		}
+	}
 }
 
 // holding is what holds a step: why ("" nothing does), the alerts of a

@@ -364,10 +364,10 @@ func (r *runner) runChecks(ctx context.Context, st *step) error {
 					e.At.UTC().Format(time.RFC3339), record.Ref, e.ID())})
 			continue
 		}
-		err := runCheck(ctx, r.env.Dir, c, env)
-		if uerr := unreadableCheck(c, st.node, r.env.Clock.Now(), err); uerr != nil && ctx.Err() == nil {
-			r.emit(Event{Kind: KindHeld, Step: st.node, Commit: st.commit, Unreadable: c.Name, Message: uerr.Error()})
-			return uerr
+		err := r.readCheck(ctx, st, c, env)
+		var uerr *UnreadableError
+		if errors.As(err, &uerr) {
+			return err
 		}
 		ev := Event{Kind: KindCheck, Step: st.node, Commit: st.commit, Check: c.Name, Passed: err == nil, Message: "passed"}
 		if err != nil {
