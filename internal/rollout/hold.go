@@ -103,7 +103,7 @@ func (r *runner) unreadable(u *fleet.StopCondition, node string, since time.Time
 // unreadableCheck is the *UnreadableError of a Prometheus check whose
 // query could not be read (err an *alert.Error): the step neither passed
 // nor failed, and is not reverted; nil for any other error, a verdict.
-func unreadableCheck(c fleet.Check, node string, now time.Time, err error) error {
+func unreadableCheck(c fleet.Check, node string, now time.Time, err error) *UnreadableError {
 	var ae *alert.Error
 	if c.Prometheus == nil || !errors.As(err, &ae) {
 		return nil
@@ -119,7 +119,7 @@ func (r *runner) readCheck(ctx context.Context, st *step, c fleet.Check, env Che
 	var since time.Time
 	for {
 		err := runCheck(ctx, r.env.Dir, c, env)
-		uerr, _ := unreadableCheck(c, st.node, r.env.Clock.Now(), err).(*UnreadableError)
+		uerr := unreadableCheck(c, st.node, r.env.Clock.Now(), err)
 		if uerr == nil || ctx.Err() != nil {
 			return err
 		}
