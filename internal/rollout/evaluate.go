@@ -61,7 +61,7 @@ type observation struct {
 	failed []Failure
 	// roots are the root Applications of the clusters of apps, by
 	// cluster; behind those that have not deployed an object of apps not
-	// synced yet, to refresh (refresh.go).
+	// synced yet, to refresh (livecache/refresh.go).
 	roots  map[string]live.Root
 	behind []livecache.AppKey
 	// healthySince is when the last of apps became synced and healthy as

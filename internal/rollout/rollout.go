@@ -74,7 +74,7 @@ type Env struct {
 	// Events receives what happens, as it happens (nil: nothing).
 	Events func(Event)
 	// RefreshEvery is how often the roots that have not deployed a step
-	// yet are asked for a refresh (default DefaultRefreshEvery; refresh.go).
+	// yet are asked for a refresh (default DefaultRefreshEvery; livecache/refresh.go).
 	RefreshEvery time.Duration
 	Log          *slog.Logger
 	// PushBackoff is the wait before a step is replayed on a remote that
@@ -186,7 +186,7 @@ type runner struct {
 	// held (see guard); nil when no guard runs.
 	alarm chan error
 	// writer makes and pushes the steps: RunAll's, shared, or one of the
-	// rollout's own; making is the step it makes (Make, writer.go);
+	// rollout's own; making is the step it makes (Make, step.go);
 	// loads are RunAll's load slots (nil: none).
 	writer *writer.Writer
 	making *step

@@ -244,12 +244,7 @@ func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
 	if node != "" {
 		n = f.Config.Find(strings.Split(node, "/"))
 	}
-	return r.opts.overridden(f.Config.RolloutAt(n))
-}
-
-// overridden is p with the run's --soak and --timeout.
-func (o Options) overridden(p fleet.RolloutPolicy) fleet.RolloutPolicy {
-	return inflight.Override(p, o.Soak, o.Timeout)
+	return inflight.Override(f.Config.RolloutAt(n), r.opts.Soak, r.opts.Timeout)
 }
 
 // foldPolicy is the policy of a fold, which changes the targets ids
@@ -265,7 +260,7 @@ func (r *runner) foldPolicy(f *fleet.Fleet, ids []string) fleet.RolloutPolicy {
 	for i, id := range ids {
 		nodes[i] = strings.TrimPrefix(id, r.opts.ClusterType+"/")
 	}
-	return r.opts.overridden(f.Config.StrictestAt(nodes...))
+	return inflight.Override(f.Config.StrictestAt(nodes...), r.opts.Soak, r.opts.Timeout)
 }
 
 // verify verifies st (verifyStep) and records that it passed; a failure

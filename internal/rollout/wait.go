@@ -10,7 +10,7 @@ import (
 )
 
 // DefaultRefreshEvery is how often the roots that have not deployed a
-// step yet are asked again for a refresh (refresh.go).
+// step yet are asked again for a refresh (livecache/refresh.go).
 const DefaultRefreshEvery = 20 * time.Second
 
 // StepError is a step that failed: its Applications did not sync, became
@@ -178,7 +178,7 @@ func (r *runner) soak(ctx context.Context, step string, ws *waitSet, d time.Dura
 }
 
 // refresh asks a refresh of the roots that have not deployed an object
-// of ws not synced yet (refresh.go), and reports each ask Argo CD has not
+// of ws not synced yet (livecache/refresh.go), and reports each ask Argo CD has not
 // taken for a while, once.
 func (r *runner) refresh(ctx context.Context, step string, o *observation, ws *waitSet) {
 	stalled := r.watch.AskRefresh(ctx, o.behind, ws.mark, r.env.Clock.Now(), r.refreshEvery(), r.opts.Once, r.log)
