@@ -5,6 +5,7 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -102,7 +103,9 @@ func TestRunPicksUpPatches(t *testing.T) {
 		testgit.Run(t, other, "commit", "-q", "-m", "start "+patch)
 		testgit.Run(t, other, "push", "-q", "origin", "main")
 	}
-	// gate waits for patch's rollout to stop at production's gate.
+	// gate waits for patch's rollout to stop at production's gate,
+	// counting the steps pushed.
+	promoted := 0
 	gate := func(patch string) {
 		t.Helper()
 		timeout := time.After(time.Minute)
@@ -111,6 +114,9 @@ func TestRunPicksUpPatches(t *testing.T) {
 			case e := <-events:
 				if e.Kind == rollout.KindFailed {
 					t.Fatalf("%s failed: %+v", e.Patch, e.Failures)
+				}
+				if e.Kind == rollout.KindPromoted {
+					promoted++
 				}
 				if e.Kind == rollout.KindGate && e.Patch == "workload/demo/"+patch {
 					return
@@ -131,8 +137,11 @@ func TestRunPicksUpPatches(t *testing.T) {
 	}
 	done <- nil
 	families := scrapeText(t, m)
-	if !strings.Contains(families, "strata_rollout_steps_total 2\n") {
-		t.Errorf("want two steps (one per patch: into eu-west1) counted:\n%s", families)
+	// Each first copy is pushed without render: its render may be a
+	// step of its own before the one into eu-west1. The metric counts
+	// every step pushed.
+	if want := fmt.Sprintf("strata_rollout_steps_total %d\n", promoted); promoted < 2 || !strings.Contains(families, want) {
+		t.Errorf("want the %d steps pushed (at least one per patch: into eu-west1) counted:\n%s", promoted, families)
 	}
 }
 

@@ -186,7 +186,7 @@ func BenchmarkWebhookReaction(b *testing.B) {
 }
 
 // TestRunnerNotifies: the runner's events reach a notification: the
-// rollout's step pushed and the gate it stops at, each once.
+// rollout's steps pushed and the gate it stops at, each once.
 func TestRunnerNotifies(t *testing.T) {
 	got := make(chan notify.Message, 100)
 	recv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -209,7 +209,7 @@ func TestRunnerNotifies(t *testing.T) {
 	hk.post()
 	var seen []string
 	timeout := time.After(time.Minute)
-	for len(seen) < 2 {
+	for len(seen) < 3 {
 		select {
 		case m := <-got:
 			seen = append(seen, m.Event+" "+m.Patch+" "+m.Step)
@@ -217,7 +217,9 @@ func TestRunnerNotifies(t *testing.T) {
 			t.Fatalf("got %q within a minute, want a step started and a gate", seen)
 		}
 	}
-	want := []string{"started workload/demo/patch-001 integration/eu-west1", "gated workload/demo/patch-001 "}
+	// The first copy, pushed without render, is rendered and committed
+	// as the rollout's first step (delivered is what rendered/ holds).
+	want := []string{"started workload/demo/patch-001 integration/us-east1", "started workload/demo/patch-001 integration/eu-west1", "gated workload/demo/patch-001 "}
 	if d := cmp.Diff(want, seen); d != "" {
 		t.Errorf("notifications (-want +got):\n%s", d)
 	}
