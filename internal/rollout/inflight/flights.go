@@ -345,18 +345,6 @@ func recordedStep(ctx context.Context, rec *record.Entries, id, commit string) (
 	return record.Entry{}, false
 }
 
-// readRecord reads strata's record for Flights: this clone's, and its
-// branch's remote's as last fetched.
-func readRecord(ctx context.Context, g git.Runner) (*record.Entries, error) {
-	remote := ""
-	if b, err := g.Run(ctx, "symbolic-ref", "--short", "HEAD"); err == nil {
-		if r, err := g.Run(ctx, "config", "branch."+strings.TrimSpace(b)+".remote"); err == nil {
-			remote = strings.TrimSpace(r)
-		}
-	}
-	return (&record.Log{Git: g, Remote: remote}).Read(ctx)
-}
-
 // liveWait adds the wait for the patch's Applications at its locations
 // that are not synced and healthy yet, and a failure among them as its
 // last failure; it returns when they all became synced and healthy, as

@@ -139,3 +139,15 @@ func Override(p fleet.RolloutPolicy, soak, timeout *time.Duration) fleet.Rollout
 	}
 	return p
 }
+
+// readRecord reads strata's record for Flights: this clone's, and its
+// branch's remote's as last fetched.
+func readRecord(ctx context.Context, g git.Runner) (*record.Entries, error) {
+	remote := ""
+	if b, err := g.Run(ctx, "symbolic-ref", "--short", "HEAD"); err == nil {
+		if r, err := g.Run(ctx, "config", "branch."+strings.TrimSpace(b)+".remote"); err == nil {
+			remote = strings.TrimSpace(r)
+		}
+	}
+	return (&record.Log{Git: g, Remote: remote}).Read(ctx)
+}
