@@ -16,7 +16,6 @@ import (
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/kube"
 	"github.com/strata-fleet/strata/internal/printable"
-	"github.com/strata-fleet/strata/internal/rollout"
 )
 
 // Main runs strata with args and returns the process exit code.
@@ -238,7 +237,7 @@ func addBuiltinExamples(root *cobra.Command) {
 // the run had: the run a dry run stands for (as rollout's continuation).
 func (g *globals) commandLine() string {
 	args := slices.DeleteFunc(slices.Clone(g.args), func(a string) bool { return a == "--dry-run" || a == "--dry-run=true" })
-	return "strata " + rollout.ShellQuote(args...)
+	return "strata " + hint.Quote(args...)
 }
 
 // strata is the strata command args as a message prints it for the user
@@ -248,7 +247,7 @@ func (g *globals) strata(args ...string) string {
 	if g.root != "" {
 		args = append([]string{"--root", g.root}, args...)
 	}
-	return "strata " + rollout.ShellQuote(args...)
+	return "strata " + hint.Quote(args...)
 }
 
 // next is a command a library names for the user to run next (package
@@ -259,7 +258,7 @@ func (g *globals) next(c hint.Command) string { return g.strata(c...) }
 // with -C and the repository when the run had --root, as strata does.
 func (g *globals) gitCommand() string {
 	if g.root != "" {
-		return "git -C " + rollout.ShellQuote(g.root)
+		return "git -C " + hint.Quote(g.root)
 	}
 	return "git"
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/notify"
@@ -252,7 +253,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	}
 	p := newRolloutPrinter(o.stdout, o.output, o.strata)
 	defer p.close()
-	env := rollout.Env{Dir: r.dir, Git: rollout.ExecGit{Dir: r.dir, NetTimeout: o.timeout}, Connect: kc.Connect(f),
+	env := rollout.Env{Dir: r.dir, Git: git.Exec{Dir: r.dir, NetTimeout: o.timeout}, Connect: kc.Connect(f),
 		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock, HoldEvery: o.holdEvery}
 	if !o.opts.DryRun && len(f.Config.Notifications) > 0 {
 		if o.nt, err = o.startNotifications(ctx, f.Config.Notifications, &env.Events); err != nil {

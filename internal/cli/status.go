@@ -17,7 +17,7 @@ import (
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
-	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/status"
 )
 
@@ -135,7 +135,7 @@ func (o *statusOptions) run(ctx context.Context) error {
 		return err
 	}
 	var unread error
-	flights := rollout.FlightOptions{Git: git.Exec{Dir: r.dir}, Now: time.Now()}
+	flights := inflight.FlightOptions{Git: git.Exec{Dir: r.dir}, Now: time.Now()}
 	if o.live.on {
 		rep, err := o.live.load(ctx, r.dir, rr, false)
 		if err != nil {

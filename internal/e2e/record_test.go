@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/record"
-	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/testenv"
 	"github.com/strata-fleet/strata/internal/testgit"
 )
@@ -232,11 +232,11 @@ func (e *Env) recordKinds(id, kind string) []record.Entry {
 }
 
 // flight is what `strata status -o json` says of patch id's rollout.
-func (e *Env) flight(id string) *rollout.Flight {
+func (e *Env) flight(id string) *inflight.Flight {
 	e.t.Helper()
 	r := e.MustStrata("status", "-o", "json")
 	var st struct {
-		Rollouts []rollout.Flight `json:"rollouts"`
+		Rollouts []inflight.Flight `json:"rollouts"`
 	}
 	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil {
 		e.t.Fatalf("strata status -o json: %v", err)
@@ -249,7 +249,7 @@ func (e *Env) flight(id string) *rollout.Flight {
 	return nil
 }
 
-func hasWait(f *rollout.Flight, kind string) bool {
+func hasWait(f *inflight.Flight, kind string) bool {
 	for _, w := range f.Waits {
 		if w.Kind == kind {
 			return true

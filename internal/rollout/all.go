@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 )
 
 // PatchResult is how RunAll's rollout of one patch ended.
@@ -22,32 +22,12 @@ type PatchResult struct {
 	Err error `json:"-"`
 }
 
-// InFlight lists the patches of the fleet not folded into values.yaml yet,
-// <type>/<component>/<patch>, in order.
-func InFlight(f *fleet.Fleet) []string {
-	var out []string
-	for _, ct := range f.ClusterTypes {
-		for _, c := range ct.Components {
-			for _, lv := range c.Levels {
-				for _, p := range lv.Patches {
-					name := strings.TrimSuffix(p.Path[strings.LastIndexByte(p.Path, '/')+1:], ".yaml")
-					if id := ct.Name + "/" + c.Name + "/" + name; !slices.Contains(out, id) {
-						out = append(out, id)
-					}
-				}
-			}
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // RunAll rolls out every patch in flight at once (strata rollout --all),
 // and settles those whose last step removed their files (Settling):
 // one Run per patch, each in its own goroutine with its own sequence,
 // gates and soaks, opts' settings for all (Approve, Until, Soak...). The
 // runs wait and soak side by side; their steps are made by one writer
-// (writer.go): the steps ready at one moment share a hold of the
+// (package writer): the steps ready at one moment share a hold of the
 // repository lock (Env.Lock) and a push, each its own commit. Events
 // carry their patch and come one at a time. A patch whose rollout fails
 // stops alone; the others go on.
@@ -67,23 +47,21 @@ func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
 	}
 	var settling []string
 	if !opts.DryRun { // a settling last step has no step left to show
-		if settling, err = Settling(ctx, env.Git, f, opts, now); err != nil {
+		if settling, err = inflight.Settling(ctx, env.Git, f, now, opts.Soak, opts.Timeout); err != nil {
 			return nil, err
 		}
 	}
-	patches := append(InFlight(f), settling...)
+	patches := append(inflight.Patches(f), settling...)
 	out := make([]PatchResult, len(patches))
 	// One watch of the Argo CDs for all: a list and a watch each per patch
 	// would multiply the API servers' load (and strata's memory) by the
 	// patches in flight.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	env.watcher = newWatcher(ctx, env.Connect, env.Live)
 	// One writer for all: the steps ready at once share a hold of the
 	// repository lock and a push.
-	env.writer = newWriter(ctx, env)
-	env.writer.shared = true
-	env.loads = make(chan struct{}, runtime.GOMAXPROCS(0))
+	sh := newShared(ctx, env, true)
+	sh.loads = make(chan struct{}, runtime.GOMAXPROCS(0))
 	var mu sync.Mutex
 	events := env.Events
 	var wg sync.WaitGroup
@@ -96,7 +74,7 @@ func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
 				events(ev)
 			}
 		}
-		wg.Go(func() { out[i] = RunPatch(ctx, e, opts, id) })
+		wg.Go(func() { out[i] = runPatch(ctx, e, opts, id, sh) })
 	}
 	wg.Wait()
 	return out, nil
@@ -106,6 +84,12 @@ func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
 // delivering (package runner): patch is <type>/<component>/<patch>, taken
 // under its lock (Env.Hold), its events carrying it.
 func RunPatch(ctx context.Context, env Env, opts Options, patch string) PatchResult {
+	return runPatch(ctx, env, opts, patch, nil)
+}
+
+// runPatch is RunPatch, sharing sh with RunAll's other rollouts (nil:
+// none).
+func runPatch(ctx context.Context, env Env, opts Options, patch string, sh *shared) PatchResult {
 	out := PatchResult{Patch: patch}
 	events := env.Events
 	env.Events = func(ev Event) {
@@ -128,6 +112,6 @@ func RunPatch(ctx context.Context, env Env, opts Options, patch string) PatchRes
 		}
 		defer release()
 	}
-	out.Result, out.Err = Run(ctx, env, opts)
+	out.Result, out.Err = run(ctx, env, opts, sh)
 	return out
 }

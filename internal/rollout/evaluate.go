@@ -2,17 +2,14 @@ package rollout
 
 import (
 	"context"
-	"io/fs"
-	"maps"
-	"path"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
-	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
+	"github.com/strata-fleet/strata/internal/rollout/livecache"
 )
 
 // waitSet is what a step waits for: the Applications (and
@@ -27,99 +24,34 @@ type waitSet struct {
 	history  *live.History
 	pick     func(live.AppState) bool
 	// scope is what its wait joins (scoped), made at the first look.
-	scope *scope
+	scope *livecache.Scope
 	// mark is where the refreshes asked stood when it was read, after
 	// the step's push (watcher.mark); stalled the stalled asks its wait
 	// reported (their seq).
 	mark    uint64
-	stalled map[appKey]uint64
+	stalled map[livecache.AppKey]uint64
 }
 
 // newWaitSet reads what the rendered output expects and the history of
 // rendered/ now (after the step's commit): the expectation the writer
 // keeps for HEAD, shared by every rollout of a RunAll.
 func (r *runner) newWaitSet(ctx context.Context, commit string, pick func(live.AppState) bool) (*waitSet, error) {
-	e, err := r.writer.expectAt(ctx, r)
+	e, err := r.writer.ExpectAt(ctx, r)
 	if err != nil {
 		return nil, err
 	}
-	return &waitSet{commit: commit, f: e.f, expected: e.expected, history: e.history, pick: pick, mark: r.watch.mark()}, nil
+	return &waitSet{commit: commit, f: e.Fleet, expected: e.Expected, history: e.History, pick: pick, mark: r.watch.Mark()}, nil
 }
 
-// expectation is what the rendered output at one commit expects
-// (live.Expect) and the history of rendered/ there: what the waits of
-// the steps it holds join the Argo CDs' objects to.
-type expectation struct {
-	head     string
-	f        *fleet.Fleet
-	own      live.Owned
-	expected []live.Expected
-	history  *live.History
-}
-
-// expectationReads counts readExpectation's reads, for the tests
-// (export_test.go).
-var expectationReads atomic.Int64
-
-func readExpectation(fsys fs.FS, dir string) (*expectation, error) {
-	expectationReads.Add(1)
-	rd, err := render.Load(fsys)
-	if err != nil {
-		return nil, err
+// scoped is ws's scope for the rollout of ct's component comp, made once.
+func (ws *waitSet) scoped(ct, comp string) *livecache.Scope {
+	if ws.scope == nil {
+		ws.scope = livecache.NewScope(ws.f, ws.expected, ws.history, ws.pick, ct, comp)
+		// The whole fleet's list is the push's, and no longer needed here:
+		// a wait that lasts keeps only its scope's, not one list a push.
+		ws.expected = nil
 	}
-	own, err := live.Own(rd.Fleet, rd.Owners, nil)
-	if err != nil {
-		return nil, err
-	}
-	h, err := live.ReadHistory(dir, rd.Fleet.Config.OutputRoot())
-	if err != nil {
-		return nil, err
-	}
-	return &expectation{head: h.Head, f: rd.Fleet, own: own, expected: live.ExpectOwned(rd.Fleet, own), history: h}, nil
-}
-
-// advance returns the expectation at head, which commits made on e's
-// head lead to, with nothing uncommitted after them: what the targets
-// under dirs (the steps' Plan.RenderedDirs, all their config can
-// change) render is asked again, the rest is e's; the history is e's
-// advanced by changes. At 1,000 x 100 a whole read is about 10 s of a
-// push, this a fraction of it (BENCHMARKS.md, delivery).
-func (e *expectation) advance(fsys fs.FS, head string, dirs []string, changes []live.Changed) (*expectation, error) {
-	rd, err := render.Load(fsys)
-	if err != nil {
-		return nil, err
-	}
-	// A target is under a step's node when its directory or one above it
-	// is the node's: a few lookups a target, not one comparison per
-	// directory of every step of the push (thousands in a wide wave).
-	root := rd.Fleet.Config.OutputRoot()
-	nodes := make(map[string]bool, len(dirs))
-	for _, d := range dirs {
-		nodes[d] = true
-	}
-	under := func(t render.Target) bool {
-		for d := t.Dir(); d != root && d != "."; d = path.Dir(d) {
-			if nodes[d] {
-				return true
-			}
-		}
-		return false
-	}
-	fresh, err := live.Own(rd.Fleet, rd.Owners, under)
-	if err != nil {
-		return nil, err
-	}
-	own := maps.Clone(e.own)
-	maps.Copy(own, fresh)
-	// A step changes a component's config, never the inventory (clusters,
-	// targets, components) the waits join with: one fleet serves every
-	// push's, not one each (2.8 MB at 1,000 x 100).
-	return &expectation{head: head, f: e.f, own: own, expected: live.ExpectOwned(e.f, own), history: e.history.Advance(head, changes)}, nil
-}
-
-// changedIn picks the objects whose rendered file commit changed last.
-func changedIn(commit string) func(live.AppState) bool {
-	return func(s live.AppState) bool { return s.Commit == commit }
+	return ws.scope
 }
 
 // observation is the state of a waitSet's objects at one moment.
@@ -129,9 +61,9 @@ type observation struct {
 	failed []Failure
 	// roots are the root Applications of the clusters of apps, by
 	// cluster; behind those that have not deployed an object of apps not
-	// synced yet, to refresh (refresh.go).
+	// synced yet, to refresh (livecache/refresh.go).
 	roots  map[string]live.Root
-	behind []appKey
+	behind []livecache.AppKey
 	// healthySince is when the last of apps became synced and healthy as
 	// Argo CD says (see healthySince); zero when one of them does not say.
 	healthySince time.Time
@@ -139,17 +71,21 @@ type observation struct {
 
 // observe reads the state of ws's objects.
 func (r *runner) observe(ws *waitSet) *observation {
-	rep := r.watch.report(ws.scoped(r.opts.ClusterType, r.opts.Component), ws.history)
-	o := &observation{roots: map[string]live.Root{}}
+	rep := r.watch.Report(ws.scoped(r.opts.ClusterType, r.opts.Component), ws.history)
+	var picked []live.AppState
 	for _, cell := range rep.Cells {
 		if cell.ClusterType != r.opts.ClusterType || cell.Component != r.opts.Component {
 			continue
 		}
 		for _, st := range cell.Apps {
 			if ws.pick(st) {
-				o.apps = append(o.apps, appState(st))
+				picked = append(picked, st)
 			}
 		}
+	}
+	o := &observation{roots: map[string]live.Root{}}
+	for _, st := range picked {
+		o.apps = append(o.apps, appState(st))
 	}
 	for _, root := range rep.Roots {
 		if slices.ContainsFunc(o.apps, func(a AppState) bool { return a.Cluster == root.Cluster }) {
@@ -160,31 +96,8 @@ func (r *runner) observe(ws *waitSet) *observation {
 		o.apps[i].Revisions = o.roots[o.apps[i].Cluster].Revisions
 	}
 	known := true
-	for _, cell := range rep.Cells {
-		for _, st := range cell.Apps {
-			if cell.ClusterType != r.opts.ClusterType || cell.Component != r.opts.Component || !ws.pick(st) {
-				continue
-			}
-			t := healthySince(st)
-			if root := o.roots[st.Cluster].App; !t.IsZero() && root != nil && root.FinishedAt.After(t) {
-				t = root.FinishedAt // the root deployed the change later
-			}
-			if t.IsZero() {
-				known = false
-			} else if t.After(o.healthySince) {
-				o.healthySince = t
-			}
-			a := appState(st)
-			if !a.Synced() && st.Contains != nil && !*st.Contains {
-				o.behind = append(o.behind, appKey{st.ArgoCD, o.roots[st.Cluster].Name})
-			}
-			switch {
-			case failedHere(st, o.roots[st.Cluster], ws.history):
-				o.failed = append(o.failed, a.failure(a.State+": "+orElse(a.Reason, "Argo CD gives no message")))
-			case retrying(st, ws.history):
-				o.failed = append(o.failed, a.failure(a.Reason))
-			}
-		}
+	for _, st := range picked {
+		known = o.judge(st, ws.history) && known
 	}
 	if !known {
 		o.healthySince = time.Time{}
@@ -192,30 +105,28 @@ func (r *runner) observe(ws *waitSet) *observation {
 	return o
 }
 
-// healthySince is when an object became what it is, synced and healthy, as
-// Argo CD says: the later of the end of its last operation (the sync that
-// brought its change) and its health's last transition; for an
-// ApplicationSet, the latest over the Applications it made. Zero when
-// Argo CD says neither. (observe takes the end of the root's last sync
-// too, when later: the object's own sync may predate the commit, when the
-// commit did not change what it deploys.)
-func healthySince(st live.AppState) time.Time {
-	apps := []*live.App{st.Live}
-	for _, g := range st.Generated {
-		apps = append(apps, g.App)
+// judge adds to o what st says: when it became synced and healthy, its
+// root to refresh when it is behind, its failure. It reports whether Argo
+// CD says when it became so.
+func (o *observation) judge(st live.AppState, h *live.History) bool {
+	t := inflight.HealthySince(st)
+	if root := o.roots[st.Cluster].App; !t.IsZero() && root != nil && root.FinishedAt.After(t) {
+		t = root.FinishedAt // the root deployed the change later
 	}
-	var t time.Time
-	for _, a := range apps {
-		if a == nil {
-			continue
-		}
-		for _, at := range []time.Time{a.FinishedAt, a.HealthSince} {
-			if at.After(t) {
-				t = at
-			}
-		}
+	if t.After(o.healthySince) {
+		o.healthySince = t
 	}
-	return t
+	a := appState(st)
+	if !a.Synced() && st.Contains != nil && !*st.Contains {
+		o.behind = append(o.behind, livecache.AppKey{ArgoCD: st.ArgoCD, Name: o.roots[st.Cluster].Name})
+	}
+	switch {
+	case failedHere(st, o.roots[st.Cluster], h):
+		o.failed = append(o.failed, a.failure(a.State+": "+orElse(a.Reason, "Argo CD gives no message")))
+	case retrying(st, h):
+		o.failed = append(o.failed, a.failure(a.Reason))
+	}
+	return !t.IsZero()
 }
 
 // FailAfterRetries is how many times Argo CD retries a failed sync of a

@@ -22,6 +22,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/output"
@@ -90,7 +91,7 @@ const firstPatch = "config/workload/demo/integration/us-east1/patch-001.yaml"
 type harness struct {
 	t      *testing.T
 	dir    string
-	git    rollout.ExecGit
+	git    git.Exec
 	dyn    dynamic.Interface
 	ns     string // prefix of the Argo CD namespaces
 	clock  *clocktesting.FakeClock
@@ -148,7 +149,7 @@ func newHarness(t *testing.T, api *testenv.APIServer) *harness {
 		h.ns = h.ns[len(h.ns)-40:]
 	}
 	h.ns = strings.Trim(h.ns, "-")
-	h.git = rollout.ExecGit{Dir: h.dir, Env: testgit.Env}
+	h.git = git.Exec{Dir: h.dir, Env: testgit.Env}
 	for p, data := range fixture {
 		h.write(p, data)
 	}

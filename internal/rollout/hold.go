@@ -10,6 +10,7 @@ import (
 	"github.com/strata-fleet/strata/internal/alert"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/freeze"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 )
 
 // DefaultHoldEvery is how often a held rollout reads the freezes and the
@@ -163,7 +164,7 @@ func (r *runner) held(ctx context.Context, f *fleet.Fleet, node string) (holding
 	}
 	var unread holding
 	for _, c := range r.policyAt(f, node).StopWhen {
-		alerts, err := ReadCondition(ctx, c)
+		alerts, err := inflight.ReadCondition(ctx, c)
 		if err != nil {
 			if unread.unreadable == nil {
 				unread = holding{why: fmt.Sprintf("no step starts: stopWhen %s cannot be read: %v", c.Name, err), unreadable: &c, reason: err}
@@ -182,22 +183,22 @@ func (r *runner) held(ctx context.Context, f *fleet.Fleet, node string) (holding
 // rollout, an unfreeze pushed from anywhere lets it go); those of the work
 // tree when the remote cannot be read.
 func (r *runner) freezes(ctx context.Context, f *fleet.Fleet) ([]freeze.Freeze, error) {
-	if r.repo.remote == "" {
+	if r.repo.Remote == "" {
 		return freeze.Read(r.fsys, f.Config)
 	}
-	tip, err := r.repo.fetch(ctx)
+	tip, err := r.repo.Fetch(ctx)
 	var listed string
 	if err == nil {
-		listed, err = r.repo.run(ctx, "ls-tree", "--name-only", tip, "--", freeze.File)
+		listed, err = r.repo.Run(ctx, "ls-tree", "--name-only", tip, "--", freeze.File)
 	}
 	if err != nil {
-		r.log("reading the freezes of %s %s: %v; reading the work tree's", r.repo.remote, r.repo.branch, err)
+		r.log("reading the freezes of %s %s: %v; reading the work tree's", r.repo.Remote, r.repo.Branch, err)
 		return freeze.Read(r.fsys, f.Config)
 	}
 	if listed == "" {
 		return nil, nil
 	}
-	data, err := r.repo.run(ctx, "show", tip+":"+freeze.File)
+	data, err := r.repo.Run(ctx, "show", tip+":"+freeze.File)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +207,7 @@ func (r *runner) freezes(ctx context.Context, f *fleet.Fleet) ([]freeze.Freeze, 
 		err = freeze.Validate(freezes, f.Config)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", r.repo.remote, r.repo.branch, err)
+		return nil, fmt.Errorf("%s %s: %w", r.repo.Remote, r.repo.Branch, err)
 	}
 	return freezes, nil
 }
@@ -216,16 +217,6 @@ func (r *runner) holdEvery() time.Duration {
 		return r.env.HoldEvery
 	}
 	return DefaultHoldEvery
-}
-
-// ReadCondition reads one stopWhen condition: the alerts that make it
-// hold (none: it does not).
-func ReadCondition(ctx context.Context, c fleet.StopCondition) ([]alert.Alert, error) {
-	cl := alert.Client{Timeout: c.Timeout}
-	if c.Prometheus != nil {
-		return cl.Query(ctx, c.Prometheus.URL, c.Prometheus.Query)
-	}
-	return cl.Firing(ctx, c.Alertmanager.URL, c.Alertmanager.Matchers)
 }
 
 // guard reads a step's stopWhen conditions throughout its wait and soak,
@@ -250,7 +241,7 @@ func (r *runner) guard(ctx context.Context, st *step) *guard {
 		g.wg.Go(func() {
 			defer tick.Stop()
 			for {
-				alerts, err := ReadCondition(ctx, c)
+				alerts, err := inflight.ReadCondition(ctx, c)
 				switch {
 				case ctx.Err() != nil:
 					return
@@ -299,7 +290,7 @@ func (g *guard) last(ctx context.Context, final bool) error {
 	for _, c := range g.st.policy.StopWhen {
 		var since time.Time
 		for {
-			alerts, err := ReadCondition(ctx, c)
+			alerts, err := inflight.ReadCondition(ctx, c)
 			if err == nil && len(alerts) > 0 {
 				return g.failure(c, alerts)
 			}
@@ -339,7 +330,7 @@ func (r *runner) holdFirstCopy(ctx context.Context) error {
 		return err
 	}
 	node := ""
-	if locs := locations(f, r.opts); len(locs) > 0 {
+	if locs := r.locations(f); len(locs) > 0 {
 		node = locs[len(locs)-1]
 	}
 	return r.hold(ctx, f, node)

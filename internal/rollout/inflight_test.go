@@ -15,9 +15,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/record"
-	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/testgit"
 )
 
@@ -56,7 +57,7 @@ func (r *flightRepo) commit(at time.Time, msg string) string {
 	return r.git(at, "rev-parse", "HEAD")
 }
 
-func (r *flightRepo) flights(opts rollout.FlightOptions) []rollout.Flight {
+func (r *flightRepo) flights(opts inflight.FlightOptions) []inflight.Flight {
 	r.t.Helper()
 	root, err := os.OpenRoot(r.dir)
 	if err != nil {
@@ -68,9 +69,9 @@ func (r *flightRepo) flights(opts rollout.FlightOptions) []rollout.Flight {
 		r.t.Fatal(err)
 	}
 	if opts.Git == nil {
-		opts.Git = rollout.ExecGit{Dir: r.dir, Env: testgit.Env}
+		opts.Git = git.Exec{Dir: r.dir, Env: testgit.Env}
 	}
-	got, _, err := rollout.Flights(context.Background(), f, root.FS(), opts)
+	got, _, err := inflight.Flights(context.Background(), f, root.FS(), opts)
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -83,54 +84,54 @@ func TestFlights(t *testing.T) {
 	at := func(d time.Duration) *time.Time { t := t0.Add(d); return &t }
 	for _, tc := range []struct {
 		name  string
-		setup func(r *flightRepo) rollout.FlightOptions
-		want  func(r *flightRepo) []rollout.Flight
+		setup func(r *flightRepo) inflight.FlightOptions
+		want  func(r *flightRepo) []inflight.Flight
 	}{{
 		name:  "nothing in flight is an empty list",
-		setup: func(r *flightRepo) rollout.FlightOptions { return rollout.FlightOptions{Now: t0} },
-		want:  func(*flightRepo) []rollout.Flight { return []rollout.Flight{} },
+		setup: func(r *flightRepo) inflight.FlightOptions { return inflight.FlightOptions{Now: t0} },
+		want:  func(*flightRepo) []inflight.Flight { return []inflight.Flight{} },
 	}, {
 		name: "a first copy not committed waits for its commit",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.write(firstPatch, patch)
-			return rollout.FlightOptions{Now: t0}
+			return inflight.FlightOptions{Now: t0}
 		},
-		want: func(*flightRepo) []rollout.Flight {
-			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
-				Waits: []rollout.Wait{{Kind: "commit", Node: "integration/us-east1", Message: "the commit of its first copy (strata rollout commits it)"}}}}
+		want: func(*flightRepo) []inflight.Flight {
+			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+				Waits: []inflight.Wait{{Kind: "commit", Node: "integration/us-east1", Message: "the commit of its first copy (strata rollout commits it)"}}}}
 		},
 	}, {
 		name: "a step soaks from its commit: 6m left of 10m",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.write(firstPatch, patch)
 			r.commit(t0.Add(time.Minute), "Start patch-001 of workload/demo at integration/us-east1")
-			return rollout.FlightOptions{Now: t0.Add(5 * time.Minute)}
+			return inflight.FlightOptions{Now: t0.Add(5 * time.Minute)}
 		},
-		want: func(r *flightRepo) []rollout.Flight {
-			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
-				Step:      &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(time.Minute), Subject: "Start patch-001 of workload/demo at integration/us-east1"},
+		want: func(r *flightRepo) []inflight.Flight {
+			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+				Step:      &inflight.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(time.Minute), Subject: "Start patch-001 of workload/demo at integration/us-east1"},
 				SoakUntil: at(11 * time.Minute), SoakLeft: "6m0s",
-				Waits: []rollout.Wait{{Kind: "soak", Node: "integration/us-east1", Message: "soak until 2026-11-26T12:11:00Z (6m0s left)"}}}}
+				Waits: []inflight.Wait{{Kind: "soak", Node: "integration/us-east1", Message: "soak until 2026-11-26T12:11:00Z (6m0s left)"}}}}
 		},
 	}, {
 		name: "a soaked step before a manual gate waits for its approval, held by a freeze",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.write(firstPatch, patch)
 			r.commit(t0.Add(time.Minute), "Start patch-001")
 			r.write(secondPatch, patch)
 			r.commit(t0.Add(2*time.Minute), "Promote patch-001 to integration/eu-west1")
 			r.write("config/freezes.yaml", "freezes:\n  - {node: production, by: Jane <jane@example.com>, at: 2026-11-26T12:30:00Z, reason: 'INC-42: failover'}\n")
-			return rollout.FlightOptions{Now: t0.Add(time.Hour)}
+			return inflight.FlightOptions{Now: t0.Add(time.Hour)}
 		},
-		want: func(r *flightRepo) []rollout.Flight {
-			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/eu-west1", Next: "production/us-east1",
-				Step:   &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(2 * time.Minute), Subject: "Promote patch-001 to integration/eu-west1"},
-				Waits:  []rollout.Wait{{Kind: "gate", Node: "production", Message: "approval at the manual gate production"}},
+		want: func(r *flightRepo) []inflight.Flight {
+			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/eu-west1", Next: "production/us-east1",
+				Step:   &inflight.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(2 * time.Minute), Subject: "Promote patch-001 to integration/eu-west1"},
+				Waits:  []inflight.Wait{{Kind: "gate", Node: "production", Message: "approval at the manual gate production"}},
 				HeldBy: "freeze of production by Jane <jane@example.com>: INC-42: failover"}}
 		},
 	}, {
 		name: "strata's recorded revert of a step is the last failure, and the rollout stays stopped",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.write(firstPatch, patch)
 			r.commit(t0.Add(time.Minute), "Start patch-001")
 			r.write(secondPatch, patch)
@@ -138,52 +139,52 @@ func TestFlights(t *testing.T) {
 			r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
 			r.record(record.Entry{Kind: record.KindReverted, Node: "integration/eu-west1", Step: step, Targets: []string{"workload/integration/eu-west1"},
 				Revert: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(3 * time.Minute), Failures: []string{"integration/eu-west1: Application demo on w2: sync failed"}})
-			return rollout.FlightOptions{Now: t0.Add(time.Hour)}
+			return inflight.FlightOptions{Now: t0.Add(time.Hour)}
 		},
-		want: func(r *flightRepo) []rollout.Flight {
+		want: func(r *flightRepo) []inflight.Flight {
 			head := r.git(t0, "rev-parse", "HEAD")
-			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
-				Step: &rollout.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Promote patch-001 to integration/eu-west1"`},
-				Waits: []rollout.Wait{{Kind: "change", Node: "integration/eu-west1",
+			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+				Step: &inflight.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Promote patch-001 to integration/eu-west1"`},
+				Waits: []inflight.Wait{{Kind: "change", Node: "integration/eu-west1",
 					Message: "a change of the patch's files: the step to integration/eu-west1 (" + r.git(t0, "rev-parse", "--short=12", "HEAD~1") + ") failed and the rollout stays stopped"}},
-				LastFailure: &rollout.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/eu-west1: Application demo on w2: sync failed"}}}
+				LastFailure: &inflight.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/eu-west1: Application demo on w2: sync failed"}}}
 		},
 	}, {
 		// Issue 36: a person's plain git revert of their own edit was read
 		// as a failed step and stopped the patch.
 		name: "a person's revert, with a Strata-Failed trailer, is no failure",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.write(firstPatch, patch)
 			r.commit(t0.Add(time.Minute), "Start patch-001")
 			r.write(secondPatch, patch)
 			step := r.commit(t0.Add(2*time.Minute), "Promote patch-001 to integration/eu-west1\n\nStrata-Rollout: workload/demo/patch-001")
 			r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
 			r.git(t0.Add(3*time.Minute), "commit", "--amend", "-q", "--no-edit", "--trailer", "Strata-Failed: integration/eu-west1: Application demo on w2: sync failed")
-			return rollout.FlightOptions{Now: t0.Add(time.Hour)}
+			return inflight.FlightOptions{Now: t0.Add(time.Hour)}
 		},
-		want: func(r *flightRepo) []rollout.Flight {
+		want: func(r *flightRepo) []inflight.Flight {
 			head := r.git(t0, "rev-parse", "HEAD")
-			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
-				Step:  &rollout.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Promote patch-001 to integration/eu-west1"`},
-				Waits: []rollout.Wait{}}}
+			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+				Step:  &inflight.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Promote patch-001 to integration/eu-west1"`},
+				Waits: []inflight.Wait{}}}
 		},
 	}, {
 		name: "a record naming a commit that is not the patch's step is ignored",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.write(firstPatch, patch)
 			other := r.commit(t0.Add(time.Minute), "Start patch-001") // no Strata-Rollout trailer: not strata's step
 			r.record(record.Entry{Kind: record.KindFailed, Node: "integration/us-east1", Step: other, At: t0.Add(2 * time.Minute),
 				Failures: []string{"a forged failure"}})
-			return rollout.FlightOptions{Now: t0.Add(time.Hour)}
+			return inflight.FlightOptions{Now: t0.Add(time.Hour)}
 		},
-		want: func(r *flightRepo) []rollout.Flight {
-			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
-				Step:  &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(time.Minute), Subject: "Start patch-001"},
-				Waits: []rollout.Wait{}}}
+		want: func(r *flightRepo) []inflight.Flight {
+			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+				Step:  &inflight.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(time.Minute), Subject: "Start patch-001"},
+				Waits: []inflight.Wait{}}}
 		},
 	}, {
 		name: "the live state: Applications not healthy yet, one failed",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.write(firstPatch, patch)
 			r.write(secondPatch, patch)
 			r.commit(t0.Add(time.Minute), "Start patch-001")
@@ -195,93 +196,93 @@ func TestFlights(t *testing.T) {
 				{ClusterType: "workload", Target: "workload/production/us-east1", Component: "demo", Apps: []live.AppState{
 					{Expected: live.Expected{Cluster: "w3", Name: "demo"}, State: live.Degraded, Reason: "not this patch's"}}},
 			}}
-			return rollout.FlightOptions{Now: t0.Add(time.Hour), Live: rep}
+			return inflight.FlightOptions{Now: t0.Add(time.Hour), Live: rep}
 		},
-		want: func(r *flightRepo) []rollout.Flight {
-			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/eu-west1", Next: "production/us-east1",
-				Step:        &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(time.Minute), Subject: "Start patch-001"},
-				Waits:       []rollout.Wait{{Kind: "sync", Node: "integration/eu-west1", Message: "1 of 2 Applications to be synced and healthy"}, {Kind: "gate", Node: "production", Message: "approval at the manual gate production"}},
-				LastFailure: &rollout.Failed{Source: "live", Reason: "demo on w2 is failed: sync failed: hook demo-migrate failed"}}}
+		want: func(r *flightRepo) []inflight.Flight {
+			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/eu-west1", Next: "production/us-east1",
+				Step:        &inflight.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(time.Minute), Subject: "Start patch-001"},
+				Waits:       []inflight.Wait{{Kind: "sync", Node: "integration/eu-west1", Message: "1 of 2 Applications to be synced and healthy"}, {Kind: "gate", Node: "production", Message: "approval at the manual gate production"}},
+				LastFailure: &inflight.Failed{Source: "live", Reason: "demo on w2 is failed: sync failed: hook demo-migrate failed"}}}
 		},
 	}, {
 		name: "the live state: healthy since Argo CD says, the soak counted from then",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.write(firstPatch, patch)
 			r.commit(t0.Add(time.Minute), "Start patch-001")
 			rep := &live.Report{Cells: []live.Cell{{ClusterType: "workload", Target: "workload/integration/us-east1", Component: "demo", Apps: []live.AppState{
 				{Expected: live.Expected{Cluster: "w1", Name: "demo"}, State: live.Healthy, Live: &live.App{FinishedAt: t0.Add(4 * time.Minute), HealthSince: t0.Add(5 * time.Minute)}}}}}}
-			return rollout.FlightOptions{Now: t0.Add(7 * time.Minute), Live: rep}
+			return inflight.FlightOptions{Now: t0.Add(7 * time.Minute), Live: rep}
 		},
-		want: func(r *flightRepo) []rollout.Flight {
-			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
-				Step:      &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(time.Minute), Subject: "Start patch-001"},
+		want: func(r *flightRepo) []inflight.Flight {
+			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+				Step:      &inflight.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(time.Minute), Subject: "Start patch-001"},
 				SoakUntil: at(15 * time.Minute), SoakLeft: "8m0s",
-				Waits: []rollout.Wait{{Kind: "soak", Node: "integration/us-east1", Message: "soak until 2026-11-26T12:15:00Z (8m0s left)"}}}}
+				Waits: []inflight.Wait{{Kind: "soak", Node: "integration/us-east1", Message: "soak until 2026-11-26T12:15:00Z (8m0s left)"}}}}
 		},
 	}, {
 		name: "a fold still soaking is shown at its node",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.foldAt(t0.Add(2 * time.Minute))
-			return rollout.FlightOptions{Now: t0.Add(5 * time.Minute)}
+			return inflight.FlightOptions{Now: t0.Add(5 * time.Minute)}
 		},
-		want: func(r *flightRepo) []rollout.Flight {
-			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "production/us-east1", Removed: "fold",
-				Step:      &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(2 * time.Minute), Subject: "Fold patch-001 of workload/demo into values.yaml"},
+		want: func(r *flightRepo) []inflight.Flight {
+			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "production/us-east1", Removed: "fold",
+				Step:      &inflight.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(2 * time.Minute), Subject: "Fold patch-001 of workload/demo into values.yaml"},
 				SoakUntil: at(12 * time.Minute), SoakLeft: "7m0s",
-				Waits: []rollout.Wait{{Kind: "soak", Node: "production/us-east1", Message: "soak until 2026-11-26T12:12:00Z (7m0s left)"}}}}
+				Waits: []inflight.Wait{{Kind: "soak", Node: "production/us-east1", Message: "soak until 2026-11-26T12:12:00Z (7m0s left)"}}}}
 		},
 	}, {
 		name: "a fold over nodes of different soaks soaks the longest of them",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			// integration soaks 30m, production the top level's 10m: the
 			// fold, which changed targets of both, soaks 30m although
 			// production's target is the last it changed.
 			r.write("config/config.yaml", strings.Replace(fixture["config/config.yaml"],
 				"    - name: integration\n", "    - name: integration\n      rollout: {soak: 30m}\n", 1)+"rollout: {soak: 10m}\n")
 			r.foldOver(t0.Add(2*time.Minute), true, "workload/integration/us-east1", "workload/production/us-east1")
-			return rollout.FlightOptions{Now: t0.Add(15 * time.Minute)}
+			return inflight.FlightOptions{Now: t0.Add(15 * time.Minute)}
 		},
-		want: func(r *flightRepo) []rollout.Flight {
-			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "production/us-east1", Removed: "fold",
-				Step:      &rollout.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(2 * time.Minute), Subject: "Fold patch-001 of workload/demo into values.yaml"},
+		want: func(r *flightRepo) []inflight.Flight {
+			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "production/us-east1", Removed: "fold",
+				Step:      &inflight.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(2 * time.Minute), Subject: "Fold patch-001 of workload/demo into values.yaml"},
 				SoakUntil: at(32 * time.Minute), SoakLeft: "17m0s",
-				Waits: []rollout.Wait{{Kind: "soak", Node: "production/us-east1", Message: "soak until 2026-11-26T12:32:00Z (17m0s left)"}}}}
+				Waits: []inflight.Wait{{Kind: "soak", Node: "production/us-east1", Message: "soak until 2026-11-26T12:32:00Z (17m0s left)"}}}}
 		},
 	}, {
 		name: "a fold soaked is no longer shown",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.foldAt(t0.Add(2 * time.Minute))
-			return rollout.FlightOptions{Now: t0.Add(13 * time.Minute)}
+			return inflight.FlightOptions{Now: t0.Add(13 * time.Minute)}
 		},
-		want: func(*flightRepo) []rollout.Flight { return []rollout.Flight{} },
+		want: func(*flightRepo) []inflight.Flight { return []inflight.Flight{} },
 	}, {
 		name: "a reverted first step is shown with its failure",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.write(firstPatch, patch)
 			step := r.commit(t0.Add(time.Minute), "Start patch-001\n\nRendered output changed at:\n  workload/integration/us-east1\n\nStrata-Rollout: workload/demo/patch-001")
 			r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
 			r.git(t0.Add(3*time.Minute), "commit", "--amend", "-q", "--no-edit", "--trailer", "Strata-Failed: integration/us-east1: Application demo on w1: sync failed")
 			r.record(record.Entry{Kind: record.KindReverted, Node: "integration/us-east1", Step: step, Targets: []string{"workload/integration/us-east1"},
 				Revert: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(3 * time.Minute), Failures: []string{"integration/us-east1: Application demo on w1: sync failed"}})
-			return rollout.FlightOptions{Now: t0.Add(5 * time.Minute)}
+			return inflight.FlightOptions{Now: t0.Add(5 * time.Minute)}
 		},
-		want: func(r *flightRepo) []rollout.Flight {
+		want: func(r *flightRepo) []inflight.Flight {
 			head := r.git(t0, "rev-parse", "HEAD")
-			return []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Removed: "revert",
-				Step: &rollout.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Start patch-001"`},
-				Waits: []rollout.Wait{{Kind: "change", Node: "integration/us-east1",
+			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Removed: "revert",
+				Step: &inflight.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Start patch-001"`},
+				Waits: []inflight.Wait{{Kind: "change", Node: "integration/us-east1",
 					Message: "a change of the patch's files: the step to integration/us-east1 (" + r.git(t0, "rev-parse", "--short=12", "HEAD~1") + ") failed and the rollout stays stopped"}},
-				LastFailure: &rollout.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/us-east1: Application demo on w1: sync failed"}}}
+				LastFailure: &inflight.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/us-east1: Application demo on w1: sync failed"}}}
 		},
 	}, {
 		// Issue 36: a trailer in someone's commit counted as a fold of
 		// strata's, settled and shown.
 		name: "a fold strata did not record is not shown",
-		setup: func(r *flightRepo) rollout.FlightOptions {
+		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.foldOver(t0.Add(2*time.Minute), false, "workload/production/us-east1")
-			return rollout.FlightOptions{Now: t0.Add(5 * time.Minute)}
+			return inflight.FlightOptions{Now: t0.Add(5 * time.Minute)}
 		},
-		want: func(*flightRepo) []rollout.Flight { return []rollout.Flight{} },
+		want: func(*flightRepo) []inflight.Flight { return []inflight.Flight{} },
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := newFlightRepo(t)
@@ -310,11 +311,11 @@ func TestFlightsWithoutHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, history, err := rollout.Flights(context.Background(), f, root.FS(), rollout.FlightOptions{Git: rollout.ExecGit{Dir: r.dir, Env: append(slices.Clone(testgit.Env), "GIT_CEILING_DIRECTORIES="+filepath.Dir(r.dir))}, Now: t0})
+	got, history, err := inflight.Flights(context.Background(), f, root.FS(), inflight.FlightOptions{Git: git.Exec{Dir: r.dir, Env: append(slices.Clone(testgit.Env), "GIT_CEILING_DIRECTORIES="+filepath.Dir(r.dir))}, Now: t0})
 	if err != nil || history {
 		t.Fatalf("history %v, err %v; want none read, no error", history, err)
 	}
-	want := []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1", Waits: []rollout.Wait{}}}
+	want := []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1", Waits: []inflight.Wait{}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("flights (-want +got):\n%s", diff)
 	}
@@ -342,10 +343,10 @@ func TestFlightsReadStopWhenOnlyWhenAsked(t *testing.T) {
 		"rollout:\n  soak: 10m\n  stopWhen:\n    - name: critical\n      alertmanager: {url: '"+am.URL+"', matchers: ['severity=\"critical\"']}", 1))
 	r.write(firstPatch, patch)
 	r.commit(t0.Add(time.Minute), "Start patch-001")
-	if got := r.flights(rollout.FlightOptions{Now: t0.Add(time.Hour)}); got[0].HeldBy != "" || asked.Load() != 0 {
+	if got := r.flights(inflight.FlightOptions{Now: t0.Add(time.Hour)}); got[0].HeldBy != "" || asked.Load() != 0 {
 		t.Errorf("not asked: held by %q, Alertmanager asked %d times", got[0].HeldBy, asked.Load())
 	}
-	got := r.flights(rollout.FlightOptions{Now: t0.Add(time.Hour), Alerts: true})
+	got := r.flights(inflight.FlightOptions{Now: t0.Add(time.Hour), Alerts: true})
 	if want := `stopWhen critical: HighErrorRate{cluster="w1", severity="critical"}: 5xx above 1%`; got[0].HeldBy != want || asked.Load() != 1 {
 		t.Errorf("asked: held by %q, want %q (Alertmanager asked %d times)", got[0].HeldBy, want, asked.Load())
 	}
@@ -377,7 +378,7 @@ func (r *flightRepo) foldOver(at time.Time, recorded bool, changed ...string) {
 func (r *flightRepo) record(e record.Entry) {
 	r.t.Helper()
 	ctx := context.Background()
-	g := rollout.ExecGit{Dir: r.dir, Env: testgit.Env}
+	g := git.Exec{Dir: r.dir, Env: testgit.Env}
 	e.Patch = "workload/demo/patch-001"
 	var err error
 	if e.Tree, err = record.TreeOf(ctx, g, e.Step, e.Targets); err != nil {

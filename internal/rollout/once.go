@@ -34,7 +34,7 @@ func (r *runner) pending(step, commit, waiting string) error {
 // commitTime is when commit was made, as Git records it (the committer's
 // date): where a --once run measures a step's timeout and soak from.
 func (r *runner) commitTime(ctx context.Context, commit string) (time.Time, error) {
-	out, err := r.repo.run(ctx, "log", "-1", "--format=%ct", commit)
+	out, err := r.repo.Run(ctx, "log", "-1", "--format=%ct", commit)
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -102,9 +102,9 @@ func (r *runner) reach(ctx context.Context) error {
 	}
 	calls, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	r.watch.start(calls, f)
+	r.watch.Start(calls, f)
 	var reasons []string
-	for _, in := range r.watch.read() {
+	for _, in := range r.watch.Read() {
 		if in.Error != "" && need[in.Cluster] {
 			reasons = append(reasons, in.Cluster+": "+in.Error)
 		}

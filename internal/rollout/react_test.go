@@ -96,7 +96,8 @@ func (h *harness) end(done chan error) {
 // the change that makes the step healthy still ends the wait.
 func testUnrelated(t *testing.T, h *harness) {
 	env := h.env()
-	woken, evaluated := rollout.CountReactions(&env)
+	woken, evaluated, undo := rollout.CountReactions()
+	defer undo()
 	done := h.waitFirst(env)
 	w0, e0 := woken(), evaluated()
 	ns := h.ns + "-w1"

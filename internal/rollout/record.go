@@ -11,6 +11,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/record"
+	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
 // The rollout writes delivery's record (package record) as it acts: a
@@ -20,18 +21,20 @@ import (
 // (reusable) and to keep a failed step failed until its patch's files
 // change (stopped): never a note, a trailer or a revert's message.
 
-// log is the record of the rollout's repository and remote.
-func (r *runner) rec() *record.Log {
-	return &record.Log{Git: r.env.Git, Dir: r.env.Dir, Remote: r.repo.remote, Backoff: r.env.PushBackoff,
+// Record is the record of the rollout's repository and remote.
+func (r *runner) Record() *record.Log {
+	return &record.Log{Git: r.env.Git, Dir: r.env.Dir, Remote: r.repo.Remote, Backoff: r.env.PushBackoff,
 		// One at a time with the rollouts' fetches, which bring the
 		// record too (FetchBranch).
-		Fetch: func(ctx context.Context, args ...string) error { return Fetch(ctx, r.env, args...) }}
+		Fetch: func(ctx context.Context, args ...string) error {
+			return writer.Fetch(ctx, r.env.Dir, r.env.Git, args...)
+		}}
 }
 
 // stepEntry is the record of st, pushed: the rendered output of its
 // targets at its commit and its patch's files, by content.
 func (r *runner) stepEntry(ctx context.Context, st *step, kind string) (record.Entry, error) {
-	e := record.Entry{Kind: kind, Patch: r.patchID(), Node: st.node, Step: st.commit, Targets: targetIDs(st.targets),
+	e := record.Entry{Kind: kind, Patch: r.ID(), Node: st.node, Step: st.commit, Targets: targetIDs(st.targets),
 		Wave: r.waveOf(st.node), At: r.env.Clock.Now().UTC().Truncate(time.Second)}
 	cfg, err := r.configNow()
 	if err != nil {
@@ -55,7 +58,7 @@ func (r *runner) stepEntry(ctx context.Context, st *step, kind string) (record.E
 		}
 	}
 	e.Tree = st.tree
-	e.PatchFiles, err = record.FilesOf(ctx, r.env.Git, st.commit, r.patchID())
+	e.PatchFiles, err = record.FilesOf(ctx, r.env.Git, st.commit, r.ID())
 	return e, err
 }
 
@@ -76,11 +79,8 @@ func (r *runner) recordVerdict(ctx context.Context, st *step, kind string, failu
 	}
 	e, err := r.stepEntry(ctx, st, kind)
 	if err == nil {
-		e.Checks = st.checks
-		for _, f := range failures {
-			e.Failures = append(e.Failures, st.node+": "+failureLine(f))
-		}
-		err = r.rec().Append(ctx, e)
+		e.Checks, e.Failures = st.checks, failureLines(st.node, failures)
+		err = r.Record().Append(ctx, e)
 	}
 	if err != nil {
 		return fmt.Errorf("recording that the step to %s (%.12s) %s: %w", st.node, st.commit, kind, err)
@@ -93,18 +93,25 @@ func (r *runner) recordVerdict(ctx context.Context, st *step, kind string, failu
 func (r *runner) recordRevert(ctx context.Context, st *step, revert string, failures []Failure) error {
 	e, err := r.stepEntry(ctx, st, record.KindReverted)
 	if err == nil {
-		e.Revert, e.Checks = revert, st.checks
-		for _, f := range failures {
-			e.Failures = append(e.Failures, st.node+": "+failureLine(f))
-		}
-		if e.PatchFiles, err = record.FilesOf(ctx, r.env.Git, revert, r.patchID()); err == nil {
-			err = r.rec().Append(ctx, e)
+		e.Revert, e.Checks, e.Failures = revert, st.checks, failureLines(st.node, failures)
+		if e.PatchFiles, err = record.FilesOf(ctx, r.env.Git, revert, r.ID()); err == nil {
+			err = r.Record().Append(ctx, e)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("recording the revert %.12s of the step to %s: %w", revert, st.node, err)
 	}
 	return nil
+}
+
+// failureLines are the failures of the step to node as the record gives
+// them, one line each.
+func failureLines(node string, failures []Failure) []string {
+	var out []string
+	for _, f := range failures {
+		out = append(out, node+": "+failureLine(f))
+	}
+	return out
 }
 
 // failureLine is a failure on one line (at most 300 characters of its
@@ -134,12 +141,12 @@ func (r *runner) reusable(ctx context.Context, st *step) map[string]record.Entry
 	if r.opts.RerunChecks || st.commit == "" || len(st.policy.Checks) == 0 {
 		return out
 	}
-	rec, err := r.rec().Read(ctx)
+	rec, err := r.Record().Read(ctx)
 	if err != nil {
 		r.log("reading %s: %v; the checks run again", record.Ref, err)
 		return out
 	}
-	for _, e := range rec.Of(r.patchID()) {
+	for _, e := range rec.Of(r.ID()) {
 		if e.Step != st.commit {
 			continue
 		}
@@ -163,11 +170,11 @@ func (r *runner) reusable(ctx context.Context, st *step) map[string]record.Entry
 // A revert or failure strata did not record (a person's git revert)
 // stops nothing.
 func (r *runner) stopped(ctx context.Context, node string) error {
-	rec, err := r.rec().Read(ctx)
+	rec, err := r.Record().Read(ctx)
 	if err != nil {
 		return err
 	}
-	files, err := record.FilesOf(ctx, r.env.Git, "HEAD", r.patchID())
+	files, err := record.FilesOf(ctx, r.env.Git, "HEAD", r.ID())
 	if err != nil {
 		return err
 	}
@@ -176,7 +183,7 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 	// that raced the revert (or recorded by a host whose clock is ahead),
 	// says nothing of the step that failed.
 	passed := map[string]bool{}
-	for _, e := range rec.Of(r.patchID()) {
+	for _, e := range rec.Of(r.ID()) {
 		if e.Kind != record.KindFailed && e.Kind != record.KindReverted {
 			if e.Kind == record.KindPassed && e.PatchFiles == files {
 				passed[e.Node] = true
@@ -197,13 +204,20 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 		if e.Kind == record.KindReverted {
 			what = fmt.Sprintf("the step was reverted by %.12s (recorded in %s)", e.Revert, record.Ref)
 		}
-		failures := []Failure{{Reason: what + "; the rollout stays stopped until the patch's files change"}}
-		for _, f := range e.Failures {
-			failures = append(failures, Failure{Reason: f})
-		}
-		return &StepError{Step: e.Node, Commit: e.Step, Reverted: e.Revert, Failures: failures, Recorded: true}
+		return recordedFailure(e, what)
 	}
 	return nil
+}
+
+// recordedFailure is the failure e, a failed step or its revert that
+// strata recorded, as it keeps the rollout stopped: what says what
+// happened, the record's reasons follow.
+func recordedFailure(e record.Entry, what string) *StepError {
+	failures := []Failure{{Reason: what + "; the rollout stays stopped until the patch's files change"}}
+	for _, f := range e.Failures {
+		failures = append(failures, Failure{Reason: f})
+	}
+	return &StepError{Step: e.Node, Commit: e.Step, Reverted: e.Revert, Failures: failures, Recorded: true}
 }
 
 // emitStopped says, as an event, the failure stopped found: a reader of
@@ -225,6 +239,3 @@ func checkDefinition(c fleet.Check) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
-
-// errNotRecorded wraps a step pushed whose record could not be written.
-var errNotRecorded = errors.New("the step is pushed but not recorded")

@@ -6,48 +6,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/strata-fleet/strata/internal/action"
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
+	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
-
-// MaxReplays bounds how many times a step is replayed on a remote that
-// moved before its push.
-const MaxReplays = 5
-
-// DefaultPushBackoff is the wait before the first replay; it doubles for
-// each further one.
-const DefaultPushBackoff = time.Second
-
-// pause waits d, or until ctx ends (its cause): the backoff before a push
-// is tried again.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
-}
-
-// ConflictError is a step that cannot be replayed on the new upstream:
-// someone changed the same patch or node meanwhile. That patch's rollout
-// stops; nothing of it was pushed.
-type ConflictError struct {
-	Step string
-	// Remote is "<remote> <branch>", Upstream the commit it moved to.
-	Remote, Upstream string
-	Reason           string
-}
-
-func (e *ConflictError) Error() string {
-	return fmt.Sprintf("the step to %s was not pushed: %s moved meanwhile (now %.12s) and %s; look at what changed (git log), then run the rollout again",
-		e.Step, e.Remote, e.Upstream, e.Reason)
-}
 
 // remake makes st's step again on HEAD, reset to upstream, the remote
 // branch's new commit (git reset --keep: every commit others pushed is
@@ -57,20 +22,21 @@ func (e *ConflictError) Error() string {
 // base..upstream). again is false when upstream already has the step
 // (someone made it): it is not made twice, st becomes that commit's. A
 // change of the same patch or node upstream is a *ConflictError.
-func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c action.Commit, base, upstream string) (subject string, again bool, err error) {
-	own, err := r.repo.run(ctx, "diff", "--relative", "--name-only", st.commit+"^", st.commit, "--", "config")
+func (r *runner) remake(ctx context.Context, st *step, base, upstream string) (subject string, again bool, err error) {
+	plan, c := st.plan, st.c
+	own, err := r.repo.Run(ctx, "diff", "--relative", "--name-only", st.commit+"^", st.commit, "--", "config")
 	if err != nil {
 		return "", false, err
 	}
-	theirs, err := r.repo.run(ctx, "diff", "--relative", "--name-only", base, upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
+	theirs, err := r.repo.Run(ctx, "diff", "--relative", "--name-only", base, upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
 	if err != nil {
 		return "", false, err
 	}
 	old := st.commit
 	conflict := func(reason string) error {
-		return &ConflictError{Step: st.node, Remote: r.repo.remote + " " + r.repo.branch, Upstream: upstream, Reason: reason}
+		return &writer.ConflictError{Step: st.node, Remote: r.repo.Remote + " " + r.repo.Branch, Upstream: upstream, Reason: reason}
 	}
-	touched := slices.DeleteFunc(lines(theirs), func(p string) bool { return !r.samePatchOrNode(p, st.node) })
+	touched := slices.DeleteFunc(writer.Lines(theirs), func(p string) bool { return !r.samePatchOrNode(p, st.node) })
 	f, err := r.load()
 	if err != nil {
 		return "", false, err
@@ -84,28 +50,12 @@ func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c act
 	act := r.action()
 	var next *promote.Plan
 	if plan != nil {
-		next, err = r.prepare(f)
-		if err != nil && plan.Integrated != "" && len(locations(f, r.opts)) == 0 {
-			// The patch is gone upstream: someone (another approver)
-			// folded it. The same fold is the step already made.
-			if made, merr := r.sameStepUpstream(ctx, plan, upstream); merr != nil || made {
-				if merr != nil {
-					return "", false, merr
-				}
-				return r.madeUpstream(ctx, plan, st, upstream)
-			}
+		var upstreamHas bool
+		if next, upstreamHas, err = r.replan(ctx, plan, f, upstream, touched, conflict); err != nil {
+			return "", false, err
 		}
-		switch {
-		case errors.Is(err, errGate):
-			return "", false, conflict("the step now enters a manual gate this run was not given")
-		case errors.Is(err, promote.ErrNothingToDo) || err == nil && next.Target != plan.Target && slices.Contains(next.Found, plan.Target):
+		if upstreamHas {
 			return r.madeUpstream(ctx, plan, st, upstream)
-		case err != nil:
-			return "", false, conflict(err.Error())
-		case len(touched) > 0:
-			return "", false, conflict("it changed " + strings.Join(touched, ", "))
-		case promote.Subject(next) != promote.Subject(plan):
-			return "", false, conflict(fmt.Sprintf("the step would now be %q", promote.Subject(next)))
 		}
 	} else {
 		if len(touched) > 0 {
@@ -113,7 +63,7 @@ func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c act
 		}
 		// The patch's first copy: its own files, as the step committed them.
 		if own != "" {
-			if _, err := r.repo.run(ctx, append([]string{"checkout", old, "--"}, lines(own)...)...); err != nil {
+			if _, err := r.repo.Run(ctx, append([]string{"checkout", old, "--"}, writer.Lines(own)...)...); err != nil {
 				return "", false, err
 			}
 		}
@@ -129,10 +79,39 @@ func (r *runner) remake(ctx context.Context, plan *promote.Plan, st *step, c act
 	return subject, true, nil
 }
 
+// replan plans plan's step again on upstream (f, loaded there): the plan
+// to make; upstreamHas when upstream has made the step already (another
+// approver, another run); a conflict when the step cannot be made there
+// as it was (touched: upstream's changes of the same patch or node).
+func (r *runner) replan(ctx context.Context, plan *promote.Plan, f *fleet.Fleet, upstream string, touched []string,
+	conflict func(string) error) (next *promote.Plan, upstreamHas bool, err error) {
+	next, err = r.prepare(f)
+	if err != nil && plan.Integrated != "" && len(r.locations(f)) == 0 {
+		// The patch is gone upstream: someone (another approver)
+		// folded it. The same fold is the step already made.
+		if made, merr := r.sameStepUpstream(ctx, plan, upstream); merr != nil || made {
+			return nil, made, merr
+		}
+	}
+	switch {
+	case errors.Is(err, errGate):
+		return nil, false, conflict("the step now enters a manual gate this run was not given")
+	case errors.Is(err, promote.ErrNothingToDo) || err == nil && next.Target != plan.Target && slices.Contains(next.Found, plan.Target):
+		return nil, true, nil
+	case err != nil:
+		return nil, false, conflict(err.Error())
+	case len(touched) > 0:
+		return nil, false, conflict("it changed " + strings.Join(touched, ", "))
+	case promote.Subject(next) != promote.Subject(plan):
+		return nil, false, conflict(fmt.Sprintf("the step would now be %q", promote.Subject(next)))
+	}
+	return next, false, nil
+}
+
 // sameStepUpstream reports whether upstream's last commit of the patch's
 // files is plan's step (its subject begins with promote.Subject's).
 func (r *runner) sameStepUpstream(ctx context.Context, plan *promote.Plan, upstream string) (bool, error) {
-	subject, err := r.repo.run(ctx, "log", "-1", "--format=%s", upstream, "--", PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+	subject, err := r.repo.Run(ctx, "log", "-1", "--format=%s", upstream, "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
 	if err != nil {
 		return false, err
 	}
@@ -148,28 +127,28 @@ func (r *runner) madeUpstream(ctx context.Context, plan *promote.Plan, st *step,
 	if err != nil {
 		return "", false, err
 	}
-	commit, err := r.repo.run(ctx, "log", "-1", "--format=%H", upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
+	commit, err := r.repo.Run(ctx, "log", "-1", "--format=%H", upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
 	if err != nil {
 		return "", false, err
 	}
-	files, err := r.repo.run(ctx, "diff-tree", "--no-commit-id", "--relative", "--name-only", "-r", commit, "--", f.Config.OutputRoot())
+	files, err := r.repo.Run(ctx, "diff-tree", "--no-commit-id", "--relative", "--name-only", "-r", commit, "--", f.Config.OutputRoot())
 	if err != nil {
 		return "", false, err
 	}
 	var ids []string
-	for _, p := range lines(files) {
+	for _, p := range writer.Lines(files) {
 		if id := output.TargetOf(f.Config, p); id != "" && !slices.Contains(ids, id) {
 			ids = append(ids, id)
 		}
 	}
-	subject, err := r.repo.run(ctx, "log", "-1", "--format=%s", commit)
+	subject, err := r.repo.Run(ctx, "log", "-1", "--format=%s", commit)
 	if err != nil {
 		return "", false, err
 	}
 	st.commit, st.targets = commit, targetsOf(f, ids)
 	msg := fmt.Sprintf("the remote moved (now %.12s) and already has the step: it is not made twice", upstream)
 	if plan != nil && len(plan.Gates) > 0 {
-		body, err := r.repo.run(ctx, "log", "-1", "--format=%B", commit)
+		body, err := r.repo.Run(ctx, "log", "-1", "--format=%B", commit)
 		if err != nil {
 			return "", false, err
 		}
@@ -193,9 +172,15 @@ func (r *runner) samePatchOrNode(p, node string) bool {
 	return strings.HasSuffix(rest, "/"+name) || rest == name || node != "" && strings.HasPrefix(rest, node+"/")
 }
 
-func lines(s string) []string {
-	if s == "" {
-		return nil
+// trailers are the values of the lines "key: value" of a commit
+// message body, in order: every reader of strata's trailers reads them
+// here.
+func trailers(body, key string) []string {
+	var out []string
+	for l := range strings.SplitSeq(body, "\n") {
+		if v, ok := strings.CutPrefix(l, key+": "); ok {
+			out = append(out, strings.TrimSpace(v))
+		}
 	}
-	return strings.Split(s, "\n")
+	return out
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
+	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
 // catchUp completes what an earlier run (or the user) left in the work
@@ -40,7 +42,7 @@ func (r *runner) catchUp(ctx context.Context) error {
 		}
 		return r.commitStep(ctx, j.Plan, true)
 	}
-	dirty, err := r.dirty(ctx)
+	dirty, err := r.Dirty(ctx)
 	if err != nil {
 		return err
 	}
@@ -56,14 +58,14 @@ func (r *runner) catchUp(ctx context.Context) error {
 		}
 		return r.commitStep(ctx, nil, false)
 	}
-	ahead, err := r.repo.unpushed(ctx)
+	ahead, err := r.repo.Unpushed(ctx)
 	if err != nil || !ahead {
 		return err
 	}
 	if err := r.reach(ctx); err != nil {
 		return err
 	}
-	return r.repo.push(ctx)
+	return r.repo.Push(ctx)
 }
 
 // checkClean refuses uncommitted changes under config/ that are not the
@@ -74,12 +76,12 @@ func (r *runner) catchUp(ctx context.Context) error {
 func (r *runner) checkClean(dirty []string) error {
 	// Other patches' first copies are theirs to commit: the step leaves
 	// them out (r.hide, firstcopies.go).
-	r.hide = otherFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty)
-	root, err := r.outputRoot()
+	r.hide = writer.OtherFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty)
+	root, err := r.OutputRoot()
 	if err != nil {
 		return err
 	}
-	r.ownFirst, r.renderedDirty = ownFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty), false
+	r.ownFirst, r.renderedDirty = writer.OwnFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty), false
 	for _, l := range dirty {
 		if p := git.DirtyPath(l); p == root || strings.HasPrefix(p, root+"/") {
 			r.renderedDirty = true
@@ -105,56 +107,18 @@ func (r *runner) settle(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	locs := locations(f, r.opts)
+	locs := r.locations(f)
 	if len(locs) == 0 {
 		return nil // promote.Prepare says why
 	}
 	st := &step{node: locs[len(locs)-1], settle: true}
 	st.policy = r.policyAt(f, st.node)
-	var dirs, ids []string
-	for _, c := range f.Clusters {
-		if c.Type != r.opts.ClusterType || c.Target == nil || !under(c.Target.ID(), locs) {
-			continue
-		}
-		id := c.Type + "/" + c.Target.ID()
-		if i := slices.IndexFunc(st.targets, func(t *target) bool { return t.ID == id }); i >= 0 {
-			st.targets[i].Clusters = append(st.targets[i].Clusters, c.Name)
-			continue
-		}
-		st.targets = append(st.targets, &target{ID: id, Clusters: []string{c.Name}})
-		dir, ok := f.Config.TargetDirOf(id)
-		if !ok {
-			continue
-		}
-		ids, dirs = append(ids, id), append(dirs, dir)
-	}
-	st.pick = pickClusters(f, func(c *fleet.Cluster) bool { return under(c.Target.ID(), locs) })
+	ids, dirs := r.settleTargets(f, locs, st)
+	st.pick = pickClusters(f, func(c *fleet.Cluster) bool { return inflight.Under(c.Target.ID(), locs) })
 	// Delivered is what rendered/ holds, not what config/ says: a patch
 	// committed without strata render is not there yet.
 	if err := r.reading(ctx, func() error { return r.checkDelivered(f, locs) }); err != nil {
-		var un *action.UnrenderedError
-		if r.startedUnrendered || !errors.As(err, &un) {
-			return err
-		}
-		// The patch's first copy committed by hand without render, and
-		// nothing else unrendered: its first step is the render (as for
-		// a first copy not committed yet).
-		own := make([]string, len(locs))
-		for i, l := range locs {
-			own[i] = path.Join("config", r.opts.ClusterType, r.opts.Component, l, strings.TrimSuffix(r.opts.Patch, ".yaml")+".yaml")
-		}
-		var only bool
-		if e := r.reading(ctx, func() (e error) { only, e = r.onlyUnrendered(f, own); return e }); e != nil || !only {
-			return errors.Join(err, e)
-		}
-		r.startedUnrendered = true
-		if err := r.reach(ctx); err != nil {
-			return err
-		}
-		if err := r.locked(ctx, func() error { return r.commitStep(ctx, nil, false) }); err != nil {
-			return err
-		}
-		return r.settle(ctx)
+		return r.renderFirstCopy(ctx, f, locs, err)
 	}
 	if len(dirs) == 0 {
 		if !st.policy.NoWatch || len(st.policy.Checks) == 0 {
@@ -167,7 +131,7 @@ func (r *runner) settle(ctx context.Context) error {
 		// passed over on the way to the next step.
 		dirs = r.locDirs(f, locs)
 	}
-	commit, err := r.repo.run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...)
+	commit, err := r.repo.Run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...)
 	if err != nil {
 		return err
 	}
@@ -175,7 +139,7 @@ func (r *runner) settle(ctx context.Context) error {
 		return fmt.Errorf("%s is not committed: commit rendered/ first", strings.Join(dirs, ", "))
 	}
 	st.commit = commit
-	if st.revert, err = r.repo.run(ctx, "log", "-1", "--format=%H", "--", PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
+	if st.revert, err = r.repo.Run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
 		return err
 	}
 	// A failure names the patch's own last commit, not the last commit
@@ -207,7 +171,7 @@ func (r *runner) checkDelivered(f *fleet.Fleet, locs []string) error {
 	dirs := r.locDirs(f, locs)
 	act := r.action()
 	if len(r.hide) > 0 {
-		act.FS, act.Stateless = hidingFS{FS: r.fsys, hide: r.hide}, true
+		act.FS, act.Stateless = writer.HidingFS{FS: r.fsys, Hide: r.hide}, true
 	}
 	ts, err := act.UnrenderedIn(f.Config, dirs)
 	if err != nil || len(ts) == 0 {
@@ -221,7 +185,7 @@ func (r *runner) checkDelivered(f *fleet.Fleet, locs []string) error {
 // is current.
 func (r *runner) onlyUnrendered(f *fleet.Fleet, own []string) (bool, error) {
 	act := r.action()
-	act.FS, act.Stateless = hidingFS{FS: r.fsys, hide: append(slices.Clone(r.hide), own...)}, true
+	act.FS, act.Stateless = writer.HidingFS{FS: r.fsys, Hide: append(slices.Clone(r.hide), own...)}, true
 	ts, err := act.UnrenderedIn(f.Config, nil)
 	return len(ts) == 0, err
 }
@@ -238,4 +202,55 @@ func (r *runner) locDirs(f *fleet.Fleet, locs []string) []string {
 		dirs = append(dirs, d...)
 	}
 	return dirs
+}
+
+// settleTargets gives st the targets under locs with their clusters, and
+// returns the ids and directories of those the layout places.
+func (r *runner) settleTargets(f *fleet.Fleet, locs []string, st *step) (ids, dirs []string) {
+	for _, c := range f.Clusters {
+		if c.Type != r.opts.ClusterType || c.Target == nil || !inflight.Under(c.Target.ID(), locs) {
+			continue
+		}
+		id := c.Type + "/" + c.Target.ID()
+		if i := slices.IndexFunc(st.targets, func(t *target) bool { return t.ID == id }); i >= 0 {
+			st.targets[i].Clusters = append(st.targets[i].Clusters, c.Name)
+			continue
+		}
+		st.targets = append(st.targets, &target{ID: id, Clusters: []string{c.Name}})
+		dir, ok := f.Config.TargetDirOf(id)
+		if !ok {
+			continue
+		}
+		ids, dirs = append(ids, id), append(dirs, dir)
+	}
+	return ids, dirs
+}
+
+// renderFirstCopy makes the render of the patch's first copy, committed
+// by hand without it, the rollout's first step, when nothing else is
+// unrendered (err, checkDelivered's, says what is), then settles again.
+func (r *runner) renderFirstCopy(ctx context.Context, f *fleet.Fleet, locs []string, err error) error {
+	var un *action.UnrenderedError
+	if r.startedUnrendered || !errors.As(err, &un) {
+		return err
+	}
+	// The patch's first copy committed by hand without render, and
+	// nothing else unrendered: its first step is the render (as for
+	// a first copy not committed yet).
+	own := make([]string, len(locs))
+	for i, l := range locs {
+		own[i] = path.Join("config", r.opts.ClusterType, r.opts.Component, l, strings.TrimSuffix(r.opts.Patch, ".yaml")+".yaml")
+	}
+	var only bool
+	if e := r.reading(ctx, func() (e error) { only, e = r.onlyUnrendered(f, own); return e }); e != nil || !only {
+		return errors.Join(err, e)
+	}
+	r.startedUnrendered = true
+	if err := r.reach(ctx); err != nil {
+		return err
+	}
+	if err := r.locked(ctx, func() error { return r.commitStep(ctx, nil, false) }); err != nil {
+		return err
+	}
+	return r.settle(ctx)
 }

@@ -21,6 +21,9 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/record"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
+	"github.com/strata-fleet/strata/internal/rollout/livecache"
+	"github.com/strata-fleet/strata/internal/rollout/writer"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -65,7 +68,7 @@ type Options struct {
 type Env struct {
 	// Dir is the fleet repository's work tree.
 	Dir string
-	Git Git
+	Git git.Runner
 	// Connect reaches the API server of a cluster of the inventory that
 	// runs Argo CD (live.Kubeconfig.Connect); Live says where Argo CD's
 	// objects are there.
@@ -75,7 +78,7 @@ type Env struct {
 	// Events receives what happens, as it happens (nil: nothing).
 	Events func(Event)
 	// RefreshEvery is how often the roots that have not deployed a step
-	// yet are asked for a refresh (default DefaultRefreshEvery; refresh.go).
+	// yet are asked for a refresh (default DefaultRefreshEvery; livecache/refresh.go).
 	RefreshEvery time.Duration
 	Log          *slog.Logger
 	// PushBackoff is the wait before a step is replayed on a remote that
@@ -96,15 +99,29 @@ type Env struct {
 	// in one hold of the repository lock before it pushes them (default
 	// DefaultBatchFor).
 	BatchFor time.Duration
-
-	// watcher and writer, set by RunAll, are shared by its rollouts;
-	// loads bounds how many of them load the fleet at once (slot).
-	watcher *watcher
-	writer  *writer
-	loads   chan struct{}
-	// reactions, set by the tests, counts what wakes the waits.
-	reactions *reactions
 }
+
+// shared is what RunAll's rollouts share: one cache of the Argo CDs' live
+// state, one writer, and the slots that bound how many of them load the
+// fleet at once (slot). A rollout of its own has a cache and a writer of
+// its own, and no slots.
+type shared struct {
+	cache  *livecache.Cache
+	writer *writer.Writer
+	loads  chan struct{}
+}
+
+// newShared is a cache and a writer for the rollouts of env: RunAll's
+// (all), shared, or a rollout's own.
+func newShared(ctx context.Context, env Env, all bool) *shared {
+	cache := livecache.New(ctx, env.Connect, env.Live)
+	w := writer.New(ctx, writer.Options{Dir: env.Dir, Clock: env.Clock, Lock: env.Lock, BatchFor: env.BatchFor,
+		PushBackoff: env.PushBackoff, Shared: all, Mark: cache.Mark})
+	return &shared{cache: cache, writer: w}
+}
+
+// countReactions, set by the tests, counts what wakes the waits.
+var countReactions *livecache.Reactions
 
 // Result is how a rollout ended.
 type Result struct {
@@ -142,8 +159,8 @@ type runner struct {
 	waves map[string][]string
 	env   Env
 	opts  Options
-	repo  *repo
-	watch *watchView
+	repo  *writer.Repo
+	watch *livecache.View
 	fsys  fs.FS
 	// hide are the other patches' first copies the steps leave out
 	// (checkClean; firstcopies.go).
@@ -173,8 +190,11 @@ type runner struct {
 	// held (see guard); nil when no guard runs.
 	alarm chan error
 	// writer makes and pushes the steps: RunAll's, shared, or one of the
-	// rollout's own.
-	writer *writer
+	// rollout's own; making is the step it makes (Make, step.go);
+	// loads are RunAll's load slots (nil: none).
+	writer *writer.Writer
+	making *step
+	loads  chan struct{}
 	// config is config.yaml as outputRoot last parsed it.
 	config atomic.Pointer[fleet.Config]
 	// verified are the patch's files (record.FilesOf) where this run last
@@ -200,9 +220,9 @@ func (r *runner) configNow() (*fleet.Config, error) {
 	return cfg, nil
 }
 
-// outputRoot returns the directory of the fleet's rendered tree, where
+// OutputRoot returns the directory of the fleet's rendered tree, where
 // config.yaml's layout puts it (fleet.Config.OutputRoot).
-func (r *runner) outputRoot() (string, error) {
+func (r *runner) OutputRoot() (string, error) {
 	cfg, err := r.configNow()
 	if err != nil {
 		return "", err
@@ -210,13 +230,13 @@ func (r *runner) outputRoot() (string, error) {
 	return cfg.OutputRoot(), nil
 }
 
-// dirty lists the uncommitted changes under config/ and the rendered tree.
-func (r *runner) dirty(ctx context.Context) ([]string, error) {
-	root, err := r.outputRoot()
+// Dirty lists the uncommitted changes under config/ and the rendered tree.
+func (r *runner) Dirty(ctx context.Context) ([]string, error) {
+	root, err := r.OutputRoot()
 	if err != nil {
 		return nil, err
 	}
-	return r.repo.dirty(ctx, "config", root)
+	return r.repo.Git.Dirty(ctx, "config", root)
 }
 
 // Run rolls the patch out: it completes what an earlier run left (an
@@ -226,6 +246,11 @@ func (r *runner) dirty(ctx context.Context) ([]string, error) {
 // soaked and checked, until the patch is folded into values.yaml, a manual
 // gate that is not approved, opts.Until, or a failure (*StepError).
 func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
+	return run(ctx, env, opts, nil)
+}
+
+// run is Run, sharing sh with the other rollouts of RunAll (nil: none).
+func run(ctx context.Context, env Env, opts Options, sh *shared) (*Result, error) {
 	if env.Clock == nil {
 		env.Clock = clock.RealClock{}
 	}
@@ -243,17 +268,14 @@ func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := env.watcher
-	if w == nil {
-		w = newWatcher(ctx, env.Connect, env.Live)
+	if sh == nil {
+		// One write path: a rollout of its own runs as RunAll's batch of one.
+		sh = newShared(ctx, env, false)
 	}
-	r := &runner{env: env, opts: opts, repo: &repo{git: git.Repo{Git: env.Git}, dir: env.Dir}, fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}}}
-	// One write path: a rollout of its own runs as RunAll's batch of one.
-	if r.writer = env.writer; r.writer == nil {
-		r.writer = newWriter(ctx, env)
-	}
-	r.watch = w.view(r.lost, env.reactions)
-	defer r.watch.close()
+	r := &runner{env: env, opts: opts, repo: &writer.Repo{Git: git.Repo{Git: env.Git}, Dir: env.Dir}, fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}},
+		writer: sh.writer, loads: sh.loads}
+	r.watch = sh.cache.Open(r.lost, countReactions)
+	defer r.watch.Close()
 	err = r.run(ctx)
 	var p *pendingError
 	if errors.As(err, &p) {
@@ -290,14 +312,14 @@ func (r *runner) load() (*fleet.Fleet, error) {
 	return action.LoadComponent(r.fsys, r.opts.ClusterType, r.opts.Component)
 }
 
-// slot waits for one of RunAll's load slots (Env.loads) and returns its
+// slot waits for one of RunAll's load slots (shared.loads) and returns its
 // release. Every rollout of RunAll loads the fleet when it starts (load,
 // reach); a hundred loads of a fleet of 1,000 clusters at once held
 // hundreds of MB of parsed files together, more than the rest of the run
 // (BENCHMARKS.md, delivery), where on a few cores they take no longer one
 // after another.
 func (r *runner) slot() func() {
-	l := r.env.loads
+	l := r.loads
 	if l == nil {
 		return func() {}
 	}
@@ -316,71 +338,86 @@ func (r *runner) run(ctx context.Context) error {
 	if r.opts.DryRun {
 		return r.dryRun(ctx, f)
 	}
-	if err := r.repo.pushTarget(ctx, r.opts.Remote); err != nil {
-		return err
-	}
-	if locs := locations(f, r.opts); len(locs) > 0 {
-		if err := r.watchable(f, locs[len(locs)-1], locs); err != nil {
-			return err
-		}
-	}
-	if err := r.checkGap(f); err != nil {
-		return err
-	}
-	if err := r.catchUpLocked(ctx); err != nil {
-		return err
-	}
-	if len(locations(f, r.opts)) == 0 {
-		// The rollout's last step removed the patch's files (folded.go).
-		if ok, err := r.gone(ctx); ok || err != nil {
-			return err
-		}
-	}
-	if err := r.settle(ctx); err != nil {
+	if ended, err := r.resume(ctx, f); ended || err != nil {
 		return err
 	}
 	for {
-		// A freeze or a stopWhen condition may hold the next step for hours:
-		// the rollout waits for them without the lock, then plans again
-		// under it (the remote may have moved meanwhile).
-		var plan *promote.Plan
-		var f *fleet.Fleet
-		err := r.reading(ctx, func() error {
-			var err error
-			if f, err = r.load(); err != nil {
-				return err
-			}
-			plan, err = r.next(f)
+		if ended, err := r.nextStep(ctx); ended || err != nil {
 			return err
-		})
-		if err != nil || plan == nil {
-			return err
-		}
-		if err := r.hold(ctx, f, plan.Target); err != nil {
-			return err
-		}
-		plan, st, err := r.writer.step(ctx, r)
-		if errors.Is(err, errMoved) {
-			if err := r.settle(ctx); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil || plan == nil {
-			return err
-		}
-		if err := r.verify(ctx, st); err != nil {
-			return r.failed(ctx, st, err)
-		}
-		r.passedAt(ctx, st.commit)
-		if plan.Integrated != "" {
-			r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded into "+plan.Integrated, "")
-			return nil
 		}
 	}
 }
 
-// ready plans the next step on the work tree (makeStep makes it); a nil
+// resume checks the rollout can go on, then completes what an earlier run
+// left (catchUp) and waits for where the patch already is (settle, or
+// gone when its last step removed its files: then ended).
+func (r *runner) resume(ctx context.Context, f *fleet.Fleet) (ended bool, err error) {
+	if err := r.repo.PushTarget(ctx, r.opts.Remote); err != nil {
+		return false, err
+	}
+	if locs := r.locations(f); len(locs) > 0 {
+		if err := r.watchable(f, locs[len(locs)-1], locs); err != nil {
+			return false, err
+		}
+	}
+	if err := r.checkGap(f); err != nil {
+		return false, err
+	}
+	if err := r.catchUpLocked(ctx); err != nil {
+		return false, err
+	}
+	if len(r.locations(f)) == 0 {
+		// The rollout's last step removed the patch's files (gone.go).
+		if ok, err := r.gone(ctx); ok || err != nil {
+			return true, err
+		}
+	}
+	return false, r.settle(ctx)
+}
+
+// nextStep takes the next step: planned, held by freezes and stopWhen,
+// made and pushed by the writer, verified; ended when the rollout ends
+// there.
+func (r *runner) nextStep(ctx context.Context) (ended bool, err error) {
+	// A freeze or a stopWhen condition may hold the next step for hours:
+	// the rollout waits for them without the lock, then plans again
+	// under it (the remote may have moved meanwhile).
+	var plan *promote.Plan
+	var f *fleet.Fleet
+	err = r.reading(ctx, func() error {
+		var err error
+		if f, err = r.load(); err != nil {
+			return err
+		}
+		plan, err = r.next(f)
+		return err
+	})
+	if err != nil || plan == nil {
+		return true, err
+	}
+	if err := r.hold(ctx, f, plan.Target); err != nil {
+		return true, err
+	}
+	made, err := r.writer.Step(ctx, r)
+	if errors.Is(err, errMoved) {
+		return false, r.settle(ctx)
+	}
+	if err != nil || made == nil {
+		return true, err
+	}
+	st := r.making
+	if err := r.verify(ctx, st); err != nil {
+		return true, r.failed(ctx, st, err)
+	}
+	r.passedAt(ctx, st.commit)
+	if plan := st.plan; plan.Integrated != "" {
+		r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded into "+plan.Integrated, "")
+		return true, nil
+	}
+	return false, nil
+}
+
+// ready plans the next step on the work tree (Make makes it); a nil
 // plan when the rollout ends there (next). dirty are the uncommitted
 // changes under config/ and rendered/ (checkClean), read by the caller,
 // which holds the repository lock.
@@ -408,7 +445,7 @@ func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, erro
 		return nil, err
 	}
 	if r.verified != "" {
-		files, err := record.FilesOf(ctx, r.env.Git, "HEAD", r.patchID())
+		files, err := record.FilesOf(ctx, r.env.Git, "HEAD", r.ID())
 		if err != nil {
 			return nil, err
 		}
@@ -422,8 +459,13 @@ func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, erro
 	return plan, nil
 }
 
-// patchID is <type>/<component>/<patch>.
-func (r *runner) patchID() string {
+// locations are the nodes where the patch is in f, in rollout order.
+func (r *runner) locations(f *fleet.Fleet) []string {
+	return inflight.Locations(f, r.opts.ClusterType, r.opts.Component, r.opts.Patch)
+}
+
+// ID is <type>/<component>/<patch>.
+func (r *runner) ID() string {
 	return r.opts.ClusterType + "/" + r.opts.Component + "/" + r.opts.Patch
 }
 
@@ -479,7 +521,7 @@ func (r *runner) locked(ctx context.Context, write func() error) error {
 // remote branch as the writer's one fetch saw it), the lock is not taken:
 // each patch of RunAll would take it only to find nothing to do.
 func (r *runner) catchUpLocked(ctx context.Context) error {
-	if r.writer.shared && r.writer.caughtUp(ctx, r) {
+	if r.writer.Shared() && r.writer.CaughtUp(ctx, r, r.ops) {
 		return nil
 	}
 	return r.locked(ctx, func() error { return r.catchUp(ctx) })
@@ -487,17 +529,12 @@ func (r *runner) catchUpLocked(ctx context.Context) error {
 
 // reading runs read, which reads the work tree and writes nothing: under
 // RunAll's shared writer it shares the work tree with the writer's
-// rollouts (writer.mu) rather than taking the repository lock, and takes
+// rollouts (writer.Beside) rather than taking the repository lock, and takes
 // the lock only when that read fails (another process writing meanwhile);
 // a rollout of its own reads under the lock.
 func (r *runner) reading(ctx context.Context, read func() error) error {
-	if r.writer.shared {
-		r.writer.mu.RLock()
-		err := read()
-		r.writer.mu.RUnlock()
-		if err == nil {
-			return nil
-		}
+	if r.writer.Shared() && r.writer.Beside(read) == nil {
+		return nil
 	}
 	return r.locked(ctx, read)
 }
@@ -592,7 +629,7 @@ func (r *runner) reachedUntil(f *fleet.Fleet) bool {
 		return false
 	}
 	n := f.Config.Find(strings.Split(r.opts.Until, "/"))
-	locs := locations(f, r.opts)
+	locs := r.locations(f)
 	if len(locs) == 0 {
 		return false
 	}
@@ -642,7 +679,7 @@ func locations(f *fleet.Fleet, opts Options) []string {
 // where its files cannot be read, which takes no step's guard away but
 // this one.
 func (r *runner) passedAt(ctx context.Context, commit string) {
-	files, err := record.FilesOf(ctx, r.env.Git, commit, r.patchID())
+	files, err := record.FilesOf(ctx, r.env.Git, commit, r.ID())
 	if err != nil {
 		files = ""
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
 // TestRollout runs the rollout against a real API server whose Application
@@ -521,7 +522,7 @@ func testMovingMainConflict(t *testing.T, h *harness) {
 		}
 	}
 	_, err := h.rollout(rollout.Options{})
-	var ce *rollout.ConflictError
+	var ce *writer.ConflictError
 	if !errors.As(err, &ce) {
 		t.Fatalf("rollout: %v, want a ConflictError", err)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/render"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
+	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
 // step is one step of the rollout: a commit whose targets it waits for.
@@ -37,8 +39,14 @@ type step struct {
 	// revert is the commit --on-failure revert reverts ("" for none).
 	revert string
 	// ws, when set, is the step's wait set, read when it was pushed
-	// (RunAll's writer reads one for all the steps of a push).
+	// (the writer reads one for all the steps of a push).
 	ws *waitSet
+	// plan, c and made, for a step the rollout makes: its plan (nil for
+	// the first copy's), how it is committed (for a replay) and what the
+	// writer knows of it.
+	plan *promote.Plan
+	c    action.Commit
+	made *writer.Step
 	// tree is the rendered output of targets at commit, by content
 	// (record.TreeOf); checks the checks run for it (the record's).
 	tree   string
@@ -55,50 +63,52 @@ func (r *runner) action() *action.Step {
 
 // commitStep makes the step of plan that catchUp completes (nil: the
 // patch's first copy, every target; applied: a promotion resumed from its
-// journal) and pushes it by the writer's one push loop (publish), under
+// journal) and pushes it by the writer's one push loop (PushOne), under
 // the repository lock catchUp holds.
 func (r *runner) commitStep(ctx context.Context, plan *promote.Plan, applied bool) error {
-	base, err := r.repo.head(ctx)
+	base, err := r.repo.Head(ctx)
 	if err != nil {
 		return err
 	}
-	req := &stepReq{r: r, plan: plan}
-	if req.st, req.c, req.subject, err = r.makeStep(ctx, plan, r.repo.git, applied); err != nil {
+	st, err := r.makeStep(ctx, plan, r.repo.Git, applied)
+	if err != nil {
 		return err
 	}
-	if err := r.writer.publish(ctx, r.repo, []*stepReq{req}, base); err != nil {
-		return err
+	return r.writer.PushOne(ctx, r, st.made, base)
+}
+
+// Make plans the next step on the work tree and makes it (writer.Rollout).
+func (r *runner) Make(ctx context.Context, dirty []string, g git.Repo) (*writer.Step, error) {
+	plan, err := r.ready(ctx, dirty)
+	if err != nil || plan == nil {
+		return nil, err
 	}
-	if req.err != nil {
-		return req.err
+	st, err := r.makeStep(ctx, plan, g, false)
+	if err != nil {
+		return nil, err
 	}
-	if err := recordSteps(ctx, []*stepReq{req}); err != nil {
-		return err
-	}
-	r.pushed(req.st, req.subject)
-	return nil
+	return st.made, nil
 }
 
 // makeStep makes the step of plan with action.Step.Run (apply unless
-// applied, render what it can change, commit with g), unpushed; it
-// returns the step, how it was committed (for a replay) and the commit's
-// subject.
-func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, applied bool) (*step, action.Commit, string, error) {
+// applied, render what it can change, commit with g), unpushed: the step
+// the writer makes (r.making).
+func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, applied bool) (*step, error) {
 	f, err := r.load()
 	if err != nil {
-		return nil, action.Commit{}, "", err
+		return nil, err
 	}
 	act := r.action()
 	act.Applied = applied
 	c := action.Commit{Git: g, Paths: []string{"config", render.OutputDir}, Planned: true,
 		Trailers: append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)}
-	if len(r.hide) > 0 { // other patches' first copies, left out (firstcopies.go)
-		act.FS, act.Stateless = hidingFS{FS: r.fsys, hide: r.hide}, true
+	if len(r.hide) > 0 { // other patches' first copies, left out (writer/firstcopies.go)
+		act.FS, act.Stateless = writer.HidingFS{FS: r.fsys, Hide: r.hide}, true
 		for _, p := range r.hide {
 			c.Paths = append(c.Paths, ":(exclude)"+p)
 		}
 	}
-	st := &step{}
+	st := &step{plan: plan}
 	if plan != nil {
 		st.node = plan.Target
 		if st.node == "" {
@@ -106,30 +116,35 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, a
 		}
 		r.enterWave(plan)
 	} else {
-		locs := locations(f, r.opts)
+		locs := r.locations(f)
 		st.node = locs[len(locs)-1]
 		c.ClusterType, c.Component = r.opts.ClusterType, r.opts.Component
 		c.Subject = fmt.Sprintf("Start %s of %s/%s at %s", r.opts.Patch, r.opts.ClusterType, r.opts.Component, strings.Join(locs, ", "))
 		if c.Meta, err = r.patchMeta(st.node); err != nil {
-			return nil, action.Commit{}, "", err
+			return nil, err
 		}
 	}
 	st.policy = r.policyAt(f, st.node)
 	st.soak = st.policy.Soak
 	if err := r.checkRendered(plan, applied); err != nil {
-		return nil, action.Commit{}, "", err
+		return nil, err
 	}
 	_, done, err := act.Run(ctx, plan, c)
 	if err != nil {
-		return nil, action.Commit{}, "", err
+		return nil, err
 	}
-	st.commit, st.targets = done.Commit, targetsOf(f, done.Changed)
+	st.commit, st.targets, st.c = done.Commit, targetsOf(f, done.Changed), c
 	if plan != nil && plan.Integrated != "" && len(done.Changed) > 0 {
 		st.policy = r.foldPolicy(f, done.Changed)
 		st.soak = st.policy.Soak
 	}
-	subject, _, _ := strings.Cut(done.Message, "\n")
-	return st, c, subject, nil
+	st.made = &writer.Step{Commit: st.commit}
+	st.made.Subject, _, _ = strings.Cut(done.Message, "\n")
+	if cfg, err := r.configNow(); err == nil && plan != nil {
+		st.made.Dirs = plan.RenderedDirs(cfg)
+	}
+	r.making = st
+	return st, nil
 }
 
 // checkRendered refuses the step of plan (nil: the patch's first copy)
@@ -149,7 +164,7 @@ func (r *runner) checkRendered(plan *promote.Plan, applied bool) error {
 		hide = append(slices.Clone(r.hide), r.ownFirst...)
 	}
 	if len(hide) > 0 {
-		act.FS, act.Stateless = hidingFS{FS: r.fsys, hide: hide}, true
+		act.FS, act.Stateless = writer.HidingFS{FS: r.fsys, Hide: hide}, true
 	}
 	ts, err := act.Unrendered(plan)
 	if err != nil || len(ts) == 0 {
@@ -158,12 +173,37 @@ func (r *runner) checkRendered(plan *promote.Plan, applied bool) error {
 	return &action.UnrenderedError{Patch: r.opts.ClusterType + "/" + r.opts.Component + "/" + r.opts.Patch, Targets: ts}
 }
 
-// pushed records the step st, pushed with subject, and says so.
-func (r *runner) pushed(st *step, subject string) {
+// Remake makes the step again on upstream (writer.Rollout; remake).
+func (r *runner) Remake(ctx context.Context, made *writer.Step, base, upstream string) error {
+	subject, _, err := r.remake(ctx, r.making, base, upstream)
+	if err == nil {
+		made.Commit, made.Subject = r.making.commit, subject
+	}
+	return err
+}
+
+// Entry is the record of the step made, pushed (writer.Rollout).
+func (r *runner) Entry(ctx context.Context, _ *writer.Step) (record.Entry, error) {
+	return r.stepEntry(ctx, r.making, record.KindStep)
+}
+
+// Repo is where the rollout commits and pushes (writer.Rollout).
+func (r *runner) Repo() *writer.Repo { return r.repo }
+
+// FS is the work tree (writer.Rollout).
+func (r *runner) FS() fs.FS { return r.fsys }
+
+// Pushed records that the step made is pushed, and says so
+// (writer.Rollout).
+func (r *runner) Pushed(made *writer.Step) {
+	st := r.making
+	if e := made.Expect; e != nil {
+		st.ws = &waitSet{commit: st.commit, f: e.Fleet, expected: e.Expected, history: e.History, pick: made.Pick, mark: made.Mark}
+	}
 	r.unhealthy = nil
-	st.revert, st.pick = st.commit, changedIn(st.commit)
+	st.revert, st.pick = st.commit, writer.ChangedIn(st.commit)
 	r.res.Steps = append(r.res.Steps, st.commit)
-	r.emit(Event{Kind: KindPromoted, Step: st.node, Commit: st.commit, Message: subject, Targets: targetIDs(st.targets)})
+	r.emit(Event{Kind: KindPromoted, Step: st.node, Commit: st.commit, Message: made.Subject, Targets: targetIDs(st.targets)})
 }
 
 // patchMeta is the metadata of the patch's copy at node.
@@ -204,19 +244,9 @@ func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
 	if node != "" {
 		n = f.Config.Find(strings.Split(node, "/"))
 	}
-	return r.opts.overridden(f.Config.RolloutAt(n))
-}
-
-// overridden is p with the run's --soak and --timeout, and a runner's own
-// stopWhen conditions and checks (--rollout-config).
-func (o Options) overridden(p fleet.RolloutPolicy) fleet.RolloutPolicy {
-	if o.Soak != nil {
-		p.Soak = *o.Soak
-	}
-	if o.Timeout != nil {
-		p.Timeout = *o.Timeout
-	}
-	return o.Runner.Add(p)
+	// The run's --soak and --timeout, and a runner's own stopWhen
+	// conditions and checks (--rollout-config).
+	return r.opts.Runner.Add(inflight.Override(f.Config.RolloutAt(n), r.opts.Soak, r.opts.Timeout))
 }
 
 // foldPolicy is the policy of a fold, which changes the targets ids
@@ -232,7 +262,7 @@ func (r *runner) foldPolicy(f *fleet.Fleet, ids []string) fleet.RolloutPolicy {
 	for i, id := range ids {
 		nodes[i] = strings.TrimPrefix(id, r.opts.ClusterType+"/")
 	}
-	return r.opts.overridden(f.Config.StrictestAt(nodes...))
+	return inflight.Override(f.Config.StrictestAt(nodes...), r.opts.Soak, r.opts.Timeout)
 }
 
 // verify verifies st (verifyStep) and records that it passed; a failure
@@ -382,18 +412,18 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	terminated := r.terminate(ctx, se.Failures)
 	var commit string
 	gerr := r.locked(ctx, func() error {
-		if _, err := r.repo.run(ctx, "revert", "--no-edit", st.revert); err != nil {
+		if _, err := r.repo.Run(ctx, "revert", "--no-edit", st.revert); err != nil {
 			return fmt.Errorf("reverting %.12s: %w", st.revert, err)
 		}
 		// Why, for status (Flights): the revert's Strata-Failed trailers.
-		if _, err := r.repo.run(ctx, append([]string{"commit", "--amend", "-q", "--no-edit"}, failedTrailers(st.node, se.Failures)...)...); err != nil {
+		if _, err := r.repo.Run(ctx, append([]string{"commit", "--amend", "-q", "--no-edit"}, failedTrailers(st.node, se.Failures)...)...); err != nil {
 			return fmt.Errorf("recording the failure in the revert of %.12s: %w", st.revert, err)
 		}
 		var err error
-		if commit, err = r.repo.head(ctx); err != nil {
+		if commit, err = r.repo.Head(ctx); err != nil {
 			return err
 		}
-		return r.repo.push(ctx)
+		return r.repo.Push(ctx)
 	})
 	if gerr != nil {
 		return errors.Join(se, gerr)
@@ -415,7 +445,7 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 		// revert in the record and stays stopped (stopped).
 		return se
 	}
-	ws, werr := r.waitSet(ctx, commit, changedIn(commit))
+	ws, werr := r.waitSet(ctx, commit, writer.ChangedIn(commit))
 	if werr == nil {
 		r.reverting = true
 		werr = r.waitHealthy(ctx, st.node, ws, r.env.Clock.Now(), st.policy.Timeout)
@@ -435,19 +465,19 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 func (r *runner) terminate(ctx context.Context, failures []Failure) []string {
 	var out []string
 	for _, f := range failures {
-		if f.App == "" || !r.watch.running(f.ArgoCD, f.App) {
+		if f.App == "" || !r.watch.Running(f.ArgoCD, f.App) {
 			continue
 		}
 		out = append(out, f.App)
 		deadline := r.env.Clock.NewTimer(time.Minute)
-		for r.watch.running(f.ArgoCD, f.App) {
-			if _, err := r.watch.terminate(ctx, f.ArgoCD, f.App); err != nil {
+		for r.watch.Running(f.ArgoCD, f.App) {
+			if _, err := r.watch.Terminate(ctx, f.ArgoCD, f.App); err != nil {
 				r.log("terminating the operation of Application %s on %s: %v", f.App, f.ArgoCD, err)
 			}
 			select {
 			case <-ctx.Done():
 			case <-deadline.C():
-			case <-r.watch.changed:
+			case <-r.watch.Changed():
 				continue
 			}
 			break
@@ -461,8 +491,8 @@ func (r *runner) terminate(ctx context.Context, failures []Failure) []string {
 // Strata-Failed trailer per failure, its reason on one line.
 func failedTrailers(node string, failures []Failure) []string {
 	var out []string
-	for _, f := range failures {
-		out = append(out, "--trailer", fmt.Sprintf("%s: %s: %s", FailedTrailer, node, failureLine(f)))
+	for _, l := range failureLines(node, failures) {
+		out = append(out, "--trailer", inflight.FailedTrailer+": "+l)
 	}
 	return out
 }
@@ -471,10 +501,10 @@ func failedTrailers(node string, failures []Failure) []string {
 // It only ever keeps strata from reverting it: a message is never taken
 // for strata's revert of a failed step (the record says that).
 func (r *runner) isRevert(ctx context.Context, commit string) (bool, error) {
-	body, err := r.repo.run(ctx, "log", "-1", "--format=%B", commit)
+	body, err := r.repo.Run(ctx, "log", "-1", "--format=%B", commit)
 	if err != nil {
 		return false, err
 	}
-	_, ok := revertOf(body)
+	_, ok := inflight.RevertOf(body)
 	return ok, nil
 }

@@ -30,16 +30,6 @@ func targetsOf(f *fleet.Fleet, ids []string) []*target {
 	return out
 }
 
-// under reports whether node id is one of nodes or under one of them.
-func under(id string, nodes []string) bool {
-	for _, n := range nodes {
-		if id == n || strings.HasPrefix(id, n+"/") {
-			return true
-		}
-	}
-	return false
-}
-
 // pickClusters selects the objects of the clusters of f that in takes (a
 // waitSet's pick). It keeps their names, not f: a hundred rollouts of
 // RunAll wait side by side, and each keeping the fleet it loaded held

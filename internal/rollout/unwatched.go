@@ -6,6 +6,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -50,7 +51,7 @@ func (r *runner) watchable(f *fleet.Fleet, node string, nodes []string) error {
 		return nil
 	}
 	for _, c := range f.Clusters {
-		if c.Type == r.opts.ClusterType && c.Target != nil && (under(c.Target.ID(), nodes) || nodes[0] == "") {
+		if c.Type == r.opts.ClusterType && c.Target != nil && (inflight.Under(c.Target.ID(), nodes) || nodes[0] == "") {
 			return nil
 		}
 	}
@@ -74,7 +75,7 @@ func (r *runner) noWatch(st *step) {
 func outermost(ids []string) []string {
 	var out []string
 	for i, id := range ids {
-		if !under(id, append(append([]string{}, ids[:i]...), ids[i+1:]...)) {
+		if !inflight.Under(id, append(append([]string{}, ids[:i]...), ids[i+1:]...)) {
 			out = append(out, id)
 		}
 	}

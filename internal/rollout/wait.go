@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+
+	"github.com/strata-fleet/strata/internal/rollout/livecache"
 )
 
 // DefaultRefreshEvery is how often the roots that have not deployed a
-// step yet are asked again for a refresh (refresh.go).
+// step yet are asked again for a refresh (livecache/refresh.go).
 const DefaultRefreshEvery = 20 * time.Second
 
 // StepError is a step that failed: its Applications did not sync, became
@@ -69,7 +71,7 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, sinc
 	// that one that hangs or trickles does not hold the step past it.
 	calls, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	r.watch.start(calls, ws.f)
+	r.watch.Start(calls, ws.f)
 	o := r.observe(ws)
 	if len(o.apps) == 0 {
 		// Nothing to wait on is no pass (see unwatched.go).
@@ -120,7 +122,7 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, sinc
 			r.refresh(calls, step, o, ws)
 		case err := <-r.alarm:
 			return err
-		case <-r.watch.changed:
+		case <-r.watch.Changed():
 		}
 		o = r.observe(ws)
 	}
@@ -170,27 +172,27 @@ func (r *runner) soak(ctx context.Context, step string, ws *waitSet, d time.Dura
 			return nil
 		case err := <-r.alarm:
 			return err
-		case <-r.watch.changed:
+		case <-r.watch.Changed():
 		}
 	}
 }
 
 // refresh asks a refresh of the roots that have not deployed an object
-// of ws not synced yet (refresh.go), and reports each ask Argo CD has not
+// of ws not synced yet (livecache/refresh.go), and reports each ask Argo CD has not
 // taken for a while, once.
 func (r *runner) refresh(ctx context.Context, step string, o *observation, ws *waitSet) {
-	stalled := r.watch.askRefresh(ctx, o.behind, ws.mark, r.env.Clock.Now(), r.refreshEvery(), r.opts.Once, r.log)
+	stalled := r.watch.AskRefresh(ctx, o.behind, ws.mark, r.env.Clock.Now(), r.refreshEvery(), r.opts.Once, r.log)
 	for _, s := range stalled {
-		if ws.stalled[s.key] == s.seq {
+		if ws.stalled[s.Key] == s.Seq {
 			continue
 		}
 		if ws.stalled == nil {
-			ws.stalled = map[appKey]uint64{}
+			ws.stalled = map[livecache.AppKey]uint64{}
 		}
-		ws.stalled[s.key] = s.seq
+		ws.stalled[s.Key] = s.Seq
 		r.emit(Event{Kind: KindStalled, Step: step, Commit: ws.commit, Message: fmt.Sprintf(
 			"Argo CD has not taken the refresh of Application %s on %s asked %s ago (its %s annotation is still there): is its application controller running?",
-			s.key.name, s.key.argocd, s.age.Round(time.Second), refreshAnnotation)})
+			s.Key.Name, s.Key.ArgoCD, s.Age.Round(time.Second), livecache.RefreshAnnotation)})
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
 // TestWriter runs RunAll with two patches whose next steps are ready at
@@ -81,7 +82,7 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 		}
 		if bounded && holding && (args[0] == "commit-tree" || args[0] == "commit") && !stepped {
 			stepped = true // the first step's commit takes the hold's time
-			h.clock.Step(rollout.DefaultBatchFor)
+			h.clock.Step(writer.DefaultBatchFor)
 		}
 	}
 	takes := 0

@@ -6,7 +6,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/writer"
 	"github.com/strata-fleet/strata/internal/testgit"
 )
 
@@ -21,7 +23,7 @@ func TestSyncFetchesWithTheRollouts(t *testing.T) {
 	testgit.Remote(t, clone)
 	tip := testgit.Run(t, clone, "rev-parse", "HEAD")
 
-	env := rollout.Env{Dir: clone, Git: rollout.ExecGit{Dir: clone}}
+	env := rollout.Env{Dir: clone, Git: git.Exec{Dir: clone}}
 	r := &runner{o: Options{Env: env}}
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
@@ -35,7 +37,7 @@ func TestSyncFetchesWithTheRollouts(t *testing.T) {
 					}
 					continue
 				}
-				got, err := rollout.FetchBranch(context.Background(), env, "origin", "main")
+				got, err := writer.FetchBranch(context.Background(), env.Dir, env.Git, "origin", "main")
 				if err != nil {
 					errs <- "a rollout: " + err.Error()
 					return
@@ -64,7 +66,7 @@ func TestSyncAfterForcePush(t *testing.T) {
 	testgit.Run(t, other, "commit", "-q", "--amend", "--allow-empty", "-m", "rewritten")
 	testgit.Run(t, other, "push", "-q", "--force", "origin", "main")
 
-	r := &runner{o: Options{Env: rollout.Env{Dir: clone, Git: rollout.ExecGit{Dir: clone, Env: testgit.Env}}}}
+	r := &runner{o: Options{Env: rollout.Env{Dir: clone, Git: git.Exec{Dir: clone, Env: testgit.Env}}}}
 	err := r.sync(context.Background())
 	if err == nil {
 		t.Fatal("the work tree was brought up to a rewritten main")

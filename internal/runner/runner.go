@@ -14,6 +14,8 @@ import (
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
+	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
 // DefaultInterval is how often a runner looks for new patches.
@@ -107,7 +109,7 @@ func (r *runner) tick(ctx context.Context) error {
 		return err
 	}
 	if m := r.o.Metrics; m != nil {
-		// The patches status lists in flight (rollout.InFlight and
+		// The patches status lists in flight (inflight.Patches and
 		// Settling), whether their rollout runs or waits for a change.
 		m.inFlight.Set(float64(len(patches)))
 	}
@@ -180,10 +182,10 @@ func (r *runner) sync(ctx context.Context) error {
 			return err
 		}
 		upstream = remote + "/" + strings.TrimSpace(branch)
-		if err := rollout.Fetch(ctx, r.o.Env, remote); err != nil {
+		if err := writer.Fetch(ctx, r.o.Env.Dir, r.o.Env.Git, remote); err != nil {
 			return fmt.Errorf("fetching %s: %w", remote, err)
 		}
-	} else if err := rollout.Fetch(ctx, r.o.Env); err != nil {
+	} else if err := writer.Fetch(ctx, r.o.Env.Dir, r.o.Env.Git); err != nil {
 		return fmt.Errorf("fetching: %w", err)
 	}
 	if _, err := g.Run(ctx, "merge", "-q", "--ff-only", upstream); err != nil {
@@ -213,7 +215,7 @@ func (r *runner) wayOut(ctx context.Context, upstream string) string {
 }
 
 // inFlight lists the patches in flight in the work tree, and those
-// whose last step is settling (rollout.Settling).
+// whose last step is settling (inflight.Settling).
 func (r *runner) inFlight(ctx context.Context) ([]string, error) {
 	var out []string
 	err := r.locked(ctx, func() error {
@@ -231,11 +233,11 @@ func (r *runner) inFlight(ctx context.Context) ([]string, error) {
 		}
 		// A fold or a first step's revert removed the patch's files; its
 		// rollout still has that step to settle.
-		settling, err := rollout.Settling(ctx, r.o.Env.Git, f, r.o.Rollout, r.o.Env.Clock.Now())
+		settling, err := inflight.Settling(ctx, r.o.Env.Git, f, r.o.Env.Clock.Now(), r.o.Rollout.Soak, r.o.Rollout.Timeout)
 		if err != nil {
 			return err
 		}
-		out = append(rollout.InFlight(f), settling...)
+		out = append(inflight.Patches(f), settling...)
 		return nil
 	})
 	return out, err
@@ -245,7 +247,7 @@ func (r *runner) inFlight(ctx context.Context) ([]string, error) {
 // that ended starts again once it changes.
 func (r *runner) key(ctx context.Context, id string) (string, error) {
 	parts := strings.SplitN(id, "/", 3)
-	out, err := r.o.Env.Git.Run(ctx, "log", "-1", "--format=%H", "--", rollout.PatchFiles(parts[0], parts[1], parts[2]))
+	out, err := r.o.Env.Git.Run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(parts[0], parts[1], parts[2]))
 	return strings.TrimSpace(out), err
 }
 

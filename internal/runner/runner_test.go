@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
@@ -74,7 +75,7 @@ func TestRunPicksUpPatches(t *testing.T) {
 
 	events := make(chan rollout.Event, 1000)
 	m := runner.NewMetrics()
-	env := rollout.Env{Dir: dir, Git: rollout.ExecGit{Dir: dir, Env: testgit.Env}, Events: func(e rollout.Event) { events <- e },
+	env := rollout.Env{Dir: dir, Git: git.Exec{Dir: dir, Env: testgit.Env}, Events: func(e rollout.Event) { events <- e },
 		Lock: func(ctx context.Context) (func(), error) {
 			l, err := lock.Acquire(ctx, dir, lock.Options{Command: "runner test", Wait: time.Minute})
 			if err != nil {

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/runner"
@@ -57,7 +58,7 @@ func TestHealthzUnreadableCondition(t *testing.T) {
 	events := make(chan rollout.Event, 1000)
 	ended := make(chan rollout.PatchResult, 100)
 	m := runner.NewMetrics()
-	env := rollout.Env{Dir: dir, Git: rollout.ExecGit{Dir: dir, Env: testgit.Env}, Events: func(e rollout.Event) { events <- e }}
+	env := rollout.Env{Dir: dir, Git: git.Exec{Dir: dir, Env: testgit.Env}, Events: func(e rollout.Event) { events <- e }}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {

@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/notify"
 	"github.com/strata-fleet/strata/internal/output"
@@ -68,7 +69,7 @@ func startHooked(t testing.TB, nt *notify.Notifier) *hooked {
 	}
 	hk := &hooked{t: t, other: other, events: make(chan rollout.Event, 10000), hook: httptest.NewServer(h), wake: wake}
 	t.Cleanup(hk.hook.Close)
-	env := rollout.Env{Dir: dir, Git: rollout.ExecGit{Dir: dir, Env: testgit.Env}, Events: func(e rollout.Event) {
+	env := rollout.Env{Dir: dir, Git: git.Exec{Dir: dir, Env: testgit.Env}, Events: func(e rollout.Event) {
 		if nt != nil {
 			nt.Event(e)
 		}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -109,6 +109,6 @@ func (s *Status) Filter(f Filter) (*Status, error) {
 	if out.ClusterTypes == nil {
 		out.ClusterTypes = []ClusterType{}
 	}
-	out.Rollouts = slices.DeleteFunc(append([]rollout.Flight{}, s.Rollouts...), func(fl rollout.Flight) bool { return !out.shows(fl) })
+	out.Rollouts = slices.DeleteFunc(append([]inflight.Flight{}, s.Rollouts...), func(fl inflight.Flight) bool { return !out.shows(fl) })
 	return out, nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/promote"
-	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 )
 
 // Folded is a patch that was folded into its component's values.yaml:
@@ -83,7 +83,7 @@ func readFolded(ctx context.Context, f *fleet.Fleet, g git.Runner, patch string)
 	args := []string{"log", "--format=%x1e%H%x00%s", "--name-only", "--no-renames", "--relative", "-z", "--"}
 	for _, fo := range all {
 		parts := strings.SplitN(fo.Patch, "/", 3)
-		args = append(args, rollout.PatchFiles(parts[0], parts[1], parts[2]))
+		args = append(args, inflight.PatchFiles(parts[0], parts[1], parts[2]))
 	}
 	log, err := g.Run(ctx, args...)
 	if err != nil {

@@ -4,16 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 )
 
 // A revert's reason and a hold come from commit messages and trailers
 // anyone who can push writes: the rollouts' rows (table and page) show
 // their escape sequences, and send none to the terminal.
 func TestRolloutRowsPrintable(t *testing.T) {
-	s := &Status{Rollouts: []rollout.Flight{{Patch: "workload/demo/patch-001", At: "integration",
+	s := &Status{Rollouts: []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration",
 		HeldBy:      "frozen by \x1b]0;owned\x07Mallory",
-		LastFailure: &rollout.Failed{Source: "revert", Commit: "0123456789abcdef", Reason: "check smoke failed \x1b[2J\x1b[31mALL CLEAR\x1b[0m"}}}}
+		LastFailure: &inflight.Failed{Source: "revert", Commit: "0123456789abcdef", Reason: "check smoke failed \x1b[2J\x1b[31mALL CLEAR\x1b[0m"}}}}
 	rows := s.RolloutRows()
 	if len(rows) != 1 {
 		t.Fatalf("rows %+v", rows)

@@ -9,19 +9,19 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/printable"
-	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 )
 
 // ReadRollouts fills in s.Rollouts: where the rollout of each patch of s
-// stands (rollout.Flights, from the fleet f, the repository fsys, its Git
+// stands (inflight.Flights, from the fleet f, the repository fsys, its Git
 // history and, in opts, the live state and the stopWhen conditions). The
 // patches are those s shows (a filtered status shows theirs alone).
-func ReadRollouts(ctx context.Context, s *Status, f *fleet.Fleet, fsys fs.FS, opts rollout.FlightOptions) error {
-	flights, history, err := rollout.Flights(ctx, f, fsys, opts)
+func ReadRollouts(ctx context.Context, s *Status, f *fleet.Fleet, fsys fs.FS, opts inflight.FlightOptions) error {
+	flights, history, err := inflight.Flights(ctx, f, fsys, opts)
 	if err != nil {
 		return fmt.Errorf("reading the rollouts in flight: %w", err)
 	}
-	s.Rollouts = []rollout.Flight{}
+	s.Rollouts = []inflight.Flight{}
 	for _, fl := range flights {
 		if s.shows(fl) {
 			s.Rollouts = append(s.Rollouts, fl)
@@ -34,7 +34,7 @@ func ReadRollouts(ctx context.Context, s *Status, f *fleet.Fleet, fsys fs.FS, op
 // shows reports whether s has the rollout of fl's patch: s has the patch
 // <type>/<component>/<patch>, or, when the patch's files are gone
 // (fl.Removed), its component and, under a --patch filter, its name.
-func (s *Status) shows(fl rollout.Flight) bool {
+func (s *Status) shows(fl inflight.Flight) bool {
 	parts := strings.SplitN(fl.Patch, "/", 3)
 	for _, ct := range s.ClusterTypes {
 		if ct.Name != parts[0] {
@@ -97,7 +97,7 @@ func (s *Status) NoHistory() bool { return s.noHistory }
 
 // waitingText says what the next step waits for, or what it does next
 // when it waits for nothing.
-func waitingText(fl rollout.Flight) string {
+func waitingText(fl inflight.Flight) string {
 	var parts []string
 	for _, w := range fl.Waits {
 		switch w.Kind {

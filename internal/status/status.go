@@ -12,7 +12,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
-	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -25,7 +25,7 @@ type Status struct {
 	Live *Live `json:"live,omitempty"`
 	// Rollouts are where the rollouts of the patches in flight stand
 	// (ReadRollouts; empty until read).
-	Rollouts []rollout.Flight `json:"rollouts"`
+	Rollouts []inflight.Flight `json:"rollouts"`
 	// Folded are the patches of a status --patch that were folded into
 	// values.yaml (ReadFolded).
 	Folded []Folded `json:"folded,omitempty"`
@@ -161,7 +161,7 @@ type Patch struct {
 
 // Compute returns the status of fleet f.
 func Compute(f *fleet.Fleet) (*Status, error) {
-	s := &Status{Dimensions: []string{}, Rollouts: []rollout.Flight{}}
+	s := &Status{Dimensions: []string{}, Rollouts: []inflight.Flight{}}
 	for _, d := range f.Config.Dimensions {
 		s.Dimensions = append(s.Dimensions, d.Name)
 	}

@@ -15,9 +15,8 @@ const (
 	Email = "test@strata.invalid"
 )
 
-// Env is the environment git runs in for tests (git.Exec's and
-// rollout.ExecGit's Env): the identity above, no system or global
-// configuration.
+// Env is the environment git runs in for tests (git.Exec's Env): the
+// identity above, no system or global configuration.
 var Env = []string{
 	"GIT_AUTHOR_NAME=" + Name, "GIT_AUTHOR_EMAIL=" + Email,
 	"GIT_COMMITTER_NAME=" + Name, "GIT_COMMITTER_EMAIL=" + Email,

@@ -8,7 +8,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/alert"
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 )
 
 // conditions keeps what each stopWhen condition said for its interval
@@ -18,7 +18,7 @@ import (
 // interval. An error is kept as long, so that an alerting system that is
 // down is not asked at every request either.
 type conditions struct {
-	read rollout.ConditionReader
+	read inflight.ConditionReader
 	now  func() time.Time
 
 	mu   sync.Mutex
@@ -31,11 +31,11 @@ type conditionRead struct {
 	err    error
 }
 
-func newConditions(read rollout.ConditionReader) *conditions {
+func newConditions(read inflight.ConditionReader) *conditions {
 	return &conditions{read: read, now: time.Now, seen: map[string]conditionRead{}}
 }
 
-// Read is a rollout.ConditionReader. The lock is held while it reads (each
+// Read is a inflight.ConditionReader. The lock is held while it reads (each
 // read is bounded by the condition's timeout): concurrent requests wait
 // for one read rather than each making its own.
 func (cs *conditions) Read(ctx context.Context, c fleet.StopCondition) ([]alert.Alert, error) {

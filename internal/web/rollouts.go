@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/git"
-	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/status"
 )
 
@@ -19,7 +19,7 @@ import (
 // is logged; the page shows the rest.
 func (s *Server) withRollouts(ctx context.Context, snap *snapshot, st *status.Status) *status.Status {
 	cp := *st
-	opts := rollout.FlightOptions{Git: git.Exec{Dir: s.opts.Dir}, Now: time.Now()}
+	opts := inflight.FlightOptions{Git: git.Exec{Dir: s.opts.Dir}, Now: time.Now()}
 	if s.opts.Live != nil {
 		s.live.mu.RLock()
 		opts.Live, opts.Alerts = s.live.rep, true

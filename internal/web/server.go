@@ -10,7 +10,7 @@ import (
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
-	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/status"
 	"github.com/strata-fleet/strata/internal/treestamp"
 )
@@ -88,7 +88,7 @@ func New(opts Options) *Server {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	pages()
-	s := &Server{opts: opts, conditions: newConditions(rollout.ReadCondition)}
+	s := &Server{opts: opts, conditions: newConditions(inflight.ReadCondition)}
 	s.src = scanSources(opts.FS, treestamp.Now)
 	s.load(0)
 	return s

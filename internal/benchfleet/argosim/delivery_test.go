@@ -20,6 +20,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/testenv"
@@ -232,7 +233,7 @@ type delivered struct {
 func runInProcess(ctx context.Context, b *testing.B, dyn dynamic.Interface, dir, bare string, sim *argosim.Sim, soak, timeout time.Duration) delivered {
 	var mu sync.Mutex
 	var out delivered
-	out.git = &pushGit{ExecGit: rollout.ExecGit{Dir: dir, Env: testgit.Env}, bare: bare, sim: sim}
+	out.git = &pushGit{Exec: git.Exec{Dir: dir, Env: testgit.Env}, bare: bare, sim: sim}
 	env := rollout.Env{
 		Dir: dir, Git: out.git,
 		Clock: clock.RealClock{},

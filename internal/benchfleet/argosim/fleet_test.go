@@ -22,7 +22,6 @@ import (
 	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/output"
-	"github.com/strata-fleet/strata/internal/rollout"
 )
 
 // writeFleet writes the delivery fleet: one hub, clusters spokes split
@@ -110,7 +109,7 @@ func render(b testing.TB, dir string) {
 // pushGit is the rollout's git; after each push it tells argosim the
 // remote's new main, as a webhook would tell Argo CD.
 type pushGit struct {
-	rollout.ExecGit
+	git.Exec
 	bare string
 	sim  *argosim.Sim
 
@@ -127,7 +126,7 @@ type gitTime struct {
 
 func (g *pushGit) Run(ctx context.Context, args ...string) (string, error) {
 	start := time.Now()
-	out, err := g.ExecGit.Run(ctx, args...)
+	out, err := g.Exec.Run(ctx, args...)
 	if sub := git.Subcommand(args); sub != "" {
 		g.mu.Lock()
 		if g.took == nil {
@@ -143,7 +142,7 @@ func (g *pushGit) Run(ctx context.Context, args ...string) (string, error) {
 		g.mu.Unlock()
 	}
 	if err == nil && len(args) > 0 && args[0] == "push" {
-		rev, rerr := rollout.ExecGit{Dir: g.bare}.Run(ctx, "rev-parse", "main")
+		rev, rerr := git.Exec{Dir: g.bare}.Run(ctx, "rev-parse", "main")
 		if rerr != nil {
 			return out, rerr
 		}

@@ -26,8 +26,10 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/testenv"
 	"github.com/strata-fleet/strata/internal/testgit"
 )
@@ -489,7 +491,7 @@ func (s *soak) stuck(dir string) []string {
 
 // filesAt is record.FilesOf the patch at rev on the remote.
 func (s *soak) filesAt(rev, id string) (string, bool) {
-	files, err := record.FilesOf(context.Background(), rollout.ExecGit{Dir: s.bare, Env: testgit.Env}, rev, id)
+	files, err := record.FilesOf(context.Background(), git.Exec{Dir: s.bare, Env: testgit.Env}, rev, id)
 	return files, err == nil
 }
 
@@ -766,7 +768,7 @@ func envsOf(targets []string) []string {
 // patch the record says failed and that has not changed since.
 func (s *soak) agree(when string) {
 	var metric, listed int
-	var flights []rollout.Flight
+	var flights []inflight.Flight
 	ok := s.within(3*time.Minute, func() bool {
 		var err error
 		if metric, err = s.inFlightMetric(); err != nil {
@@ -793,7 +795,7 @@ func (s *soak) agree(when string) {
 
 // status is `strata status -o json`'s rollouts at the remote's main and
 // record.
-func (s *soak) status() []rollout.Flight {
+func (s *soak) status() []inflight.Flight {
 	s.pull(s.look)
 	testgit.Run(s.t, s.look, "fetch", "-q", "origin", record.Refspec("origin"))
 	code, stdout, stderr := s.strata(s.look, "status", "-o", "json")
@@ -802,7 +804,7 @@ func (s *soak) status() []rollout.Flight {
 		return nil
 	}
 	var st struct {
-		Rollouts []rollout.Flight `json:"rollouts"`
+		Rollouts []inflight.Flight `json:"rollouts"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &st); err != nil {
 		s.t.Fatalf("strata status -o json: %v", err)

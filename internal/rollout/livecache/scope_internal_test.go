@@ -1,4 +1,4 @@
-package rollout
+package livecache
 
 import (
 	"fmt"
@@ -36,10 +36,10 @@ func TestHeldSelectsAsAScan(t *testing.T) {
 		}
 	}
 	// scan is the instance as a plain list changed the way Argo CD's
-	// watch tells (what the watcher held before the index).
+	// watch tells (what the Cache held before the index).
 	scan := slices.Clone(in.Applications)
 	h := newHeld(in)
-	sc := &scope{names: map[string]bool{"app-1": true, "app-2": true, "app-3": true, "app-30": true}, paths: map[string]bool{"rendered/c1": true}}
+	sc := &Scope{names: map[string]bool{"app-1": true, "app-2": true, "app-3": true, "app-30": true}, paths: map[string]bool{"rendered/c1": true}}
 	keys := map[string]bool{}
 	for n := range sc.names {
 		keys["name/"+n] = true

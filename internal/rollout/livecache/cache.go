@@ -1,4 +1,4 @@
-package rollout
+package livecache
 
 import (
 	"context"
@@ -17,15 +17,15 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 )
 
-// watcher keeps what the fleet's Argo CDs hold current: one live.Read (a
+// Cache keeps what the fleet's Argo CDs hold current: one live.Read (a
 // list per Argo CD), then a live.Watch of each Argo CD's Applications from
 // the list's resource version, each change applied to what it holds of
 // that Argo CD (held, scope.go).
 // It signals on a view's changed when a change concerns the view's scope:
 // a rollout waits on that, never polling. RunAll's rollouts share one
-// watcher (one list and one watch per Argo CD, not one per patch), each
+// Cache (one list and one watch per Argo CD, not one per patch), each
 // through its own view.
-type watcher struct {
+type Cache struct {
 	ctx     context.Context
 	connect live.Connect
 	opts    live.Options
@@ -37,66 +37,70 @@ type watcher struct {
 	started   chan struct{}
 	instances []*held
 	clients   map[string]dynamic.Interface
-	views     []*watchView
+	views     []*View
 	// byKey are the views whose scope holds a key (see scope.keys), so
 	// that a change wakes only the waits it concerns: with many rollouts
 	// waiting and thousands of changes, waking each wait at every change
 	// cost rollouts x changes joins of its scope.
-	byKey map[string][]*watchView
+	byKey map[string][]*View
 	// rf is the refreshes asked (refresh.go).
 	rf *refresher
 }
 
-// watchView is one rollout's view of a watcher: its own signal of changes
+// View is one rollout's view of a watcher: its own signal of changes
 // and its own lost, told at once when the watch of an Argo CD fails (once,
 // until it is watched again).
-type watchView struct {
-	*watcher
+type View struct {
+	*Cache
 	// changed holds one signal: the changes that come while the rollout
 	// evaluates its wait make one more evaluation, not one each.
 	changed chan struct{}
 	lost    func(cluster string, err error)
 	// scope is what its wait joins (report); until it has one, every
 	// change wakes it.
-	scope  *scope
-	counts *reactions
+	scope  *Scope
+	counts *Reactions
 }
 
-// reactions counts, for the tests (export_test.go), the changes that woke
+// Reactions counts, for the tests (export_test.go), the changes that woke
 // a rollout's waits and the evaluations of their verdicts.
-type reactions struct{ woken, evaluated atomic.Int64 }
+type Reactions struct{ Woken, Evaluated atomic.Int64 }
 
-func newWatcher(ctx context.Context, connect live.Connect, opts live.Options) *watcher {
+func New(ctx context.Context, connect live.Connect, opts live.Options) *Cache {
 	if opts.CallTimeout == 0 {
 		opts.CallTimeout = callTimeout // each page of its lists
 	}
-	return &watcher{ctx: ctx, connect: connect, opts: opts, started: make(chan struct{}), clients: map[string]dynamic.Interface{},
-		byKey: map[string][]*watchView{}, rf: newRefresher()}
+	return &Cache{ctx: ctx, connect: connect, opts: opts, started: make(chan struct{}), clients: map[string]dynamic.Interface{},
+		byKey: map[string][]*View{}, rf: newRefresher()}
 }
 
-// view adds a view of w, told of w's changes until close.
-func (w *watcher) view(lost func(cluster string, err error), counts *reactions) *watchView {
-	v := &watchView{watcher: w, changed: make(chan struct{}, 1), lost: lost, counts: counts}
+// Open adds a view of w, told of w's changes until close.
+func (w *Cache) Open(lost func(cluster string, err error), counts *Reactions) *View {
+	v := &View{Cache: w, changed: make(chan struct{}, 1), lost: lost, counts: counts}
 	w.mu.Lock()
 	w.views = append(w.views, v)
 	w.mu.Unlock()
 	return v
 }
 
-// close stops telling v of changes.
-func (v *watchView) close() {
+// Changed signals, once however many came, that what v looks at may have
+// changed.
+func (v *View) Changed() <-chan struct{} { return v.changed }
+
+// Close stops telling v of changes.
+func (v *View) Close() {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.views = slices.DeleteFunc(v.views, func(x *watchView) bool { return x == v })
+	v.views = slices.DeleteFunc(v.views, func(x *View) bool { return x == v })
 	v.index(nil)
 }
 
 // index files v under the keys of sc in w.byKey, and no longer under its
 // previous scope's; w.mu is held.
-func (v *watchView) index(sc *scope) {
+func (v *View) index(sc *Scope) {
 	if v.scope != nil {
 		for _, k := range v.scope.keys {
-			v.byKey[k] = slices.DeleteFunc(v.byKey[k], func(x *watchView) bool { return x == v })
+			v.byKey[k] = slices.DeleteFunc(v.byKey[k], func(x *View) bool { return x == v })
 			if len(v.byKey[k]) == 0 {
 				delete(v.byKey, k)
 			}
@@ -112,7 +116,7 @@ func (v *watchView) index(sc *scope) {
 
 // notify wakes every view: what each watches may have changed (an Argo
 // CD read again, or lost).
-func (w *watcher) notify() {
+func (w *Cache) notify() {
 	w.mu.Lock()
 	views := slices.Clone(w.views)
 	w.mu.Unlock()
@@ -124,8 +128,8 @@ func (w *watcher) notify() {
 // notifyChange wakes the views a change to an Application concerns: those
 // whose scope holds one of its keys before or after it (appKeys), and
 // those without a scope yet. w.mu is held.
-func (w *watcher) notifyChange(apps ...*live.App) {
-	var woken []*watchView
+func (w *Cache) notifyChange(apps ...*live.App) {
+	var woken []*View
 	for _, a := range apps {
 		if a == nil {
 			continue
@@ -150,9 +154,9 @@ func (w *watcher) notifyChange(apps ...*live.App) {
 
 // wake signals v's changed, once however many changes come before the
 // rollout reads it.
-func (v *watchView) wake() {
+func (v *View) wake() {
 	if v.counts != nil {
-		v.counts.woken.Add(1)
+		v.counts.Woken.Add(1)
 	}
 	select {
 	case v.changed <- struct{}{}:
@@ -161,7 +165,7 @@ func (v *watchView) wake() {
 }
 
 // lost tells every view that the watch of the Argo CD on cluster failed.
-func (w *watcher) lost(cluster string, err error) {
+func (w *Cache) lost(cluster string, err error) {
 	w.mu.Lock()
 	views := slices.Clone(w.views)
 	w.mu.Unlock()
@@ -172,19 +176,19 @@ func (w *watcher) lost(cluster string, err error) {
 	}
 }
 
-// callTimeout bounds each call the watcher makes on its own, outside a
+// callTimeout bounds each call the Cache makes on its own, outside a
 // step's wait (a list again, a refresh, a terminate): an API server
 // that hangs or trickles holds none of them longer.
 const callTimeout = 30 * time.Second
 
-// start reads every Argo CD of f, once, within ctx (a step's wait, whose
+// Start reads every Argo CD of f, once, within ctx (a step's wait, whose
 // deadline is the step's timeout), and keeps each one current from then
 // on: watched when it was read, read again until it can be when not. The
 // starts after the first wait for its read, keeping nothing of theirs:
 // at 1,000 clusters a hub's first read takes minutes, and a hundred
 // rollouts each holding the fleet it passed meanwhile held hundreds of MB
 // (BENCHMARKS.md, delivery).
-func (w *watcher) start(ctx context.Context, f *fleet.Fleet) {
+func (w *Cache) Start(ctx context.Context, f *fleet.Fleet) {
 	w.mu.Lock()
 	if w.starting {
 		w.mu.Unlock()
@@ -206,9 +210,9 @@ func (w *watcher) start(ctx context.Context, f *fleet.Fleet) {
 	}
 }
 
-// read returns which Argo CDs start read, without their objects (Error
+// Read returns which Argo CDs Start read, without their objects (Error
 // set for those it could not read).
-func (w *watcher) read() []live.Instance {
+func (w *Cache) Read() []live.Instance {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	out := make([]live.Instance, len(w.instances))
@@ -222,7 +226,7 @@ func (w *watcher) read() []live.Instance {
 // watch applies the changes to in's Applications until the context ends,
 // watching again where a watch ended, and reading again when its resource
 // version expired or it could not be read.
-func (w *watcher) watch(in *held, c *fleet.Cluster) {
+func (w *Cache) watch(in *held, c *fleet.Cluster) {
 	w.mu.Lock()
 	rv, ns, unread := in.ResourceVersion, in.Namespace, in.Error != ""
 	w.mu.Unlock()
@@ -273,7 +277,7 @@ func (w *watcher) watch(in *held, c *fleet.Cluster) {
 }
 
 // pause waits a second, or until the rollout ends.
-func (w *watcher) pause() {
+func (w *Cache) pause() {
 	select {
 	case <-w.ctx.Done():
 	case <-time.After(time.Second):
@@ -282,7 +286,7 @@ func (w *watcher) pause() {
 
 // client connects to in's Argo CD; unread when it cannot, its error then
 // recorded in in.
-func (w *watcher) client(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
+func (w *Cache) client(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
 	dyn, err := w.connect(c)
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -296,7 +300,7 @@ func (w *watcher) client(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
 
 // relist reads in's Argo CD again, each page within callTimeout, and
 // records what it read in in, or why it could not; unread when it could not.
-func (w *watcher) relist(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
+func (w *Cache) relist(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
 	fresh := live.ReadOne(w.ctx, c, w.connect, w.opts)
 	if fresh.Error != "" {
 		w.mu.Lock()
@@ -315,15 +319,15 @@ func (w *watcher) relist(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
 	return w.client(in, c)
 }
 
-// report joins what the Argo CDs hold, now, to what the rendered output
+// Report joins what the Argo CDs hold, now, to what the rendered output
 // expects and to the repository's history, within sc; from then on, only
 // the changes that concern sc wake v. The join reads copies, outside the
 // watcher's lock: it may ask git whether a revision contains a commit,
 // and neither the watch nor the other rollouts' joins wait for that.
-func (v *watchView) report(sc *scope, h *live.History) *live.Report {
+func (v *View) Report(sc *Scope, h *live.History) *live.Report {
 	v.mu.Lock()
 	if v.counts != nil {
-		v.counts.evaluated.Add(1)
+		v.counts.Evaluated.Add(1)
 	}
 	if v.scope != sc {
 		v.index(sc)
@@ -336,16 +340,16 @@ func (v *watchView) report(sc *scope, h *live.History) *live.Report {
 	return live.Join(sc.f, sc.expected, instances, h)
 }
 
-// terminate ends the running operation of the Application name on the
+// Terminate ends the running operation of the Application name on the
 // Argo CD of argocd, if it has one, as argocd app terminate-op does (the
 // phase Terminating; the application controller stops it). A sync that
 // Argo CD retries keeps the spec it started with: after a revert, only a
 // new operation syncs the reverted one.
-func (w *watcher) terminate(ctx context.Context, argocd, name string) (bool, error) {
+func (w *Cache) Terminate(ctx context.Context, argocd, name string) (bool, error) {
 	w.mu.Lock()
 	dyn, ns := w.clients[argocd], w.opts.Namespace
 	w.mu.Unlock()
-	if dyn == nil || !w.running(argocd, name) {
+	if dyn == nil || !w.Running(argocd, name) {
 		return false, nil
 	}
 	if ns == "" {
@@ -358,9 +362,9 @@ func (w *watcher) terminate(ctx context.Context, argocd, name string) (bool, err
 	return err == nil, err
 }
 
-// running reports whether the Application name on the Argo CD of argocd
+// Running reports whether the Application name on the Argo CD of argocd
 // has an operation running (or being terminated).
-func (w *watcher) running(argocd, name string) bool {
+func (w *Cache) Running(argocd, name string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, in := range w.instances {

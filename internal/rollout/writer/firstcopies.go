@@ -1,4 +1,4 @@
-package rollout
+package writer
 
 import (
 	"io/fs"
@@ -14,17 +14,17 @@ import (
 // rendered/ as it is without the others': a commit whose rendered/
 // followed another patch's uncommitted file would publish that patch
 // under this one's step (a target's values.yaml holds every component).
-// So while other first copies are there (checkClean finds them: r.hide),
-// each step renders a view of the work tree that hides them (hidingFS),
+// So while other first copies are there (the rollout's look at the work tree finds them),
+// each step renders a view of the work tree that hides them (HidingFS),
 // without the render state (which records what it read, not what it
 // hid), and its commit excludes them; the other rollouts find their files
 // still uncommitted and do the same.
 
-// otherFirstCopies are the files of dirty (git status lines) that git does
+// OtherFirstCopies are the files of dirty (git status lines) that git does
 // not track and that are a patch's files (patch-*.yaml under a component
 // of config/) of another patch than <clusterType>/<component>/<patch>:
 // first copies written by hand, which that patch's rollout commits.
-func otherFirstCopies(clusterType, component, patch string, dirty []string) []string {
+func OtherFirstCopies(clusterType, component, patch string, dirty []string) []string {
 	own := "config/" + clusterType + "/" + component + "/"
 	name := strings.TrimSuffix(patch, ".yaml") + ".yaml"
 	var out []string
@@ -41,9 +41,9 @@ func otherFirstCopies(clusterType, component, patch string, dirty []string) []st
 	return out
 }
 
-// ownFirstCopies are the files of dirty that git does not track and that
+// OwnFirstCopies are the files of dirty that git does not track and that
 // are the patch's own files: its first copies, written by hand.
-func ownFirstCopies(clusterType, component, patch string, dirty []string) []string {
+func OwnFirstCopies(clusterType, component, patch string, dirty []string) []string {
 	own := "config/" + clusterType + "/" + component + "/"
 	name := strings.TrimSuffix(patch, ".yaml") + ".yaml"
 	var out []string
@@ -55,33 +55,33 @@ func ownFirstCopies(clusterType, component, patch string, dirty []string) []stri
 	return out
 }
 
-// hidingFS is a file system without the files hide names.
-type hidingFS struct {
+// HidingFS is a file system without the files Hide names.
+type HidingFS struct {
 	fs.FS
-	hide []string
+	Hide []string
 }
 
-func (h hidingFS) Open(name string) (fs.File, error) {
-	if slices.Contains(h.hide, name) {
+func (h HidingFS) Open(name string) (fs.File, error) {
+	if slices.Contains(h.Hide, name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
 	return h.FS.Open(name)
 }
 
-func (h hidingFS) ReadDir(name string) ([]fs.DirEntry, error) {
+func (h HidingFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	es, err := fs.ReadDir(h.FS, name)
-	return slices.DeleteFunc(es, func(e fs.DirEntry) bool { return slices.Contains(h.hide, path.Join(name, e.Name())) }), err
+	return slices.DeleteFunc(es, func(e fs.DirEntry) bool { return slices.Contains(h.Hide, path.Join(name, e.Name())) }), err
 }
 
-func (h hidingFS) Stat(name string) (fs.FileInfo, error) {
-	if slices.Contains(h.hide, name) {
+func (h HidingFS) Stat(name string) (fs.FileInfo, error) {
+	if slices.Contains(h.Hide, name) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
 	}
 	return fs.Stat(h.FS, name)
 }
 
-func (h hidingFS) ReadFile(name string) ([]byte, error) {
-	if slices.Contains(h.hide, name) {
+func (h HidingFS) ReadFile(name string) ([]byte, error) {
+	if slices.Contains(h.Hide, name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 	}
 	return fs.ReadFile(h.FS, name)

@@ -1,4 +1,4 @@
-package rollout
+package writer
 
 import (
 	"context"
@@ -19,7 +19,7 @@ func TestConcurrentFetches(t *testing.T) {
 	testgit.Remote(t, clone)
 	tip := testgit.Run(t, clone, "rev-parse", "HEAD")
 
-	r := &repo{git: git.Repo{Git: git.Exec{Dir: clone}}, dir: clone, remote: "origin", branch: "main"}
+	r := &Repo{Git: git.Repo{Git: git.Exec{Dir: clone}}, Dir: clone, Remote: "origin", Branch: "main"}
 	var wg sync.WaitGroup
 	errs := make(chan string, 64)
 	for range 8 {
@@ -27,7 +27,7 @@ func TestConcurrentFetches(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 8 {
-				got, err := r.fetch(context.Background())
+				got, err := r.Fetch(context.Background())
 				if err != nil {
 					errs <- err.Error()
 					return

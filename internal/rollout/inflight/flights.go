@@ -1,4 +1,4 @@
-package rollout
+package inflight
 
 import (
 	"context"
@@ -18,10 +18,6 @@ import (
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/record"
 )
-
-// FailedTrailer is the trailer of a revert commit of the rollout that says
-// why the step failed, one per failure: "Strata-Failed: NODE: REASON".
-const FailedTrailer = "Strata-Failed"
 
 // Flight is where the rollout of one patch in flight stands (status and
 // the web UI show it): derived from the fleet, its Git history and, when
@@ -67,13 +63,6 @@ type Flight struct {
 	LastFailure *Failed `json:"lastFailure,omitempty"`
 }
 
-// Commit is a commit of the patch's history.
-type Commit struct {
-	Commit  string    `json:"commit"`
-	At      time.Time `json:"at"`
-	Subject string    `json:"subject"`
-}
-
 // Wait is one thing a patch's next step waits for.
 type Wait struct {
 	// Kind is sync (its Applications synced and healthy), soak, gate (a
@@ -83,17 +72,6 @@ type Wait struct {
 	Kind    string `json:"kind"`
 	Node    string `json:"node,omitempty"`
 	Message string `json:"message"`
-}
-
-// Failed is a failure of a patch's rollout.
-type Failed struct {
-	// Source is "revert" (strata's revert of a failed step, Commit, in
-	// its record), "step" (a failed step, Commit, in strata's record) or
-	// "live" (the live state of its Applications).
-	Source string    `json:"source"`
-	Commit string    `json:"commit,omitempty"`
-	At     time.Time `json:"at,omitzero"`
-	Reason string    `json:"reason"`
 }
 
 // FlightOptions are where Flights reads from besides the fleet.
@@ -119,7 +97,7 @@ type FlightOptions struct {
 // the samples a query returns).
 type ConditionReader func(ctx context.Context, c fleet.StopCondition) ([]alert.Alert, error)
 
-// Flights derives where the rollout of every patch in flight (InFlight)
+// Flights derives where the rollout of every patch in flight (Patches)
 // stands: its latest location and wave, its last step (the last commit
 // that changed one of its files), the next step and what it waits for,
 // what holds it and its last failure. fsys is the repository (the
@@ -142,7 +120,7 @@ func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions
 		}
 	}
 	flights = []Flight{}
-	for _, id := range InFlight(f) {
+	for _, id := range Patches(f) {
 		fl, err := flight(ctx, f, id, freezes, rec, opts)
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w", id, err)
@@ -152,7 +130,7 @@ func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions
 	if !history {
 		return flights, false, nil
 	}
-	settling, err := Settling(ctx, opts.Git, f, Options{}, opts.Now)
+	settling, err := Settling(ctx, opts.Git, f, opts.Now, nil, nil)
 	if err != nil {
 		return nil, false, err
 	}
@@ -200,7 +178,7 @@ func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries
 		}
 		ids = e.Targets
 	}
-	if fl.At = lastNode(ids, po.ClusterType); fl.At == "" {
+	if fl.At = LastNode(ids, po.ClusterType); fl.At == "" {
 		return fl, false, nil // no target's output changed: nothing to settle
 	}
 	if fl.Removed == "revert" {
@@ -218,7 +196,7 @@ func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Fre
 	parts := strings.SplitN(id, "/", 3)
 	po := promote.Options{ClusterType: parts[0], Component: parts[1], Patch: parts[2]}
 	fl := Flight{Patch: id, Waits: []Wait{}}
-	locs := locations(f, Options{ClusterType: po.ClusterType, Component: po.Component, Patch: po.Patch})
+	locs := Locations(f, po.ClusterType, po.Component, po.Patch)
 	if len(locs) == 0 {
 		return fl, nil
 	}
@@ -367,18 +345,6 @@ func recordedStep(ctx context.Context, rec *record.Entries, id, commit string) (
 	return record.Entry{}, false
 }
 
-// readRecord reads strata's record for Flights: this clone's, and its
-// branch's remote's as last fetched.
-func readRecord(ctx context.Context, g git.Runner) (*record.Entries, error) {
-	remote := ""
-	if b, err := g.Run(ctx, "symbolic-ref", "--short", "HEAD"); err == nil {
-		if r, err := g.Run(ctx, "config", "branch."+strings.TrimSpace(b)+".remote"); err == nil {
-			remote = strings.TrimSpace(r)
-		}
-	}
-	return (&record.Log{Git: g, Remote: remote}).Read(ctx)
-}
-
 // liveWait adds the wait for the patch's Applications at its locations
 // that are not synced and healthy yet, and a failure among them as its
 // last failure; it returns when they all became synced and healthy, as
@@ -393,7 +359,7 @@ func (fl *Flight) liveWait(f *fleet.Fleet, rep *live.Report, po promote.Options,
 		}
 		for _, st := range cell.Apps {
 			c := f.Cluster(st.Cluster)
-			if c == nil || c.Target == nil || !under(c.Target.ID(), locs) {
+			if c == nil || c.Target == nil || !Under(c.Target.ID(), locs) {
 				continue
 			}
 			total++
@@ -405,7 +371,7 @@ func (fl *Flight) liveWait(f *fleet.Fleet, rep *live.Report, po promote.Options,
 			case live.Failed, live.Degraded:
 				failed = append(failed, fmt.Sprintf("%s on %s is %s: %s", st.Name, st.Cluster, st.State, st.Reason))
 			}
-			if t := healthySince(st); t.IsZero() {
+			if t := HealthySince(st); t.IsZero() {
 				known = false
 			} else if t.After(since) {
 				since = t

@@ -1,4 +1,4 @@
-package rollout
+package livecache
 
 import (
 	"slices"
@@ -9,14 +9,14 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 )
 
-// scope is what one wait joins: the expected objects of its rollout's
+// Scope is what one wait joins: the expected objects of its rollout's
 // cluster type and component that its pick selects, the clusters they are
 // on and, of what the Argo CDs hold, those objects, the Applications
 // their ApplicationSets made and the clusters' root Applications. A join
 // over the whole fleet at each change, in each rollout waiting, scans every
 // Application once per cluster (live.Join's roots): 10^8 comparisons at
 // 1,000 clusters x 100 components, times the rollouts waiting.
-type scope struct {
+type Scope struct {
 	f        *fleet.Fleet
 	expected []live.Expected
 	// names are the expected objects', paths the root Applications'.
@@ -37,20 +37,20 @@ func appKeys(a *live.App) []string {
 	return keys
 }
 
-// scoped is ws's scope for the rollout of ct's component comp, made once.
-func (ws *waitSet) scoped(ct, comp string) *scope {
-	if ws.scope != nil {
-		return ws.scope
-	}
-	sc := &scope{names: map[string]bool{}, paths: map[string]bool{}}
+// NewScope is the scope of a wait on the rollout of ct's component comp:
+// of expected (what the rendered output makes, the whole fleet's), the
+// objects pick selects as live.Join shows them (history says which
+// commit last changed each one's file), on f's clusters.
+func NewScope(f *fleet.Fleet, expected []live.Expected, history *live.History, pick func(live.AppState) bool, ct, comp string) *Scope {
+	sc := &Scope{names: map[string]bool{}, paths: map[string]bool{}}
 	clusters := map[string]bool{}
-	for _, e := range ws.expected {
+	for _, e := range expected {
 		if e.ClusterType != ct || e.Component != comp {
 			continue
 		}
 		// What the pick sees of it, as live.Join makes it.
-		commit, _ := ws.history.LastChange(e.File)
-		if !ws.pick(live.AppState{Expected: e, Commit: commit}) {
+		commit, _ := history.LastChange(e.File)
+		if !pick(live.AppState{Expected: e, Commit: commit}) {
 			continue
 		}
 		sc.expected = append(sc.expected, e)
@@ -58,31 +58,28 @@ func (ws *waitSet) scoped(ct, comp string) *scope {
 		clusters[e.Cluster] = true
 	}
 	var kept []*fleet.Cluster
-	for _, c := range ws.f.Clusters {
+	for _, c := range f.Clusters {
 		if clusters[c.Name] {
 			kept = append(kept, c)
-			sc.paths[live.RootPath(ws.f.Config, c)] = true
+			sc.paths[live.RootPath(f.Config, c)] = true
 		}
 	}
-	sc.f = ws.f.WithClusters(kept)
+	sc.f = f.WithClusters(kept)
 	for n := range sc.names {
 		sc.keys = append(sc.keys, "name/"+n)
 	}
 	for p := range sc.paths {
 		sc.keys = append(sc.keys, "path/"+p)
 	}
-	// The whole fleet's list is the push's, and no longer needed here:
-	// a wait that lasts keeps only its scope's, not one list a push.
-	ws.scope, ws.expected = sc, nil
 	return sc
 }
 
 // instance is what in holds of the scope's objects: its Applications
 // named in the scope, made by an ApplicationSet named in it, or deploying
 // one of its root paths, in in's order; its ApplicationSets named in it.
-// A copy: the Report joined from it never points into what the watcher
+// A copy: the Report joined from it never points into what the Cache
 // changes.
-func (sc *scope) instance(in *held) *live.Instance {
+func (sc *Scope) instance(in *held) *live.Instance {
 	out := *in.Instance
 	out.Applications, out.ApplicationSets = nil, nil
 	var at []int
@@ -116,7 +113,7 @@ func (sc *scope) instance(in *held) *live.Instance {
 	return &out
 }
 
-// held is what the watcher holds of one Argo CD: the instance it read,
+// held is what the Cache holds of one Argo CD: the instance it read,
 // each watched change applied in place, and where its Applications are
 // by name, by owner and by source path, so that neither a change nor a
 // wait's selection (scope.instance) passes over all of them: a hub of

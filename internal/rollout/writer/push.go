@@ -1,0 +1,259 @@
+package writer
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/strata-fleet/strata/internal/live"
+)
+
+// MaxReplays bounds how many times a step is replayed on a remote that
+// moved before its push.
+const MaxReplays = 5
+
+// DefaultPushBackoff is the wait before the first replay; it doubles for
+// each further one.
+const DefaultPushBackoff = time.Second
+
+// ConflictError is a step that cannot be replayed on the new upstream:
+// someone changed the same patch or node meanwhile. That patch's rollout
+// stops; nothing of it was pushed.
+type ConflictError struct {
+	Step string
+	// Remote is "<remote> <branch>", Upstream the commit it moved to.
+	Remote, Upstream string
+	Reason           string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("the step to %s was not pushed: %s moved meanwhile (now %.12s) and %s; look at what changed (git log), then run the rollout again",
+		e.Step, e.Remote, e.Upstream, e.Reason)
+}
+
+// PushOne pushes st, made on base by r (its catch-up: a promotion resumed,
+// its first copy) under the repository lock its caller holds, by the
+// writer's one push loop, records it and tells r (Rollout.Pushed).
+func (w *Writer) PushOne(ctx context.Context, r Rollout, st *Step, base string) error {
+	one := []*req{{r: r, st: st}}
+	if err := w.publish(ctx, r.Repo(), one, base); err != nil {
+		return err
+	}
+	if one[0].err != nil {
+		return one[0].err
+	}
+	if err := recordSteps(ctx, one); err != nil {
+		return err
+	}
+	r.Pushed(st)
+	return nil
+}
+
+// publish pushes the steps made in one push: the one push loop of the
+// rollout (a batch's, or PushOne's). A push refused because the
+// remote moved is no failure: every step is made again on the new
+// upstream (Rollout.Remake: a step upstream already has is not made twice; one
+// that conflicts fails alone) and pushed again, at most MaxReplays times,
+// waiting Options.PushBackoff, doubled each time, in between.
+func (w *Writer) publish(ctx context.Context, repo *Repo, made []*req, base string) error {
+	backoff := w.opts.PushBackoff
+	if backoff <= 0 {
+		backoff = DefaultPushBackoff
+	}
+	for attempt := 0; ; attempt++ {
+		err := repo.Push(ctx)
+		if err == nil {
+			return nil
+		}
+		if _, moved := repo.Moved(ctx); !moved || attempt == MaxReplays {
+			return err
+		}
+		if err := pause(ctx, backoff<<attempt); err != nil {
+			return err
+		}
+		upstream, moved := repo.Moved(ctx)
+		if !moved {
+			continue // pushed by someone meanwhile? push again
+		}
+		if _, err := repo.Run(ctx, "reset", "-q", "--keep", upstream); err != nil {
+			return fmt.Errorf("moving to %.12s, the remote's new commit: %w", upstream, err)
+		}
+		for _, req := range made {
+			if req.err != nil || req.st == nil {
+				continue
+			}
+			if err := req.r.Remake(ctx, req.st, base, upstream); err != nil {
+				req.err = err
+				if stop := w.leftDirty(ctx, req); stop != nil {
+					w.failRest(made, req, stop)
+					break
+				}
+			}
+		}
+		base = upstream
+	}
+}
+
+// expectAll reads, once for the batch, what the rendered output expects and
+// the history of rendered/ after the push (expectAfter): what each step's
+// wait joins (Step.Expect, Pick, Mark).
+func (w *Writer) expectAll(ctx context.Context, repo *Repo, made []*req, base string, clean bool) {
+	// A later step of the push may have changed the same rendered file
+	// (two patches of a component): the file's last change is then that
+	// step's, which contains this one. So each step picks the files its
+	// commit changed, read for all in one git log.
+	changed, err := w.filesChanged(ctx, repo, made)
+	if err != nil {
+		return // each step reads its own (verify)
+	}
+	e, err := w.expectAfter(ctx, made[0].r, made, base, clean, changed)
+	if err != nil {
+		return
+	}
+	var mark uint64
+	if w.opts.Mark != nil {
+		mark = w.opts.Mark()
+	}
+	for _, req := range made {
+		if req.err != nil {
+			continue
+		}
+		pick := ChangedIn(req.st.Commit)
+		if len(made) > 1 {
+			pick = changedFiles(changed[req.st.Commit])
+		}
+		req.st.Expect, req.st.Pick, req.st.Mark = e, pick, mark
+	}
+}
+
+// expectAfter is the expectation at HEAD after the push of made, made on
+// base: the last one advanced by the steps when it was read at base, the
+// hold began on a clean work tree and HEAD is base and the steps' commits
+// alone (no replay, nobody else's commit); else read whole (expectAt).
+func (w *Writer) expectAfter(ctx context.Context, r Rollout, made []*req, base string, clean bool, changed map[string][]string) (*Expectation, error) {
+	w.emu.Lock()
+	last := w.last
+	w.emu.Unlock()
+	var dirs []string
+	var changes []live.Changed
+	ok := clean && last != nil && last.Head == base
+	for _, req := range made {
+		if req.err != nil || !ok {
+			ok = false
+			break
+		}
+		ok = req.st.Dirs != nil
+		dirs = append(dirs, req.st.Dirs...)
+		changes = append(changes, live.Changed{Commit: req.st.Commit, Files: changed[req.st.Commit]})
+	}
+	if ok {
+		head, err := r.Repo().Head(ctx)
+		n, cerr := r.Repo().Run(ctx, "rev-list", "--count", base+".."+head)
+		ok = err == nil && cerr == nil && head == changes[len(changes)-1].Commit && n == strconv.Itoa(len(changes))
+	}
+	if !ok {
+		return w.ExpectAt(ctx, r)
+	}
+	e, err := last.advance(r.FS(), changes[len(changes)-1].Commit, dirs, changes)
+	if err != nil {
+		return nil, err
+	}
+	if AdvancedHook != nil {
+		AdvancedHook(e)
+	}
+	w.emu.Lock()
+	w.last = e
+	w.emu.Unlock()
+	return e, nil
+}
+
+// AdvancedHook, set by tests only, is told of each expectation advanced.
+var AdvancedHook func(*Expectation)
+
+// filesChanged reads the files under rendered/ that each step of made
+// changed, by commit (a commit that changed none is absent).
+func (w *Writer) filesChanged(ctx context.Context, repo *Repo, made []*req) (map[string][]string, error) {
+	args := []string{"log", "--no-walk=unsorted", "--format=%x00%H", "--name-only", "--no-renames", "--relative"}
+	for _, req := range made {
+		if req.err == nil {
+			args = append(args, req.st.Commit)
+		}
+	}
+	root, err := made[0].r.OutputRoot()
+	if err != nil {
+		return nil, err
+	}
+	out, err := repo.Run(ctx, append(args, "--", root)...)
+	if err != nil {
+		return nil, err
+	}
+	changed := map[string][]string{}
+	for entry := range strings.SplitSeq(out, "\x00") {
+		commit, files, _ := strings.Cut(strings.TrimSpace(entry), "\n")
+		if commit != "" {
+			changed[commit] = Lines(strings.TrimSpace(files))
+		}
+	}
+	return changed, nil
+}
+
+// changedFiles picks the objects whose rendered file is one of files.
+func changedFiles(files []string) func(live.AppState) bool {
+	set := make(map[string]bool, len(files))
+	for _, f := range files {
+		set[f] = true
+	}
+	return func(s live.AppState) bool { return set[s.File] }
+}
+
+// pause waits d, or until ctx ends (its cause): the backoff before a push
+// is tried again.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
+}
+
+// Lines are the lines of git's output s, none for "".
+func Lines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// ExpectAt is the expectation at HEAD, read once for all the rollouts
+// that wait after one push or settle the same commit; the caller reads
+// beside the writer (Beside) or under the repository lock, so the work tree holds
+// still. At 1,000 x 100 each of 100 rollouts settling at start read the
+// whole fleet's expected objects itself: 2.2 GB, and no commit in 7
+// minutes (BENCHMARKS.md, delivery).
+func (w *Writer) ExpectAt(ctx context.Context, r Rollout) (*Expectation, error) {
+	repo := r.Repo()
+	head, err := repo.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	w.emu.Lock()
+	defer w.emu.Unlock()
+	if w.last != nil && w.last.Head == head {
+		return w.last, nil
+	}
+	e, err := ReadExpectation(r.FS(), w.opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	e.History.Fetch = func(string) error {
+		_, err := repo.Fetch(w.ctx)
+		return err
+	}
+	w.last = e
+	return e, nil
+}
