@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build-kube.sh builds the kube-apiserver and kube-controllers that the tests
-# in internal/testenv run on 127.0.0.1 (their etcd: hack/build-etcd.sh).
+# in internal/testing/testenv run on 127.0.0.1 (their etcd: hack/build-etcd.sh).
 #
 # kube-controllers (hack/kube-controllers/main.go) is the garbage collector
 # and namespace controller of kube-controller-manager, the two the tests

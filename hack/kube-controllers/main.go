@@ -1,7 +1,7 @@
 //go:build ignore
 
 // kube-controllers runs the two controllers of kube-controller-manager that
-// strata's test environments need (internal/testenv's
+// strata's test environments need (internal/testing/testenv's
 // StartControllerManager): the garbage collector, which completes
 // foreground deletions (Argo CD's prune) and collects dependents through
 // owner references, and the namespace controller, which empties and removes

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/rollout"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // TestSyncFetchesWithTheRollouts: the runner's fetch (sync, every tick)
