@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-delivery.sh runs BenchmarkDelivery (internal/benchfleet/argosim):
+# bench-delivery.sh runs BenchmarkDelivery (internal/testing/benchfleet/argosim):
 # CLUSTERS spokes of one hub on one real kube-apiserver, argosim playing the
 # hub's Argo CD, PATCHES patches of different components rolled out at once
 # through dev, staging in waves [10%, 100%] and prod in waves [10%, 50%,
@@ -43,5 +43,5 @@ if [ -n "$tmp" ]; then
 	export TMPDIR="$tmp"
 fi
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; files under ${TMPDIR:-/tmp}; at $(git rev-parse --short HEAD)"
-go test -count=1 -run '^$' -bench BenchmarkDelivery -benchtime 1x -timeout 150m ${BENCH_FLAGS:-} ./internal/benchfleet/argosim
+go test -count=1 -run '^$' -bench BenchmarkDelivery -benchtime 1x -timeout 150m ${BENCH_FLAGS:-} ./internal/testing/benchfleet/argosim
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# build-etcd.sh builds the etcd that the kube-apiserver of internal/testenv
+# build-etcd.sh builds the etcd that the kube-apiserver of internal/testing/testenv
 # (and so internal/e2e) stores its objects in.
 #
 # Why not Debian's etcd (3.4): kube-apiserver serves a consistent list (one
@@ -35,7 +35,7 @@
 set -euo pipefail
 
 # The newest etcd 3.6 release: Kubernetes 1.36 (hack/build-kube.sh) uses the
-# etcd 3.6 client. internal/testenv's EtcdVersion must equal it (a test
+# etcd 3.6 client. internal/testing/testenv's EtcdVersion must equal it (a test
 # checks that it does).
 ETCD_VERSION=v3.6.16
 

@@ -61,7 +61,7 @@ if [[ -z "$(upstream prometheus)" && "$(id -u)" == 0 ]]; then
 fi
 got="$(upstream prometheus)"
 if [[ "$got" != "${PROMETHEUS_VERSION}" ]]; then
-	log "Debian's prometheus is '${got:-not found}', this script pins ${PROMETHEUS_VERSION}: change PROMETHEUS_VERSION here and in internal/promenv together"
+	log "Debian's prometheus is '${got:-not found}', this script pins ${PROMETHEUS_VERSION}: change PROMETHEUS_VERSION here and in internal/testing/promenv together"
 	exit 1
 fi
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# soak.sh runs TestSoak (internal/benchfleet/argosim/soak_test.go): the
+# soak.sh runs TestSoak (internal/testing/benchfleet/argosim/soak_test.go): the
 # built strata left to a week of simulated pushes (patches from three
 # clones, failing checks, Degraded Applications, fixes, freezes, force-pushes
 # of main) with a `rollout --watch --on-failure revert` runner and CI's
@@ -32,6 +32,6 @@ start=$(date +%s)
 code=0
 export STRATA_SOAK_LOGS="${STRATA_SOAK_LOGS:-$(mktemp -d)}"
 echo "the runner's and CI's output: $STRATA_SOAK_LOGS"
-go test -count=1 -run '^TestSoak$' -v -timeout 90m ./internal/benchfleet/argosim || code=$?
+go test -count=1 -run '^TestSoak$' -v -timeout 90m ./internal/testing/benchfleet/argosim || code=$?
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg); $(( $(date +%s) - start )) s"
 exit "$code"

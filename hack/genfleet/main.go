@@ -12,7 +12,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/strata-fleet/strata/internal/benchfleet"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet"
 )
 
 func main() {

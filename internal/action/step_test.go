@@ -14,7 +14,7 @@ import (
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/render"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // A fleet with two cluster types, edge placed only at dev and

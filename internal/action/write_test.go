@@ -16,7 +16,7 @@ import (
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/pin"
 	"github.com/strata-fleet/strata/internal/promote"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // committedFiles lists the files commit changes against its parent.

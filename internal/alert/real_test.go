@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/alert"
-	"github.com/strata-fleet/strata/internal/promenv"
+	"github.com/strata-fleet/strata/internal/testing/promenv"
 )
 
 // The tests below run the clients against a real Alertmanager and a real

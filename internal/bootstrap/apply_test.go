@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/strata-fleet/strata/internal/bootstrap"
-	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
 )
 
 // TestApply applies bootstrap bundles to a real kube-apiserver: Argo CD

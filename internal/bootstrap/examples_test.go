@@ -2,7 +2,7 @@ package bootstrap_test
 
 import (
 	"fmt"
-	"github.com/strata-fleet/strata/internal/goldenfile"
+	"github.com/strata-fleet/strata/internal/testing/goldenfile"
 	"os"
 	"path/filepath"
 	"strings"

@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/strata-fleet/strata/internal/cli"
-	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
 )
 
 // TestBootstrapApply runs strata bootstrap --apply against a real

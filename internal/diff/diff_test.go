@@ -3,7 +3,7 @@ package diff_test
 import (
 	"encoding/json"
 	"flag"
-	"github.com/strata-fleet/strata/internal/goldenfile"
+	"github.com/strata-fleet/strata/internal/testing/goldenfile"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/diff"
-	"github.com/strata-fleet/strata/internal/testfleet"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testfleet"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

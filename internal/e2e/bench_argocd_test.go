@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet/argosim"
 )
 
 // How BenchmarkE2EDelivery sizes the hub's Argo CD and reads what its

@@ -16,14 +16,14 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/cli"
-	"github.com/strata-fleet/strata/internal/testenv"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet/argosim"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // BenchmarkE2EDelivery is issue 25's delivery benchmark against real Argo
-// CD, beside BenchmarkDelivery (internal/benchfleet/argosim), which plays
+// CD, beside BenchmarkDelivery (internal/testing/benchfleet/argosim), which plays
 // Argo CD: STRATA_BENCH_CLUSTERS spokes (default 100) registered with the
 // hub's Argo CD as aliases of STRATA_BENCH_APISERVERS spoke API servers
 // (default 2; each alias is its own loopback port, relayed to the API

@@ -27,7 +27,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet/argosim"
 )
 
 // What BenchmarkE2EDelivery measures with: relays that make one API server

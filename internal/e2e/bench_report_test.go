@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet/argosim"
 )
 
 // benchResult is what BenchmarkE2EDelivery reports.

@@ -2,7 +2,7 @@ package e2e
 
 import (
 	"fmt"
-	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/testenv"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // The delivery scenarios of issue 25 against real Argo CD, in one fleet

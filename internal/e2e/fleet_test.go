@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
 )
 
 // What the example fleet (testdata/fleet) deploys, for the expectations of

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // GitServer serves bare repositories over HTTP on loopback with

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
 )
 
 // Argo CD's resources on the hub.
@@ -82,8 +82,8 @@ type Cluster struct {
 	ArgoCD    *ArgoCD
 }
 
-// Env is a running fleet: a hub API server with Argo CD's CRDs (and a
-// kube-controller-manager, so that deletions complete), spoke API servers, a
+// Env is a running fleet: a hub API server with Argo CD's CRDs (and the
+// garbage collector and namespace controllers, so that deletions complete), spoke API servers, a
 // Git server with the fleet repository, and Argo CD.
 type Env struct {
 	t      testing.TB

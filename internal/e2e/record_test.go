@@ -10,8 +10,8 @@ import (
 
 	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/rollout/inflight"
-	"github.com/strata-fleet/strata/internal/testenv"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // TestE2ERecord: delivery's record (issue 36) against real Argo CD, in one

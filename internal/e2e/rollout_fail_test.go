@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // rejectedPatch names the demo ConfigMap with a name the API server

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/alert"
-	"github.com/strata-fleet/strata/internal/promenv"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/promenv"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // demoApps selects the demo Applications of integration's spokes in Argo

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/cli"
-	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
 )
 
 // Result is what one strata command did.

@@ -3,7 +3,7 @@ package explain_test
 import (
 	"encoding/json"
 	"flag"
-	"github.com/strata-fleet/strata/internal/goldenfile"
+	"github.com/strata-fleet/strata/internal/testing/goldenfile"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -15,7 +15,7 @@ import (
 	"github.com/strata-fleet/strata/internal/explain"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/status"
-	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/testing/testfleet"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/git"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // A remote that accepts the connection and never answers: git's

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/git"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // newRepo is a repository with a first commit of files.

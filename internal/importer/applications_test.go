@@ -15,8 +15,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
-	"github.com/strata-fleet/strata/internal/goldenfile"
 	"github.com/strata-fleet/strata/internal/importer"
+	"github.com/strata-fleet/strata/internal/testing/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/goldenfile"
 	"github.com/strata-fleet/strata/internal/importer"
+	"github.com/strata-fleet/strata/internal/testing/goldenfile"
 )
 
 // TestAppOfApps imports a repository shaped as Thakurvaibhav/k8s's

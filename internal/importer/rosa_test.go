@@ -11,8 +11,8 @@ import (
 	"gopkg.in/yaml.v3"
 	sigsyaml "sigs.k8s.io/yaml"
 
-	"github.com/strata-fleet/strata/internal/goldenfile"
 	"github.com/strata-fleet/strata/internal/importer"
+	"github.com/strata-fleet/strata/internal/testing/goldenfile"
 )
 
 // TestRosaShards imports a repository shaped as

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/strata-fleet/strata/internal/kube"
-	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
 )
 
 // TestInCluster reaches a real API server as a pod does: the token and CA

@@ -18,8 +18,8 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/render"
-	"github.com/strata-fleet/strata/internal/testfleet"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testfleet"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // fixture is the test fleet (built-in chart) with an inventory of clusters

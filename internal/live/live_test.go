@@ -20,7 +20,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
-	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
 )
 
 // argoCDs is a real API server with Argo CD's CRDs that plays the Argo CDs

@@ -7,7 +7,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
-	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/testing/testfleet"
 )
 
 // A root Application whose values do not name its cluster is the

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/benchfleet"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rootfs"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet"
 )
 
 // benchFleet writes SPEC §9's bench fleet (or, under -short, a small one)

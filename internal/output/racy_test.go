@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 	"github.com/strata-fleet/strata/internal/treestamp"
 )
 

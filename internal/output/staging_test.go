@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/strata-fleet/strata/internal/atomicfile"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 	"github.com/strata-fleet/strata/internal/treestamp"
 )
 

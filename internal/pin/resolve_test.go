@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/pin"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // gitRepo makes a clone with a remote "origin": main and release pushed,

@@ -12,8 +12,8 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/strata-fleet/strata/internal/benchfleet"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet"
 )
 
 // The benchmarks run on SPEC §9's bench fleet (1,000 targets, 20

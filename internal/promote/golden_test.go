@@ -2,7 +2,7 @@ package promote
 
 import (
 	"flag"
-	"github.com/strata-fleet/strata/internal/goldenfile"
+	"github.com/strata-fleet/strata/internal/testing/goldenfile"
 	"os"
 	"path/filepath"
 	"testing"

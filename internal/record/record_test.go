@@ -12,7 +12,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/record"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 const patch = "workload/demo/patch-001"

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/benchfleet"
 	"github.com/strata-fleet/strata/internal/fleet"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet"
 	"github.com/strata-fleet/strata/internal/values"
 )
 

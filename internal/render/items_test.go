@@ -4,7 +4,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/benchfleet"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet"
 )
 
 // TestItemsEqualWholeChart renders pass 1 of a small bench fleet item by

@@ -2,7 +2,7 @@ package render_test
 
 import (
 	"flag"
-	"github.com/strata-fleet/strata/internal/goldenfile"
+	"github.com/strata-fleet/strata/internal/testing/goldenfile"
 	"path/filepath"
 	"strings"
 	"testing"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/strata-fleet/strata/internal/benchfleet"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet"
 )
 
 // TestShortcutsOffGiveTheSameBytes renders every example fleet and a small

@@ -28,8 +28,8 @@ import (
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/rollout"
-	"github.com/strata-fleet/strata/internal/testenv"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // The fleet of these tests: two regions of integration, then production

@@ -19,7 +19,7 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/rollout/inflight"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // t0 is when the history of flightRepo's commits starts.

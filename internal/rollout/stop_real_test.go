@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/promenv"
 	"github.com/strata-fleet/strata/internal/rollout"
+	"github.com/strata-fleet/strata/internal/testing/promenv"
 )
 
 // TestStopTheLineReal runs stopWhen and a Prometheus check against a real

@@ -9,7 +9,7 @@ import (
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/rollout/writer"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // TestSyncFetchesWithTheRollouts: the runner's fetch (sync, every tick)

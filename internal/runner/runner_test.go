@@ -20,7 +20,7 @@ import (
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/runner"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // A fleet whose nodes have nothing to watch (rollout: {watch: false}):

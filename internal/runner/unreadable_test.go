@@ -20,7 +20,7 @@ import (
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/runner"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // A stopWhen Alertmanager that answers 500 holds the runner's rollout,

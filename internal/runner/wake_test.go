@@ -27,8 +27,8 @@ import (
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/runner"
-	"github.com/strata-fleet/strata/internal/testenv"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 	"github.com/strata-fleet/strata/internal/webhook"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/strata-fleet/strata/internal/goldenfile"
+	"github.com/strata-fleet/strata/internal/testing/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/benchfleet"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/status"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet"
 )
 
 // BenchmarkCompute computes the status of SPEC §9's bench fleet (under

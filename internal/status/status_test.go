@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"github.com/strata-fleet/strata/internal/goldenfile"
+	"github.com/strata-fleet/strata/internal/testing/goldenfile"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -12,7 +12,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/status"
-	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/testing/testfleet"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")

@@ -8,7 +8,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/status"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // TestReadUnhealthy reads the Strata-Unhealthy trailers of a real

@@ -19,7 +19,7 @@ import (
 	"github.com/chromedp/cdproto/performance"
 	"github.com/chromedp/chromedp"
 
-	"github.com/strata-fleet/strata/internal/benchfleet"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet"
 )
 
 // BenchmarkBrowserMatrix measures the matrix as a user gets it: strata

@@ -18,8 +18,8 @@ import (
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/status"
-	"github.com/strata-fleet/strata/internal/testfleet"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testfleet"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // exampleFleet is the fleet the browser test serves when it exists; the

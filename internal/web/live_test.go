@@ -11,7 +11,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
-	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/testing/testfleet"
 	"github.com/strata-fleet/strata/internal/web"
 )
 

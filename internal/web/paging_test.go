@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/benchfleet"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet"
 )
 
 // largeFleet writes a bench fleet of 4 x 2 x 30 = 240 targets, more than a

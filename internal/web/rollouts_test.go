@@ -18,8 +18,8 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/render"
-	"github.com/strata-fleet/strata/internal/testfleet"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testfleet"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 	"github.com/strata-fleet/strata/internal/web"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strata-fleet/strata/internal/testfleet"
+	"github.com/strata-fleet/strata/internal/testing/testfleet"
 	"github.com/strata-fleet/strata/internal/treestamp"
 )
 

@@ -15,8 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/strata-fleet/strata/internal/testfleet"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testfleet"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 	"github.com/strata-fleet/strata/internal/web"
 )
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/strata-fleet/strata/internal/git"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // The rollouts of one process fetch at once (RunAll): each must read the

@@ -21,13 +21,13 @@ import (
 	"helm.sh/helm/v4/pkg/engine"
 
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/goldenfile"
+	"github.com/strata-fleet/strata/internal/testing/goldenfile"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // chartDir is the chart under test.
-var chartDir = filepath.Join("..", "..", "deploy", "charts", "strata")
+var chartDir = filepath.Join("..", "..", "..", "deploy", "charts", "strata")
 
 // valueSets are the values the chart is rendered and linted with, by the
 // name of their golden file.

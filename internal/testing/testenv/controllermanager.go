@@ -12,35 +12,26 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// ControllerManagerControllers are the controllers StartControllerManager
-// runs: the ones that make deletions complete (namespaces emptied and removed,
-// dependents collected through owner references).
-const ControllerManagerControllers = "garbage-collector-controller,namespace-controller"
-
 // controllerManagerTimeout bounds how long the namespace controller may take
 // to remove the probe namespace after the controller manager starts.
 const controllerManagerTimeout = 90 * time.Second
 
-// StartControllerManager runs kube-controller-manager against the server with
-// the controllers in ControllerManagerControllers, no leader election and no
-// serving port, until the test ends. Without it a deleted namespace stays
-// Terminating forever. It returns once the controller manager works: a
-// namespace it deletes is gone.
+// StartControllerManager runs kube-controllers (hack/kube-controllers/main.go:
+// kube-controller-manager's garbage collector and namespace controller, the
+// ones that make deletions complete) against the server until the test ends.
+// Without it a deleted namespace stays Terminating forever. It returns once
+// the controllers work: a namespace it deletes is gone.
 func (s *APIServer) StartControllerManager(t testing.TB) {
 	t.Helper()
-	p, err := StartProcess(t, s.Dir, "kube-controller-manager", nil, s.bins.controllerManager,
+	p, err := StartProcess(t, s.Dir, "kube-controllers", nil, s.bins.controllers,
 		"--kubeconfig="+s.Kubeconfig,
-		"--controllers="+ControllerManagerControllers,
-		"--leader-elect=false",
-		"--secure-port=0",
 		"--kube-api-qps=100",
 		"--kube-api-burst=200",
 	)
 	if err != nil {
-		t.Fatalf("starting kube-controller-manager: %v", err)
+		t.Fatalf("starting kube-controllers: %v", err)
 	}
-	// It has no health endpoint without a serving port: the event that
-	// says it works is the removal of a namespace deleted for the purpose.
+	// It has no health endpoint: the event that says it works is the removal of a namespace deleted for the purpose.
 	cs, err := kubernetes.NewForConfig(s.Config())
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +54,6 @@ func (s *APIServer) StartControllerManager(t testing.TB) {
 		return fmt.Errorf("the deleted namespace %s is still there (%w)", name, err)
 	})
 	if err != nil {
-		t.Fatalf("starting kube-controller-manager: %v", err)
+		t.Fatalf("starting kube-controllers: %v", err)
 	}
 }

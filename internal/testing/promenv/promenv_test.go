@@ -5,11 +5,11 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/strata-fleet/strata/internal/promenv"
+	"github.com/strata-fleet/strata/internal/testing/promenv"
 )
 
 func TestBuildScriptPinsVersions(t *testing.T) {
-	script, err := os.ReadFile("../../" + promenv.BuildScript)
+	script, err := os.ReadFile("../../../" + promenv.BuildScript)
 	if err != nil {
 		t.Fatal(err)
 	}

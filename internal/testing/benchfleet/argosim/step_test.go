@@ -16,12 +16,12 @@ import (
 	"time"
 
 	"github.com/strata-fleet/strata/internal/action"
-	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/rootfs"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet/argosim"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // BenchmarkStep times one step of the delivery fleet's writer without an
@@ -43,7 +43,7 @@ import (
 // steps alone. Run:
 //
 //	STRATA_BENCH_FLEET=/dev/shm/step STRATA_BENCH_CLUSTERS=1000 STRATA_BENCH_PATCHES=100 \
-//	  go test -run '^$' -bench BenchmarkStep -benchtime 5x ./internal/benchfleet/argosim
+//	  go test -run '^$' -bench BenchmarkStep -benchtime 5x ./internal/testing/benchfleet/argosim
 func BenchmarkStep(b *testing.B) {
 	if testing.Short() {
 		b.Skip("the fleet's setup is minutes long at scale")

@@ -25,13 +25,13 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/rollout/inflight"
-	"github.com/strata-fleet/strata/internal/testenv"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet/argosim"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // TestSoak leaves strata's delivery to a week of simulated pushes (issue

@@ -1,10 +1,12 @@
 // Package testenv runs a real Kubernetes control plane on 127.0.0.1 for tests:
-// etcd, kube-apiserver and, on request, a kube-controller-manager with the
-// garbage-collector and namespace controllers, so that deletions complete.
+// etcd, kube-apiserver and, on request, kube-controller-manager's
+// garbage-collector and namespace controllers (kube-controllers), so that
+// deletions complete.
 //
 // Where the pieces come from:
-//   - kube-apiserver and kube-controller-manager are built from the
-//     k8s.io/kubernetes Go module at [KubeVersion] by hack/build-kube.sh into
+//   - kube-apiserver and kube-controllers (hack/kube-controllers/main.go, the
+//     two controllers without the rest of kube-controller-manager) are built
+//     from the k8s.io/kubernetes Go module at [KubeVersion] by hack/build-kube.sh into
 //     ${STRATA_CACHE:-$HOME/.cache/strata}/kube/<version>/bin (outside the
 //     repository); STRATA_KUBE_BIN names another directory that holds them;
 //   - etcd is built from the go.etcd.io/etcd/server/v3 Go module at

@@ -9,7 +9,7 @@ import (
 )
 
 // KubeVersion is the Kubernetes release whose kube-apiserver and
-// kube-controller-manager the tests run. It must equal KUBE_VERSION in
+// controllers (kube-controllers) the tests run. It must equal KUBE_VERSION in
 // hack/build-kube.sh (a test checks that it does).
 const KubeVersion = "v1.36.1"
 
@@ -30,7 +30,7 @@ const EtcdBuildScript = "hack/build-etcd.sh"
 // Environment variables that override where the binaries come from.
 const (
 	// EnvKubeBin names a directory holding kube-apiserver and
-	// kube-controller-manager.
+	// kube-controllers.
 	EnvKubeBin = "STRATA_KUBE_BIN"
 	// EnvCache names the cache root, as for the hack/build-*.sh scripts.
 	EnvCache = "STRATA_CACHE"
@@ -74,16 +74,16 @@ func DefaultEtcd() (string, error) {
 
 // binaries are the executables a control plane needs.
 type binaries struct {
-	etcd              string
-	apiServer         string
-	controllerManager string
+	etcd        string
+	apiServer   string
+	controllers string
 }
 
 // ErrMissing marks a binary that is not installed, as opposed to a broken
 // environment.
 var ErrMissing = errors.New("not installed")
 
-// findBinaries locates etcd, kube-apiserver and kube-controller-manager.
+// findBinaries locates etcd, kube-apiserver and kube-controllers.
 func findBinaries() (binaries, error) {
 	var b binaries
 	dir := os.Getenv(EnvKubeBin)
@@ -94,8 +94,8 @@ func findBinaries() (binaries, error) {
 		}
 	}
 	b.apiServer = filepath.Join(dir, "kube-apiserver")
-	b.controllerManager = filepath.Join(dir, "kube-controller-manager")
-	for _, p := range []string{b.apiServer, b.controllerManager} {
+	b.controllers = filepath.Join(dir, "kube-controllers")
+	for _, p := range []string{b.apiServer, b.controllers} {
 		if err := Executable(p); err != nil {
 			return b, fmt.Errorf("%s: %w (build it with %s, or set %s to a directory holding it)",
 				p, err, BuildScript, EnvKubeBin)

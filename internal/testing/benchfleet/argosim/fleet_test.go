@@ -19,9 +19,9 @@ import (
 
 	"k8s.io/client-go/rest"
 
-	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet/argosim"
 )
 
 // writeFleet writes the delivery fleet: one hub, clusters spokes split

@@ -18,13 +18,13 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/utils/clock"
 
-	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/rollout"
-	"github.com/strata-fleet/strata/internal/testenv"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet/argosim"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // BenchmarkDelivery rolls out STRATA_BENCH_PATCHES patches (default 20) of

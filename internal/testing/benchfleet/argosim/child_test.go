@@ -19,10 +19,10 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 
-	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
 	"github.com/strata-fleet/strata/internal/rollout"
-	"github.com/strata-fleet/strata/internal/testenv"
-	"github.com/strata-fleet/strata/internal/testgit"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet/argosim"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testgit"
 )
 
 // runChild runs `strata rollout --all -o json` (the binary bin) as a child

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strata-fleet/strata/internal/benchfleet/argosim"
+	"github.com/strata-fleet/strata/internal/testing/benchfleet/argosim"
 )
 
 // watchMemory, when STRATA_BENCH_HEAP_DIR names a directory, records the

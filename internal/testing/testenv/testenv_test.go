@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/strata-fleet/strata/internal/testenv"
+	"github.com/strata-fleet/strata/internal/testing/testenv"
 )
 
 var applicationGVR = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}
@@ -34,7 +34,7 @@ func TestBuildScriptsPinVersions(t *testing.T) {
 		{testenv.BuildScript, "KUBE_VERSION", testenv.KubeVersion},
 		{testenv.EtcdBuildScript, "ETCD_VERSION", testenv.EtcdVersion},
 	} {
-		script, err := os.ReadFile("../../" + c.script)
+		script, err := os.ReadFile("../../../" + c.script)
 		if err != nil {
 			t.Fatal(err)
 		}
