@@ -651,30 +651,6 @@ func (r *runner) reachedUntil(f *fleet.Fleet) bool {
 	return true
 }
 
-// locations are the nodes where the patch is, in rollout order.
-func locations(f *fleet.Fleet, opts Options) []string {
-	ct := f.ClusterType(opts.ClusterType)
-	if ct == nil {
-		return nil
-	}
-	comp := ct.Component(opts.Component)
-	if comp == nil {
-		return nil
-	}
-	name := strings.TrimSuffix(opts.Patch, ".yaml") + ".yaml"
-	var out []string
-	f.Config.Root.Walk(func(n *fleet.Node) {
-		if lv := comp.Levels[n.ID()]; lv != nil {
-			for _, p := range lv.Patches {
-				if p.Path[strings.LastIndexByte(p.Path, '/')+1:] == name {
-					out = append(out, n.ID())
-				}
-			}
-		}
-	})
-	return out
-}
-
 // passedAt notes that the patch passed as commit has it (verified); ""
 // where its files cannot be read, which takes no step's guard away but
 // this one.
