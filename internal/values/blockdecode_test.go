@@ -171,7 +171,7 @@ func TestDecodeBlockSeeds(t *testing.T) {
 func TestDecodeBlockTakesTheRepositoryYAML(t *testing.T) {
 	left := map[string]string{}
 	files := 0
-	for _, top := range []string{"../../examples", "../testfleet"} {
+	for _, top := range []string{"../../examples", "../testing/testfleet"} {
 		err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") {
 				return err
