@@ -92,6 +92,7 @@ func TestImage(t *testing.T) {
 		t.Fatalf("strata --version in the image: %v\n%s", err, out)
 	}
 	rolloutOnce(t, root, config)
+	runnerInCluster(t, root, config)
 }
 
 // makeImage runs hack/image.sh into out and returns the digest it prints.

@@ -3,7 +3,6 @@ package deploytest
 import (
 	"bytes"
 	"flag"
-	"fmt"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -14,11 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 	"helm.sh/helm/v4/pkg/action"
-	"helm.sh/helm/v4/pkg/chart/common"
-	"helm.sh/helm/v4/pkg/chart/common/util"
 	"helm.sh/helm/v4/pkg/chart/v2/lint/support"
-	"helm.sh/helm/v4/pkg/chart/v2/loader"
-	"helm.sh/helm/v4/pkg/engine"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/testing/goldenfile"
@@ -59,41 +54,10 @@ image: {repository: registry.example.com/strata, tag: v1.2.3}
 `,
 }
 
-// render renders the chart as helm template RELEASE --namespace strata
-// does, with values; it returns the manifests by template.
+// render renders the chart under test with vals (Render).
 func render(t testing.TB, vals string) (map[string]string, error) {
 	t.Helper()
-	c, err := loader.Load(chartDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var v map[string]any
-	if err := yaml.Unmarshal([]byte(vals), &v); err != nil {
-		t.Fatal(err)
-	}
-	rv, err := util.ToRenderValues(c, v, common.ReleaseOptions{Name: "strata", Namespace: "strata", Revision: 1, IsInstall: true},
-		common.DefaultCapabilities)
-	if err != nil {
-		return nil, err
-	}
-	return engine.Render(c, rv)
-}
-
-// manifest joins the rendered templates in name order, NOTES.txt aside.
-func manifest(out map[string]string) string {
-	var names []string
-	for name, text := range out {
-		if strings.HasSuffix(name, "NOTES.txt") || strings.TrimSpace(text) == "" {
-			continue
-		}
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	for _, name := range names {
-		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", name, strings.TrimSpace(out[name]))
-	}
-	return b.String()
+	return Render(chartDir, vals)
 }
 
 // TestRender: the chart's objects for each value set (golden files), each
@@ -105,7 +69,7 @@ func TestRender(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := manifest(out)
+			got := Manifest(out)
 			dec := yaml.NewDecoder(strings.NewReader(got))
 			for {
 				var doc map[string]any
@@ -187,7 +151,7 @@ func TestRolloutConfig(t *testing.T) {
 		Data     map[string]string
 	}
 	var dep deployment
-	for _, doc := range strings.Split(manifest(out), "\n---\n") {
+	for _, doc := range strings.Split(Manifest(out), "\n---\n") {
 		switch {
 		case strings.Contains(doc, "\nkind: ConfigMap\n"):
 			if err := yaml.Unmarshal([]byte(doc), &cm); err != nil {
@@ -240,7 +204,7 @@ func TestRolloutConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	checksum := regexp.MustCompile(`checksum/rollout: \S+`)
-	if a, b := checksum.FindString(manifest(out)), checksum.FindString(manifest(changed)); a == "" || a == b {
+	if a, b := checksum.FindString(Manifest(out)), checksum.FindString(Manifest(changed)); a == "" || a == b {
 		t.Errorf("the pods' checksum of the rollout file is %q, and %q once it changes", a, b)
 	}
 }
@@ -277,7 +241,7 @@ func TestNoSecretInArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := manifest(out)
+	text := Manifest(out)
 	if strings.Contains(text, "secretKeyRef") || strings.Contains(text, "envFrom") {
 		t.Errorf("a container takes a Secret in its environment:\n%s", text)
 	}

@@ -5,5 +5,7 @@
 // are applied to a real kube-apiserver (internal/testing/testenv), and the runner's
 // calls are made with a token of the chart's ServiceAccount (TokenRequest):
 // the Argo CD reads, watch and refresh and the Lease's leader election work,
-// and each step beyond the chart's RBAC is forbidden.
+// and each step beyond the chart's RBAC is forbidden. Render, Manifest,
+// Apply and RunnerArgs are shared with the image's test (hack/ociimage),
+// which runs the chart's runner from the image.
 package deploytest

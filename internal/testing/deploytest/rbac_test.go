@@ -8,13 +8,11 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"gopkg.in/yaml.v3"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,17 +30,6 @@ import (
 	"github.com/strata-fleet/strata/internal/testing/testenv"
 	"github.com/strata-fleet/strata/internal/webhook"
 )
-
-// resources are the kinds the chart renders (monitoring off), by kind.
-var resources = map[string]schema.GroupVersionResource{
-	"ServiceAccount":      {Version: "v1", Resource: "serviceaccounts"},
-	"ConfigMap":           {Version: "v1", Resource: "configmaps"},
-	"Service":             {Version: "v1", Resource: "services"},
-	"Role":                {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"},
-	"RoleBinding":         {Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"},
-	"Deployment":          {Group: "apps", Version: "v1", Resource: "deployments"},
-	"PodDisruptionBudget": {Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"},
-}
 
 var (
 	leaseGVR  = schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
@@ -73,7 +60,7 @@ func TestChartRBAC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	applied := apply(ctx, t, adm, manifest(out))
+	applied := apply(ctx, t, adm, Manifest(out))
 	if want := []string{"Deployment", "PodDisruptionBudget", "Role", "Role", "RoleBinding", "RoleBinding", "Service", "ServiceAccount"}; strings.Join(applied, " ") != strings.Join(want, " ") {
 		t.Errorf("applied %v, want %v", applied, want)
 	}
@@ -386,35 +373,12 @@ func application(name string) *unstructured.Unstructured {
 	}}
 }
 
-// apply applies the documents of manifest server-side, as an admin; it
-// returns their kinds, in order.
+// apply applies manifest as an admin (Apply); it returns the kinds.
 func apply(ctx context.Context, t *testing.T, dyn dynamic.Interface, manifest string) []string {
 	t.Helper()
-	var kinds []string
-	for _, doc := range strings.Split(manifest, "\n---\n") {
-		var obj map[string]any
-		if err := yaml.Unmarshal([]byte(strings.TrimPrefix(doc, "---\n")), &obj); err != nil {
-			t.Fatal(err)
-		}
-		if obj == nil {
-			continue
-		}
-		u := &unstructured.Unstructured{Object: obj}
-		gvr, ok := resources[u.GetKind()]
-		if !ok {
-			t.Fatalf("the chart renders a %s, which this test does not apply", u.GetKind())
-		}
-		data, err := u.MarshalJSON()
-		if err != nil {
-			t.Fatal(err)
-		}
-		force := true
-		if _, err := dyn.Resource(gvr).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.ApplyPatchType, data,
-			metav1.PatchOptions{FieldManager: "helm", Force: &force}); err != nil {
-			t.Fatalf("applying %s %s/%s: %v", u.GetKind(), u.GetNamespace(), u.GetName(), err)
-		}
-		kinds = append(kinds, u.GetKind())
+	kinds, err := Apply(ctx, dyn, manifest)
+	if err != nil {
+		t.Fatal(err)
 	}
-	slices.Sort(kinds)
 	return kinds
 }
