@@ -100,10 +100,27 @@ func printJSONError(w io.Writer, err error, clean func(error) string) {
 	enc := json.NewEncoder(w)
 	for _, e := range errorList(err) {
 		je := jsonError{Code: code, Message: strings.TrimRight(clean(e), "\n")}
+		if je.Message == "" {
+			je.Message = quietExit(code)
+		}
 		var ve *values.Error
 		if errors.As(e, &ve) {
 			je.File, je.Line, je.Column, je.Hint = ve.Pos.File, ve.Pos.Line, ve.Pos.Col, ve.Hint
 		}
 		_ = enc.Encode(je)
 	}
+}
+
+// quietExit says what an exit code means where the command printed no
+// message of its own for it: at a gate (4) or in progress (6) text output
+// prints nothing more, and -o json's object still says what the code is.
+// Other codes keep their (empty) message.
+func quietExit(code int) string {
+	switch code {
+	case exitPending:
+		return "in progress: waiting for what is not over yet; the next run goes on (exit 6)"
+	case exitGate:
+		return "stopped at a gate: waiting for an approval or the end of a freeze (exit 4)"
+	}
+	return ""
 }
