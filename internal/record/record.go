@@ -189,7 +189,7 @@ func (l *Log) Append(ctx context.Context, es ...Entry) error {
 		if attempt == 5 {
 			return fmt.Errorf("pushing %s to %s: %w", Ref, l.Remote, err)
 		}
-		if err := pause(ctx, backoff<<attempt); err != nil {
+		if err := git.Pause(ctx, backoff<<attempt); err != nil {
 			return err
 		}
 		if err := l.fetch(ctx, l.Remote, Refspec(l.Remote)); err != nil {
@@ -478,15 +478,4 @@ func FilesOf(ctx context.Context, g git.Runner, commit, patch string) (string, e
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
-}
-
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
 )
 
@@ -70,7 +71,7 @@ func (w *Writer) publish(ctx context.Context, repo *Repo, made []*req, base stri
 		if _, moved := repo.Moved(ctx); !moved || attempt == MaxReplays {
 			return err
 		}
-		if err := pause(ctx, backoff<<attempt); err != nil {
+		if err := git.Pause(ctx, backoff<<attempt); err != nil {
 			return err
 		}
 		upstream, moved := repo.Moved(ctx)
@@ -206,19 +207,6 @@ func changedFiles(files []string) func(live.AppState) bool {
 		set[f] = true
 	}
 	return func(s live.AppState) bool { return set[s.File] }
-}
-
-// pause waits d, or until ctx ends (its cause): the backoff before a push
-// is tried again.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	case <-t.C:
-		return nil
-	}
 }
 
 // Lines are the lines of git's output s, none for "".
