@@ -209,29 +209,6 @@ func TestRolloutConfig(t *testing.T) {
 	}
 }
 
-// deployment is what the tests read of the chart's Deployment.
-type deployment struct {
-	Spec struct {
-		Template struct {
-			Spec struct {
-				Containers []struct {
-					Name         string
-					Args         []string
-					VolumeMounts []struct {
-						Name      string
-						MountPath string `yaml:"mountPath"`
-						ReadOnly  bool   `yaml:"readOnly"`
-					} `yaml:"volumeMounts"`
-				}
-				Volumes []struct {
-					Name      string
-					ConfigMap *struct{ Name string } `yaml:"configMap"`
-				}
-			}
-		}
-	}
-}
-
 // TestNoSecretInArguments: the repository's and the webhook's credentials
 // reach the runner as mounted files only: no argument or environment
 // variable of any container holds a Secret's value (secretKeyRef) or

@@ -98,23 +98,36 @@ func Apply(ctx context.Context, dyn dynamic.Interface, manifest string) ([]strin
 	return kinds, nil
 }
 
+// deployment is what the tests and RunnerArgs read of the chart's
+// Deployment.
+type deployment struct {
+	Kind string
+	Spec struct {
+		Template struct {
+			Spec struct {
+				Containers []struct {
+					Name         string
+					Args         []string
+					VolumeMounts []struct {
+						Name      string
+						MountPath string `yaml:"mountPath"`
+						ReadOnly  bool   `yaml:"readOnly"`
+					} `yaml:"volumeMounts"`
+				}
+				Volumes []struct {
+					Name      string
+					ConfigMap *struct{ Name string } `yaml:"configMap"`
+				}
+			}
+		}
+	}
+}
+
 // RunnerArgs are the arguments of the runner container of the chart's
 // Deployment in out (Render's).
 func RunnerArgs(out map[string]string) ([]string, error) {
 	for _, text := range out {
-		var d struct {
-			Kind string
-			Spec struct {
-				Template struct {
-					Spec struct {
-						Containers []struct {
-							Name string
-							Args []string
-						}
-					}
-				}
-			}
-		}
+		var d deployment
 		if err := yaml.Unmarshal([]byte(text), &d); err != nil || d.Kind != "Deployment" {
 			continue
 		}
