@@ -124,6 +124,20 @@ var resourceFields = map[string]map[string]values.Kind{
 	},
 }
 
+// Sources are the sources of an Application's spec in the values (an
+// application item, or an ApplicationSet's template.spec): its source,
+// then the items of its sources, each as written (no kind checked).
+func Sources(spec *values.Value) []*values.Value {
+	var srcs []*values.Value
+	if s := spec.Get("source"); s != nil && s.Kind == values.Map {
+		srcs = append(srcs, s)
+	}
+	if s := spec.Get("sources"); s != nil && s.Kind == values.List {
+		srcs = append(srcs, s.Items...)
+	}
+	return srcs
+}
+
 // checkItems checks the shape of a component's merged values: each resource
 // section a mapping of items, each item a mapping, and the fields the
 // templates read of the right kind. Errors point at the layer that set the

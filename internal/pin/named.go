@@ -140,15 +140,7 @@ func namedPaths(f *fleet.Fleet, p *Plan) ([]string, map[string]string) {
 				continue
 			}
 			for _, item := range items.Vals {
-				spec := item.Lookup(sec.spec...)
-				var srcs []*values.Value
-				if s := spec.Get("source"); s != nil && s.Kind == values.Map {
-					srcs = append(srcs, s)
-				}
-				if s := spec.Get("sources"); s != nil && s.Kind == values.List {
-					srcs = append(srcs, s.Items...)
-				}
-				for _, s := range srcs {
+				for _, s := range fleet.Sources(item.Lookup(sec.spec...)) {
 					rev, path, repo := s.Get("targetRevision"), s.Get("path"), s.Get("repoURL")
 					if rev == nil || path == nil || repo == nil || !strings.Contains(rev.Text, ref) ||
 						path.Kind != values.String || strings.Contains(path.Text, "{{") || !sameRepo(repo.Text, url) {

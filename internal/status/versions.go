@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
@@ -40,15 +41,7 @@ func versions(v, cluster *values.Value, cell *Cell, r *resolver) {
 				cell.Disabled = append(cell.Disabled, name)
 				continue
 			}
-			spec := item.Lookup(sec.spec...)
-			var srcs []*values.Value
-			if s := spec.Get("source"); s != nil && s.Kind == values.Map {
-				srcs = append(srcs, s)
-			}
-			if s := spec.Get("sources"); s != nil && s.Kind == values.List {
-				srcs = append(srcs, s.Items...)
-			}
-			for _, src := range srcs {
+			for _, src := range fleet.Sources(item.Lookup(sec.spec...)) {
 				if src.Kind == values.Map {
 					cell.Versions = append(cell.Versions, Version{Resource: name, Kind: sec.kind})
 					version(cell, len(cell.Versions)-1, src, env, r)
