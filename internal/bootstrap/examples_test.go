@@ -13,32 +13,8 @@ import (
 	"github.com/strata-fleet/strata/internal/argorender"
 	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/render"
 )
-
-// TestExamplesRendered keeps the examples' committed rendered/ trees
-// current: -update re-renders them.
-func TestExamplesRendered(t *testing.T) {
-	for _, name := range examples {
-		t.Run(name, func(t *testing.T) {
-			r := exampleFS(t, name)
-			res, err := output.Run(output.Options{Root: exampleDir(name), FS: r.FS(), Check: !*update})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if *update || res.Plan.Empty() {
-				return
-			}
-			var stale []string
-			for _, c := range res.Plan.Changes {
-				stale = append(stale, c.Path)
-			}
-			stale = append(stale, res.Plan.Dirs...)
-			t.Errorf("examples/%s/rendered/ is out of date (go test ./internal/bootstrap -run Examples -update):\n  %s", name, strings.Join(stale, "\n  "))
-		})
-	}
-}
 
 // testCredentials stand in for a spoke's credentials in the golden files.
 var testCredentials = &bootstrap.Credentials{Source: "test", Config: bootstrap.ClusterConfig{
