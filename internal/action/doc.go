@@ -10,7 +10,9 @@
 // repository lock (package lock) held until [Repo.Close], exclusive for a
 // writer, shared for a reader that compares ([LockMode]).
 // [Repo.LoadComponent] loads what a promotion works on;
-// [Repo.FinishRendered] ends a promotion once a render has caught up.
+// [Repo.FinishRendered] ends a promotion once a render has caught up;
+// [Repo.RolloutLocks] are the locks of a strata rollout run (the
+// repository's for each write, each patch's for its run).
 //
 // [Step] is one promotion step, the same for strata promote --commit and
 // strata rollout: promote.Apply under its journal, a render of the targets

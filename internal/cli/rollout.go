@@ -17,7 +17,6 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
-	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/notify"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/webhook"
@@ -228,18 +227,18 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 			return usageErrorf("--approve records who approved: give --approver \"Name <email>\" or set git config user.name and user.email")
 		}
 	}
-	var writeLock func(context.Context) (func(), error)
-	if !o.opts.DryRun && !o.all && !o.w.watch {
-		// The patch's own lock is held throughout: a second run of the same
-		// patch is refused, naming this one. The repository's lock is taken
-		// only while a step writes (Env.Lock), never while it waits.
-		release, err := o.patchLock(r)(ctx, o.patchID())
-		if err != nil {
-			return err
-		}
-		defer release()
-		writeLock = o.writeLock(r)
+	// The patch's own lock, for a rollout of one, is held throughout;
+	// the repository's only while a step writes (action.RolloutLocks).
+	lo := action.RolloutLockOptions{DryRun: o.opts.DryRun, Options: o.lockOptions(),
+		Waiting: func(msg string) { fmt.Fprintln(o.stderr, msg) }}
+	if !o.all && !o.w.watch {
+		lo.Patch = o.patchID()
 	}
+	locks, err := r.RolloutLocks(ctx, lo)
+	if err != nil {
+		return err
+	}
+	defer locks.Release()
 	kc := live.Kubeconfig{Path: o.kubeconfig, Context: o.context, Contexts: o.clusterContexts}
 	f, err := fleet.Load(r.fsys)
 	if err != nil {
@@ -254,7 +253,8 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	p := newRolloutPrinter(o.stdout, o.output, o.strata)
 	defer p.close()
 	env := rollout.Env{Dir: r.dir, Git: git.Exec{Dir: r.dir, NetTimeout: o.timeout}, Connect: kc.Connect(f),
-		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock, HoldEvery: o.holdEvery}
+		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: locks.Lock, Hold: locks.Hold,
+		HoldEvery: o.holdEvery}
 	if !o.opts.DryRun && len(f.Config.Notifications) > 0 {
 		if o.nt, err = o.startNotifications(ctx, f.Config.Notifications, &env.Events); err != nil {
 			return err
@@ -262,13 +262,9 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		defer o.nt.Flush(notify.DefaultFlush)
 	}
 	if o.w.watch {
-		env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
 		return o.runWatch(ctx, env, kc, o.nt)
 	}
 	if o.all {
-		if !o.opts.DryRun {
-			env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
-		}
 		// The command that continues past a gate is this one, every flag
 		// repeated (--once, --on-failure revert...), with the approvals.
 		o.opts.Args = o.args
@@ -302,65 +298,6 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 // patchID is the patch of a rollout of one, <type>/<component>/<patch>.
 func (o *rolloutOptions) patchID() string {
 	return o.opts.ClusterType + "/" + o.opts.Component + "/" + strings.TrimSuffix(o.opts.Patch, ".yaml")
-}
-
-// writeLock takes the repository's lock for one of the rollout's writes.
-// It waits for another writer (a step of another rollout, a render) at
-// least rolloutLockWait, longer with --wait, saying so on stderr. The
-// rollouts of this run (--all, --watch) take turns before the lock, so
-// that the wait it reports is for another process, never this one.
-func (o *rolloutOptions) writeLock(r *repo) func(context.Context) (func(), error) {
-	turn := make(chan struct{}, 1)
-	return func(ctx context.Context) (func(), error) {
-		select {
-		case turn <- struct{}{}:
-		case <-ctx.Done():
-			return nil, context.Cause(ctx)
-		}
-		release, err := o.takeWriteLock(ctx, r)
-		if err != nil {
-			<-turn
-			return nil, err
-		}
-		return func() { release(); <-turn }, nil
-	}
-}
-
-// takeWriteLock takes the repository's lock itself (writeLock).
-func (o *rolloutOptions) takeWriteLock(ctx context.Context, r *repo) (func(), error) {
-	opts := o.lockOptions()
-	opts.Wait = max(opts.Wait, rolloutLockWait)
-	opts.Waiting = func(h lock.Holder) {
-		fmt.Fprintf(o.stderr, "waiting up to %s for the repository lock held by %s\n", opts.Wait, h)
-	}
-	l, err := r.Lock(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	return func() { l.Release() }, nil
-}
-
-// rolloutLockWait is how long a rollout's step waits for the repository
-// lock: other writers hold it for one write (a render, a step), not for
-// their waits.
-const rolloutLockWait = 10 * time.Minute
-
-// patchLock takes the lock of one patch's rollout (lock.AcquireRollout),
-// held for its run.
-func (o *rolloutOptions) patchLock(r *repo) func(context.Context, string) (func(), error) {
-	return func(ctx context.Context, patch string) (func(), error) {
-		opts := o.lockOptions()
-		opts.Waiting = func(h lock.Holder) {
-			if opts.Wait > 0 {
-				fmt.Fprintf(o.stderr, "waiting up to %s for the lock of the rollout of %s held by %s\n", opts.Wait, patch, h)
-			}
-		}
-		l, err := r.LockRollout(ctx, patch, opts)
-		if err != nil {
-			return nil, err
-		}
-		return func() { l.Release() }, nil
-	}
 }
 
 // worstFirst orders runAll's codes, the worst first: a failure, a failed
