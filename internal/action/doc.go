@@ -31,7 +31,9 @@
 // The other verbs that write are actions too, each a type with Run whose
 // result the CLI prints: [Pin] (a revision pin moved, re-rendered,
 // committed), [Freeze] (a freeze added or lifted in config/freezes.yaml,
-// committed alone, pushed), [NewPatch] (strata patch new) and [Render].
+// committed alone, pushed), [NewPatch] (strata patch new), [Render] and
+// [Init] (strata init: written, rendered, a first commit);
+// [Repo.AbandonPromotion] is promote --abandon.
 // promote, pin and freeze commit through one helper (commit.go: the work
 // tree checked before anything changes, the branch switched to, the
 // command's paths committed and nothing else). A command an action names
