@@ -47,47 +47,26 @@ func newRolloutCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout CLUSTER_TYPE COMPONENT PATCH | --all",
 		Short: "Promote a patch step by step, waiting for Argo CD to sync each step and the clusters to stay healthy",
-		Long: `Rollout drives promote through the sequence. Each step is promoted, rendered,
-committed (the message says what moved where and how many targets' rendered
-output changed) and pushed (--remote, default the branch's upstream); then the
-rollout waits until every Application whose rendered output changed is synced
-at a revision containing the step's commit and healthy, soaks (the Applications
-must stay healthy) and runs the configured checks before the next step.
+		Long: `Rollout drives promote through the sequence: each step promoted, rendered,
+committed and pushed (--remote, default the branch's upstream), then waited for
+until every Application whose rendered output changed is synced at the step's
+commit and healthy, soaked and checked (config.yaml's rollout:, --soak and
+--timeout for one run). A manual gate stops it with the command that continues
+(--approve NODE). A failure stops it with Argo CD's messages; --on-failure
+revert reverts the failed step and waits for its targets. No step starts into
+a frozen node (strata freeze) or while a rollout.stopWhen condition holds: the
+rollout is held and reads both again every --hold-interval.
 
-Soak, timeout and checks come from config.yaml (rollout: at the top level or on
-a node of the sequence, inherited downwards); --soak and --timeout override
-them for one run. A manual gate stops the rollout with the command that
-continues it (--approve NODE, recorded in the patch and the commit). A failure
-(a failed sync, a degraded Application, a failed check, a timeout) stops it
-with Argo CD's messages and a non-zero exit; --on-failure revert reverts the
-failed step and waits for its targets to be healthy again.
-
-Stop the line: no step starts into a node frozen by strata freeze (read from
-the remote branch before each step) or while a rollout.stopWhen condition
-holds (alerts firing in Alertmanager, or a Prometheus query returning
-samples); the rollout says it is held ("held" event), reads both again every
---hold-interval and goes on once neither holds. A stopWhen condition that starts holding during a step's wait or soak
-fails the step. Checks may be Prometheus queries: samples fail them.
-
-Exit status: 0 when the patch is rolled out (or --until is reached), 1 when a
-step failed, 4 when the rollout stopped at a manual gate it may not enter (the
-"gate" event, with the command that continues; a dry run exits 0), and the
-other codes of docs/exit-codes.md for errors (5: a cluster or Git failed);
-6 when --once stopped at a step in progress.
+Exit status: 0 rolled out (or --until reached), 1 a step failed, 4 at a manual
+gate it may not enter, 6 when --once stopped at a step in progress, 5 and the
+other codes of docs/exit-codes.md for errors.
 
 Run it again to continue: it starts from what the repository and the clusters
-say (an interrupted promotion, the patch's first copy not committed yet,
-commits not pushed), never from a state file. --once does what can be done
-now and exits, for a job scheduled every few minutes: the steps whose soak
-is over (measured from the step's commit time in Git), pushes, one read of
-each Argo CD for the step in progress, a revert with --on-failure revert; a
-reverted step stays failed (exit 1) until the patch changes.
-
-It takes the repository lock only while a step writes, never while it waits
-or soaks; a second run of the same patch is refused. A push refused because
-the remote moved is replayed on the new upstream (others' commits kept); a
-change of the same patch or node there stops it. --all rolls out every
-patch in flight at once, each through its own sequence, gates and soaks.`,
+say, never from a state file. --once does what can be done now and exits, for
+a scheduled job. It holds the repository lock only while a step writes; a
+second run of the same patch is refused; a push refused because the remote
+moved is replayed there. --all rolls out every patch in flight at once.
+docs/rollout.md says how a rollout runs, in full.`,
 		Example: `  # Roll patch-001 of cert-manager out, up to the first manual gate
   strata rollout management-cluster cert-manager patch-001
 
