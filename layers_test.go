@@ -85,12 +85,12 @@ func TestFilesReferenceDownward(t *testing.T) {
 		dirs = append(dirs, dir)
 	}
 	sort.Strings(dirs)
-	exports := exportData(t, dirs)
+	exports, goFiles := listPackages(t, dirs)
 	for _, dir := range dirs {
 		t.Run(dir, func(t *testing.T) {
-			order := fileLayers[dir]
-			uses := fileUses(t, dir, exports)
-			checkListed(t, dir, order, uses)
+			order, files := fileLayers[dir], goFiles[modulePath+"/"+dir]
+			uses := fileUses(t, dir, files, exports)
+			checkListed(t, dir, order, files, uses)
 			rank := map[string]int{}
 			for i, name := range order {
 				rank[name] = i
@@ -117,18 +117,9 @@ type use struct {
 }
 
 // checkListed fails unless order lists every non-test file of dir once.
-func checkListed(t *testing.T, dir string, order []string, uses map[string]use) {
+func checkListed(t *testing.T, dir string, order, files []string, uses map[string]use) {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var have []string
-	for _, f := range files {
-		if !strings.HasSuffix(f, "_test.go") {
-			have = append(have, filepath.Base(f))
-		}
-	}
+	have := slices.Sorted(slices.Values(files))
 	want := slices.Sorted(slices.Values(order))
 	if !slices.Equal(slices.Compact(slices.Clone(want)), want) || !slices.Equal(want, have) {
 		t.Fatalf("fileLayers[%q] lists %v; the package's files are %v: list each once, in its layer", dir, order, have)
@@ -138,26 +129,20 @@ func checkListed(t *testing.T, dir string, order []string, uses map[string]use) 
 	}
 }
 
-// fileUses type-checks the non-test files of dir and returns each file's
-// uses of another file's declarations, one per pair of files and
-// declaration, keyed "from -> to name".
-func fileUses(t *testing.T, dir string, exports map[string]string) map[string]use {
+// fileUses type-checks the non-test files of dir (names, as go list
+// lists them) and returns each file's uses of another file's
+// declarations, one per pair of files and declaration, keyed
+// "from -> to name".
+func fileUses(t *testing.T, dir string, names []string, exports map[string]string) map[string]use {
 	t.Helper()
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, dir, func(fi os.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, parser.SkipObjectResolution)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(pkgs) != 1 {
-		t.Fatalf("%s holds %d packages", dir, len(pkgs))
-	}
 	var files []*ast.File
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			files = append(files, f)
+	for _, name := range names {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
 		}
+		files = append(files, f)
 	}
 	imp := importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
 		if exports[path] == "" {
@@ -212,11 +197,12 @@ func posLess(a, b token.Position) bool {
 	return a.Offset < b.Offset
 }
 
-// exportData builds the packages of dirs and their dependencies and
-// returns where go list put each one's export data, by import path.
-func exportData(t *testing.T, dirs []string) map[string]string {
+// listPackages builds the packages of dirs and their dependencies and
+// returns where go list put each one's export data, and the non-test Go
+// files of each (their build tags considered), by import path.
+func listPackages(t *testing.T, dirs []string) (exports map[string]string, goFiles map[string][]string) {
 	t.Helper()
-	args := []string{"list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}"}
+	args := []string{"list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{join .GoFiles \" \"}}"}
 	for _, d := range dirs {
 		args = append(args, "./"+d)
 	}
@@ -224,10 +210,13 @@ func exportData(t *testing.T, dirs []string) map[string]string {
 	if err != nil {
 		t.Fatalf("go %s: %v", strings.Join(args, " "), err)
 	}
-	exports := map[string]string{}
+	exports, goFiles = map[string]string{}, map[string][]string{}
 	for line := range strings.Lines(string(out)) {
-		path, file, _ := strings.Cut(strings.TrimSpace(line), "\t")
-		exports[path] = file
+		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
+		if len(f) != 3 {
+			t.Fatalf("go list printed %q", line)
+		}
+		exports[f[0]], goFiles[f[0]] = f[1], strings.Fields(f[2])
 	}
-	return exports
+	return exports, goFiles
 }
