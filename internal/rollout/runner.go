@@ -153,7 +153,7 @@ const (
 
 // runner is one rollout.
 type runner struct {
-	// waves are the nodes of each wave step, by its first (events.go).
+	// waves are the nodes of each wave step, by its first (enterWave).
 	waves map[string][]string
 	env   Env
 	opts  Options
