@@ -201,7 +201,7 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.opts.Approver == "" && len(o.opts.Approve) > 0 {
-		o.opts.Approver = gitIdentity(r.dir)
+		o.opts.Approver = action.GitIdentity(r.dir)
 		if o.opts.Approver == "" {
 			return usageErrorf("--approve records who approved: give --approver \"Name <email>\" or set git config user.name and user.email")
 		}
