@@ -10,7 +10,9 @@
 // repository lock (package lock) held until [Repo.Close], exclusive for a
 // writer, shared for a reader that compares ([LockMode]).
 // [Repo.LoadComponent] loads what a promotion works on;
-// [Repo.FinishRendered] ends a promotion once a render has caught up.
+// [Repo.FinishRendered] ends a promotion once a render has caught up;
+// [Repo.RolloutLocks] are the locks of a strata rollout run (the
+// repository's for each write, each patch's for its run).
 //
 // [Step] is one promotion step, the same for strata promote --commit and
 // strata rollout: promote.Apply under its journal, a render of the targets
@@ -29,7 +31,9 @@
 // The other verbs that write are actions too, each a type with Run whose
 // result the CLI prints: [Pin] (a revision pin moved, re-rendered,
 // committed), [Freeze] (a freeze added or lifted in config/freezes.yaml,
-// committed alone, pushed), [NewPatch] (strata patch new) and [Render].
+// committed alone, pushed), [NewPatch] (strata patch new), [Render] and
+// [Init] (strata init: written, rendered, a first commit);
+// [Repo.AbandonPromotion] is promote --abandon.
 // promote, pin and freeze commit through one helper (commit.go: the work
 // tree checked before anything changes, the branch switched to, the
 // command's paths committed and nothing else). A command an action names

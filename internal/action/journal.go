@@ -51,3 +51,14 @@ func (r *Repo) FinishRendered() (*promote.Journal, error) {
 	}
 	return j, nil
 }
+
+// AbandonPromotion is strata promote --abandon: the record of the
+// unfinished promotion dropped without completing it, nothing else
+// changed; nil when there is none.
+func (r *Repo) AbandonPromotion() (*promote.Journal, error) {
+	ops, err := promote.NewDirOps(r.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return promote.Abandon(ops)
+}

@@ -66,6 +66,40 @@ func (a *Pin) Run(ctx context.Context, r *Repo) (*Pinned, error) {
 		return nil, err
 	}
 	res := &Pinned{Plan: p, Approver: a.Approver, Branch: bootstrap.BranchRevision(f), OutputRoot: f.Config.OutputRoot()}
+	on, err := a.check(ctx, r, f, res)
+	if err != nil {
+		return nil, err
+	}
+	if !p.Changed || a.DryRun {
+		return res, nil
+	}
+	if on != nil {
+		if _, err := on.switchTo(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if err := pin.Apply(r.Dir, p); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", p.File, err)
+	}
+	if !a.NoRender {
+		if res.Rendered, err = rerender(r, a.Rendered, a.Switching); err != nil {
+			return nil, hint.Errorf("the pin is set but rendering failed (fix it, then run %s): %w", hint.Strata("render"), err)
+		}
+	}
+	if on != nil {
+		if res.Commit, err = on.commit(ctx, pin.Message(p, res.Approver), fleet.ConfigPath, res.OutputRoot); err != nil {
+			return nil, fmt.Errorf("the pin is set and rendered but not committed (commit it yourself): %w", err)
+		}
+	}
+	return res, nil
+}
+
+// check checks what was given (the revision, the commit's files), then
+// the gate and who approves it, before anything changes; it says the
+// revision's warnings. It returns the branch to commit on (nil: none).
+func (a *Pin) check(ctx context.Context, r *Repo, f *fleet.Fleet, res *Pinned) (*onBranch, error) {
+	p := res.Plan
+	var err error
 	if p.Changed {
 		if res.Resolution, err = pin.Resolve(r.Dir, p.Revision, a.Force); err != nil {
 			return nil, err
@@ -94,28 +128,7 @@ func (a *Pin) Run(ctx context.Context, r *Repo) (*Pinned, error) {
 			a.Warn(w)
 		}
 	}
-	if !p.Changed || a.DryRun {
-		return res, nil
-	}
-	if on != nil {
-		if _, err := on.switchTo(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if err := pin.Apply(r.Dir, p); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", p.File, err)
-	}
-	if !a.NoRender {
-		if res.Rendered, err = rerender(r, a.Rendered, a.Switching); err != nil {
-			return nil, hint.Errorf("the pin is set but rendering failed (fix it, then run %s): %w", hint.Strata("render"), err)
-		}
-	}
-	if on != nil {
-		if res.Commit, err = on.commit(ctx, pin.Message(p, res.Approver), fleet.ConfigPath, res.OutputRoot); err != nil {
-			return nil, fmt.Errorf("the pin is set and rendered but not committed (commit it yourself): %w", err)
-		}
-	}
-	return res, nil
+	return on, nil
 }
 
 // checkCommit checks, before the gate and before anything changes, that

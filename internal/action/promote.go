@@ -93,39 +93,8 @@ func (a *Promote) Run(ctx context.Context, r *Repo) (*Promoted, error) {
 	}
 	var parsed *fleet.Config
 	if opts.ClusterType != "" {
-		f, err := r.LoadComponent(opts.ClusterType, opts.Component)
-		if err != nil {
+		if parsed, err = a.step(ctx, r, ops, on, opts, res); err != nil {
 			return res, err
-		}
-		parsed = f.Config
-		p, err := promote.Prepare(f, opts)
-		var gate *promote.GateError
-		if errors.As(err, &gate) {
-			gate.Command = a.GateCommand
-			// A step that would be refused once approved is refused
-			// now: nobody is asked for an approval that cannot be used.
-			if err := a.checkStep(r, f.Config, gate.Target); err != nil {
-				return res, err
-			}
-		}
-		if err != nil {
-			return res, err
-		}
-		if err := a.checkStep(r, f.Config, p.Target); err != nil {
-			var fz *freeze.FrozenError
-			if errors.As(err, &fz) && len(p.Approvals) > 0 && opts.Approve && !a.DryRun {
-				return res, a.keepApproval(ctx, r, on, p, fz)
-			}
-			return res, err
-		}
-		if len(p.Gates) > 0 && opts.Approver == "" && len(p.Approvals) < len(p.Gates) { // none kept
-			return res, usageErrorf("promotion enters the manual gate %s: the approval is recorded with who approved; give --approver \"Name <email>\" or set git config user.name and user.email", strings.Join(p.Gates, ", "))
-		}
-		res.Plan = p
-		if !a.DryRun {
-			if err := (&Step{Ops: ops}).Apply(p); err != nil {
-				return res, err
-			}
 		}
 	}
 	if a.DryRun || (res.Plan == nil && res.Resumed == nil) {
@@ -138,6 +107,46 @@ func (a *Promote) Run(ctx context.Context, r *Repo) (*Promoted, error) {
 		return res, a.recordStep(r.Dir, res.Plan, res.Commit != nil || res.Plan.Integrated != "")
 	}
 	return res, nil
+}
+
+// step plans the promotion opts asks for on the component it loads,
+// checks it (gates, freezes, the step left uncommitted, the approver) and,
+// unless DryRun, applies it: res.Plan. It returns config.yaml as loaded.
+func (a *Promote) step(ctx context.Context, r *Repo, ops promote.FileOps, on *onBranch, opts promote.Options, res *Promoted) (*fleet.Config, error) {
+	f, err := r.LoadComponent(opts.ClusterType, opts.Component)
+	if err != nil {
+		return nil, err
+	}
+	p, err := promote.Prepare(f, opts)
+	var gate *promote.GateError
+	if errors.As(err, &gate) {
+		gate.Command = a.GateCommand
+		// A step that would be refused once approved is refused
+		// now: nobody is asked for an approval that cannot be used.
+		if err := a.checkStep(r, f.Config, gate.Target); err != nil {
+			return nil, err
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := a.checkStep(r, f.Config, p.Target); err != nil {
+		var fz *freeze.FrozenError
+		if errors.As(err, &fz) && len(p.Approvals) > 0 && opts.Approve && !a.DryRun {
+			return nil, a.keepApproval(ctx, r, on, p, fz)
+		}
+		return nil, err
+	}
+	if len(p.Gates) > 0 && opts.Approver == "" && len(p.Approvals) < len(p.Gates) { // none kept
+		return nil, usageErrorf("promotion enters the manual gate %s: the approval is recorded with who approved; give --approver \"Name <email>\" or set git config user.name and user.email", strings.Join(p.Gates, ", "))
+	}
+	res.Plan = p
+	if !a.DryRun {
+		if err := (&Step{Ops: ops}).Apply(p); err != nil {
+			return nil, err
+		}
+	}
+	return f.Config, nil
 }
 
 // unfinished deals with the promotion recorded in the journal before this

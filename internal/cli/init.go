@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/strata-fleet/strata/internal/output"
+	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/scaffold"
 )
 
@@ -59,25 +59,16 @@ commit (unless DIR is inside one already, or --no-git).`,
 }
 
 func (o *initOptions) run(dir string) error {
-	written, err := scaffold.Write(dir, o.opts)
+	done, err := (&action.Init{Dir: dir, Options: o.opts, NoGit: o.noGit}).Run()
 	if err != nil {
 		return err
 	}
-	res, err := output.Run(output.Options{Root: dir})
-	if err != nil {
-		return fmt.Errorf("rendering the new repository: %w", err)
-	}
-	rep := initReport{Dir: dir, Written: written, Targets: res.Targets}
-	if !o.noGit {
-		if rep.Git, err = scaffold.InitGit(dir); err != nil {
-			return fmt.Errorf("the repository is written and rendered, but %w", err)
-		}
-	}
+	rep := initReport{Dir: dir, Written: done.Written, Targets: done.Targets, Git: done.Git}
 	if o.output.data() {
 		return o.output.write(o.stdout, rep)
 	}
 	w := o.stdout
-	fmt.Fprintf(w, "wrote %d files and rendered %d targets into %s\n", len(written), res.Targets, dir)
+	fmt.Fprintf(w, "wrote %d files and rendered %d targets into %s\n", len(rep.Written), rep.Targets, dir)
 	switch {
 	case rep.Git.Commit != "":
 		fmt.Fprintf(w, "made %s a Git repository (branch main), first commit %s\n", dir, short(rep.Git.Commit))

@@ -137,7 +137,7 @@ func (o *promoteOptions) run() error {
 		return o.abandonJournal(r)
 	}
 	if o.opts.ClusterType != "" && o.opts.Approve && o.opts.Approver == "" {
-		o.opts.Approver = gitIdentity(r.dir)
+		o.opts.Approver = action.GitIdentity(r.dir)
 	}
 	a := &action.Promote{Options: o.opts, DryRun: o.dryRun, NoRender: o.noRender, AllowUncommitted: o.allowUncommitted,
 		Commit: o.commit, Branch: o.branch, GateCommand: o.commandLine(), // with every flag of the run
@@ -272,7 +272,3 @@ func (o *promoteOptions) complete(_ *cobra.Command, args []string, _ string) ([]
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
-
-// gitIdentity is "Name <email>" as git would sign a commit in dir
-// (action.GitIdentity), for the approver of promote and rollout.
-func gitIdentity(dir string) string { return action.GitIdentity(dir) }

@@ -8,11 +8,7 @@ import (
 
 // abandonJournal drops the record of an unfinished promotion.
 func (o *promoteOptions) abandonJournal(r *repo) error {
-	ops, err := promote.NewDirOps(r.dir)
-	if err != nil {
-		return err
-	}
-	j, err := promote.Abandon(ops)
+	j, err := r.AbandonPromotion()
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
-	"github.com/strata-fleet/strata/internal/lock"
 	"github.com/strata-fleet/strata/internal/notify"
 	"github.com/strata-fleet/strata/internal/rollout"
 	"github.com/strata-fleet/strata/internal/webhook"
@@ -48,47 +47,26 @@ func newRolloutCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout CLUSTER_TYPE COMPONENT PATCH | --all",
 		Short: "Promote a patch step by step, waiting for Argo CD to sync each step and the clusters to stay healthy",
-		Long: `Rollout drives promote through the sequence. Each step is promoted, rendered,
-committed (the message says what moved where and how many targets' rendered
-output changed) and pushed (--remote, default the branch's upstream); then the
-rollout waits until every Application whose rendered output changed is synced
-at a revision containing the step's commit and healthy, soaks (the Applications
-must stay healthy) and runs the configured checks before the next step.
+		Long: `Rollout drives promote through the sequence: each step promoted, rendered,
+committed and pushed (--remote, default the branch's upstream), then waited for
+until every Application whose rendered output changed is synced at the step's
+commit and healthy, soaked and checked (config.yaml's rollout:, --soak and
+--timeout for one run). A manual gate stops it with the command that continues
+(--approve NODE). A failure stops it with Argo CD's messages; --on-failure
+revert reverts the failed step and waits for its targets. No step starts into
+a frozen node (strata freeze) or while a rollout.stopWhen condition holds: the
+rollout is held and reads both again every --hold-interval.
 
-Soak, timeout and checks come from config.yaml (rollout: at the top level or on
-a node of the sequence, inherited downwards); --soak and --timeout override
-them for one run. A manual gate stops the rollout with the command that
-continues it (--approve NODE, recorded in the patch and the commit). A failure
-(a failed sync, a degraded Application, a failed check, a timeout) stops it
-with Argo CD's messages and a non-zero exit; --on-failure revert reverts the
-failed step and waits for its targets to be healthy again.
-
-Stop the line: no step starts into a node frozen by strata freeze (read from
-the remote branch before each step) or while a rollout.stopWhen condition
-holds (alerts firing in Alertmanager, or a Prometheus query returning
-samples); the rollout says it is held ("held" event), reads both again every
---hold-interval and goes on once neither holds. A stopWhen condition that starts holding during a step's wait or soak
-fails the step. Checks may be Prometheus queries: samples fail them.
-
-Exit status: 0 when the patch is rolled out (or --until is reached), 1 when a
-step failed, 4 when the rollout stopped at a manual gate it may not enter (the
-"gate" event, with the command that continues; a dry run exits 0), and the
-other codes of docs/exit-codes.md for errors (5: a cluster or Git failed);
-6 when --once stopped at a step in progress.
+Exit status: 0 rolled out (or --until reached), 1 a step failed, 4 at a manual
+gate it may not enter, 6 when --once stopped at a step in progress, 5 and the
+other codes of docs/exit-codes.md for errors.
 
 Run it again to continue: it starts from what the repository and the clusters
-say (an interrupted promotion, the patch's first copy not committed yet,
-commits not pushed), never from a state file. --once does what can be done
-now and exits, for a job scheduled every few minutes: the steps whose soak
-is over (measured from the step's commit time in Git), pushes, one read of
-each Argo CD for the step in progress, a revert with --on-failure revert; a
-reverted step stays failed (exit 1) until the patch changes.
-
-It takes the repository lock only while a step writes, never while it waits
-or soaks; a second run of the same patch is refused. A push refused because
-the remote moved is replayed on the new upstream (others' commits kept); a
-change of the same patch or node there stops it. --all rolls out every
-patch in flight at once, each through its own sequence, gates and soaks.`,
+say, never from a state file. --once does what can be done now and exits, for
+a scheduled job. It holds the repository lock only while a step writes; a
+second run of the same patch is refused; a push refused because the remote
+moved is replayed there. --all rolls out every patch in flight at once.
+docs/rollout.md says how a rollout runs, in full.`,
 		Example: `  # Roll patch-001 of cert-manager out, up to the first manual gate
   strata rollout management-cluster cert-manager patch-001
 
@@ -223,23 +201,23 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if o.opts.Approver == "" && len(o.opts.Approve) > 0 {
-		o.opts.Approver = gitIdentity(r.dir)
+		o.opts.Approver = action.GitIdentity(r.dir)
 		if o.opts.Approver == "" {
 			return usageErrorf("--approve records who approved: give --approver \"Name <email>\" or set git config user.name and user.email")
 		}
 	}
-	var writeLock func(context.Context) (func(), error)
-	if !o.opts.DryRun && !o.all && !o.w.watch {
-		// The patch's own lock is held throughout: a second run of the same
-		// patch is refused, naming this one. The repository's lock is taken
-		// only while a step writes (Env.Lock), never while it waits.
-		release, err := o.patchLock(r)(ctx, o.patchID())
-		if err != nil {
-			return err
-		}
-		defer release()
-		writeLock = o.writeLock(r)
+	// The patch's own lock, for a rollout of one, is held throughout;
+	// the repository's only while a step writes (action.RolloutLocks).
+	lo := action.RolloutLockOptions{DryRun: o.opts.DryRun, Options: o.lockOptions(),
+		Waiting: func(msg string) { fmt.Fprintln(o.stderr, msg) }}
+	if !o.all && !o.w.watch {
+		lo.Patch = o.patchID()
 	}
+	locks, err := r.RolloutLocks(ctx, lo)
+	if err != nil {
+		return err
+	}
+	defer locks.Release()
 	kc := live.Kubeconfig{Path: o.kubeconfig, Context: o.context, Contexts: o.clusterContexts}
 	f, err := fleet.Load(r.fsys)
 	if err != nil {
@@ -254,7 +232,8 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 	p := newRolloutPrinter(o.stdout, o.output, o.strata)
 	defer p.close()
 	env := rollout.Env{Dir: r.dir, Git: git.Exec{Dir: r.dir, NetTimeout: o.timeout}, Connect: kc.Connect(f),
-		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: writeLock, HoldEvery: o.holdEvery}
+		Live: live.Options{Namespace: o.namespace}, Events: p.event, Lock: locks.Lock, Hold: locks.Hold,
+		HoldEvery: o.holdEvery}
 	if !o.opts.DryRun && len(f.Config.Notifications) > 0 {
 		if o.nt, err = o.startNotifications(ctx, f.Config.Notifications, &env.Events); err != nil {
 			return err
@@ -262,13 +241,9 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 		defer o.nt.Flush(notify.DefaultFlush)
 	}
 	if o.w.watch {
-		env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
 		return o.runWatch(ctx, env, kc, o.nt)
 	}
 	if o.all {
-		if !o.opts.DryRun {
-			env.Lock, env.Hold = o.writeLock(r), o.patchLock(r)
-		}
 		// The command that continues past a gate is this one, every flag
 		// repeated (--once, --on-failure revert...), with the approvals.
 		o.opts.Args = o.args
@@ -302,65 +277,6 @@ func (o *rolloutOptions) run(ctx context.Context) error {
 // patchID is the patch of a rollout of one, <type>/<component>/<patch>.
 func (o *rolloutOptions) patchID() string {
 	return o.opts.ClusterType + "/" + o.opts.Component + "/" + strings.TrimSuffix(o.opts.Patch, ".yaml")
-}
-
-// writeLock takes the repository's lock for one of the rollout's writes.
-// It waits for another writer (a step of another rollout, a render) at
-// least rolloutLockWait, longer with --wait, saying so on stderr. The
-// rollouts of this run (--all, --watch) take turns before the lock, so
-// that the wait it reports is for another process, never this one.
-func (o *rolloutOptions) writeLock(r *repo) func(context.Context) (func(), error) {
-	turn := make(chan struct{}, 1)
-	return func(ctx context.Context) (func(), error) {
-		select {
-		case turn <- struct{}{}:
-		case <-ctx.Done():
-			return nil, context.Cause(ctx)
-		}
-		release, err := o.takeWriteLock(ctx, r)
-		if err != nil {
-			<-turn
-			return nil, err
-		}
-		return func() { release(); <-turn }, nil
-	}
-}
-
-// takeWriteLock takes the repository's lock itself (writeLock).
-func (o *rolloutOptions) takeWriteLock(ctx context.Context, r *repo) (func(), error) {
-	opts := o.lockOptions()
-	opts.Wait = max(opts.Wait, rolloutLockWait)
-	opts.Waiting = func(h lock.Holder) {
-		fmt.Fprintf(o.stderr, "waiting up to %s for the repository lock held by %s\n", opts.Wait, h)
-	}
-	l, err := r.Lock(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
-	return func() { l.Release() }, nil
-}
-
-// rolloutLockWait is how long a rollout's step waits for the repository
-// lock: other writers hold it for one write (a render, a step), not for
-// their waits.
-const rolloutLockWait = 10 * time.Minute
-
-// patchLock takes the lock of one patch's rollout (lock.AcquireRollout),
-// held for its run.
-func (o *rolloutOptions) patchLock(r *repo) func(context.Context, string) (func(), error) {
-	return func(ctx context.Context, patch string) (func(), error) {
-		opts := o.lockOptions()
-		opts.Waiting = func(h lock.Holder) {
-			if opts.Wait > 0 {
-				fmt.Fprintf(o.stderr, "waiting up to %s for the lock of the rollout of %s held by %s\n", opts.Wait, patch, h)
-			}
-		}
-		l, err := r.LockRollout(ctx, patch, opts)
-		if err != nil {
-			return nil, err
-		}
-		return func() { l.Release() }, nil
-	}
 }
 
 // worstFirst orders runAll's codes, the worst first: a failure, a failed

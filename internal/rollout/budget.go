@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/promote"
@@ -143,15 +142,6 @@ func unhealthyTrailers(step string, commit string, failures []Failure) []string 
 	return out
 }
 
-// emitWithinBudget reports a wait that ended at its timeout with every
-// cluster not healthy excused by the budget.
-func (r *runner) emitWithinBudget(step, commit string, o *observation, since time.Time, timeout time.Duration) {
-	synced, healthy := o.counts()
-	r.emit(Event{Kind: KindHealthy, Step: step, Commit: commit, Apps: o.apps, Synced: synced, Healthy: healthy,
-		Total: len(o.apps), Since: since, Deadline: since.Add(timeout), Unhealthy: r.budget.unhealthy(o),
-		Message: fmt.Sprintf("timed out after %s; the clusters not healthy are within maxUnhealthy %s", timeout, r.budget.max)})
-}
-
 // stepBudget is the failure budget of a step with policy p; nil when it
 // allows none, so that a step without one fails as it always did.
 func stepBudget(p fleet.RolloutPolicy) *budget {
@@ -159,22 +149,6 @@ func stepBudget(p fleet.RolloutPolicy) *budget {
 		return nil
 	}
 	return newBudget(p.MaxUnhealthy)
-}
-
-// keepUnhealthy records, once st passed, the clusters it left unhealthy
-// within its budget, for the next step's commit, and says so.
-func (r *runner) keepUnhealthy(st *step, ws *waitSet) {
-	left := r.budget.unhealthy(r.observe(ws))
-	if len(left) == 0 {
-		return
-	}
-	r.unhealthy = append(r.unhealthy, unhealthyTrailers(st.node, st.commit, left)...)
-	var names []string
-	for _, f := range left {
-		names = append(names, f.Cluster)
-	}
-	r.emit(Event{Kind: KindUnhealthy, Step: st.node, Commit: st.commit, Unhealthy: left,
-		Message: fmt.Sprintf("the step passed with %s unhealthy, within maxUnhealthy %s; the rollout goes on", strings.Join(names, ", "), r.budget.max)})
 }
 
 // plannedWave adds to a KindPlanned event the wave of its plan and its

@@ -1,7 +1,6 @@
 package rollout
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"time"
@@ -32,17 +31,6 @@ type waitSet struct {
 	stalled map[livecache.AppKey]uint64
 }
 
-// newWaitSet reads what the rendered output expects and the history of
-// rendered/ now (after the step's commit): the expectation the writer
-// keeps for HEAD, shared by every rollout of a RunAll.
-func (r *runner) newWaitSet(ctx context.Context, commit string, pick func(live.AppState) bool) (*waitSet, error) {
-	e, err := r.writer.ExpectAt(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	return &waitSet{commit: commit, f: e.Fleet, expected: e.Expected, history: e.History, pick: pick, mark: r.watch.Mark()}, nil
-}
-
 // scoped is ws's scope for the rollout of ct's component comp, made once.
 func (ws *waitSet) scoped(ct, comp string) *livecache.Scope {
 	if ws.scope == nil {
@@ -67,42 +55,6 @@ type observation struct {
 	// healthySince is when the last of apps became synced and healthy as
 	// Argo CD says (see healthySince); zero when one of them does not say.
 	healthySince time.Time
-}
-
-// observe reads the state of ws's objects.
-func (r *runner) observe(ws *waitSet) *observation {
-	rep := r.watch.Report(ws.scoped(r.opts.ClusterType, r.opts.Component), ws.history)
-	var picked []live.AppState
-	for _, cell := range rep.Cells {
-		if cell.ClusterType != r.opts.ClusterType || cell.Component != r.opts.Component {
-			continue
-		}
-		for _, st := range cell.Apps {
-			if ws.pick(st) {
-				picked = append(picked, st)
-			}
-		}
-	}
-	o := &observation{roots: map[string]live.Root{}}
-	for _, st := range picked {
-		o.apps = append(o.apps, appState(st))
-	}
-	for _, root := range rep.Roots {
-		if slices.ContainsFunc(o.apps, func(a AppState) bool { return a.Cluster == root.Cluster }) {
-			o.roots[root.Cluster] = root
-		}
-	}
-	for i := range o.apps {
-		o.apps[i].Revisions = o.roots[o.apps[i].Cluster].Revisions
-	}
-	known := true
-	for _, st := range picked {
-		known = o.judge(st, ws.history) && known
-	}
-	if !known {
-		o.healthySince = time.Time{}
-	}
-	return o
 }
 
 // judge adds to o what st says: when it became synced and healthy, its

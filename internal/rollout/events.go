@@ -7,7 +7,6 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/live"
-	"github.com/strata-fleet/strata/internal/promote"
 )
 
 // Kind names what an Event reports.
@@ -194,27 +193,4 @@ type Failure struct {
 	Alerts []alert.Alert `json:"alerts,omitempty"`
 	// Reason is Argo CD's own message (or the check's output).
 	Reason string `json:"reason"`
-}
-
-// enterWave records the nodes of plan's wave, when it has more than one,
-// so that the events of its step name them all (withWave), not only the
-// first, which the step is named by.
-func (r *runner) enterWave(plan *promote.Plan) {
-	if plan.Wave == nil || len(plan.Wave.Nodes) < 2 {
-		return
-	}
-	r.emitMu.Lock() // emit reads it, from the guard's goroutines too
-	defer r.emitMu.Unlock()
-	if r.waves == nil {
-		r.waves = map[string][]string{}
-	}
-	r.waves[plan.Target] = plan.Wave.Nodes
-}
-
-// withWave gives e the nodes of its step's wave (see enterWave); emit
-// calls it under emitMu.
-func (r *runner) withWave(e *Event) {
-	if nodes, ok := r.waves[e.Step]; ok && e.Nodes == nil {
-		e.Nodes = nodes
-	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/rollout/inflight"
@@ -66,34 +65,6 @@ func (r *runner) catchUp(ctx context.Context) error {
 		return err
 	}
 	return r.repo.Push(ctx)
-}
-
-// checkClean refuses uncommitted changes under config/ that are not the
-// patch's own files (or rendered/'s) among dirty (repo.dirty of config/
-// and rendered/): the step's commit would take them along. Another
-// command of the repository may have left them while the rollout waited
-// without the lock.
-func (r *runner) checkClean(dirty []string) error {
-	// Other patches' first copies are theirs to commit: the step leaves
-	// them out (r.hide, firstcopies.go).
-	r.hide = writer.OtherFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty)
-	root, err := r.OutputRoot()
-	if err != nil {
-		return err
-	}
-	r.ownFirst, r.renderedDirty = writer.OwnFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty), false
-	for _, l := range dirty {
-		if p := git.DirtyPath(l); p == root || strings.HasPrefix(p, root+"/") {
-			r.renderedDirty = true
-		}
-	}
-	other := promote.Unrelated(root, r.opts.ClusterType, r.opts.Component, r.opts.Patch, nil, dirty)
-	other = slices.DeleteFunc(other, func(l string) bool { return slices.Contains(r.hide, git.DirtyPath(l)) })
-	if len(other) > 0 {
-		return fmt.Errorf("config/ or rendered/ has uncommitted changes that are not %s's own (commit or discard them, then run the rollout again):\n  %s",
-			r.opts.Patch, strings.Join(other, "\n  "))
-	}
-	return nil
 }
 
 // settle waits for where the patch already is: the targets under its

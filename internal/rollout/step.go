@@ -2,64 +2,19 @@ package rollout
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/strata-fleet/strata/internal/action"
-	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
-	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/render"
-	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
-
-// step is one step of the rollout: a commit whose targets it waits for.
-type step struct {
-	// node is where the patch moved (or, for the wait on where it already
-	// is, its latest location).
-	node   string
-	commit string
-	// targets are those whose rendered output the step changed (for a
-	// settle, those under the patch's locations).
-	targets []*target
-	// pick selects the objects to wait for (see waitSet).
-	pick   func(live.AppState) bool
-	settle bool
-	policy fleet.RolloutPolicy
-	// soak is how long to soak (less than the policy's when resuming).
-	soak time.Duration
-	// revert is the commit --on-failure revert reverts ("" for none).
-	revert string
-	// ws, when set, is the step's wait set, read when it was pushed
-	// (the writer reads one for all the steps of a push).
-	ws *waitSet
-	// plan, c and made, for a step the rollout makes: its plan (nil for
-	// the first copy's), how it is committed (for a replay) and what the
-	// writer knows of it.
-	plan *promote.Plan
-	c    action.Commit
-	made *writer.Step
-	// tree is the rendered output of targets at commit, by content
-	// (record.TreeOf); checks the checks run for it (the record's).
-	tree   string
-	checks []record.Check
-	// own, for a settle, is the patch's own last commit, which its
-	// failure names (commit is the last over its targets' output).
-	own string
-}
-
-// action is the promotion step of the work tree (package action).
-func (r *runner) action() *action.Step {
-	return &action.Step{Dir: r.env.Dir, FS: r.fsys, Ops: r.ops, Retry: "run the rollout again"}
-}
 
 // commitStep makes the step of plan that catchUp completes (nil: the
 // patch's first copy, every target; applied: a promotion resumed from its
@@ -216,295 +171,72 @@ func (r *runner) patchMeta(node string) (*promote.PatchMeta, error) {
 	return promote.ReadMeta(p, data)
 }
 
-func targetIDs(ts []*target) []string {
-	out := make([]string, len(ts))
-	for i, t := range ts {
-		out[i] = t.ID
+// ready plans the next step on the work tree (Make makes it); a nil
+// plan when the rollout ends there (next). dirty are the uncommitted
+// changes under config/ and rendered/ (checkClean), read by the caller,
+// which holds the repository lock.
+func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, error) {
+	f, err := r.load()
+	if err != nil {
+		return nil, err
 	}
-	return out
-}
-
-// waitSet is newWaitSet read under the repository lock, or under RunAll
-// beside its writer (reading: another rollout of this process or
-// checkout may be writing config/ and rendered/), its history fetching
-// the revisions it lacks (fetch).
-func (r *runner) waitSet(ctx context.Context, commit string, pick func(live.AppState) bool) (*waitSet, error) {
-	var ws *waitSet
-	err := r.reading(ctx, func() error {
-		var err error
-		ws, err = r.newWaitSet(ctx, commit, pick)
-		return err
-	})
-	return ws, err
-}
-
-// policyAt is the rollout policy at node, with the run's overrides.
-func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
-	var n *fleet.Node
-	if node != "" {
-		n = f.Config.Find(strings.Split(node, "/"))
+	plan, err := r.next(f)
+	if err != nil || plan == nil {
+		return nil, err
 	}
-	// The run's --soak and --timeout, and a runner's own stopWhen
-	// conditions and checks (--rollout-config).
-	return r.opts.Runner.Add(inflight.Override(f.Config.RolloutAt(n), r.opts.Soak, r.opts.Timeout))
-}
-
-// foldPolicy is the policy of a fold, which changes the targets ids
-// (<cluster type>/<node>) under nodes that may have policies of their
-// own: the strictest of theirs (fleet.Strictest), the run's overrides
-// applied. The fold's own run and the runs that settle it after (gone)
-// read the same ids from its commit, so they judge it alike.
-func (r *runner) foldPolicy(f *fleet.Fleet, ids []string) fleet.RolloutPolicy {
-	if len(ids) == 0 {
-		return r.policyAt(f, "")
+	if err := r.watchablePlan(f, plan); err != nil {
+		return nil, err
 	}
-	nodes := make([]string, len(ids))
-	for i, id := range ids {
-		nodes[i] = strings.TrimPrefix(id, r.opts.ClusterType+"/")
+	if err := r.checkClean(dirty); err != nil {
+		return nil, err
 	}
-	return inflight.Override(f.Config.StrictestAt(nodes...), r.opts.Soak, r.opts.Timeout)
-}
-
-// verify verifies st (verifyStep) and records that it passed; a failure
-// is recorded by failed.
-func (r *runner) verify(ctx context.Context, st *step) error {
-	if err := r.verifyStep(ctx, st); err != nil {
-		return err
+	// Another run (CI's --once beside a --watch) may have taken this
+	// step meanwhile and seen it fail: the record says so before each
+	// step, not only when the run began. Or taken a step this run has
+	// not seen pass: that one is settled first.
+	if err := r.stopped(ctx, plan.Target); err != nil {
+		r.emitStopped(err)
+		return nil, err
 	}
-	return r.recordVerdict(ctx, st, record.KindPassed, nil)
-}
-
-// verifyStep waits for the step's Applications, soaks and runs the checks.
-func (r *runner) verifyStep(ctx context.Context, st *step) error {
-	if st.policy.NoWatch {
-		r.noWatch(st)
-		return r.runChecks(ctx, st)
-	}
-	if len(st.targets) == 0 && !st.settle {
-		r.emit(Event{Kind: KindHealthy, Step: st.node, Commit: st.commit, Message: "no target's rendered output changed: nothing to wait for"})
-		return nil
-	}
-	ws := st.ws
-	if ws == nil {
-		var err error
-		if ws, err = r.waitSet(ctx, st.commit, st.pick); err != nil {
-			return err
+	if r.verified != "" {
+		files, err := record.FilesOf(ctx, r.env.Git, "HEAD", r.ID())
+		if err != nil {
+			return nil, err
+		}
+		if files != r.verified {
+			return nil, errMoved
 		}
 	}
-	r.budget = stepBudget(st.policy)
-	defer func() { r.budget = nil }()
-	g := r.guard(ctx, st)
-	defer g.stop()
-	since, err := r.waitStart(ctx, st)
+	if err := r.reach(ctx); err != nil {
+		return nil, err
+	}
+	return plan, nil
+}
+
+// checkClean refuses uncommitted changes under config/ that are not the
+// patch's own files (or rendered/'s) among dirty (repo.dirty of config/
+// and rendered/): the step's commit would take them along. Another
+// command of the repository may have left them while the rollout waited
+// without the lock.
+func (r *runner) checkClean(dirty []string) error {
+	// Other patches' first copies are theirs to commit: the step leaves
+	// them out (r.hide, firstcopies.go).
+	r.hide = writer.OtherFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty)
+	root, err := r.OutputRoot()
 	if err != nil {
 		return err
 	}
-	err = r.waitHealthy(ctx, st.node, ws, since, st.policy.Timeout)
-	if err == nil {
-		if st.settle || r.opts.Once {
-			st.soak = r.remainingSoak(ws, st.policy.Soak, since)
-		}
-		err = r.soak(ctx, st.node, ws, st.soak)
-	}
-	var p *pendingError
-	if errors.As(err, &p) {
-		// A --once run ends here: a stopWhen condition that holds now
-		// fails the step all the same.
-		if gerr := g.last(ctx, false); gerr != nil {
-			return gerr
+	r.ownFirst, r.renderedDirty = writer.OwnFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty), false
+	for _, l := range dirty {
+		if p := git.DirtyPath(l); p == root || strings.HasPrefix(p, root+"/") {
+			r.renderedDirty = true
 		}
 	}
-	if err != nil {
-		return err
-	}
-	if err := g.last(ctx, true); err != nil {
-		return err
-	}
-	if err := r.runChecks(ctx, st); err != nil {
-		return err
-	}
-	r.keepUnhealthy(st, ws)
-	return nil
-}
-
-// remainingSoak is what remains of soak for objects that were healthy
-// before this run saw them (a resumed rollout): soak less the time since
-// they became synced and healthy, as Argo CD says (healthySince), so that
-// neither the time Argo CD took to sync nor a stale record counts. Where
-// Argo CD does not say, the whole soak, but for a --once run, which has
-// no later moment to start it from: then since its step's commit (start).
-// A --once run never counts from before start.
-func (r *runner) remainingSoak(ws *waitSet, soak time.Duration, start time.Time) time.Duration {
-	since := r.observe(ws).healthySince
-	if r.opts.Once && start.After(since) {
-		since = start
-	}
-	if since.IsZero() {
-		return soak
-	}
-	return max(0, soak-max(0, r.env.Clock.Since(since)))
-}
-
-func (r *runner) runChecks(ctx context.Context, st *step) error {
-	env := CheckEnv{ClusterType: r.opts.ClusterType, Component: r.opts.Component, Patch: r.opts.Patch,
-		Step: st.node, Commit: st.commit, Targets: targetIDs(st.targets)}
-	for _, t := range st.targets {
-		env.Clusters = append(env.Clusters, t.Clusters...)
-	}
-	done := r.reusable(ctx, st)
-	for _, c := range st.policy.Checks {
-		def := checkDefinition(c)
-		if e, ok := done[c.Name+"\x00"+def]; ok {
-			st.checks = append(st.checks, record.Check{Name: c.Name, Definition: def, Passed: true, Reason: "recorded " + e.ID()})
-			r.emit(Event{Kind: KindCheck, Step: st.node, Commit: st.commit, Check: c.Name, Passed: true, Recorded: true,
-				Message: fmt.Sprintf("passed for this patch and step commit at %s (recorded in %s, %.12s); not run again",
-					e.At.UTC().Format(time.RFC3339), record.Ref, e.ID())})
-			continue
-		}
-		err := r.readCheck(ctx, st, c, env)
-		var uerr *UnreadableError
-		if errors.As(err, &uerr) {
-			return err
-		}
-		ev := Event{Kind: KindCheck, Step: st.node, Commit: st.commit, Check: c.Name, Passed: err == nil, Message: "passed"}
-		if err != nil {
-			ev.Message = err.Error()
-		}
-		r.emit(ev)
-		if err != nil {
-			if ctx.Err() != nil {
-				return context.Cause(ctx)
-			}
-			st.checks = append(st.checks, record.Check{Name: c.Name, Definition: def, Reason: lastLines(err.Error(), 3)})
-			return &StepError{Step: st.node, Commit: st.commit, Failures: []Failure{{Check: c.Name, Reason: err.Error()}}}
-		}
-		st.checks = append(st.checks, record.Check{Name: c.Name, Definition: def, Passed: true})
+	other := promote.Unrelated(root, r.opts.ClusterType, r.opts.Component, r.opts.Patch, nil, dirty)
+	other = slices.DeleteFunc(other, func(l string) bool { return slices.Contains(r.hide, git.DirtyPath(l)) })
+	if len(other) > 0 {
+		return fmt.Errorf("config/ or rendered/ has uncommitted changes that are not %s's own (commit or discard them, then run the rollout again):\n  %s",
+			r.opts.Patch, strings.Join(other, "\n  "))
 	}
 	return nil
-}
-
-// failed ends the rollout on err, recorded; with Revert, a failed step is
-// reverted first (never a revert: no revert of a revert), the revert
-// recorded, and its targets waited for until they are healthy again.
-func (r *runner) failed(ctx context.Context, st *step, err error) error {
-	var se *StepError
-	if !errors.As(err, &se) {
-		return err
-	}
-	if st.own != "" {
-		se.Commit = st.own
-	}
-	r.emit(Event{Kind: KindFailed, Step: st.node, Commit: st.commit, Failures: se.Failures, Message: "the step failed"})
-	if err := r.recordVerdict(ctx, st, record.KindFailed, se.Failures); err != nil {
-		return errors.Join(se, err)
-	}
-	if !r.opts.Revert || st.revert == "" {
-		return se
-	}
-	if isRevert, err := r.isRevert(ctx, st.revert); err != nil || isRevert {
-		// No revert of a revert: it would put back what was undone.
-		if err == nil {
-			r.emit(Event{Kind: KindFailed, Step: st.node, Commit: st.revert,
-				Message: fmt.Sprintf("not reverted: %.12s, the patch's last change, is itself a revert", st.revert)})
-		}
-		return errors.Join(se, err)
-	}
-	terminated := r.terminate(ctx, se.Failures)
-	var commit string
-	gerr := r.locked(ctx, func() error {
-		if _, err := r.repo.Run(ctx, "revert", "--no-edit", st.revert); err != nil {
-			return fmt.Errorf("reverting %.12s: %w", st.revert, err)
-		}
-		// Why, for status (Flights): the revert's Strata-Failed trailers.
-		if _, err := r.repo.Run(ctx, append([]string{"commit", "--amend", "-q", "--no-edit"}, failedTrailers(st.node, se.Failures)...)...); err != nil {
-			return fmt.Errorf("recording the failure in the revert of %.12s: %w", st.revert, err)
-		}
-		var err error
-		if commit, err = r.repo.Head(ctx); err != nil {
-			return err
-		}
-		return r.repo.Push(ctx)
-	})
-	if gerr != nil {
-		return errors.Join(se, gerr)
-	}
-	se.Reverted = commit
-	if err := r.recordRevert(ctx, st, commit, se.Failures); err != nil {
-		return errors.Join(se, err)
-	}
-	msg := fmt.Sprintf("reverted %.12s; waiting for its targets to be healthy again", st.revert)
-	if r.opts.Once {
-		msg = fmt.Sprintf("reverted %.12s and pushed the revert; its targets are not waited for (--once)", st.revert)
-	}
-	if len(terminated) > 0 {
-		msg = fmt.Sprintf("terminated the failing syncs of %s; ", strings.Join(terminated, ", ")) + msg
-	}
-	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets), Message: msg})
-	if r.opts.Once {
-		// The revert's targets are not waited for: the next run finds the
-		// revert in the record and stays stopped (stopped).
-		return se
-	}
-	ws, werr := r.waitSet(ctx, commit, writer.ChangedIn(commit))
-	if werr == nil {
-		r.reverting = true
-		werr = r.waitHealthy(ctx, st.node, ws, r.env.Clock.Now(), st.policy.Timeout)
-		r.reverting = false
-	}
-	if werr != nil {
-		return errors.Join(se, fmt.Errorf("after the revert %.12s: %w", commit, werr))
-	}
-	se.Healthy = true
-	return se
-}
-
-// terminate ends the operations of the failed Applications that Argo CD
-// still runs (retrying the failed spec), and waits until they have ended,
-// asking again when the application controller wrote its retry over the
-// request; it returns the Applications whose operation it terminated.
-func (r *runner) terminate(ctx context.Context, failures []Failure) []string {
-	var out []string
-	for _, f := range failures {
-		if f.App == "" || !r.watch.Running(f.ArgoCD, f.App) {
-			continue
-		}
-		out = append(out, f.App)
-		deadline := r.env.Clock.NewTimer(time.Minute)
-		for r.watch.Running(f.ArgoCD, f.App) {
-			if _, err := r.watch.Terminate(ctx, f.ArgoCD, f.App); err != nil {
-				r.log("terminating the operation of Application %s on %s: %v", f.App, f.ArgoCD, err)
-			}
-			select {
-			case <-ctx.Done():
-			case <-deadline.C():
-			case <-r.watch.Changed():
-				continue
-			}
-			break
-		}
-		deadline.Stop()
-	}
-	return out
-}
-
-// failedTrailers are the --trailer arguments of a revert: one
-// Strata-Failed trailer per failure, its reason on one line.
-func failedTrailers(node string, failures []Failure) []string {
-	var out []string
-	for _, l := range failureLines(node, failures) {
-		out = append(out, "--trailer", inflight.FailedTrailer+": "+l)
-	}
-	return out
-}
-
-// isRevert reports whether commit reverts another (git revert's message).
-// It only ever keeps strata from reverting it: a message is never taken
-// for strata's revert of a failed step (the record says that).
-func (r *runner) isRevert(ctx context.Context, commit string) (bool, error) {
-	body, err := r.repo.Run(ctx, "log", "-1", "--format=%B", commit)
-	if err != nil {
-		return false, err
-	}
-	_, ok := inflight.RevertOf(body)
-	return ok, nil
 }

@@ -43,3 +43,11 @@ func pickClusters(f *fleet.Fleet, in func(c *fleet.Cluster) bool) func(live.AppS
 	}
 	return func(s live.AppState) bool { return names[s.Cluster] }
 }
+
+func targetIDs(ts []*target) []string {
+	out := make([]string, len(ts))
+	for i, t := range ts {
+		out[i] = t.ID
+	}
+	return out
+}

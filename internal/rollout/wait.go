@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
+	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/rollout/livecache"
 )
 
@@ -201,4 +203,103 @@ func (r *runner) refreshEvery() time.Duration {
 		return r.env.RefreshEvery
 	}
 	return DefaultRefreshEvery
+}
+
+// newWaitSet reads what the rendered output expects and the history of
+// rendered/ now (after the step's commit): the expectation the writer
+// keeps for HEAD, shared by every rollout of a RunAll.
+func (r *runner) newWaitSet(ctx context.Context, commit string, pick func(live.AppState) bool) (*waitSet, error) {
+	e, err := r.writer.ExpectAt(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return &waitSet{commit: commit, f: e.Fleet, expected: e.Expected, history: e.History, pick: pick, mark: r.watch.Mark()}, nil
+}
+
+// observe reads the state of ws's objects.
+func (r *runner) observe(ws *waitSet) *observation {
+	rep := r.watch.Report(ws.scoped(r.opts.ClusterType, r.opts.Component), ws.history)
+	var picked []live.AppState
+	for _, cell := range rep.Cells {
+		if cell.ClusterType != r.opts.ClusterType || cell.Component != r.opts.Component {
+			continue
+		}
+		for _, st := range cell.Apps {
+			if ws.pick(st) {
+				picked = append(picked, st)
+			}
+		}
+	}
+	o := &observation{roots: map[string]live.Root{}}
+	for _, st := range picked {
+		o.apps = append(o.apps, appState(st))
+	}
+	for _, root := range rep.Roots {
+		if slices.ContainsFunc(o.apps, func(a AppState) bool { return a.Cluster == root.Cluster }) {
+			o.roots[root.Cluster] = root
+		}
+	}
+	for i := range o.apps {
+		o.apps[i].Revisions = o.roots[o.apps[i].Cluster].Revisions
+	}
+	known := true
+	for _, st := range picked {
+		known = o.judge(st, ws.history) && known
+	}
+	if !known {
+		o.healthySince = time.Time{}
+	}
+	return o
+}
+
+// waitSet is newWaitSet read under the repository lock, or under RunAll
+// beside its writer (reading: another rollout of this process or
+// checkout may be writing config/ and rendered/), its history fetching
+// the revisions it lacks (fetch).
+func (r *runner) waitSet(ctx context.Context, commit string, pick func(live.AppState) bool) (*waitSet, error) {
+	var ws *waitSet
+	err := r.reading(ctx, func() error {
+		var err error
+		ws, err = r.newWaitSet(ctx, commit, pick)
+		return err
+	})
+	return ws, err
+}
+
+// terminate ends the operations of the failed Applications that Argo CD
+// still runs (retrying the failed spec), and waits until they have ended,
+// asking again when the application controller wrote its retry over the
+// request; it returns the Applications whose operation it terminated.
+func (r *runner) terminate(ctx context.Context, failures []Failure) []string {
+	var out []string
+	for _, f := range failures {
+		if f.App == "" || !r.watch.Running(f.ArgoCD, f.App) {
+			continue
+		}
+		out = append(out, f.App)
+		deadline := r.env.Clock.NewTimer(time.Minute)
+		for r.watch.Running(f.ArgoCD, f.App) {
+			if _, err := r.watch.Terminate(ctx, f.ArgoCD, f.App); err != nil {
+				r.log("terminating the operation of Application %s on %s: %v", f.App, f.ArgoCD, err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-deadline.C():
+			case <-r.watch.Changed():
+				continue
+			}
+			break
+		}
+		deadline.Stop()
+	}
+	return out
+}
+
+// emitWithinBudget reports a wait that ended at its timeout with every
+// cluster not healthy excused by the budget.
+func (r *runner) emitWithinBudget(step, commit string, o *observation, since time.Time, timeout time.Duration) {
+	synced, healthy := o.counts()
+	r.emit(Event{Kind: KindHealthy, Step: step, Commit: commit, Apps: o.apps, Synced: synced, Healthy: healthy,
+		Total: len(o.apps), Since: since, Deadline: since.Add(timeout), Unhealthy: r.budget.unhealthy(o),
+		Message: fmt.Sprintf("timed out after %s; the clusters not healthy are within maxUnhealthy %s", timeout, r.budget.max)})
 }
