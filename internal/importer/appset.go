@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -108,7 +109,11 @@ func evalAppSet(set *yaml.Node, at string, fsys fs.FS, dir string, show func(str
 		}
 		params, err := e.generate(gen, nil)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%w (generators[%d])", err, i)
+			var ve *values.Error
+			if errors.As(err, &ve) && ve.Path == nil {
+				ve.Path = []string{"spec", "generators", fmt.Sprint(i)}
+			}
+			return nil, nil, err
 		}
 		for _, p := range params {
 			app, err := e.application(tmpl, patch, p, preserve, ns)
@@ -405,7 +410,7 @@ func (e *appSetEval) replace(v any, p map[string]any) (any, error) {
 
 // render executes text as a Go template with p.
 func (e *appSetEval) render(text string, p map[string]any) (string, error) {
-	t := template.New("").Funcs(appSetFuncs)
+	t := template.New("ApplicationSet").Funcs(appSetFuncs)
 	for _, o := range e.options {
 		t = t.Option(o)
 	}

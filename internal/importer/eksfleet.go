@@ -86,12 +86,12 @@ func readEKSFleet(fsys fs.FS, opts Options) (*Source, error) {
 	}
 	byName := map[string]*Target{}
 	for _, m := range members {
-		t := &Target{Path: []string{m.tenant, m.env, m.name}, Dir: m.file}
+		t := &Target{Path: []string{m.tenant, m.env, m.name}, Dir: opts.show(m.file)}
 		byName[m.name] = t
 		src.Targets = append(src.Targets, t)
 	}
 	eks := &eksBuild{groups: groups, members: map[string]*eksMember{}, appGroup: map[string]string{}, dims: src.Dimensions,
-		releasesFile: opts.show(path.Join(dir, eksReleasesFile))}
+		releasesFile: opts.show(path.Join(dir, eksReleasesFile)), show: opts.show}
 	for _, m := range members {
 		eks.members[m.name] = m
 	}
@@ -112,7 +112,7 @@ func eksReleases(fsys fs.FS, dir string, opts Options) (map[string][]eksRelease,
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: no releases file: %w", opts.show(file), err)
 	}
-	docs, _, err := readDocuments(opts.show(file), data)
+	docs, _, err := readDocuments(file, data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -121,7 +121,7 @@ func eksReleases(fsys fs.FS, dir string, opts Options) (map[string][]eksRelease,
 		rel = get(docs[0].node, "releases")
 	}
 	if rel == nil || rel.Kind != yaml.MappingNode {
-		return nil, nil, &values.Error{Pos: values.Pos{File: opts.show(file), Line: 1, Col: 1}, Path: []string{"releases"}, Msg: "no releases (a mapping of groups of addons to their releases)"}
+		return nil, nil, &values.Error{Pos: values.Pos{File: file, Line: 1, Col: 1}, Path: []string{"releases"}, Msg: "no releases (a mapping of groups of addons to their releases)"}
 	}
 	globals := get(rel, "globals")
 	groups := map[string][]eksRelease{}
@@ -132,18 +132,18 @@ func eksReleases(fsys fs.FS, dir string, opts Options) (map[string][]eksRelease,
 			continue
 		}
 		if list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
-			return nil, nil, &values.Error{Pos: values.Pos{File: opts.show(file), Line: list.Line, Col: list.Column}, Path: []string{"releases", g},
+			return nil, nil, &values.Error{Pos: values.Pos{File: file, Line: list.Line, Col: list.Column}, Path: []string{"releases", g},
 				Msg: "a group's releases are a list of at least one release (type, chartRepoRevision or version)"}
 		}
 		seen := map[string]int{}
 		for j, r := range list.Content {
 			typ := str(r, "type")
-			pos := values.Pos{File: opts.show(file), Line: r.Line, Col: r.Column}
+			pos := values.Pos{File: file, Line: r.Line, Col: r.Column}
 			if r.Kind != yaml.MappingNode || typ == "" {
 				return nil, nil, &values.Error{Pos: pos, Path: []string{"releases", g, fmt.Sprint(j)}, Msg: "a release needs a type"}
 			}
 			if prev, ok := seen[typ]; ok {
-				return nil, nil, &values.Error{Pos: pos, Also: []values.Pos{{File: opts.show(file), Line: prev}}, Path: []string{"releases", g, fmt.Sprint(j)},
+				return nil, nil, &values.Error{Pos: pos, Also: []values.Pos{{File: file, Line: prev}}, Path: []string{"releases", g, fmt.Sprint(j)},
 					Msg: fmt.Sprintf("a second release of type %q (the ApplicationSets would make two Applications of one name)", typ)}
 			}
 			seen[typ] = r.Line
@@ -215,26 +215,25 @@ func eksMemberFile(fsys fs.FS, file, hub string, opts Options) (*eksMember, erro
 	if err != nil {
 		return nil, err
 	}
-	shown := opts.show(file)
-	docs, _, err := readDocuments(shown, data)
+	docs, _, err := readDocuments(file, data)
 	if err != nil {
 		return nil, err
 	}
 	if len(docs) != 1 || docs[0].node.Kind != yaml.MappingNode {
-		return nil, &values.Error{Pos: values.Pos{File: shown, Line: 1, Col: 1}, Msg: "a member file is one mapping (tenant, environment, clusterName, labels, annotations)"}
+		return nil, &values.Error{Pos: values.Pos{File: file, Line: 1, Col: 1}, Msg: "a member file is one mapping (tenant, environment, clusterName, labels, annotations)"}
 	}
 	n := docs[0].node
-	m := &eksMember{file: shown, hub: hub, line: map[string]int{}}
+	m := &eksMember{file: file, hub: hub, line: map[string]int{}}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		m.line[k.Value] = k.Line
 		switch k.Value {
 		case "tenant", "environment", "clusterName", "server":
 			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || v.Value == "" {
-				return nil, &values.Error{Pos: values.Pos{File: shown, Line: v.Line, Col: v.Column}, Path: []string{k.Value}, Msg: "not a string"}
+				return nil, &values.Error{Pos: values.Pos{File: file, Line: v.Line, Col: v.Column}, Path: []string{k.Value}, Msg: "not a string"}
 			}
 		case "labels", "annotations":
-			sm, err := stringMapOf(shown, k.Value, v)
+			sm, err := stringMapOf(file, k.Value, v)
 			if err != nil {
 				return nil, err
 			}
@@ -250,13 +249,13 @@ func eksMemberFile(fsys fs.FS, file, hub string, opts Options) (*eksMember, erro
 	m.tenant, m.env, m.name, m.server = str(n, "tenant"), str(n, "environment"), str(n, "clusterName"), str(n, "server")
 	for _, k := range []string{"tenant", "environment", "clusterName"} {
 		if str(n, k) == "" {
-			return nil, &values.Error{Pos: values.Pos{File: shown, Line: 1, Col: 1}, Msg: "missing key " + k,
+			return nil, &values.Error{Pos: values.Pos{File: file, Line: 1, Col: 1}, Msg: "missing key " + k,
 				Hint: "a member file names its cluster's tenant, environment and clusterName"}
 		}
 	}
 	for _, k := range []string{"tenant", "environment"} {
 		if v, ok := m.labels[k]; ok && v != str(n, k) {
-			return nil, &values.Error{Pos: values.Pos{File: shown, Line: m.line["labels"]}, Path: []string{"labels", k},
+			return nil, &values.Error{Pos: values.Pos{File: file, Line: m.line["labels"]}, Path: []string{"labels", k},
 				Msg: fmt.Sprintf("label %s is %q, the member's %s %q: its Secret has one", k, v, k, str(n, k))}
 		}
 		delete(m.labels, k)
@@ -322,8 +321,7 @@ func eksAppSetFile(fsys fs.FS, file, dir string, opts Options, src *Source, secr
 	if err != nil {
 		return err
 	}
-	shown := opts.show(file)
-	docs, dups, err := readDocuments(shown, data)
+	docs, dups, err := readDocuments(file, data)
 	if err != nil {
 		return err
 	}
@@ -363,9 +361,9 @@ func eksAppSetFile(fsys fs.FS, file, dir string, opts Options, src *Source, secr
 			if err := doc.Encode(a.App); err != nil {
 				return err
 			}
-			ao, err := objectOf(document{file: shown, node: &doc})
+			ao, err := objectOf(document{file: file, node: &doc})
 			if err != nil {
-				return fmt.Errorf("%s: an Application of %s: %w", o.At, o.Name, err)
+				return fmt.Errorf("%s: an Application of %s: %w", opts.show(o.At), o.Name, err)
 			}
 			ao.At, ao.Written = o.At, nil
 			if per[a.Cluster] == 1 {
@@ -423,6 +421,7 @@ type eksBuild struct {
 	dims     []string
 	// releasesFile is the releases file as the report names it.
 	releasesFile string
+	show         func(string) string
 	findings     []Finding
 }
 
@@ -519,7 +518,7 @@ func (b *eksBuild) inventory(src *Source, members []*eksMember, order []string) 
 			b.findings = append(b.findings, Finding{Target: strings.Join([]string{m.tenant, m.env, m.name}, "/"), Field: k, At: fmt.Sprintf("%s:%d", m.file, m.line[k]),
 				Reason: "not carried over: the import reads a member's tenant, environment, clusterName, server, labels and annotations; put what its Secret carries under labels or annotations"})
 		}
-		files[path.Join("config/clusters", m.name+".yaml")] = encode("# From "+m.file+" (strata import eks-fleet).\n", doc)
+		files[path.Join("config/clusters", m.name+".yaml")] = encode("# From "+b.show(m.file)+" (strata import eks-fleet).\n", doc)
 	}
 	return files
 }
@@ -548,8 +547,10 @@ func quoteIfNeeded(s string) yaml.Style {
 // item it of o as the templates that give them: a chart source's
 // targetRevision as its group's named revision; a string that is one of
 // the cluster's annotations as that annotation; in the text of every other
-// string (outside templates), the release its label names as that label,
-// the tenant and the environment as theirs, then annotations. Each template gives t back its own value
+// string (outside templates), the tenant and the environment as theirs,
+// then annotations. Only annotations every member has are written so: an
+// override at a node holds for every target under it, even one whose item
+// is disabled, and a missing key is an error there. Each template gives t back its own value
 // (Verify checks it); what the targets then share goes into values.yaml.
 func (b *eksBuild) generalize(t *Target, o *Object, it *yaml.Node) *yaml.Node {
 	m := b.members[t.Path[2]]
@@ -560,7 +561,7 @@ func (b *eksBuild) generalize(t *Target, o *Object, it *yaml.Node) *yaml.Node {
 	g := b.appGroup[t.ID()+"\x00"+o.Name]
 	var words []wordTemplate
 	if g != "" {
-		r, named := b.release(m, g)
+		r, _ := b.release(m, g)
 		sources := lookupSeqNodes(get(it, "sources"))
 		if s := get(it, "source"); s != nil {
 			sources = append(sources, s)
@@ -570,13 +571,10 @@ func (b *eksBuild) generalize(t *Target, o *Object, it *yaml.Node) *yaml.Node {
 				setScalar(s, "targetRevision", "{{ .Values.cluster.revisions."+g+" }}")
 			}
 		}
-		if named {
-			words = append(words, wordTemplate{r.typ, factRef("labels", releaseLabel(g))})
-		}
 	}
 	var anns []wordTemplate
 	for _, k := range sortedKeys(m.annotations) {
-		if v := m.annotations[k]; len(v) >= 4 {
+		if v := m.annotations[k]; len(v) >= 4 && b.everyMember(k) {
 			anns = append(anns, wordTemplate{v, factRef("annotations", k)})
 		}
 	}
@@ -612,6 +610,16 @@ func factRef(kind, key string) string {
 		return "{{ .Values.cluster." + kind + "." + key + " }}"
 	}
 	return fmt.Sprintf("{{ index .Values.cluster.%s %q }}", kind, key)
+}
+
+// everyMember reports whether every member's Secret has annotation k.
+func (b *eksBuild) everyMember(k string) bool {
+	for _, m := range b.members {
+		if _, ok := m.annotations[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // A wordTemplate is a word and the template that gives it.
