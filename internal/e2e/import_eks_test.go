@@ -76,7 +76,7 @@ func TestE2EImportEKSFleet(t *testing.T) {
 			if err := sigsyaml.Unmarshal(data, &m); err != nil {
 				t.Fatal(err)
 			}
-			want[o.Name] = comparable(m)
+			want[o.Name] = compared(m)
 		}
 	}
 	if len(want) < 5 {
@@ -104,9 +104,9 @@ func TestE2EImportEKSFleet(t *testing.T) {
 	}
 }
 
-// comparable is what the comparison reads of an Application: name,
+// compared is what the comparison reads of an Application: name,
 // namespace, labels, annotations, finalizers and spec.
-func comparable(app map[string]any) map[string]any {
+func compared(app map[string]any) map[string]any {
 	md, _ := app["metadata"].(map[string]any)
 	out := map[string]any{"spec": app["spec"]}
 	for _, k := range []string{"name", "namespace", "labels", "annotations", "finalizers"} {
@@ -177,7 +177,7 @@ func (e *Env) applyAppSets(dir string) {
 }
 
 // generatedApps lists the hub's Applications that an ApplicationSet owns,
-// as comparable reads them.
+// as compared reads them.
 func (e *Env) generatedApps() map[string]map[string]any {
 	ctx, cancel := e.ctx()
 	defer cancel()
@@ -200,7 +200,7 @@ func (e *Env) generatedApps() map[string]map[string]any {
 		if err := json.Unmarshal(data, &m); err != nil {
 			e.t.Fatal(err)
 		}
-		out[u.GetName()] = comparable(m)
+		out[u.GetName()] = compared(m)
 	}
 	return out
 }

@@ -121,6 +121,13 @@ func evalAppSet(set *yaml.Node, at string, fsys fs.FS, dir string, show func(str
 				return nil, nil, err
 			}
 			name, _ := p["name"].(string)
+			if at := noValue(app, ""); at != "" {
+				return nil, nil, e.errorf("the Application for cluster %s holds %q at %s: a template reads a key its parameters lack, which Argo CD writes as that text; strata's render (Helm's engine) cannot write it",
+					name, "<no value>", at)
+			}
+			if spec, _ := app["spec"].(map[string]any); spec["project"] == nil || spec["project"] == "" {
+				return nil, nil, e.errorf("the Application for cluster %s has no spec.project (Argo CD reads it as default, strata's chart needs it): write project: default", name)
+			}
 			out = append(out, generated{App: app, Cluster: name})
 		}
 	}
@@ -466,6 +473,30 @@ func normalize(s string) string {
 		s = s[:253]
 	}
 	return strings.Trim(s, "-.")
+}
+
+// noValue returns the path of the first string of v that holds "<no
+// value>", what text/template prints for a missing key; "" if none does.
+func noValue(v any, at string) string {
+	switch v := v.(type) {
+	case string:
+		if strings.Contains(v, "<no value>") {
+			return strings.TrimPrefix(at, ".")
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			if p := noValue(v[k], at+"."+k); p != "" {
+				return p
+			}
+		}
+	case []any:
+		for i, x := range v {
+			if p := noValue(x, fmt.Sprintf("%s[%d]", at, i)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 func asList(v any) []any {
