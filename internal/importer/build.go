@@ -46,7 +46,7 @@ func Build(format string, src *Source) (*Result, error) {
 	prefixed := namedByCluster(src)
 	types := src.types()
 	for _, ct := range types {
-		sub := &Source{ClusterType: ct, Dimensions: src.Dimensions}
+		sub := &Source{ClusterType: ct, Dimensions: src.Dimensions, Generalize: src.Generalize}
 		for _, t := range src.Targets {
 			if src.typeOf(t) == ct {
 				sub.Targets = append(sub.Targets, t)
@@ -60,6 +60,9 @@ func Build(format string, src *Source) (*Result, error) {
 		}
 	}
 	res.Files["config/config.yaml"] = configFile(format, src, newTree(src), prefixed, types)
+	for name, data := range src.Files {
+		res.Files[name] = data
+	}
 	sortFindings(res.Findings)
 	return res, nil
 }
@@ -82,10 +85,17 @@ func buildType(res *Result, src *Source, prefixed bool) error {
 			if !ok {
 				continue
 			}
+			comp := o.Name
+			if o.Component != "" && o.Component != o.Name {
+				comp = o.Component
+				it.Content = append([]*yaml.Node{scalar("name"), scalar(o.Name)}, it.Content...)
+			}
 			if len(src.Targets) > 1 {
 				it = byLeaf(it, t.Path[len(t.Path)-1], "{{ .Values.cluster."+singular(src.Dimensions[len(src.Dimensions)-1])+" }}")
 			}
-			comp := o.Name
+			if src.Generalize != nil {
+				it = src.Generalize(t, o, it)
+			}
 			if prefixed {
 				comp = strings.TrimPrefix(o.Name, t.Path[len(t.Path)-1]+"-")
 			}
@@ -228,6 +238,7 @@ func configFile(format string, src *Source, t *tree, prefixed bool, types []stri
 		r.Content[0].HeadComment = "Every object is named after its cluster: a component per name without it."
 		doc.Content = append(doc.Content, r.Content...)
 	}
+	doc.Content = append(doc.Content, src.Config...)
 	if src.Roots != nil {
 		r := mapping("roots", src.Roots)
 		r.Content[0].HeadComment = "The roots as the repository has them: strata bootstrap writes these."

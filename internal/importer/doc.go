@@ -5,7 +5,9 @@
 // Each format (one file each: applications.go, ...) reads the repository
 // through an fs.FS into a Source: the targets, the Argo CD objects its own
 // tooling gives each of them (kustomize's library for a kustomization,
-// Helm's engine for a chart) and what it could not carry over. Build turns
+// Helm's engine for a chart, the ApplicationSet controller's rules for the
+// Applications an ApplicationSet makes per cluster Secret: appset.go) and
+// what it could not carry over. Build turns
 // a Source into files: one component per object name, the values every
 // target shares in values.yaml and the rest in override.yaml files at the
 // highest node of the sequence they hold for. Verify renders those files

@@ -45,6 +45,7 @@ var formats = []Format{
 	{Name: "applications", Summary: "Argo CD Application and ApplicationSet manifests, a directory (or a kustomization) per target", Read: readApplications},
 	{Name: "rosa-shards", Summary: "a shards file (config.yaml: shards:) and render.py's layout, as the ROSA regional platform's argocd/", Read: readRosaShards},
 	{Name: "app-of-apps", Summary: "a Helm chart of Argo CD Applications with a values file per cluster, each cluster's root rendering it", Read: readAppOfApps},
+	{Name: "eks-fleet", Summary: "a releases file, fleet member files and a hub's ApplicationSets over the cluster Secrets, as the EKS fleet's", Read: readEKSFleet},
 }
 
 // Formats lists the formats import knows, by name.
@@ -73,6 +74,16 @@ type Source struct {
 	// kind, name, project and syncPolicy); nil when the source has none to
 	// keep.
 	Roots *yaml.Node
+	// Config holds more keys and values of config.yaml, in pairs (cluster
+	// facts, named revisions); Files more files of the fleet (the
+	// inventory), by path.
+	Config []*yaml.Node
+	Files  map[string][]byte
+	// Generalize, when set, rewrites the item Build made of object o of
+	// target t (after the cluster's name became its template) so that the
+	// targets share more of it: each template it writes must give t's own
+	// value back, which Verify checks.
+	Generalize func(t *Target, o *Object, item *yaml.Node) *yaml.Node
 }
 
 // A Target is one leaf of the sequence and the objects its root deploys.
@@ -130,6 +141,10 @@ type Object struct {
 	// Written is the object as At's file has it, for the lines of its
 	// fields; nil when Doc is not what it says (a kustomization's output).
 	Written *yaml.Node
+	// Component names the component the object is an item of, when it is
+	// not its name (the objects of several targets that one ApplicationSet
+	// made, each named after its cluster); "" for its name.
+	Component string
 }
 
 // Key names the object as the report does: Kind/name.
