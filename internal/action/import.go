@@ -64,6 +64,12 @@ func (im Import) Run() (*Imported, error) {
 	if err != nil {
 		return nil, show.err(err)
 	}
+	// The layout is the source's paths, from the fleet's root.
+	if into, err := filepath.Abs(im.Into); err == nil {
+		if rel, err := filepath.Rel(into, root); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			src.RebaseLayout(filepath.ToSlash(rel))
+		}
+	}
 	res, err := importer.Build(im.Format, src)
 	if err != nil {
 		return nil, show.err(err)

@@ -73,6 +73,13 @@ type Source struct {
 	// kind, name, project and syncPolicy); nil when the source has none to
 	// keep.
 	Roots *yaml.Node
+	// Layout is config.yaml's layout: that writes each target where the
+	// source's tooling does (and its values file, Target.Values); nil for
+	// strata's default layout.
+	Layout *yaml.Node
+	// Revisions are the named revisions (config.yaml's revisions:) that
+	// the targets pin (Target.Pins), in order.
+	Revisions []string
 }
 
 // A Target is one leaf of the sequence and the objects its root deploys.
@@ -88,6 +95,11 @@ type Target struct {
 	// Root is the Application that deploys the target, when the source
 	// has one apart from its objects (an app-of-apps chart's root).
 	Root *Object
+	// Values is the plain values file the source's tooling writes beside
+	// the target (a mapping; Source.Layout places it), nil for none.
+	Values *yaml.Node
+	// Pins are the target's named revisions (Source.Revisions), by name.
+	Pins map[string]string
 }
 
 // ID is the target's path as strata names it (dev/dc11a).

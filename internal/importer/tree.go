@@ -51,19 +51,24 @@ func (t *tree) leaves() []*node {
 	return out
 }
 
-// sequence writes the tree as config.yaml's sequence.
-func (t *tree) sequence() *yaml.Node {
-	return mapping(t.src.Dimensions[0], t.level(t.root, 0))
+// sequenceWith writes the tree as config.yaml's sequence, the leaves with
+// the targets' pins (of the cluster types types).
+func (t *tree) sequenceWith(types []string) *yaml.Node {
+	return mapping(t.src.Dimensions[0], t.level(t.root, 0, types))
 }
 
-func (t *tree) level(n *node, depth int) *yaml.Node {
+func (t *tree) level(n *node, depth int, types []string) *yaml.Node {
 	list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	for _, c := range n.children {
 		if depth == len(t.src.Dimensions)-1 {
-			list.Content = append(list.Content, scalar(c.name))
+			if pinned := valuesPins(t.src, c, types); pinned != nil {
+				list.Content = append(list.Content, pinned)
+			} else {
+				list.Content = append(list.Content, scalar(c.name))
+			}
 			continue
 		}
-		list.Content = append(list.Content, mapping("name", c.name, t.src.Dimensions[depth+1], t.level(c, depth+1)))
+		list.Content = append(list.Content, mapping("name", c.name, t.src.Dimensions[depth+1], t.level(c, depth+1, types)))
 	}
 	return list
 }
