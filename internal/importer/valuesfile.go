@@ -2,7 +2,7 @@ package importer
 
 import (
 	"path"
-	"strings"
+	"reflect"
 
 	"gopkg.in/yaml.v3"
 )
@@ -94,29 +94,50 @@ func (n *node) placeValue(files map[string]*yaml.Node, k string, items map[int]*
 	}
 }
 
-// valuesPins returns the sequence's leaf n with its pins, when a target
-// there has any: {name: ..., revisions: {<name>: <revision>}}, a revision
-// per cluster type where they differ or some cluster type has none.
-func valuesPins(src *Source, n *node, types []string) *yaml.Node {
-	if len(src.Revisions) == 0 {
+// pinsAt returns the revisions: a sequence node n pins, when every target
+// under it pins the same (named revision -> cluster type -> revision) and
+// no ancestor of n did (lifted): written at the highest such node, so that
+// strata pin NODE --name moves them there. nil for none.
+func pinsAt(src *Source, n *node, types []string, lifted bool) *yaml.Node {
+	if lifted || len(src.Revisions) == 0 {
+		return nil
+	}
+	var first map[string]map[string]string
+	same, any := true, false
+	n.walk(func(l *node) {
+		p := map[string]map[string]string{}
+		for _, t := range src.Targets {
+			if t.ID() != l.rel {
+				continue
+			}
+			for name, rev := range t.Pins {
+				if p[name] == nil {
+					p[name] = map[string]string{}
+				}
+				p[name][src.typeOf(t)] = rev
+				any = true
+			}
+		}
+		if first == nil {
+			first = p
+		} else if !reflect.DeepEqual(first, p) {
+			same = false
+		}
+	})
+	if !same || !any {
 		return nil
 	}
 	revs := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}
 	for _, name := range src.Revisions {
-		per := map[string]string{}
-		for _, t := range src.Targets {
-			if strings.Join(t.Path, "/") == n.rel && t.Pins[name] != "" {
-				per[src.typeOf(t)] = t.Pins[name]
-			}
-		}
+		per := first[name]
 		if len(per) == 0 {
 			continue
 		}
-		same := len(per) == len(types)
+		all := len(per) == len(types)
 		for _, r := range per {
-			same = same && r == per[types[0]]
+			all = all && r == per[types[0]]
 		}
-		if same {
+		if all {
 			revs.Content = append(revs.Content, scalar(name), scalar(per[types[0]]))
 			continue
 		}
@@ -128,10 +149,7 @@ func valuesPins(src *Source, n *node, types []string) *yaml.Node {
 		}
 		revs.Content = append(revs.Content, scalar(name), m)
 	}
-	if len(revs.Content) == 0 {
-		return nil
-	}
-	return mapping("name", n.name, "revisions", revs)
+	return revs
 }
 
 // pinRefs returns n with each string that is one of the target's pins
@@ -166,16 +184,16 @@ func pinRefs(n *yaml.Node, pins map[string]string) *yaml.Node {
 	return n
 }
 
-// RebaseLayout puts the paths of the source's layout (relative to the
-// file system the format read) under prefix: the directory of that file
-// system relative to the fleet's root, when the fleet is written above it.
-func (s *Source) RebaseLayout(prefix string) {
-	if s.Layout == nil || prefix == "" || prefix == "." {
+// RebaseLayout rewrites the paths of the source's layout (relative to the
+// file system the format read) with rel: their paths from the fleet's
+// root, where the fleet is written elsewhere than that file system's root.
+func (s *Source) RebaseLayout(rel func(string) string) {
+	if s.Layout == nil {
 		return
 	}
 	for _, m := range []*yaml.Node{s.Layout, get(s.Layout, "values")} {
 		if p := get(m, "path"); p != nil && p.Kind == yaml.ScalarNode {
-			p.Value = path.Join(prefix, p.Value)
+			p.Value = rel(p.Value)
 		}
 	}
 }
