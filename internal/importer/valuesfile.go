@@ -103,7 +103,7 @@ func pinsAt(src *Source, n *node, types []string, lifted bool) *yaml.Node {
 		return nil
 	}
 	var first map[string]map[string]string
-	same, any := true, false
+	same, pinned := true, false
 	n.walk(func(l *node) {
 		p := map[string]map[string]string{}
 		for _, t := range src.Targets {
@@ -115,7 +115,7 @@ func pinsAt(src *Source, n *node, types []string, lifted bool) *yaml.Node {
 					p[name] = map[string]string{}
 				}
 				p[name][src.typeOf(t)] = rev
-				any = true
+				pinned = true
 			}
 		}
 		if first == nil {
@@ -124,7 +124,7 @@ func pinsAt(src *Source, n *node, types []string, lifted bool) *yaml.Node {
 			same = false
 		}
 	})
-	if !same || !any {
+	if !same || !pinned {
 		return nil
 	}
 	revs := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}
