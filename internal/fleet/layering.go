@@ -379,7 +379,10 @@ func claimItems(owner map[string]claim, c *Component, cv *values.Value, claimed 
 			if prev, dup := owner[name]; dup {
 				msg := fmt.Sprintf("components %q and %q both define a resource named %q", prev.c.Name, c.Name, name)
 				hint := "each resource name must be defined by one component of a cluster type: rename or remove one of them"
-				if prev.c == c {
+				if !resourceSections[section] { // the layout's values file
+					msg = fmt.Sprintf("components %q and %q both define the key %q of the values file (layout.values)", prev.c.Name, c.Name, name)
+					hint = "each key of a target's values file must be defined by one component of a cluster type"
+				} else if prev.c == c {
 					msg = fmt.Sprintf("component %q defines a resource named %q in both %s and %s", c.Name, name, prev.section, section)
 					hint = "an Application and an ApplicationSet of one target need different names (each is the file templates/<name>.yaml)"
 				}

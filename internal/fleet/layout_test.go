@@ -317,3 +317,25 @@ func TestLayoutValuesErrors(t *testing.T) {
 		})
 	}
 }
+
+// Two components of a cluster type cannot both define a key of the values
+// file: the merge would hide one, silently.
+func TestLayoutValuesKeyOfTwoComponents(t *testing.T) {
+	fsys := fstest.MapFS{
+		fleet.ConfigPath:                          {Data: []byte(layoutConfig + "layout:\n  path: out/{environment}/{region}/{clusterType}\n  values: {path: 'out/{environment}/{region}/{clusterType}.yaml', section: values}\n")},
+		"config/regional-cluster/defaults.yaml":   {Data: []byte("values:\n  default: {}\n")},
+		"config/regional-cluster/a/values.yaml":   {Data: []byte("values:\n  frontendApi: {replicas: 1}\n")},
+		"config/regional-cluster/b/values.yaml":   {Data: []byte("values:\n  frontendApi: {replicas: 2}\n")},
+		"config/management-cluster/defaults.yaml": {Data: []byte("values:\n  default: {}\n")},
+		"config/management-cluster/c/values.yaml": {Data: []byte("values:\n  hypershift: {}\n")},
+	}
+	f, err := fleet.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := f.ClusterType("regional-cluster")
+	_, err = f.TargetValues(ct, ct.Targets[0])
+	if err == nil || !strings.Contains(err.Error(), `components "a" and "b" both define the key "frontendApi" of the values file`) {
+		t.Fatalf("TargetValues: %v, want the two components named", err)
+	}
+}
