@@ -3,13 +3,17 @@ package strata_test
 import (
 	"bytes"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"text/template"
 
+	"github.com/google/go-cmp/cmp"
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
@@ -59,6 +63,9 @@ func TestPinnedChartsRunWhatStatusSays(t *testing.T) {
 					continue // central model: the hub's ApplicationSet, seen by the e2e tier
 				}
 				t.Run(c.Name, func(t *testing.T) { checkPinnedCluster(t, before, r0, c) })
+				for _, rv := range r0.Fleet.Config.Revisions {
+					t.Run(c.Name+"/"+rv.Name, func(t *testing.T) { checkNamedPin(t, before, r0, c, rv.Name) })
+				}
 			}
 		})
 	}
@@ -145,6 +152,134 @@ func checkPinnedCluster(t *testing.T, before fstest.MapFS, r0 *render.Renderer, 
 	}
 }
 
+// newNamedPin is the commit the tests pin a named revision to.
+const newNamedPin = "fedcba9876543210fedcba9876543210fedcba98"
+
+// checkNamedPin moves the named revision name of cluster c, as `strata pin
+// TARGET C --name NAME` followed by a commit does. The root keeps its
+// revision and renders the new rendered/ tree, which holds C where a
+// template reads .Values.cluster.revisions.<name>: every source that status
+// says follows the named revision must run C once Argo CD has rendered the
+// tree with the root's values, and no other source may.
+func checkNamedPin(t *testing.T, before fstest.MapFS, r0 *render.Renderer, c *fleet.Cluster, name string) {
+	p, err := pin.Prepare(r0.Fleet, pin.Options{Node: c.Target.ID(), Revision: newNamedPin, ClusterType: c.Type, Name: name, Approve: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := fstest.MapFS{}
+	for k, v := range before {
+		after[k] = v
+	}
+	after[fleet.ConfigPath] = &fstest.MapFile{Data: p.Content}
+	r1, err := render.Load(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := render.Target{ClusterType: r1.Fleet.ClusterType(c.Type), Node: r1.Fleet.Config.Find(c.Target.Path())}
+	out, err := r1.Render(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bootstrap.Build(r1.Fleet, r1.Chart, c.Name, bootstrap.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vals map[string]any
+	for _, o := range b.Objects {
+		if o.GetKind() == "ApplicationSet" && o.GetName() == bootstrap.RootName {
+			vals, _, _ = unstructured.NestedMap(generateRoot(t, r1, c, o), "spec", "source", "helm", "valuesObject")
+		}
+	}
+	// A revision chosen by an inventory label is the label's, whatever the
+	// node pins: the pin moves only the others.
+	want, _ := r1.Fleet.RevisionOf(c.Type, target.Node, name)
+	running := map[string]bool{} // the items with a source at the new pin
+	for item, objs := range argoObjects(t, out, vals) {
+		for _, o := range objs {
+			for _, src := range objectSources(o) {
+				if src["targetRevision"] == newNamedPin {
+					running[item] = true
+				}
+			}
+		}
+	}
+	s, err := status.Compute(r1.Fleet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	following := map[string]bool{}
+	for _, ct := range s.ClusterTypes {
+		for _, row := range ct.Targets {
+			if ct.Name != c.Type || strings.Join(row.Path, "/") != c.Target.ID() {
+				continue
+			}
+			for _, cell := range row.Cells {
+				for _, v := range cell.Versions {
+					if v.RevisionName != name {
+						continue
+					}
+					following[v.Resource] = want == newNamedPin
+					if v.Revision != want {
+						t.Errorf("status at %s: %s %s follows %s at %q, want %s", row.Name, cell.Component, v.Resource, name, v.Revision, want)
+					}
+				}
+			}
+		}
+	}
+	// A file is named after its object, with config.yaml's
+	// render.namePrefix (ops-01-cert-manager for the item cert-manager).
+	for item := range running {
+		for r := range following {
+			if strings.HasSuffix(item, "-"+r) {
+				delete(running, item)
+				running[r] = true
+			}
+		}
+	}
+	maps.DeleteFunc(following, func(_ string, pinned bool) bool { return !pinned })
+	if d := cmp.Diff(following, running); d != "" {
+		t.Errorf("objects with a source at the new pin of %s: status (-) and Argo CD (+) differ:\n%s", name, d)
+	}
+}
+
+// objectSources returns the sources of an Application or of the template of
+// an ApplicationSet, and an ApplicationSet's git generators (their
+// revision as a targetRevision), nested in matrix and merge generators.
+func objectSources(o *unstructured.Unstructured) []map[string]any {
+	spec := []string{"spec"}
+	if o.GetKind() == "ApplicationSet" {
+		spec = []string{"spec", "template", "spec"}
+	}
+	var out []map[string]any
+	if src, ok, _ := unstructured.NestedMap(o.Object, append(spec, "source")...); ok {
+		out = append(out, src)
+	}
+	srcs, _, _ := unstructured.NestedSlice(o.Object, append(spec, "sources")...)
+	for _, s := range srcs {
+		if m, ok := s.(map[string]any); ok {
+			out = append(out, m)
+		}
+	}
+	var gens func(list []any)
+	gens = func(list []any) {
+		for _, g := range list {
+			m, _ := g.(map[string]any)
+			if git, ok := m["git"].(map[string]any); ok {
+				out = append(out, map[string]any{"repoURL": git["repoURL"], "targetRevision": git["revision"]})
+			}
+			for _, k := range []string{"matrix", "merge"} {
+				if inner, ok := m[k].(map[string]any); ok {
+					list, _ := inner["generators"].([]any)
+					gens(list)
+				}
+			}
+		}
+	}
+	list, _, _ := unstructured.NestedSlice(o.Object, "spec", "generators")
+	gens(list)
+	return out
+}
+
 // generateRoot is what the ApplicationSet controller makes of the root
 // ApplicationSet of cluster c: its template, executed (goTemplate,
 // missingkey=error) with the cluster's rendered values.yaml of the fleet r
@@ -202,6 +337,30 @@ func execute(t *testing.T, v any, params map[string]any) any {
 // the repository repo, by Application.
 func argoRevisions(t *testing.T, out *render.Output, vals map[string]any, repo string) map[string]string {
 	t.Helper()
+	revs := map[string]string{}
+	for _, u := range slices.Concat(slices.Collect(maps.Values(argoObjects(t, out, vals)))...) {
+		if u.GetKind() != "Application" {
+			continue
+		}
+		srcs, _, _ := unstructured.NestedSlice(u.Object, "spec", "sources")
+		if src, ok, _ := unstructured.NestedMap(u.Object, "spec", "source"); ok {
+			srcs = append(srcs, src)
+		}
+		for _, s := range srcs {
+			if m, ok := s.(map[string]any); ok && m["repoURL"] == repo {
+				rev, _ := m["targetRevision"].(string)
+				revs[u.GetName()] = rev
+			}
+		}
+	}
+	return revs
+}
+
+// argoObjects renders a target's output as Argo CD's Helm render does with
+// the root object's values, and returns the objects by the item that made
+// them (the name of their file, templates/<item>.yaml).
+func argoObjects(t *testing.T, out *render.Output, vals map[string]any) map[string][]*unstructured.Unstructured {
+	t.Helper()
 	tree := fstest.MapFS{}
 	for _, f := range out.Files {
 		tree[f.Path] = &fstest.MapFile{Data: f.Data, Mode: 0o644}
@@ -222,26 +381,18 @@ func argoRevisions(t *testing.T, out *render.Output, vals map[string]any, repo s
 	if err != nil {
 		t.Fatalf("Argo CD's Helm render of %s: %v", out.Target.Dir(), err)
 	}
-	revs := map[string]string{}
-	for _, m := range manifests {
+	objs := map[string][]*unstructured.Unstructured{}
+	for file, m := range manifests {
+		item := strings.TrimSuffix(path.Base(file), ".yaml")
 		for _, doc := range bytes.Split([]byte(m), []byte("\n---\n")) {
-			var u unstructured.Unstructured
-			if err := yaml.Unmarshal(doc, &u.Object); err != nil || u.GetKind() != "Application" {
+			u := &unstructured.Unstructured{}
+			if err := yaml.Unmarshal(doc, &u.Object); err != nil || u.GetKind() == "" {
 				continue
 			}
-			srcs, _, _ := unstructured.NestedSlice(u.Object, "spec", "sources")
-			if src, ok, _ := unstructured.NestedMap(u.Object, "spec", "source"); ok {
-				srcs = append(srcs, src)
-			}
-			for _, s := range srcs {
-				if m, ok := s.(map[string]any); ok && m["repoURL"] == repo {
-					rev, _ := m["targetRevision"].(string)
-					revs[u.GetName()] = rev
-				}
-			}
+			objs[item] = append(objs[item], u)
 		}
 	}
-	return revs
+	return objs
 }
 
 // readFleet reads an example's config/ and argocd-apps/ into memory.

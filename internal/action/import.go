@@ -64,6 +64,10 @@ func (im Import) Run() (*Imported, error) {
 	if err != nil {
 		return nil, show.err(err)
 	}
+	// The layout is the source's paths, from the fleet's root.
+	if into, err := filepath.Abs(im.Into); err == nil {
+		src.RebaseLayout(func(p string) string { return fromInto(into, root, p) })
+	}
 	res, err := importer.Build(im.Format, src)
 	if err != nil {
 		return nil, show.err(err)
@@ -88,6 +92,16 @@ func (im Import) Run() (*Imported, error) {
 		return nil, err
 	}
 	return &Imported{Result: res, Written: written}, nil
+}
+
+// fromInto returns p, a slash path relative to root, relative to into
+// instead, when one of them holds the other; else p.
+func fromInto(into, root, p string) string {
+	rel, err := filepath.Rel(into, filepath.Join(root, filepath.FromSlash(p)))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.ToSlash(rel)
 }
 
 // sourceRoot returns the root of the Git repository holding dir (or dir

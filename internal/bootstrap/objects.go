@@ -232,12 +232,7 @@ const pinnedRevision = "{{ .cluster.revision }}"
 
 // BranchRevision is the revision the root objects follow: the repository's
 // revision, else HEAD.
-func BranchRevision(f *fleet.Fleet) string {
-	if f.Config.Repository != nil && f.Config.Repository.Revision != "" {
-		return f.Config.Repository.Revision
-	}
-	return "HEAD"
-}
+func BranchRevision(f *fleet.Fleet) string { return f.Config.Branch() }
 
 // rootApplication is the root of a cluster running its own Argo CD: an
 // ApplicationSet whose git files generator reads the cluster's rendered

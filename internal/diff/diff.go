@@ -218,7 +218,7 @@ func compareTarget(id string, base, head *side, context int) TargetChange {
 		if inBase && inHead && bytes.Equal(before, after) {
 			continue
 		}
-		rc := ResourceChange{Path: dir + "/" + file, Status: Changed}
+		rc := ResourceChange{Path: path.Join(dir, file), Status: Changed}
 		switch {
 		case !inBase:
 			rc.Status = Added
@@ -287,9 +287,23 @@ func (s *side) render(ids []string) error {
 		for _, file := range o.Files {
 			files[strings.TrimPrefix(file.Path, prefix)] = file.Data
 		}
+		for _, file := range o.Beside { // the values file: ../<type>-values.yaml
+			files[relPath(o.Target.Dir(), file.Path)] = file.Data
+		}
 		s.files[o.Target.ID()] = files
 	}
 	return nil
+}
+
+// relPath returns the slash path p relative to the directory dir, both
+// relative to the repository: "../x-values.yaml" for a file beside dir.
+func relPath(dir, p string) string {
+	d, q := strings.Split(dir, "/"), strings.Split(p, "/")
+	i := 0
+	for i < len(d) && i < len(q)-1 && d[i] == q[i] {
+		i++
+	}
+	return strings.Repeat("../", len(d)-i) + strings.Join(q[i:], "/")
 }
 
 // LineKind classifies a line of a unified diff (ResourceChange.Diff):

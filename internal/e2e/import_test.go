@@ -12,7 +12,8 @@ import (
 // TestE2EImportRegional: a regional platform in openshift-online/
 // rosa-regional-platform's shape, imported with strata import rosa-shards,
 // delivers a values change and a chart change to staging and production
-// exactly as the repository does without strata. Each cluster runs its own
+// exactly as the repository does without strata; strata render writes
+// render.py's files at render.py's paths. Each cluster runs its own
 // Argo CD (the hub is staging, the spoke production); its root
 // ApplicationSet reads the chart directories at the shard's pinned
 // revision and the values render.py writes at the cluster's branch. So a
@@ -35,29 +36,23 @@ func TestE2EImportRegional(t *testing.T) {
 	e.Commit("pin staging and production to " + c0[:12])
 
 	r := e.MustStrata("import", "rosa-shards", filepath.Join(e.Repo.Dir, "argocd"), "--into", e.Repo.Dir)
-	for _, want := range []string{"management-cluster/staging/us-east-1", "management-cluster/production/us-east-1", "management-cluster-values.yaml"} {
+	for _, want := range []string{"management-cluster/staging/us-east-1", "management-cluster/production/us-east-1"} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("strata import: want the report to name %s, got\n%s", want, r.Stdout)
 		}
 	}
-	// The import keeps config_revision as the commit it is; strata pin
-	// moves a named revision: charts, pinned per node.
-	pinned := 0
-	for _, file := range e.Repo.Files("config/management-cluster/root-applicationset") {
-		text := e.Repo.ReadFile(file)
-		pinned += strings.Count(text, c0)
-		e.Repo.WriteFile(file, strings.ReplaceAll(text, c0, "'{{ .Values.cluster.revisions.charts }}'"))
-	}
-	if pinned < 2 {
-		t.Fatalf("the imported root-applicationset: want the pin in the git generator and the chart source, found %d times", pinned)
+	// The import makes config_revision the named revision charts, pinned
+	// per node, and writes render.py's layout and values files.
+	cfg := e.Repo.ReadFile("config/config.yaml")
+	for _, want := range []string{"revisions: {charts: " + c0 + "}", "path: argocd/rendered/{environment}/{region}/{clusterType}-values.yaml"} {
+		if !strings.Contains(cfg, want) {
+			t.Fatalf("the imported config.yaml: want %q, got\n%s", want, cfg)
+		}
 	}
 	// What the import leaves to the team: where Argo CD pulls the
-	// repository from (the clusters' git_repo) and the pins' name.
-	e.Repo.WriteFile("config/config.yaml", e.Repo.ReadFile("config/config.yaml")+
-		"repository: {url: "+e.Repo.URL+", revision: main}\nrevisions:\n  charts: {}\n")
-	for _, node := range []string{"staging", "production"} {
-		e.MustStrata("pin", node, c0, "--name", "charts")
-	}
+	// repository from (the clusters' git_repo).
+	e.Repo.WriteFile("config/config.yaml", cfg+"repository: {url: "+e.Repo.URL+", revision: main}\n")
+	regional.strata = true // render writes the values files from now on
 	e.Repo.WriteFile("config/clusters/"+HubName+".yaml", "type: management-cluster\ntarget: staging/us-east-1\n")
 	e.Repo.WriteFile("config/clusters/prod.yaml", "type: management-cluster\ntarget: production/us-east-1\n")
 	e.MustStrata("render")
@@ -74,11 +69,15 @@ func TestE2EImportRegional(t *testing.T) {
 	regional.checkPins(map[string]string{HubName: c0, "prod": c0})
 	mark("bootstrap both clusters: charts at the pin, values at main")
 
-	// A values change: render.py writes the values files, both clusters
-	// read them at main at once; strata's output does not change.
+	// A values change: in config/, rendered into the values files only;
+	// both clusters read them at main at once.
 	regional.buckets = map[string]string{"staging": "oidc-stg-v2", "production": "oidc-prod-v2"}
-	regional.write("1.0.0", map[string]string{"staging": c0, "production": c0})
-	e.MustStrata("render", "--check")
+	for env, bucket := range regional.buckets {
+		e.Repo.WriteFile("config/management-cluster/shard-values/"+env+"/override.yaml", "values:\n  hypershift:\n    oidcBucket: "+bucket+"\n")
+	}
+	if r := e.MustStrata("render"); !strings.Contains(r.Stdout, "2 updated") {
+		t.Errorf("strata render of a values change: want the two values files updated, got\n%s", r.Stdout)
+	}
 	c2 := e.Commit("new OIDC buckets")
 	e.Converge(regional.expect(c2, map[string]string{HubName: "1.0.0", "prod": "1.0.0"}))
 	regional.checkPins(map[string]string{HubName: c0, "prod": c0})
@@ -121,6 +120,9 @@ type regionalRepo struct {
 	e *Env
 	// buckets are the shards' values, by environment.
 	buckets map[string]string
+	// strata: strata render writes the values files (after the import);
+	// write leaves them alone.
+	strata bool
 }
 
 // write writes the repository with the chart at version and the shards'
@@ -135,6 +137,9 @@ func (g *regionalRepo) write(version string, pins map[string]string) {
 			fmt.Fprintf(&shards, "    config_revision:\n      management-cluster: %q\n", pins[env])
 		}
 		fmt.Fprintf(&shards, "    values:\n      management-cluster:\n        hypershift:\n          oidcBucket: %q\n", g.buckets[env])
+		if g.strata {
+			continue
+		}
 		// render.py's output for the shard, read through $values.
 		r.WriteFile("argocd/rendered/"+env+"/us-east-1/management-cluster-values.yaml", fmt.Sprintf(
 			"# GENERATED FILE - DO NOT EDIT MANUALLY\n#\n# Cluster Type: management-cluster\n# Shard: us-east-1 (%s)\n#\n\nhypershift:\n  oidcBucket: %s\n", env, g.buckets[env]))

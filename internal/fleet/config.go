@@ -260,3 +260,13 @@ func singular(name string) string {
 	}
 	return s
 }
+
+// Branch is the revision the clusters' root objects follow and strata's
+// bootstrap writes as the cluster Secret's git_revision: the repository's
+// revision, else HEAD.
+func (c *Config) Branch() string {
+	if c.Repository != nil && c.Repository.Revision != "" {
+		return c.Repository.Revision
+	}
+	return "HEAD"
+}

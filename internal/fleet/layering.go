@@ -328,13 +328,18 @@ func (f *Fleet) Revision(ct string, n *Node) string {
 func (f *Fleet) TargetValues(ct *ClusterType, n *Node) (*values.Value, error) {
 	out := f.TargetBase(ct, n)
 	owner := map[string]claim{} // item name -> where it is defined
+	keys := map[string]claim{}  // key of the layout's values file -> where it is defined
+	vsec := f.Config.Layout.ValuesSection()
 	layers := make([]*values.Value, 0, len(ct.Components))
 	for _, c := range ct.Components {
 		cv, err := ct.ComponentValues(c, n)
 		if err != nil {
 			return nil, err
 		}
-		if err := claimItems(owner, c, cv); err != nil {
+		if err := claimItems(owner, c, cv, func(s string) bool { return resourceSections[s] }); err != nil {
+			return nil, err
+		}
+		if err := claimItems(keys, c, cv, func(s string) bool { return s == vsec }); err != nil {
 			return nil, err
 		}
 		if f.Config.Clusters.Facts {
@@ -361,9 +366,11 @@ type claim struct {
 	pos     values.Pos
 }
 
-func claimItems(owner map[string]claim, c *Component, cv *values.Value) error {
+// claimItems claims the items of cv's sections that claimed says, refusing
+// an item that another component (or another section) holds.
+func claimItems(owner map[string]claim, c *Component, cv *values.Value, claimed func(section string) bool) error {
 	for i, section := range cv.Keys {
-		if !resourceSections[section] || cv.Vals[i].Kind != values.Map {
+		if !claimed(section) || cv.Vals[i].Kind != values.Map {
 			continue
 		}
 		items := cv.Vals[i]
@@ -372,7 +379,10 @@ func claimItems(owner map[string]claim, c *Component, cv *values.Value) error {
 			if prev, dup := owner[name]; dup {
 				msg := fmt.Sprintf("components %q and %q both define a resource named %q", prev.c.Name, c.Name, name)
 				hint := "each resource name must be defined by one component of a cluster type: rename or remove one of them"
-				if prev.c == c {
+				if !resourceSections[section] { // the layout's values file
+					msg = fmt.Sprintf("components %q and %q both define the key %q of the values file (layout.values)", prev.c.Name, c.Name, name)
+					hint = "each key of a target's values file must be defined by one component of a cluster type"
+				} else if prev.c == c {
 					msg = fmt.Sprintf("component %q defines a resource named %q in both %s and %s", c.Name, name, prev.section, section)
 					hint = "an Application and an ApplicationSet of one target need different names (each is the file templates/<name>.yaml)"
 				}

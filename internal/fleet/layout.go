@@ -43,8 +43,12 @@ type Layout struct {
 	root string
 	segs []layoutSegment
 
+	// values, when set, is the plain values file written beside each
+	// target's directory (layout.values: layoutvalues.go).
+	values *layoutValues
+
 	dirsOnce sync.Once
-	dirs     map[string]LayoutTarget // every target's directory, for TargetAt
+	dirs     map[string]LayoutTarget // every target's directory and values file, for TargetAt
 }
 
 // LayoutTarget is a target named by its cluster type and node.
@@ -127,7 +131,7 @@ func (l *Layout) Expand(ct string, dim func(i int) string, dims int) string {
 // NodeDirs returns the directories that hold the output of the targets of
 // cluster type ct at or under the node n, and nothing else: for the default
 // layout the node's own directory, else each target's (the targets of ct,
-// from Targets, under n).
+// from Targets, under n), with its values file when the layout has one.
 func (l *Layout) NodeDirs(ct string, n *Node, targets []*Node) []string {
 	if l.Default() {
 		if n.Depth == 0 {
@@ -138,7 +142,7 @@ func (l *Layout) NodeDirs(ct string, n *Node, targets []*Node) []string {
 	var out []string
 	for _, t := range targets {
 		if n.covers(t) {
-			out = append(out, l.Dir(ct, t))
+			out = append(out, l.Paths(ct, t)...)
 		}
 	}
 	return out
@@ -180,7 +184,9 @@ func (c *Config) TargetAt(p string) (LayoutTarget, bool) {
 func (c *Config) layoutDirs() map[string]LayoutTarget {
 	out := map[string]LayoutTarget{}
 	for _, t := range c.layoutTargets() {
-		out[c.Layout.Dir(t.ClusterType, t.Node)] = t
+		for _, p := range c.Layout.Paths(t.ClusterType, t.Node) {
+			out[p] = t
+		}
 	}
 	return out
 }
@@ -215,7 +221,7 @@ func (c *Config) parseLayout(v *values.Value) (*Layout, error) {
 		e.Hint = "layout: {path: rendered/{clusterType}/{environment}/...}"
 		return nil, e
 	}
-	if err := knownKeys(v, path, "path"); err != nil {
+	if err := knownKeys(v, path, "path", "values"); err != nil {
 		return nil, err
 	}
 	p := v.Get("path")
@@ -228,6 +234,9 @@ func (c *Config) parseLayout(v *values.Value) (*Layout, error) {
 		return nil, err
 	}
 	if err := c.checkLayoutDistinct(l, p, append(path, "path")); err != nil {
+		return nil, err
+	}
+	if err := c.parseLayoutValues(l, v.Get("values")); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -424,7 +433,8 @@ func (c *Config) TargetDirOf(id string) (string, bool) {
 // NodeDirs returns the directories that hold the output of every target of
 // cluster type ct at or under the node whose ID is nodeID ("" for all of
 // them), and nothing else: with the default layout the node's directory,
-// else each target's. False when config.yaml has no such node.
+// else each target's, and its values file when the layout has one. False
+// when config.yaml has no such node.
 func (c *Config) NodeDirs(ct, nodeID string) ([]string, bool) {
 	if c.Layout.Default() {
 		return []string{path.Join(DefaultOutputRoot, ct, nodeID)}, true
@@ -436,7 +446,7 @@ func (c *Config) NodeDirs(ct, nodeID string) ([]string, bool) {
 	var out []string
 	for _, t := range c.layoutTargets() {
 		if t.ClusterType == ct && n.covers(t.Node) {
-			out = append(out, c.Layout.Dir(ct, t.Node))
+			out = append(out, c.Layout.Paths(ct, t.Node)...)
 		}
 	}
 	return out, true

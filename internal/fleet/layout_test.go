@@ -249,3 +249,93 @@ func FuzzLayout(f *testing.F) {
 		}
 	})
 }
+
+// The regional platform's values files: one per target, beside its
+// directory under the output root, found by TargetAt and listed with the
+// target's directory by NodeDirs.
+func TestLayoutValuesFiles(t *testing.T) {
+	c, err := readLayoutConfig(t, `layout:
+  path: argocd/rendered/{environment}/{region}/{clusterType}-manifests
+  values: {path: 'argocd/rendered/{environment}/{region}/{clusterType}-values.yaml', section: values}
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := c.Find([]string{"integration", "eu-west-1"})
+	if got, want := c.Layout.ValuesFile("regional-cluster", n), "argocd/rendered/integration/eu-west-1/regional-cluster-values.yaml"; got != want {
+		t.Errorf("ValuesFile = %q, want %q", got, want)
+	}
+	if got := c.Layout.ValuesSection(); got != "values" {
+		t.Errorf("ValuesSection = %q, want values", got)
+	}
+	if tg, ok := c.TargetAt("argocd/rendered/integration/eu-west-1/regional-cluster-values.yaml"); !ok || tg.ID() != "regional-cluster/integration/eu-west-1" {
+		t.Errorf("TargetAt(values file) = %v, %v, want regional-cluster/integration/eu-west-1", tg, ok)
+	}
+	dirs, _ := c.NodeDirs("regional-cluster", "staging")
+	want := []string{"argocd/rendered/staging/eu-west-1/regional-cluster-manifests", "argocd/rendered/staging/eu-west-1/regional-cluster-values.yaml"}
+	if d := cmp.Diff(want, dirs); d != "" {
+		t.Errorf("NodeDirs (-want +got):\n%s", d)
+	}
+	plain, err := readLayoutConfig(t, "layout:\n  path: argocd/rendered/{environment}/{region}/{clusterType}-manifests\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := plain.Layout.ValuesFile("regional-cluster", n); f != "" {
+		t.Errorf("a layout without values: ValuesFile = %q, want none", f)
+	}
+}
+
+func TestLayoutValuesErrors(t *testing.T) {
+	const path = "layout:\n  path: out/{environment}/{region}/{clusterType}/{region}/x\n"
+	for _, tc := range []struct {
+		name, values string
+		want         []string
+	}{
+		{"outside the output root", "  values: {path: 'values/{environment}/{region}/{clusterType}.yaml', section: values}\n",
+			[]string{"layout.values.path:", "is not under the output root out/", "config/config.yaml:14:"}},
+		{"two targets, one file", "  values: {path: 'out/{environment}/{clusterType}.yaml', section: values}\n",
+			[]string{"one directory, out/integration/regional-cluster.yaml"}},
+		{"inside a target's directory", "  values: {path: 'out/{environment}/{region}/{clusterType}/{region}/x/values.yaml', section: values}\n",
+			[]string{"the values file of regional-cluster/integration/eu-west-1, out/integration/eu-west-1/regional-cluster/eu-west-1/x/values.yaml, is inside the directory of target regional-cluster/integration/eu-west-1"}},
+		{"holds a target's directory", "  values: {path: 'out/{environment}/{region}/{clusterType}/{region}', section: values}\n",
+			[]string{"holds the directory of target"}},
+		{"a section of resources", "  values: {path: 'out/{environment}/{region}/{clusterType}.yaml', section: applications}\n",
+			[]string{"layout.values.section:", `"applications" cannot be the values file's section`}},
+		{"no section", "  values: {path: 'out/{environment}/{region}/{clusterType}.yaml'}\n", []string{"layout.values: missing key section"}},
+		{"unknown key", "  values: {path: 'out/{environment}/{region}/{clusterType}.yaml', section: values, sectoin: x}\n", []string{"layout.values.sectoin: unknown key"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := readLayoutConfig(t, path+tc.values)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error\n%v\nwant it to contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// Two components of a cluster type cannot both define a key of the values
+// file: the merge would hide one, silently.
+func TestLayoutValuesKeyOfTwoComponents(t *testing.T) {
+	fsys := fstest.MapFS{
+		fleet.ConfigPath:                          {Data: []byte(layoutConfig + "layout:\n  path: out/{environment}/{region}/{clusterType}\n  values: {path: 'out/{environment}/{region}/{clusterType}.yaml', section: values}\n")},
+		"config/regional-cluster/defaults.yaml":   {Data: []byte("values:\n  default: {}\n")},
+		"config/regional-cluster/a/values.yaml":   {Data: []byte("values:\n  frontendApi: {replicas: 1}\n")},
+		"config/regional-cluster/b/values.yaml":   {Data: []byte("values:\n  frontendApi: {replicas: 2}\n")},
+		"config/management-cluster/defaults.yaml": {Data: []byte("values:\n  default: {}\n")},
+		"config/management-cluster/c/values.yaml": {Data: []byte("values:\n  hypershift: {}\n")},
+	}
+	f, err := fleet.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := f.ClusterType("regional-cluster")
+	_, err = f.TargetValues(ct, ct.Targets[0])
+	if err == nil || !strings.Contains(err.Error(), `components "a" and "b" both define the key "frontendApi" of the values file`) {
+		t.Fatalf("TargetValues: %v, want the two components named", err)
+	}
+}

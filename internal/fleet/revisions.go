@@ -74,6 +74,10 @@ func (c *Config) parseRevisions(v *values.Value) error {
 		if err := checkName(name); err != nil {
 			return nameError(v.KeyPosAt(i), rpath, err)
 		}
+		if why, ok := reservedRevisionNames[name]; ok {
+			return &values.Error{Pos: v.KeyPosAt(i), Path: rpath, Msg: fmt.Sprintf("a named revision cannot be called %q: status, pin and verify print that name for %s", name, why),
+				Hint: "give the revision another name (charts, components, addons)"}
+		}
 		r := NamedRevision{Name: name, Pos: v.KeyPosAt(i)}
 		switch rv.Kind {
 		case values.Null:
@@ -172,6 +176,13 @@ func (f *Fleet) RevisionOf(ct string, n *Node, name string) (string, values.Pos)
 // RootRevisionName names the root's revision (a node's revision:) among a
 // target's revisions by name.
 const RootRevisionName = "root"
+
+// reservedRevisionNames are the names a named revision cannot have: status,
+// pin and verify print them for other revisions.
+var reservedRevisionNames = map[string]string{
+	RootRevisionName:   "the root's revision (a node's revision:)",
+	RevisionAnnotation: "the branch that the cluster Secret's annotation git_revision holds",
+}
 
 // RevisionByName is one revision a target runs, by name: the root's
 // (RootRevisionName) or one of config.yaml's revisions:.

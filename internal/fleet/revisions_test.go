@@ -107,6 +107,10 @@ func TestNamedRevisionErrors(t *testing.T) {
 			"a.yaml": "type: hub\ntarget: production/us-east1\nlabels: {addons_release: v1.2.0}\n",
 			"b.yaml": "type: hub\ntarget: production/us-east1\nlabels: {addons_release: v1.3.0}\n"},
 			[]string{"clusters a and b run target hub/production/us-east1 but their label addons_release chooses revisions v1.2.0 and v1.3.0", "config/clusters/b.yaml:3", "config/clusters/a.yaml:3"}},
+		{"a revision named root", strings.Replace(revisionsConfig, "  charts: {}\n", "  charts: {}\n  root: {}\n", 1), nil,
+			[]string{"revisions.root:", `cannot be called "root"`, "the root's revision", "config/config.yaml:5:3"}},
+		{"a revision named as the Secret's git_revision", strings.Replace(revisionsConfig, "  charts: {}\n", "  git_revision: {}\n", 1), nil,
+			[]string{"revisions.git_revision:", `cannot be called "git_revision"`, "config/config.yaml:4:3"}},
 		{"a node's values cannot set revisions", strings.Replace(revisionsConfig, "revision: ops-stable", "revision: ops-stable\n      values: {revisions: x}", 1), nil,
 			[]string{`key "revisions" is strata's`}},
 	}

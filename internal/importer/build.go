@@ -96,6 +96,7 @@ func buildType(res *Result, src *Source, prefixed bool) error {
 			if src.Generalize != nil {
 				it = src.Generalize(t, o, it)
 			}
+			it = pinRefs(it, t.Pins)
 			if prefixed {
 				comp = strings.TrimPrefix(o.Name, t.Path[len(t.Path)-1]+"-")
 			}
@@ -125,6 +126,12 @@ func buildType(res *Result, src *Source, prefixed bool) error {
 		}
 		for rel, doc := range files {
 			res.Files[path.Join("config", ct, comp, rel)] = encode("", doc)
+		}
+	}
+	files := map[string]*yaml.Node{}
+	if used[ValuesSection] = tree.placeValues(files, src); used[ValuesSection] {
+		for rel, doc := range files {
+			res.Files[path.Join("config", ct, ValuesComponent, rel)] = encode("", doc)
 		}
 	}
 	res.Files[path.Join("config", ct, "defaults.yaml")] = defaultsFile(used)
@@ -212,7 +219,7 @@ func toNode(v any) *yaml.Node {
 // per section the fleet uses (the objects carry everything).
 func defaultsFile(used map[string]bool) []byte {
 	doc := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-	for _, sec := range sectionOrder {
+	for _, sec := range append(sectionOrder, ValuesSection) {
 		if used[sec] {
 			doc.Content = append(doc.Content, scalar(sec), mapping("default", &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle}))
 		}
@@ -227,11 +234,22 @@ func configFile(format string, src *Source, t *tree, prefixed bool, types []stri
 	for _, ct := range types {
 		cts.Content = append(cts.Content, mapping("name", ct))
 	}
-	doc := mapping(
-		"dimensions", src.Dimensions,
-		"sequence", t.sequence(),
-		"cluster_types", cts,
-	)
+	doc := mapping("dimensions", src.Dimensions)
+	if len(src.Revisions) > 0 {
+		revs := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		for _, name := range src.Revisions {
+			revs.Content = append(revs.Content, scalar(name), &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: yaml.FlowStyle})
+		}
+		r := mapping("revisions", revs)
+		r.Content[0].HeadComment = "Named revisions, pinned per node (strata pin NODE REV --name NAME); where\nno node pins one, the cluster's own revision."
+		doc.Content = append(doc.Content, r.Content...)
+	}
+	doc.Content = append(doc.Content, mapping("sequence", t.sequenceWith(types), "cluster_types", cts).Content...)
+	if src.Layout != nil {
+		r := mapping("layout", src.Layout)
+		r.Content[0].HeadComment = "Where the repository's tooling writes each target, and its values file."
+		doc.Content = append(doc.Content, r.Content...)
+	}
 	if prefixed {
 		leaf := src.Dimensions[len(src.Dimensions)-1]
 		r := mapping("render", mapping("namePrefix", "{{ .Values.cluster."+singular(leaf)+" }}-"))

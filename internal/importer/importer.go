@@ -84,6 +84,13 @@ type Source struct {
 	// targets share more of it: each template it writes must give t's own
 	// value back, which Verify checks.
 	Generalize func(t *Target, o *Object, item *yaml.Node) *yaml.Node
+	// Layout is config.yaml's layout: that writes each target where the
+	// source's tooling does (and its values file, Target.Values); nil for
+	// strata's default layout.
+	Layout *yaml.Node
+	// Revisions are the named revisions (config.yaml's revisions:) that
+	// the targets pin (Target.Pins), in order.
+	Revisions []string
 }
 
 // A Target is one leaf of the sequence and the objects its root deploys.
@@ -99,6 +106,11 @@ type Target struct {
 	// Root is the Application that deploys the target, when the source
 	// has one apart from its objects (an app-of-apps chart's root).
 	Root *Object
+	// Values is the plain values file the source's tooling writes beside
+	// the target (a mapping; Source.Layout places it), nil for none.
+	Values *yaml.Node
+	// Pins are the target's named revisions (Source.Revisions), by name.
+	Pins map[string]string
 }
 
 // ID is the target's path as strata names it (dev/dc11a).

@@ -28,6 +28,57 @@ import (
 // dimensions environments and regions; its objects are the ApplicationSet
 // render.py writes, derived here by the same rules.
 
+// rosaRevision is the named revision a shard's config_revision becomes:
+// the charts' revision, pinned per node, the values live.
+const rosaRevision = "charts"
+
+// rosaValues is render.py's render_shard_values for cluster type ct: the
+// shard's global values, then its keys that name no cluster type, then
+// ct's, merged (mappings key by key, the rest replaced); an empty mapping
+// when the shard has none.
+func rosaValues(vals *yaml.Node, ct string, types []string) *yaml.Node {
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	if vals == nil || vals.Kind != yaml.MappingNode {
+		return out
+	}
+	out = deepMerge(out, get(vals, "global"))
+	top := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	for i := 0; i+1 < len(vals.Content); i += 2 {
+		if k := vals.Content[i].Value; k != "global" && !slices.Contains(types, k) {
+			top.Content = append(top.Content, vals.Content[i], vals.Content[i+1])
+		}
+	}
+	return deepMerge(deepMerge(out, top), get(vals, ct))
+}
+
+// deepMerge is render.py's deep_merge: overlay's keys over base's, mappings
+// merged recursively, anything else replaced. A nil or non-mapping
+// overlay leaves base.
+func deepMerge(base, overlay *yaml.Node) *yaml.Node {
+	if overlay == nil || overlay.Kind != yaml.MappingNode {
+		return base
+	}
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: slices.Clone(base.Content)}
+	for i := 0; i+1 < len(overlay.Content); i += 2 {
+		k, v := overlay.Content[i], overlay.Content[i+1]
+		j := -1
+		for x := 0; x+1 < len(out.Content); x += 2 {
+			if out.Content[x].Value == k.Value {
+				j = x
+			}
+		}
+		switch {
+		case j < 0:
+			out.Content = append(out.Content, k, v)
+		case out.Content[j+1].Kind == yaml.MappingNode && v.Kind == yaml.MappingNode:
+			out.Content[j+1] = deepMerge(out.Content[j+1], v)
+		default:
+			out.Content[j+1] = v
+		}
+	}
+	return out
+}
+
 // commitHash is render.py's check of a config_revision.
 var commitHash = regexp.MustCompile(`^[a-f0-9]{7,40}$`)
 
@@ -105,13 +156,21 @@ func readRosaShards(fsys fs.FS, opts Options) (*Source, error) {
 			}
 			o.Written = nil
 			t.Objects = []*Object{o}
-			vfile := path.Join(dir, "rendered", env, region, ct+"-values.yaml")
-			src.Findings = append(src.Findings,
-				Finding{Target: t.Label(), At: vfile, Reason: "not carried over: the values render.py writes for the ApplicationSet's $values source; strata writes no plain values file beside a target yet (issue 38, item 3): keep render.py for them"},
-				Finding{Target: t.Label(), Object: o.Key(), At: t.Dir, Reason: "the cluster's bootstrap reads " + t.Dir + "/; strata writes rendered/" + ct + "/" + env + "/" + region + "/ (a Helm chart) until config.yaml's layout places it there"})
+			t.Values = rosaValues(vals, ct, types)
+			if rev := str(revs, ct); rev != "" {
+				t.Pins = map[string]string{rosaRevision: rev}
+			}
 			src.Targets = append(src.Targets, t)
 		}
 	}
+	src.Revisions = []string{rosaRevision}
+	d0, d1 := singular(src.Dimensions[0]), singular(src.Dimensions[1])
+	src.Layout = mapping(
+		"path", path.Join(dir, "rendered", "{"+d0+"}", "{"+d1+"}", "{clusterType}-manifests"),
+		"values", mapping("path", path.Join(dir, "rendered", "{"+d0+"}", "{"+d1+"}", "{clusterType}-values.yaml"), "section", ValuesSection),
+	)
+	src.Findings = append(src.Findings, Finding{At: path.Join(dir, "rendered"),
+		Reason: "each <type>-manifests/ holds strata's chart (Chart.yaml, values.yaml, templates/root-applicationset.yaml) rather than render.py's applicationset.yaml: Argo CD renders the directory as a Helm chart and gets the same ApplicationSet"})
 	return src, nil
 }
 

@@ -6,12 +6,14 @@ import (
 	"path"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/strata-fleet/strata/internal/importer"
+	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/testing/goldenfile"
 )
 
@@ -21,7 +23,10 @@ import (
 // committed under rendered/. Each target's objects must be the
 // ApplicationSet render.py wrote there (the fixture, derived by reading
 // the script: a config_revision pins the git generator and the chart
-// source), and strata render must give them back (importFleet).
+// source), and strata render must give them back (importFleet), at
+// render.py's paths, with render.py's values files beside them. The
+// fixture's rendered/ is what render.py writes (run on this fixture's
+// config.yaml and config/).
 func TestRosaShards(t *testing.T) {
 	fsys := os.DirFS("testdata/rosa-shards/regional")
 	res := importFleet(t, "rosa-shards", fsys, importer.Options{Dir: "argocd"})
@@ -48,6 +53,52 @@ func TestRosaShards(t *testing.T) {
 		}
 		if d := cmp.Diff(want, got); d != "" {
 			t.Errorf("%s: the ApplicationSet differs from render.py's (-render.py +import):\n%s", tg.Label(), d)
+		}
+	}
+	// strata render of the imported fleet writes each target where
+	// render.py does, and its values file beside it with render.py's
+	// values (as data: render.py's comments aside).
+	m := fstest.MapFS{}
+	for name, data := range res.Files {
+		m[name] = &fstest.MapFile{Data: data}
+	}
+	r, err := render.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outs, err := r.RenderAll(r.Targets(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := map[string]string{}
+	for _, tg := range res.Source.Targets {
+		dirs[tg.ClusterType+"/"+tg.ID()] = tg.Dir
+	}
+	for _, out := range outs {
+		want := dirs[out.Target.ID()]
+		if out.Target.Dir() != want {
+			t.Errorf("%s: rendered to %s, render.py writes %s", out.Target.ID(), out.Target.Dir(), want)
+		}
+		if len(out.Beside) != 1 {
+			t.Fatalf("%s: %d files beside the target, want its values file", out.Target.ID(), len(out.Beside))
+		}
+		vfile := strings.TrimSuffix(want, "-manifests") + "-values.yaml"
+		if out.Beside[0].Path != vfile {
+			t.Errorf("%s: values file %s, render.py writes %s", out.Target.ID(), out.Beside[0].Path, vfile)
+		}
+		data, err := fs.ReadFile(fsys, vfile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wantVals, gotVals map[string]any
+		if err := sigsyaml.Unmarshal(data, &wantVals); err != nil {
+			t.Fatal(err)
+		}
+		if err := sigsyaml.Unmarshal(out.Beside[0].Data, &gotVals); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(wantVals, gotVals); d != "" {
+			t.Errorf("%s: the values file differs from render.py's (-render.py +strata):\n%s", vfile, d)
 		}
 	}
 	var typo bool

@@ -51,19 +51,31 @@ func (t *tree) leaves() []*node {
 	return out
 }
 
-// sequence writes the tree as config.yaml's sequence.
-func (t *tree) sequence() *yaml.Node {
-	return mapping(t.src.Dimensions[0], t.level(t.root, 0))
+// sequenceWith writes the tree as config.yaml's sequence, the leaves with
+// the targets' pins (of the cluster types types).
+func (t *tree) sequenceWith(types []string) *yaml.Node {
+	return mapping(t.src.Dimensions[0], t.level(t.root, 0, types, false))
 }
 
-func (t *tree) level(n *node, depth int) *yaml.Node {
+// level writes n's children; lifted says an ancestor holds their pins.
+func (t *tree) level(n *node, depth int, types []string, lifted bool) *yaml.Node {
 	list := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	for _, c := range n.children {
+		pins := pinsAt(t.src, c, types, lifted)
 		if depth == len(t.src.Dimensions)-1 {
-			list.Content = append(list.Content, scalar(c.name))
+			if pins != nil {
+				list.Content = append(list.Content, mapping("name", c.name, "revisions", pins))
+			} else {
+				list.Content = append(list.Content, scalar(c.name))
+			}
 			continue
 		}
-		list.Content = append(list.Content, mapping("name", c.name, t.src.Dimensions[depth+1], t.level(c, depth+1)))
+		m := mapping("name", c.name)
+		if pins != nil {
+			m.Content = append(m.Content, mapping("revisions", pins).Content...)
+		}
+		m.Content = append(m.Content, mapping(t.src.Dimensions[depth+1], t.level(c, depth+1, types, lifted || pins != nil)).Content...)
+		list.Content = append(list.Content, m)
 	}
 	return list
 }

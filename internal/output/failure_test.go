@@ -3,8 +3,11 @@ package output
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -189,17 +192,24 @@ func TestInterruptedRenderIsAllOrNothing(t *testing.T) {
 		before map[string]string // the fleet rendered first, nil for none
 		only   []string          // Options.Only of the runs after it
 		layout bool              // the fleets have testLayout
+		values bool              // the fleets have testValuesLayout: a values file beside each target
 	}{
-		{"first render", nil, nil, false},
-		{"change", fleetV1, nil, false},
-		{"change, restricted", fleetV1, []string{"rendered/mc/prod"}, false},
-		{"first render, layout", nil, nil, true},
-		{"change, layout", fleetV1, nil, true},
-		{"change, restricted, layout", fleetV1, []string{"deploy/out/us-east1/prod/mc-manifests"}, true},
+		{"first render", nil, nil, false, false},
+		{"change", fleetV1, nil, false, false},
+		{"change, restricted", fleetV1, []string{"rendered/mc/prod"}, false, false},
+		{"first render, layout", nil, nil, true, false},
+		{"change, layout", fleetV1, nil, true, false},
+		{"change, restricted, layout", fleetV1, []string{"deploy/out/us-east1/prod/mc-manifests"}, true, false},
+		{"first render, values files", nil, nil, true, true},
+		{"change, values files", fleetV1, nil, true, true},
+		{"change, restricted, values files", fleetV1, []string{"deploy/out/us-east1/prod/mc-manifests", "deploy/out/us-east1/prod/mc-values.yaml"}, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v1, v2, out, depth := tc.before, fleetV2, "rendered", 4
-			if tc.layout {
+			switch {
+			case tc.values:
+				v1, v2, out, depth = withValuesLayout(v1, false), withValuesLayout(v2, true), testLayoutRoot, testLayoutDepth
+			case tc.layout:
 				v1, v2, out, depth = withLayout(v1), withLayout(v2), testLayoutRoot, testLayoutDepth
 			}
 			run := func(t *testing.T, dir, state string, ops fileOps) (*Result, error) {
@@ -262,8 +272,10 @@ func TestInterruptedRenderIsAllOrNothing(t *testing.T) {
 						if _, err := os.Lstat(filepath.Join(dir, stagingDir)); !errors.Is(err, os.ErrNotExist) {
 							t.Errorf("the next run left the staging area: %v", err)
 						}
+						// With values files every target renders again (no
+						// state: beside.go), and writes nothing.
 						res, err := run(t, dir, state, nil)
-						if err != nil || res.Rendered != 0 || !res.Plan.Empty() {
+						if err != nil || (res.Rendered != 0 && !tc.values) || !res.Plan.Empty() {
 							t.Errorf("a third run: %v, rendered %d, plan %+v; want a no-op", err, res.Rendered, res.Plan)
 						}
 					})
@@ -271,6 +283,20 @@ func TestInterruptedRenderIsAllOrNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// besideFiles returns the files of the trees outside every target
+// directory (depth segments deep): the values files.
+func besideFiles(old, want map[string]string, depth int) map[string]bool {
+	out := map[string]bool{}
+	for _, tree := range []map[string]string{old, want} {
+		for p := range tree {
+			if !strings.HasSuffix(p, "/") && strings.Count(p, "/") < depth {
+				out[p] = true
+			}
+		}
+	}
+	return out
 }
 
 // checkWholeTargets checks an interrupted tree under the output root out,
@@ -314,6 +340,24 @@ func checkWholeTargets(t *testing.T, dir, out string, depth int, old, want map[s
 			if _, ok := old[p]; !ok {
 				t.Fatalf("stray %s in rendered/", p)
 			}
+		}
+	}
+	// The files beside the targets' directories (values files): each as
+	// before or as after.
+	for _, p := range slices.Sorted(maps.Keys(besideFiles(old, want, depth))) {
+		data, ok := got[p]
+		o, inOld := old[p]
+		n, inNew := want[p]
+		switch {
+		case ok && inNew && data == n && inOld && data == o:
+		case ok && inNew && data == n, !ok && !inNew:
+			mixed["new"] = true
+		case ok && inOld && data == o, !ok && !inOld:
+			mixed["old"] = true
+		case !ok:
+			t.Fatalf("%s is missing: it was there before and is after", p)
+		default:
+			t.Fatalf("%s holds neither its old content nor its new one: %q", p, data)
 		}
 	}
 	if mixed["old"] && mixed["new"] {

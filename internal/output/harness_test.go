@@ -206,3 +206,25 @@ func withLayout(files map[string]string) map[string]string {
 	}
 	return with(files, map[string]string{"config/config.yaml": files["config/config.yaml"] + testLayout})
 }
+
+// testValuesLayout is testLayout with a plain values file beside each
+// target's directory (layout.values), holding the section shard.
+const testValuesLayout = testLayout + "  values: {path: 'deploy/out/{region}/{environment}/{clusterType}-values.yaml', section: shard}\n"
+
+// withValuesLayout returns files (a fleet) with testValuesLayout in its
+// config.yaml and a shard section in its podinfo component: replicas 1, 3
+// in prod when prodReplicas; nil for nil.
+func withValuesLayout(files map[string]string, prodReplicas bool) map[string]string {
+	if files == nil {
+		return nil
+	}
+	more := map[string]string{
+		"config/config.yaml":            files["config/config.yaml"] + testValuesLayout,
+		"config/mc/defaults.yaml":       files["config/mc/defaults.yaml"] + "shard:\n  default: {}\n",
+		"config/mc/podinfo/values.yaml": files["config/mc/podinfo/values.yaml"] + "shard:\n  podinfo: {replicas: 1}\n",
+	}
+	if prodReplicas {
+		more["config/mc/podinfo/prod/override.yaml"] = "shard:\n  podinfo: {replicas: 3}\n"
+	}
+	return with(files, more)
+}

@@ -50,8 +50,8 @@ func (p *Plan) Count(op Op) int {
 
 // TargetOf returns the target (<cluster type>/<node>) of the fleet
 // configured by c whose output holds the slash path p, or "" for a path
-// that is not inside a target's directory. With a layout of config.yaml,
-// only its targets have a directory.
+// that is not inside a target's directory nor its values file. With a
+// layout of config.yaml, only its targets have a directory.
 func TargetOf(c *fleet.Config, p string) string {
 	if c.Layout.Default() { // by its path alone: a target config.yaml no longer has too
 		rest, ok := strings.CutPrefix(p, fleet.DefaultOutputRoot+"/")
@@ -61,7 +61,8 @@ func TargetOf(c *fleet.Config, p string) string {
 		}
 		return strings.Join(parts[:len(c.Dimensions)+1], "/")
 	}
-	if t, ok := c.TargetAt(p); ok && strings.HasPrefix(p, c.TargetDir(t.ClusterType, t.Node)+"/") {
+	t, ok := c.TargetAt(p)
+	if ok && (strings.HasPrefix(p, c.TargetDir(t.ClusterType, t.Node)+"/") || p == c.Layout.ValuesFile(t.ClusterType, t.Node)) {
 		return t.ID()
 	}
 	return ""

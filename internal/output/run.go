@@ -111,6 +111,9 @@ func Run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	outRoot := cfg.Layout.Root()
+	if cfg.Layout.ValuesSection() != "" {
+		opts.StatePath = "" // beside.go: every target renders
+	}
 	t := newTree(root)
 	defer t.close()
 	exists, err := t.dir(outRoot)
@@ -212,11 +215,15 @@ func only(targets []render.Target, dirs []string) []render.Target {
 	return out
 }
 
-// targetDirs returns the set of the targets' directories.
+// targetDirs returns the set of the targets' directories, and of their
+// files beside them (their values files).
 func targetDirs(targets []render.Target) map[string]bool {
 	out := make(map[string]bool, len(targets))
 	for _, tg := range targets {
 		out[tg.Dir()] = true
+		if f := tg.ValuesFile(); f != "" {
+			out[f] = true
+		}
 	}
 	return out
 }

@@ -222,6 +222,9 @@ func (w *writer) target(o *render.Output) error {
 		}
 	}
 	w.record(dir, changes, len(same))
+	if len(o.Beside) > 0 {
+		return w.beside(o.Beside)
+	}
 	return nil
 }
 

@@ -41,6 +41,9 @@ type Output struct {
 	Target Target
 	Values *values.Value
 	Files  []File // Chart.yaml, values.yaml, templates/*.yaml, in path order
+	// Beside are the target's files outside its directory: its plain
+	// values file when the layout writes one (layout.values).
+	Beside []File
 }
 
 // Renderer renders the targets of a fleet with one templates chart.
@@ -178,13 +181,46 @@ func (r *Renderer) render(t Target, vals *values.Value, b *budget) (*Output, err
 	out := &Output{Target: t, Values: vals}
 	out.Files = append(out.Files,
 		File{Path: t.Dir() + "/Chart.yaml", Data: chartYAML(t)},
-		File{Path: t.Dir() + "/values.yaml", Data: r.enc.Encode(vals)},
+		File{Path: t.Dir() + "/values.yaml", Data: r.enc.Encode(chartValues(t, vals))},
 	)
 	for _, d := range docs {
 		out.Files = append(out.Files, File{Path: dir + "/" + d.name + ".yaml", Data: d.data})
 	}
 	sortFiles(out.Files)
+	if f := t.ValuesFile(); f != "" {
+		out.Beside = []File{{Path: f, Data: r.valuesFile(t, vals)}}
+	}
 	return out, nil
+}
+
+// valuesFileHeader starts every plain values file render writes.
+const valuesFileHeader = "# Written by strata render from config/ (config.yaml's layout.values): edit config/, not this file.\n"
+
+// valuesFile is the content of the plain values file of target t with
+// the values vals: the layout's section, each item a top-level key, as it
+// merged (its strings are not templates); {} when the target has none.
+func (r *Renderer) valuesFile(t Target, vals *values.Value) []byte {
+	sec := vals.Get(t.ClusterType.Layout.ValuesSection())
+	if sec == nil || sec.Kind != values.Map || len(sec.Keys) == 0 {
+		return []byte(valuesFileHeader + "{}\n")
+	}
+	return append([]byte(valuesFileHeader), r.enc.Encode(sec)...)
+}
+
+// chartValues are the values a target's values.yaml holds: all of them
+// but the section its values file holds (layout.values), so that a change
+// of those values changes only the values file.
+func chartValues(t Target, vals *values.Value) *values.Value {
+	if sec := t.ClusterType.Layout.ValuesSection(); sec != "" && vals.Get(sec) != nil {
+		return vals.Delete(sec)
+	}
+	return vals
+}
+
+// ValuesFile is the path of the target's plain values file, "" when the
+// layout writes none (fleet.Layout.ValuesFile).
+func (t Target) ValuesFile() string {
+	return t.ClusterType.Layout.ValuesFile(t.ClusterType.Name, t.Node)
 }
 
 // passTwoGeneral renders pass 2 of a target the general way: the whole output of

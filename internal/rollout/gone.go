@@ -46,7 +46,9 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 	// at or after the fold (a later commit over them contains it).
 	var dirs []string
 	for _, id := range ids {
-		if dir, ok := f.Config.TargetDirOf(id); ok || f.Config.Layout.Default() {
+		if paths, ok := f.Config.TargetPathsOf(id); ok { // with its values file
+			dirs = append(dirs, paths...)
+		} else if dir, _ := f.Config.TargetDirOf(id); f.Config.Layout.Default() {
 			dirs = append(dirs, dir)
 		}
 	}

@@ -42,8 +42,8 @@ func (r *runner) stepEntry(ctx context.Context, st *step, kind string) (record.E
 	}
 	if !cfg.Layout.Default() {
 		for _, id := range e.Targets {
-			if dir, ok := cfg.TargetDirOf(id); ok {
-				e.Dirs = append(e.Dirs, dir)
+			if paths, ok := cfg.TargetPathsOf(id); ok {
+				e.Dirs = append(e.Dirs, paths...) // with its values file
 			}
 		}
 	}

@@ -26,6 +26,9 @@ type resolver struct {
 	jobs []job
 	// limits bound each evaluation, as a target's render (render.RenderChart).
 	limits fleet.RenderLimits
+	// branch is the revision strata's bootstrap writes as the cluster
+	// Secret's git_revision (fleet.Config.Branch).
+	branch string
 }
 
 type job struct {

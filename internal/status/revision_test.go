@@ -113,3 +113,38 @@ cluster_types: [mc]
 		}
 	}
 }
+
+// A revision the ApplicationSet controller reads from the cluster Secret
+// at run time (the regional platform's values source at git_revision) is
+// never shown as the expression: the branch for git_revision, which
+// strata's bootstrap writes there, and the key for one it does not write.
+func TestRevisionReadFromTheClusterSecret(t *testing.T) {
+	fsys := fstest.MapFS{
+		"config/config.yaml": {Data: []byte(`dimensions: [environments]
+repository: {url: https://git.example.com/fleet, revision: main}
+sequence:
+  environments: [integration]
+cluster_types: [mc]
+`)},
+		"config/mc/defaults.yaml": {Data: []byte("applicationsets:\n  default: {goTemplate: true}\n")},
+		"config/mc/platform/values.yaml": {Data: []byte(`applicationsets:
+  platform:
+    template:
+      spec:
+        sources:
+          - {repoURL: https://git.example.com/fleet, path: charts, targetRevision: '{{ argocd ".metadata.annotations.git_revision" }}'}
+          - {repoURL: https://git.example.com/fleet, ref: values, targetRevision: '{{ clusterAnnotation "git_revision" }}'}
+          - {repoURL: https://git.example.com/other, path: a, targetRevision: '{{ clusterLabel "release" }}'}
+          - {repoURL: https://git.example.com/other, path: b, targetRevision: '{{ argocd "index .metadata.annotations \"api_revision\"" }}'}
+`)},
+	}
+	s := computeFS(t, fsys)
+	got := s.ClusterTypes[0].Targets[0].Cells[0]
+	want := []string{"main (git_revision)", "(label release)", "(annotation api_revision)"}
+	if d := cmp.Diff(want, got.Revisions()); d != "" {
+		t.Errorf("revisions (-want +got):\n%s", d)
+	}
+	if v := got.Versions[0]; v.Secret != "annotations.git_revision" || v.Revision != "main" {
+		t.Errorf("first source: secret %q revision %q, want annotations.git_revision and main", v.Secret, v.Revision)
+	}
+}

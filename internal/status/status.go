@@ -113,6 +113,11 @@ type Version struct {
 	// targetRevision follows, .Values.cluster.revisions.<name>; "" for
 	// none.
 	RevisionName string `json:"revisionName,omitempty"`
+	// Secret is the key of the cluster Secret ("annotations.git_revision")
+	// that the ApplicationSet controller reads the revision from at run
+	// time; Revision is then what strata's bootstrap writes there (the
+	// branch, for git_revision), "" for a key it does not write.
+	Secret string `json:"secret,omitempty"`
 }
 
 // Patch is a patch file name of a component and its rollout.
@@ -205,7 +210,7 @@ func targetRows(f *fleet.Fleet, ct *fleet.ClusterType) ([]Target, error) {
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(ct.Targets)) {
 		wg.Go(func() {
-			r := &resolver{limits: f.Config.Render.Limits}
+			r := &resolver{limits: f.Config.Render.Limits, branch: f.Config.Branch()}
 			for i := int(next.Add(1) - 1); i < len(rows); i = int(next.Add(1) - 1) {
 				rows[i], errs[i] = targetRow(f, ct, ct.Targets[i], r)
 				r.flushIfFull()

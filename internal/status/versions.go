@@ -25,6 +25,25 @@ var sections = []struct {
 // namedRevisionRef finds a targetRevision's reference to a named revision.
 var namedRevisionRef = regexp.MustCompile(`\.Values\.cluster\.revisions\.([A-Za-z0-9][A-Za-z0-9_.-]*)`)
 
+// secretRef finds a revision left for the ApplicationSet controller to read
+// from the cluster Secret: written with argocd, clusterAnnotation or
+// clusterLabel, or by hand ({{ .metadata.annotations.git_revision }},
+// {{ index .metadata.labels "x" }}).
+var secretRef = regexp.MustCompile(`\{\{.*?(?:\.metadata\.(annotations|labels)(?:\.([A-Za-z0-9_-]+)| \\?"([^"\\]+))|cluster(Annotation|Label) \\?"([^"\\]+))`)
+
+// secretKey returns "annotations.<key>" or "labels.<key>" when the revision
+// s is read from the cluster Secret at run time, else "".
+func secretKey(s string) string {
+	m := secretRef.FindStringSubmatch(s)
+	switch {
+	case m == nil:
+		return ""
+	case m[1] != "":
+		return m[1] + "." + m[2] + m[3]
+	}
+	return strings.ToLower(m[4]) + "s." + m[5]
+}
+
 func versions(v, cluster *values.Value, cell *Cell, r *resolver) {
 	env := &templateEnv{cluster: cluster, component: v}
 	for _, sec := range sections {
@@ -65,7 +84,18 @@ func version(cell *Cell, k int, src *values.Value, env *templateEnv, r *resolver
 		}
 	})
 	if hasRev {
-		text(rev, env, r, func(s string) { cell.Versions[k].Revision = s })
+		text(rev, env, r, func(s string) {
+			cell.Versions[k].Revision = s
+			if key := secretKey(s); key != "" {
+				// Read from the cluster Secret by the ApplicationSet
+				// controller: what strata's bootstrap writes there, if
+				// it writes that key.
+				cell.Versions[k].Secret, cell.Versions[k].Revision = key, ""
+				if key == "annotations."+fleet.RevisionAnnotation {
+					cell.Versions[k].Revision = r.branch
+				}
+			}
+		})
 		cell.Versions[k].SetAt = rev.Pos.String()
 		if m := namedRevisionRef.FindStringSubmatch(rev.Text); m != nil {
 			cell.Versions[k].RevisionName = m[1]
@@ -132,8 +162,14 @@ func (c Cell) Revisions() []string {
 		if r == "" {
 			r = "-"
 		}
-		if v.RevisionName != "" {
+		switch {
+		case v.RevisionName != "":
 			r += " (" + v.RevisionName + ")"
+		case v.Secret != "" && v.Revision != "":
+			r += " (" + strings.TrimPrefix(v.Secret, "annotations.") + ")"
+		case v.Secret != "":
+			kind, key, _ := strings.Cut(v.Secret, ".")
+			r = "(" + strings.TrimSuffix(kind, "s") + " " + key + ")" // (annotation api_revision)
 		}
 		if !seen[r] {
 			seen[r] = true
