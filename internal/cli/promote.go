@@ -34,25 +34,11 @@ func newPromoteCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "promote CLUSTER_TYPE COMPONENT PATCH",
 		Short: "Promote a patch to the next location of the sequence",
-		Long: `Promote copies a patch to the next node of the sequence (in rollout order, at
-the promotion level), coalesces the copies under a node once every target under
-it has the patch, and folds the patch into values.yaml once every first-level
-node has it. Entering a node marked promotion: manual needs --approve, and
-the approval is recorded in the new copy's metadata (metadata.approvals: the
-gate, who approved and when), where strata verify finds it in CI.
-
-Nothing is lost: copies that differ are not coalesced, a restructuring that would
-change any target's values is refused, and the file operations are journaled so
-that an interrupted promotion is completed by the next run of the same
-promotion (or --resume). Afterwards the targets the step can change are
-re-rendered: those under the nodes it wrote (a fold into values.yaml: every
-target of the cluster type); other targets are left as they are, out of date
-or not, for strata render. The promotion is finished only when rendered/
-follows. The journal is kept in this checkout's
-local state, outside the repository (a journal committed to the repository is
-ignored); until it is finished every command that reads the fleet says so,
-another promotion is refused, --resume --dry-run shows it, and --abandon drops
-it without completing it.`,
+		Long: `Promote copies a patch to the next node of the sequence, coalesces its copies
+and folds it into values.yaml when every first-level node has it, then
+re-renders; entering a manual gate needs --approve, and an interrupted
+promotion is completed by the next run (or --resume). docs/promote.md says it in
+full.`,
 		Example: `  # Promote patch-001 of cert-manager one step
   strata promote management-cluster cert-manager patch-001
 
