@@ -47,11 +47,6 @@ deploy. docs/commands.md#strata-diff says it in full.`,
   strata diff --live --cluster-context hub-use1=admin@hub-use1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.output != "markdown" {
-				if err := o.output.validate(); err != nil {
-					return err
-				}
-			}
 			if err := o.live.validate(); err != nil {
 				return err
 			}
@@ -73,7 +68,7 @@ deploy. docs/commands.md#strata-diff says it in full.`,
 	_ = cmd.RegisterFlagCompletionFunc("target", g.completeTargetPattern)
 	f.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when any target changes")
 	f.BoolVar(&o.hydrate, "hydrate", false, "also diff the Kubernetes objects the Applications' sources build (local charts, overlays, directories; remote charts from Helm's cache)")
-	addOutputFlag(f, &o.output, "or markdown: a pull request comment")
+	addOutputFlag(f, &o.output, "or markdown: a pull request comment", "markdown")
 	o.live.addFlags(f, "compare rendered/ with the Applications Argo CD has, and say what it reports out of sync")
 	return cmd
 }

@@ -33,9 +33,6 @@ docs/commands.md#strata-explain says it in full.`,
 		Args:              cobra.ExactArgs(3),
 		ValidArgsFunction: o.complete,
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			return o.run(args[0], args[1], args[2])
 		},
 	}

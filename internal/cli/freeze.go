@@ -88,9 +88,6 @@ func (o *freezeOptions) flags(cmd *cobra.Command) {
 }
 
 func (o *freezeOptions) validateAndRun() error {
-	if err := o.output.validate(); err != nil {
-		return err
-	}
 	switch {
 	case o.list && (o.node != "" || o.reason != "" || o.push || o.noCommit):
 		return usageErrorf("--list changes nothing: give no NODE, --reason, --push or --no-commit with it")

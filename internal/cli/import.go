@@ -51,9 +51,6 @@ Formats:
   strata --root . render`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			if o.into == "" {
 				return usageErrorf("--into DIR: the directory to write the fleet's config/ into (it may be SOURCE's repository)")
 			}

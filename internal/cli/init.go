@@ -35,9 +35,6 @@ Git repository. docs/commands.md#strata-init says it in full.`,
   cd my-fleet && strata render --check && strata bootstrap dev-us-east1`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			dir := "."
 			if len(args) == 1 {
 				dir = args[0]

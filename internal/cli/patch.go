@@ -50,9 +50,6 @@ holds a change. Then promote moves it through the sequence.`,
 		Args:              cobra.ExactArgs(2),
 		ValidArgsFunction: o.complete,
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			o.opts.ClusterType, o.opts.Component = args[0], args[1]
 			return o.run()
 		},

@@ -52,9 +52,6 @@ docs/commands.md#strata-pin says it in full.`,
 		Args:              cobra.ExactArgs(2),
 		ValidArgsFunction: o.complete,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			o.opts.Node, o.opts.Revision = args[0], args[1]
 			// The gate's hint repeats the run's every flag.
 			o.opts.Command = g.commandLine()

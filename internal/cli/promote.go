@@ -69,9 +69,6 @@ full.`,
 		},
 		ValidArgsFunction: o.complete,
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			if len(args) == 3 {
 				o.opts.ClusterType, o.opts.Component, o.opts.Patch = args[0], args[1], args[2]
 			}

@@ -48,9 +48,6 @@ A run with nothing changed renders nothing and writes nothing.`,
   strata --root ./examples/seed-003 render --no-cache`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			return o.run()
 		},
 	}

@@ -132,9 +132,6 @@ docs/rollout.md says how a rollout runs, in full.`,
 }
 
 func (o *rolloutOptions) validate(cmd *cobra.Command) error {
-	if err := o.output.validate(); err != nil {
-		return err
-	}
 	switch o.onFailure {
 	case "stop":
 	case "revert":

@@ -58,9 +58,6 @@ docs/commands.md#strata-status says it in full.`,
   strata status --live --cluster-context hub-use1=admin@hub-use1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			if err := o.live.validate(); err != nil {
 				return err
 			}

@@ -33,9 +33,6 @@ Errors exit 1, warnings do not; a repository that does not load or render exits
   strata validate -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			return o.run()
 		},
 	}

@@ -36,9 +36,6 @@ docs/commands.md#strata-verify says it in full.`,
   strata verify --base origin/main -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			return o.run()
 		},
 	}
