@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -127,10 +126,6 @@ func (o *freezeOptions) run(ctx context.Context) error {
 	}
 	a := &action.Freeze{Unfreeze: o.unfreeze, Node: o.node, Reason: o.reason, By: o.by, NoCommit: o.noCommit, Push: o.push}
 	res, err := a.Run(ctx, r.Repo)
-	var ue *action.UsageError
-	if errors.As(err, &ue) {
-		return &usageError{ue.Err}
-	}
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -103,19 +102,12 @@ func (o *pinOptions) run(ctx context.Context) error {
 		Warn:     func(w string) { fmt.Fprintf(o.stderr, "strata: warning: %s\n", w) },
 		Rendered: renderedHook, Switching: switchingHook}
 	res, err := a.Run(ctx, r.Repo)
-	var ue *action.UsageError
-	if errors.As(err, &ue) {
-		return &usageError{ue.Err}
-	}
 	if err != nil {
 		return err
 	}
 	o.approver = res.Approver
-	rep := pinReport{Plan: res.Plan, Resolution: res.Resolution, DryRun: o.dryRun, Branch: res.Branch}
-	if res.Rendered != nil {
-		rr := newRenderReport(res.Rendered, false)
-		rep.Rendered = &rr
-	}
+	rep := pinReport{Plan: res.Plan, Resolution: res.Resolution, DryRun: o.dryRun, Branch: res.Branch,
+		Rendered: newRenderReport(res.Rendered, false)}
 	if c := res.Commit; c != nil {
 		rep.Commit = &promoteCommit{Commit: c.Commit, Branch: c.Branch, NewBranch: c.NewBranch, Message: c.Message}
 	}
@@ -189,12 +181,7 @@ func (o *pinOptions) print(rep pinReport, outRoot string) {
 			}
 		}
 	}
-	if rep.Rendered != nil {
-		if line := completedLine(rep.Rendered, o.verbose); line != "" {
-			fmt.Fprintln(w, line)
-		}
-		fmt.Fprintf(w, "%s: %d files created, %d updated, %d removed\n", rep.Rendered.root, rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
-	}
+	printRerendered(w, rep.Rendered, o.verbose)
 	if rep.DryRun {
 		return
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -132,18 +131,11 @@ func (o *promoteOptions) run() error {
 			fmt.Fprintln(o.stdout, "nothing more was promoted: run the command again to promote further")
 		}
 	}
-	var ue *action.UsageError
-	if errors.As(err, &ue) {
-		return &usageError{ue.Err}
-	}
 	if err != nil {
 		return err
 	}
-	rep := promoteReport{DryRun: o.dryRun, Pending: res.Pending, Resumed: res.Resumed, Plan: res.Plan}
-	if res.Rendered != nil {
-		rr := newRenderReport(res.Rendered, false)
-		rep.Rendered = &rr
-	}
+	rep := promoteReport{DryRun: o.dryRun, Pending: res.Pending, Resumed: res.Resumed, Plan: res.Plan,
+		Rendered: newRenderReport(res.Rendered, false)}
 	if res.Commit != nil {
 		rep.Commit = &promoteCommit{Commit: res.Commit.Commit, Branch: res.Branch, NewBranch: res.NewBranch, Message: res.Commit.Message}
 	}
@@ -161,12 +153,7 @@ func (o *promoteOptions) run() error {
 	if rep.Plan != nil {
 		o.print(rep.Plan)
 	}
-	if rep.Rendered != nil {
-		if line := completedLine(rep.Rendered, o.verbose); line != "" {
-			fmt.Fprintln(o.stdout, line)
-		}
-		fmt.Fprintf(o.stdout, "%s: %d files created, %d updated, %d removed\n", rep.Rendered.root, rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
-	}
+	printRerendered(o.stdout, rep.Rendered, o.verbose)
 	if rep.Commit != nil {
 		o.printCommit(rep.Commit)
 	} else if rep.Plan != nil && !o.dryRun {
