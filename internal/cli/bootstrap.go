@@ -9,6 +9,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/bootstrap"
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -68,7 +69,7 @@ to and reports each object. docs/bootstrap.md says it in full.`,
   # Every production cluster
   strata bootstrap --selector environment=production`,
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: o.complete,
+		ValidArgsFunction: g.completion(1, func(f *fleet.Fleet, _ []string) []string { return f.ClusterNames() }),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
 				return err
@@ -195,16 +196,4 @@ func (o *bootstrapOptions) print(b *bootstrap.Bundle) error {
 	}
 	_, err = o.stdout.Write(data)
 	return err
-}
-
-// complete offers the inventory's clusters.
-func (o *bootstrapOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	f := o.completionFleet()
-	if f == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return f.ClusterNames(), cobra.ShellCompDirectiveNoFileComp
 }

@@ -65,7 +65,7 @@ deploy. docs/commands.md#strata-diff says it in full.`,
 	f := cmd.Flags()
 	f.StringVar(&o.base, "base", "HEAD", "the `REV`ision to compare with (A...B: the merge base of A and B)")
 	f.StringVar(&o.target, "target", "", "compare only the targets that match `GLOB` (or whose parents do)")
-	_ = cmd.RegisterFlagCompletionFunc("target", g.completeTargetPattern)
+	_ = cmd.RegisterFlagCompletionFunc("target", g.completeTargetPattern())
 	f.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when any target changes")
 	f.BoolVar(&o.hydrate, "hydrate", false, "also diff the Kubernetes objects the Applications' sources build (local charts, overlays, directories; remote charts from Helm's cache)")
 	addOutputFlag(f, &o.output, "or markdown: a pull request comment", "markdown")

@@ -31,7 +31,7 @@ docs/commands.md#strata-explain says it in full.`,
   strata explain integration/int-sector-1/us-central1 cert-manager source.helm.valuesObject
   strata explain production/prod-canary/us-east1 hypershift 'sources[0].targetRevision' -o json`,
 		Args:              cobra.ExactArgs(3),
-		ValidArgsFunction: o.complete,
+		ValidArgsFunction: g.completion(2, completeTargetComponent),
 		RunE: func(_ *cobra.Command, args []string) error {
 			return o.run(args[0], args[1], args[2])
 		},
@@ -129,12 +129,8 @@ func layerName(s explain.Step) string {
 	return s.Layer + " " + s.Level
 }
 
-// complete offers targets, then components.
-func (o *explainOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	f := o.completionFleet()
-	if f == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
+// completeTargetComponent offers targets, then components.
+func completeTargetComponent(f *fleet.Fleet, args []string) []string {
 	var out []string
 	switch len(args) {
 	case 0:
@@ -150,5 +146,5 @@ func (o *explainOptions) complete(_ *cobra.Command, args []string, _ string) ([]
 			}
 		}
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return out
 }

@@ -49,7 +49,7 @@ docs/commands.md#strata-pin says it in full.`,
   # Commit the pin with its approval on a branch, for a pull request
   strata pin production v1.4.0 --approve --approver "Jane Doe <jane@example.com>" --branch pin/production-v1.4.0`,
 		Args:              cobra.ExactArgs(2),
-		ValidArgsFunction: o.complete,
+		ValidArgsFunction: g.completion(1, completeNodes),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.opts.Node, o.opts.Revision = args[0], args[1]
 			// The gate's hint repeats the run's every flag.
@@ -121,18 +121,11 @@ func (o *pinOptions) run(ctx context.Context) error {
 // short abbreviates a full commit hash as git does (git.Short).
 func short(rev string) string { return git.Short(rev) }
 
-// complete offers the nodes of the sequence.
-func (o *pinOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	f := o.completionFleet()
-	if f == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
+// completeNodes offers the nodes of the sequence.
+func completeNodes(f *fleet.Fleet, _ []string) []string {
 	var out []string
 	f.Config.Root.Walk(func(n *fleet.Node) { out = append(out, n.ID()) })
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return out
 }
 
 func (o *pinOptions) print(rep pinReport, outRoot string) {

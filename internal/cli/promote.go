@@ -66,7 +66,7 @@ full.`,
 			}
 			return cobra.ExactArgs(3)(cmd, args)
 		},
-		ValidArgsFunction: o.complete,
+		ValidArgsFunction: g.completion(3, completePatch),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if len(args) == 3 {
 				o.opts.ClusterType, o.opts.Component, o.opts.Patch = args[0], args[1], args[2]
@@ -214,12 +214,8 @@ func (o *promoteOptions) print(p *promote.Plan) {
 	}
 }
 
-// complete offers cluster types, components and patch names.
-func (o *promoteOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	f := o.completionFleet()
-	if f == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
+// completePatch offers cluster types, components and patch names.
+func completePatch(f *fleet.Fleet, args []string) []string {
 	var out []string
 	switch len(args) {
 	case 0, 1:
@@ -240,5 +236,5 @@ func (o *promoteOptions) complete(_ *cobra.Command, args []string, _ string) ([]
 			}
 		}
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return out
 }

@@ -68,7 +68,7 @@ docs/commands.md#strata-status says it in full.`,
 	addOutputFlag(cmd.Flags(), &o.output, "")
 	cmd.Flags().StringSliceVar(&o.filter.Components, "component", nil, "show only these `COMPONENT`s (repeatable, or comma-separated)")
 	cmd.Flags().StringVar(&o.filter.Target, "target", "", "show only the targets that match `GLOB` (or whose parents do), as diff --target")
-	_ = cmd.RegisterFlagCompletionFunc("target", g.completeTargetPattern)
+	_ = cmd.RegisterFlagCompletionFunc("target", g.completeTargetPattern())
 	cmd.Flags().StringVar(&o.filter.Patch, "patch", "", "show only the patch `NAME` (patch-001 or 001) and the components that have it")
 	cmd.Flags().StringVar(&o.html, "html", "", "write the status as a self-contained HTML page to `FILE` (- for standard output)")
 	return cmd
