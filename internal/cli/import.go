@@ -42,7 +42,8 @@ func newImportCmd(g *globals) *cobra.Command {
 		Long: `Import reads SOURCE, a repository's directory in FORMAT, and writes into DIR a
 strata fleet's config/ from which strata render makes the same Argo CD objects,
 checked by rendering it before anything is written; it prints what it could not
-carry over and the faults it found. docs/import.md says it in full.
+carry over and the faults it found. docs/commands.md#strata-import and
+docs/import.md say it in full.
 
 Formats:
 ` + strings.Join(formats, "\n"),
