@@ -9,6 +9,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/bootstrap"
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/render"
 )
 
@@ -42,39 +43,8 @@ func newBootstrapCmd(g *globals) *cobra.Command {
 		Short: "Print or apply what a new cluster needs before Argo CD takes over",
 		Long: `Bootstrap prints, as YAML for kubectl apply -f -, what the cluster CLUSTER of the
 inventory (config/clusters/CLUSTER.yaml) needs; with --apply it applies it
-server-side and reports each object as created, configured or unchanged.
-
-A cluster without hub runs its own Argo CD (distributed model). It gets its
-cluster identity Secret (an Argo CD cluster secret labelled with its cluster
-type, the node of every dimension and its labels; annotated with the Git
-repository, the branch it follows and its name), the root (an ApplicationSet
-that reads the cluster's rendered values.yaml at the branch and makes the
-Application root: its rendered/ directory at the revision pinned there) and Argo
-CD's self-management Application (the Application named argocd its target
-renders). A hub also gets the root ApplicationSet of each cluster type of its
-spokes, the same for every spoke secret of that type.
-
-No root object names a pin: strata pin and a commit to the branch move the
-clusters, without bootstrapping them again.
-
-A cluster with hub is managed by the hub's Argo CD (central model): its objects
-go to the hub. Its cluster Secret holds its server and the credentials given
-now, from a kubeconfig context (--credentials-context) or a token file
-(--token-file), which are never written to Git; or, when its inventory file has
-externalSecret, an ExternalSecret makes the Secret from a secret store.
-
---apply writes only through a kubeconfig context named for the cluster the
-objects go to (the cluster itself, or its hub): --context, else context: in its
-inventory file, else a context named as the cluster; never merely the current
-context. A context that reaches the server: of another cluster of the
-inventory, or another server than the inventory's context:, is refused. It
-prints its plan (each object, the context and its server) before writing; on a
-terminal it then asks, unless --yes; without a terminal (CI) it proceeds, the
-target being named. Without a kubeconfig it says so, and nothing else.
-
---install-argocd installs Argo CD with the Helm library before applying, from a
-local chart directory or archive, an oci:// reference, or a chart of
---argocd-repo; an existing release is left alone, as Argo CD manages itself.`,
+server-side through the kubeconfig context named for the cluster the objects go
+to and reports each object. docs/bootstrap.md says it in full.`,
 		Example: `  # Print a cluster's bootstrap objects and apply them with kubectl
   strata bootstrap mc-use1-1 | kubectl apply --server-side -f -
 
@@ -99,7 +69,7 @@ local chart directory or archive, an oci:// reference, or a chart of
   # Every production cluster
   strata bootstrap --selector environment=production`,
 		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: o.complete,
+		ValidArgsFunction: g.completion(1, func(f *fleet.Fleet, _ []string) []string { return f.ClusterNames() }),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
 				return err
@@ -226,16 +196,4 @@ func (o *bootstrapOptions) print(b *bootstrap.Bundle) error {
 	}
 	_, err = o.stdout.Write(data)
 	return err
-}
-
-// complete offers the inventory's clusters.
-func (o *bootstrapOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	f := o.completionFleet()
-	if f == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return f.ClusterNames(), cobra.ShellCompDirectiveNoFileComp
 }

@@ -27,26 +27,10 @@ func newDiffCmd(g *globals) *cobra.Command {
 		Use:         "diff",
 		Annotations: map[string]string{reportAnnotation: "yes"},
 		Short:       "Show what the change since a revision does to the rendered output",
-		Long: `Diff renders the fleet as it is at a Git revision (default HEAD) and as it is
-now in the working tree, both in memory, and prints for each target and resource
-that changes a unified diff of its YAML, then a summary line:
-"3 of 27 targets change: cert-manager, prometheus".
-
-The revision is read from Git's object store: the working tree, the index and
-rendered/ are not touched. "A...B" compares with the merge base of A and B, as
-git diff does, which is what a pull request changes. --target limits the
-comparison to targets matching a glob, or under a node that matches it; a
-glob without a cluster type ('production/*') matches that path in every
-cluster type, and a glob that matches no target is an error.
-
---hydrate also builds what every Application's sources deploy, on both sides,
-as Argo CD's repo server would: Helm charts and kustomizations inside this
-repository (config.yaml repository.url names it), directories of manifests,
-and remote Helm charts found in Helm's cache ($HELM_CACHE_HOME/repository,
-where helm pull -d puts them). It prints, per source and the targets where it
-is the same change, a diff of each Kubernetes object that changes. strata
-never uses the network: a changed source it cannot build (a chart not in the
-cache, remote kustomize bases, a plugin) is named with the reason.`,
+		Long: `Diff renders the fleet at a Git revision (default HEAD; A...B the merge base)
+and in the working tree, both in memory, and prints a unified diff of each
+resource that changes, then a summary line; --hydrate compares what the sources
+deploy. docs/commands.md#strata-diff says it in full.`,
 		Example: `  # What do my uncommitted changes do?
   strata diff
 
@@ -63,11 +47,6 @@ cache, remote kustomize bases, a plugin) is named with the reason.`,
   strata diff --live --cluster-context hub-use1=admin@hub-use1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.output != "markdown" {
-				if err := o.output.validate(); err != nil {
-					return err
-				}
-			}
 			if err := o.live.validate(); err != nil {
 				return err
 			}
@@ -86,10 +65,10 @@ cache, remote kustomize bases, a plugin) is named with the reason.`,
 	f := cmd.Flags()
 	f.StringVar(&o.base, "base", "HEAD", "the `REV`ision to compare with (A...B: the merge base of A and B)")
 	f.StringVar(&o.target, "target", "", "compare only the targets that match `GLOB` (or whose parents do)")
-	_ = cmd.RegisterFlagCompletionFunc("target", g.completeTargetPattern)
+	_ = cmd.RegisterFlagCompletionFunc("target", g.completeTargetPattern())
 	f.BoolVar(&o.exitCode, "exit-code", false, "exit 1 when any target changes")
 	f.BoolVar(&o.hydrate, "hydrate", false, "also diff the Kubernetes objects the Applications' sources build (local charts, overlays, directories; remote charts from Helm's cache)")
-	addOutputFlag(f, &o.output, "or markdown: a pull request comment")
+	addOutputFlag(f, &o.output, "or markdown: a pull request comment", "markdown")
 	o.live.addFlags(f, "compare rendered/ with the Applications Argo CD has, and say what it reports out of sync")
 	return cmd
 }

@@ -75,6 +75,7 @@ func (e *configError) Unwrap() error { return e.err }
 func exitCode(err error) int {
 	var ex *exitError
 	var ue *usageError
+	var aue *action.UsageError // a verb refused until the command line changes
 	var ce *configError
 	var ve *values.Error
 	var se *rollout.StepError
@@ -91,7 +92,7 @@ func exitCode(err error) int {
 		return exitFindings
 	case errors.As(err, &ge), errors.As(err, &pe), errors.As(err, &fe):
 		return exitGate
-	case errors.As(err, &ue), errors.As(err, &un), cobraUsage(err):
+	case errors.As(err, &ue), errors.As(err, &aue), errors.As(err, &un), cobraUsage(err):
 		return exitUsage
 	case errors.As(err, &ce), errors.As(err, &ve), errors.As(err, &gap), errors.As(err, &unr):
 		return exitConfig

@@ -25,27 +25,14 @@ func newExplainCmd(g *globals) *cobra.Command {
 		Annotations: map[string]string{reportAnnotation: "yes"},
 		Short:       "Show a value's effective setting and the files and lines that set it",
 		Long: `Explain prints the effective value of FIELD of COMPONENT at TARGET and the
-chain of files that set it, in merge order (most specific last): the cluster
-type's defaults.yaml, the component's values.yaml, then the override.yaml and
-patch-*.yaml of each level from the first dimension down to the target. Files
-whose setting was overridden are marked so.
-
-TARGET is a full-depth path of the sequence (production/prod-sector-1/us-east1),
-prefixed with the cluster type when the fleet has several and more than one
-of them has COMPONENT. FIELD is a dotted
-path in the component's item (source.targetRevision), or from the top of its
-values (applications.cert-manager.source); quote keys with dots ("a.b") and
-index lists with [N]. When FIELD is a mapping, every leaf below it is shown with
-the file and line that set it.`,
+chain of files and lines that set it, in merge order (most specific last).
+docs/commands.md#strata-explain says it in full.`,
 		Example: `  strata explain production/prod-sector-1/us-east1 cert-manager source.targetRevision
   strata explain integration/int-sector-1/us-central1 cert-manager source.helm.valuesObject
   strata explain production/prod-canary/us-east1 hypershift 'sources[0].targetRevision' -o json`,
 		Args:              cobra.ExactArgs(3),
-		ValidArgsFunction: o.complete,
+		ValidArgsFunction: g.completion(2, completeTargetComponent),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			return o.run(args[0], args[1], args[2])
 		},
 	}
@@ -142,12 +129,8 @@ func layerName(s explain.Step) string {
 	return s.Layer + " " + s.Level
 }
 
-// complete offers targets, then components.
-func (o *explainOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	f := o.completionFleet()
-	if f == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
+// completeTargetComponent offers targets, then components.
+func completeTargetComponent(f *fleet.Fleet, args []string) []string {
 	var out []string
 	switch len(args) {
 	case 0:
@@ -163,5 +146,5 @@ func (o *explainOptions) complete(_ *cobra.Command, args []string, _ string) ([]
 			}
 		}
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return out
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -29,18 +28,10 @@ func newFreezeCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "freeze [NODE] --reason TEXT",
 		Short: "Stop every promote and rollout from starting a step into a node (the whole fleet without NODE)",
-		Long: `Freeze records in config/freezes.yaml that a node of the sequence is frozen
-(without NODE, the whole fleet): who froze it (--by, default git's user.name
-and user.email), when, and why (--reason). While it is frozen, strata promote
-refuses a step into the node, into a node under it or above it, and strata
-rollout starts no step there: a rollout that is waiting or soaking finishes
-its wait, then says it is held and waits for the freeze to be lifted (strata
-unfreeze). strata verify flags a change that reaches a target under a freeze.
-
-The file is committed on its own (nothing else staged goes along), so that
-Git keeps who froze what, when and why; --push pushes the commit to the
-branch's upstream at once, so that rollouts running from other clones see it
-when they next read the remote. --list prints the freezes.`,
+		Long: `Freeze records in config/freezes.yaml that a node of the sequence (without
+NODE, the whole fleet) is frozen, by whom and why, and commits it: promote and
+rollout take no step into it until strata unfreeze. --list prints the freezes.
+docs/commands.md#strata-freeze says it in full.`,
 		Example: `  # An incident: stop every rollout, everywhere
   strata freeze --reason "INC-4711: database failover in eu-west1" --push
 
@@ -96,9 +87,6 @@ func (o *freezeOptions) flags(cmd *cobra.Command) {
 }
 
 func (o *freezeOptions) validateAndRun() error {
-	if err := o.output.validate(); err != nil {
-		return err
-	}
 	switch {
 	case o.list && (o.node != "" || o.reason != "" || o.push || o.noCommit):
 		return usageErrorf("--list changes nothing: give no NODE, --reason, --push or --no-commit with it")
@@ -138,10 +126,6 @@ func (o *freezeOptions) run(ctx context.Context) error {
 	}
 	a := &action.Freeze{Unfreeze: o.unfreeze, Node: o.node, Reason: o.reason, By: o.by, NoCommit: o.noCommit, Push: o.push}
 	res, err := a.Run(ctx, r.Repo)
-	var ue *action.UsageError
-	if errors.As(err, &ue) {
-		return &usageError{ue.Err}
-	}
 	if err != nil {
 		return err
 	}

@@ -40,17 +40,10 @@ func newImportCmd(g *globals) *cobra.Command {
 		Use:   "import FORMAT SOURCE --into DIR",
 		Short: "Make a strata fleet of a repository that runs its clusters with Argo CD another way",
 		Long: `Import reads SOURCE, a repository's directory in FORMAT, and writes into DIR a
-strata fleet's config/ from which strata render makes the same Argo CD
-objects: one component per object name, what every target shares in its
-values.yaml, the rest in override.yaml files at the highest node it holds for.
-DIR may be the repository itself: strata's config/ goes beside its files.
-
-Before it writes anything, import renders the new fleet as strata render and
-Argo CD do and compares every object with the source's; it then writes
-config/ whole (staged and renamed: an error leaves DIR as it was). It prints
-every object and field it could not carry over, and the faults of the source
-it found (Argo CD would fail on them, or never read them), with the file and
-line: -o json lists them.
+strata fleet's config/ from which strata render makes the same Argo CD objects,
+checked by rendering it before anything is written; it prints what it could not
+carry over and the faults it found. docs/commands.md#strata-import and
+docs/import.md say it in full.
 
 Formats:
 ` + strings.Join(formats, "\n"),
@@ -59,9 +52,6 @@ Formats:
   strata --root . render`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			if o.into == "" {
 				return usageErrorf("--into DIR: the directory to write the fleet's config/ into (it may be SOURCE's repository)")
 			}

@@ -28,22 +28,13 @@ func newInitCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Start a new fleet repository with a small working example",
-		Long: `Init writes a small fleet repository into DIR (default: the current directory):
-config/config.yaml with two dimensions, a manual gate and the repository Argo CD
-pulls from (--repo-url), one cluster type with its defaults, one component with
-a production override, a cluster in the inventory (config/clusters/) that
-strata bootstrap accepts, and CI definitions for GitHub Actions
-(.github/workflows/fleet.yaml) and GitLab CI (.gitlab-ci.yml) that run
-render --check, validate and verify, and post the fleet diff on the pull
-request. Then it renders it, and makes DIR a Git repository with a first
-commit (unless DIR is inside one already, or --no-git).`,
+		Long: `Init writes a small fleet repository into DIR (default: the current directory),
+with CI definitions for GitHub Actions and GitLab CI, renders it and makes DIR a
+Git repository. docs/commands.md#strata-init says it in full.`,
 		Example: `  strata init my-fleet --repo-url https://github.com/acme/fleet.git
   cd my-fleet && strata render --check && strata bootstrap dev-us-east1`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			dir := "."
 			if len(args) == 1 {
 				dir = args[0]

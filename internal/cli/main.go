@@ -178,6 +178,9 @@ exact Argo CD Applications and ApplicationSets of every target into rendered/.`,
 		if g.verbose && g.quiet {
 			return usageErrorf("-q and -v: choose one")
 		}
+		if err := checkOutput(c); err != nil {
+			return err
+		}
 		g.quietOutput(c)
 		g.restoreKlog = g.verboseOutput()
 		return nil

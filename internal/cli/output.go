@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 	"sigs.k8s.io/yaml"
@@ -19,13 +21,35 @@ import (
 type outputFormat string
 
 // addOutputFlag registers -o on flags; text says what the text form is
-// when it is not plain "text" (markdown, one event per line...).
-func addOutputFlag(flags *pflag.FlagSet, o *outputFormat, text string) {
+// when it is not plain "text" (markdown, one event per line...), more the
+// formats the command takes beside text, json and yaml. The root command
+// checks the flag before the command runs (checkOutput).
+func addOutputFlag(flags *pflag.FlagSet, o *outputFormat, text string, more ...string) {
 	usage := "output format: text, json or yaml"
 	if text != "" {
 		usage += " (" + text + ")"
 	}
 	flags.StringVarP((*string)(o), "output", "o", "", usage)
+	_ = flags.SetAnnotation("output", formatsAnnotation, more)
+}
+
+// formatsAnnotation marks an -o flag of addOutputFlag's with the formats
+// it takes beside text, json and yaml.
+const formatsAnnotation = "strata/formats"
+
+// checkOutput refuses an -o flag of addOutputFlag's that names a format
+// its command does not take.
+func checkOutput(c *cobra.Command) error {
+	f := c.Flags().Lookup("output")
+	if f == nil {
+		return nil
+	}
+	more, ok := f.Annotations[formatsAnnotation]
+	if !ok || slices.Contains(more, f.Value.String()) {
+		return nil
+	}
+	o := outputFormat(f.Value.String())
+	return o.validate()
 }
 
 func (o *outputFormat) validate() error {

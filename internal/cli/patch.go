@@ -48,11 +48,8 @@ holds a change. Then promote moves it through the sequence.`,
   # Start one and edit it afterwards
   strata patch new workload-cluster podinfo --at dev --description 'tune probes'`,
 		Args:              cobra.ExactArgs(2),
-		ValidArgsFunction: o.complete,
+		ValidArgsFunction: g.completion(2, completeTypeAndComponent),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			o.opts.ClusterType, o.opts.Component = args[0], args[1]
 			return o.run()
 		},
@@ -68,14 +65,6 @@ holds a change. Then promote moves it through the sequence.`,
 	_ = cmd.MarkFlagRequired("at")
 	_ = cmd.MarkFlagRequired("description")
 	return cmd
-}
-
-func (o *patchNewOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	f := o.completionFleet()
-	if f == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return completeTypeAndComponent(f, args), cobra.ShellCompDirectiveNoFileComp
 }
 
 func (o *patchNewOptions) run() error {

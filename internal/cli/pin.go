@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -31,51 +30,10 @@ func newPinCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pin NODE REVISION",
 		Short: "Pin the Git revision the clusters under a node of the sequence run",
-		Long: `Pin sets the revision of a node of the sequence in config/config.yaml: the Git
-revision (a commit hash, a tag or a branch) that the clusters under the node run,
-inherited by every node below it that has no pin of its own. With --cluster-type
-only that cluster type's pin changes. Nodes without any pin follow the
-repository's revision (repository.revision, default HEAD).
-
-The revision is looked up in the repository's Git clone first, as Argo CD will
-look it up in the remote. One the clone does not have (a typo, a commit not
-fetched), or a name Argo CD would not find (origin/main), is refused: fetch,
-or pass --force to pin it unchecked. One the remote may lack although the
-clone has it (a branch never pushed, a commit on no remote branch, a tag, an
-abbreviated hash) is pinned with a warning that says what only the remote can
-tell. A revision whose tree cannot serve the targets it would pin is refused:
-one without their rendered/ directories (a commit from before the fleet rendered
-them), or without a path that one of their sources of this repository names
-while following the pin (targetRevision from cluster.revision); the error says
-which commit to pin instead.
-
-With --name NAME the pin moves a named revision (config.yaml's revisions:,
-.Values.cluster.revisions.NAME in templates): the node's revisions.NAME. The
-root's tree does not move; the sources of this repository that follow the
-named revision must find their paths at the revision. A target whose clusters
-choose the revision by a label (revisions.NAME.label) keeps the label's.
-
-The node must exist and, with --cluster-type, the cluster type must be placed
-there (config.yaml's at:); the plan covers the targets render makes, each
-cluster type where it is placed. The node, the cluster type and the revision
-are checked before anything else: then a pin that changes targets behind a
-manual gate (promotion: manual) needs --approve, as promote does, and
---approver names who approves (default: git's user.name and user.email).
-
-config.yaml is edited in place, its comments and layout kept. Afterwards the
-fleet is re-rendered (cluster.revision in the values). --commit commits
-config/config.yaml and rendered/ (approvals as Approved-by trailers), on
---branch NAME when given, as promote --commit does.
-
-The plan is printed once per cluster type and revision change, its targets
-summarised; --verbose (or -o json) lists every target.
-
-The pin takes effect through Git: each cluster's root object reads its rendered
-values.yaml at the branch (repository.revision) and deploys its rendered/
-directory at the revision pinned there, so committing config/ and rendered/ to
-the branch moves the clusters; nothing is bootstrapped again. The commit that
-moves a pin behind a manual gate records the approval in an Approved-by trailer
-(strata verify checks it).`,
+		Long: `Pin sets the Git revision the clusters under NODE run (config.yaml's pin, or
+with --name a named revision), checked in the repository's Git clone as Argo CD
+will look it up, then re-renders; a pin behind a manual gate needs --approve.
+docs/commands.md#strata-pin says it in full.`,
 		Example: `  # Pin staging to a tested commit
   strata pin staging 826fa76d08fc2ce87c863196e52d5a4fa9259a82
 
@@ -91,11 +49,8 @@ moves a pin behind a manual gate records the approval in an Approved-by trailer
   # Commit the pin with its approval on a branch, for a pull request
   strata pin production v1.4.0 --approve --approver "Jane Doe <jane@example.com>" --branch pin/production-v1.4.0`,
 		Args:              cobra.ExactArgs(2),
-		ValidArgsFunction: o.complete,
+		ValidArgsFunction: g.completion(1, completeNodes),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			o.opts.Node, o.opts.Revision = args[0], args[1]
 			// The gate's hint repeats the run's every flag.
 			o.opts.Command = g.commandLine()
@@ -147,19 +102,12 @@ func (o *pinOptions) run(ctx context.Context) error {
 		Warn:     func(w string) { fmt.Fprintf(o.stderr, "strata: warning: %s\n", w) },
 		Rendered: renderedHook, Switching: switchingHook}
 	res, err := a.Run(ctx, r.Repo)
-	var ue *action.UsageError
-	if errors.As(err, &ue) {
-		return &usageError{ue.Err}
-	}
 	if err != nil {
 		return err
 	}
 	o.approver = res.Approver
-	rep := pinReport{Plan: res.Plan, Resolution: res.Resolution, DryRun: o.dryRun, Branch: res.Branch}
-	if res.Rendered != nil {
-		rr := newRenderReport(res.Rendered, false)
-		rep.Rendered = &rr
-	}
+	rep := pinReport{Plan: res.Plan, Resolution: res.Resolution, DryRun: o.dryRun, Branch: res.Branch,
+		Rendered: newRenderReport(res.Rendered, false)}
 	if c := res.Commit; c != nil {
 		rep.Commit = &promoteCommit{Commit: c.Commit, Branch: c.Branch, NewBranch: c.NewBranch, Message: c.Message}
 	}
@@ -173,18 +121,11 @@ func (o *pinOptions) run(ctx context.Context) error {
 // short abbreviates a full commit hash as git does (git.Short).
 func short(rev string) string { return git.Short(rev) }
 
-// complete offers the nodes of the sequence.
-func (o *pinOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	if len(args) > 0 {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	f := o.completionFleet()
-	if f == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
+// completeNodes offers the nodes of the sequence.
+func completeNodes(f *fleet.Fleet, _ []string) []string {
 	var out []string
 	f.Config.Root.Walk(func(n *fleet.Node) { out = append(out, n.ID()) })
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return out
 }
 
 func (o *pinOptions) print(rep pinReport, outRoot string) {
@@ -233,12 +174,7 @@ func (o *pinOptions) print(rep pinReport, outRoot string) {
 			}
 		}
 	}
-	if rep.Rendered != nil {
-		if line := completedLine(rep.Rendered, o.verbose); line != "" {
-			fmt.Fprintln(w, line)
-		}
-		fmt.Fprintf(w, "%s: %d files created, %d updated, %d removed\n", rep.Rendered.root, rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
-	}
+	printRerendered(w, rep.Rendered, o.verbose)
 	if rep.DryRun {
 		return
 	}

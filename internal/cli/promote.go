@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -34,25 +33,11 @@ func newPromoteCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "promote CLUSTER_TYPE COMPONENT PATCH",
 		Short: "Promote a patch to the next location of the sequence",
-		Long: `Promote copies a patch to the next node of the sequence (in rollout order, at
-the promotion level), coalesces the copies under a node once every target under
-it has the patch, and folds the patch into values.yaml once every first-level
-node has it. Entering a node marked promotion: manual needs --approve, and
-the approval is recorded in the new copy's metadata (metadata.approvals: the
-gate, who approved and when), where strata verify finds it in CI.
-
-Nothing is lost: copies that differ are not coalesced, a restructuring that would
-change any target's values is refused, and the file operations are journaled so
-that an interrupted promotion is completed by the next run of the same
-promotion (or --resume). Afterwards the targets the step can change are
-re-rendered: those under the nodes it wrote (a fold into values.yaml: every
-target of the cluster type); other targets are left as they are, out of date
-or not, for strata render. The promotion is finished only when rendered/
-follows. The journal is kept in this checkout's
-local state, outside the repository (a journal committed to the repository is
-ignored); until it is finished every command that reads the fleet says so,
-another promotion is refused, --resume --dry-run shows it, and --abandon drops
-it without completing it.`,
+		Long: `Promote copies a patch to the next node of the sequence, coalesces its copies
+and folds it into values.yaml when every first-level node has it, then
+re-renders; entering a manual gate needs --approve, and an interrupted
+promotion is completed by the next run (or --resume). docs/promote.md says it in
+full.`,
 		Example: `  # Promote patch-001 of cert-manager one step
   strata promote management-cluster cert-manager patch-001
 
@@ -81,11 +66,8 @@ it without completing it.`,
 			}
 			return cobra.ExactArgs(3)(cmd, args)
 		},
-		ValidArgsFunction: o.complete,
+		ValidArgsFunction: g.completion(3, completePatch),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			if len(args) == 3 {
 				o.opts.ClusterType, o.opts.Component, o.opts.Patch = args[0], args[1], args[2]
 			}
@@ -149,18 +131,11 @@ func (o *promoteOptions) run() error {
 			fmt.Fprintln(o.stdout, "nothing more was promoted: run the command again to promote further")
 		}
 	}
-	var ue *action.UsageError
-	if errors.As(err, &ue) {
-		return &usageError{ue.Err}
-	}
 	if err != nil {
 		return err
 	}
-	rep := promoteReport{DryRun: o.dryRun, Pending: res.Pending, Resumed: res.Resumed, Plan: res.Plan}
-	if res.Rendered != nil {
-		rr := newRenderReport(res.Rendered, false)
-		rep.Rendered = &rr
-	}
+	rep := promoteReport{DryRun: o.dryRun, Pending: res.Pending, Resumed: res.Resumed, Plan: res.Plan,
+		Rendered: newRenderReport(res.Rendered, false)}
 	if res.Commit != nil {
 		rep.Commit = &promoteCommit{Commit: res.Commit.Commit, Branch: res.Branch, NewBranch: res.NewBranch, Message: res.Commit.Message}
 	}
@@ -178,12 +153,7 @@ func (o *promoteOptions) run() error {
 	if rep.Plan != nil {
 		o.print(rep.Plan)
 	}
-	if rep.Rendered != nil {
-		if line := completedLine(rep.Rendered, o.verbose); line != "" {
-			fmt.Fprintln(o.stdout, line)
-		}
-		fmt.Fprintf(o.stdout, "%s: %d files created, %d updated, %d removed\n", rep.Rendered.root, rep.Rendered.Created, rep.Rendered.Updated, rep.Rendered.Deleted)
-	}
+	printRerendered(o.stdout, rep.Rendered, o.verbose)
 	if rep.Commit != nil {
 		o.printCommit(rep.Commit)
 	} else if rep.Plan != nil && !o.dryRun {
@@ -244,12 +214,8 @@ func (o *promoteOptions) print(p *promote.Plan) {
 	}
 }
 
-// complete offers cluster types, components and patch names.
-func (o *promoteOptions) complete(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	f := o.completionFleet()
-	if f == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
+// completePatch offers cluster types, components and patch names.
+func completePatch(f *fleet.Fleet, args []string) []string {
 	var out []string
 	switch len(args) {
 	case 0, 1:
@@ -270,5 +236,5 @@ func (o *promoteOptions) complete(_ *cobra.Command, args []string, _ string) ([]
 			}
 		}
 	}
-	return out, cobra.ShellCompDirectiveNoFileComp
+	return out
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -48,9 +49,6 @@ A run with nothing changed renders nothing and writes nothing.`,
   strata --root ./examples/seed-003 render --no-cache`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			return o.run()
 		},
 	}
@@ -140,10 +138,13 @@ type renderReport struct {
 	root string
 }
 
-// newRenderReport summarizes what a run did.
-func newRenderReport(res *output.Result, check bool) renderReport {
+// newRenderReport summarizes what a run did (nil: no run).
+func newRenderReport(res *output.Result, check bool) *renderReport {
+	if res == nil {
+		return nil
+	}
 	p := res.Plan
-	rep := renderReport{
+	rep := &renderReport{
 		Targets: res.Targets, Rendered: res.Rendered,
 		Created: p.Count(output.Create), Updated: p.Count(output.Update), Deleted: p.Count(output.Delete),
 		Unchanged: p.Unchanged, Check: check, UpToDate: p.Empty(), Changes: p.Changes,
@@ -153,6 +154,17 @@ func newRenderReport(res *output.Result, check bool) renderReport {
 		rep.Changes = []output.Change{}
 	}
 	return rep
+}
+
+// printRerendered says what the render after a promote or pin did, if any.
+func printRerendered(w io.Writer, rep *renderReport, verbose bool) {
+	if rep == nil {
+		return
+	}
+	if line := completedLine(rep, verbose); line != "" {
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintf(w, "%s: %d files created, %d updated, %d removed\n", rep.root, rep.Created, rep.Updated, rep.Deleted)
 }
 
 // completedLine says what completing an interrupted render did, or "":
@@ -182,12 +194,12 @@ func (o *renderOptions) report(res *output.Result) error {
 		for _, d := range p.Dirs {
 			fmt.Fprintf(o.stdout, "%-6s %s/\n", "extra", d)
 		}
-	} else if line := completedLine(&rep, o.verbose); line != "" && p.Empty() {
+	} else if line := completedLine(rep, o.verbose); line != "" && p.Empty() {
 		fmt.Fprintf(o.stdout, "%s; %s is up to date (%d targets)\n", line, rep.root, res.Targets)
 	} else if p.Empty() {
 		fmt.Fprintf(o.stdout, "%s is up to date (%d targets)\n", rep.root, res.Targets)
 	} else {
-		if line := completedLine(&rep, o.verbose); line != "" {
+		if line := completedLine(rep, o.verbose); line != "" {
 			fmt.Fprintln(o.stdout, line)
 		}
 		fmt.Fprintf(o.stdout, "rendered %d of %d targets: %d files created, %d updated, %d removed\n",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"strings"
 
@@ -66,8 +67,22 @@ func (g *globals) lockOptions() lock.Options {
 	}
 }
 
-// completionFleet loads the fleet for shell completion, or returns nil:
-// completion offers nothing rather than an error.
+// completion is a shell completion of the first upTo arguments: what
+// offer finds in the fleet for the arguments so far. Without a fleet it
+// offers nothing rather than an error; never file names.
+func (g *globals) completion(upTo int, offer func(f *fleet.Fleet, args []string) []string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+		var out []string
+		if len(args) < upTo {
+			if f := g.completionFleet(); f != nil {
+				out = offer(f, args)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completionFleet loads the fleet for shell completion, or returns nil.
 func (g *globals) completionFleet() *fleet.Fleet {
 	r, err := g.open(action.Options{Journal: action.NoJournal})
 	if err != nil {
@@ -103,12 +118,8 @@ func completeTypeAndComponent(f *fleet.Fleet, args []string) []string {
 // completeTargetPattern offers what every --target takes (fleet.TargetPattern):
 // each node of the sequence and each target, without and with its cluster
 // type in front.
-func (g *globals) completeTargetPattern(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-	f := g.completionFleet()
-	if f == nil {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
-	return targetPatterns(f), cobra.ShellCompDirectiveNoFileComp
+func (g *globals) completeTargetPattern() cobra.CompletionFunc {
+	return g.completion(math.MaxInt, func(f *fleet.Fleet, _ []string) []string { return targetPatterns(f) })
 }
 
 // targetPatterns lists the names of f's targets and of their parent nodes,

@@ -90,7 +90,7 @@ docs/rollout.md says how a rollout runs, in full.`,
 			}
 			return cobra.ExactArgs(3)(cmd, args)
 		},
-		ValidArgsFunction: (&promoteOptions{globals: g}).complete,
+		ValidArgsFunction: g.completion(3, completePatch),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(cmd); err != nil {
 				return err
@@ -132,9 +132,6 @@ docs/rollout.md says how a rollout runs, in full.`,
 }
 
 func (o *rolloutOptions) validate(cmd *cobra.Command) error {
-	if err := o.output.validate(); err != nil {
-		return err
-	}
 	switch o.onFailure {
 	case "stop":
 	case "revert":

@@ -34,21 +34,10 @@ func newServeCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve a read-only web UI: the matrix, patch rollouts, target details, the diff",
-		Long: `Serve starts a read-only web UI over the fleet repository: the rollout matrix,
-each patch's rollout along the sequence, a target's detail (merged values with
-the file and line of every leaf, the files that apply, the rendered resources)
-and the diff of the rendered output against a base revision.
-
-It polls config/ and argocd-apps/ and reloads when they change; open pages
-refresh themselves. Everything it serves is built into the binary: it fetches
-nothing from the network. It listens on 127.0.0.1:8080 by default and answers
-only requests whose Host header names localhost or a loopback address (a guard
-against DNS rebinding). To listen on another address, name every host name or
-address clients use with --allowed-host: the check stays on.
-
---live adds, as strata status --live does, what Argo CD says of every cell,
-read again every --live-interval; pages refresh when it changes. It only
-reads: list and watch rights on Applications and ApplicationSets suffice.`,
+		Long: `Serve starts a read-only web UI over the fleet repository (matrix, patches,
+targets, diff; --live as status --live), on 127.0.0.1:8080 by default,
+answering only the hosts --allowed-host names. docs/commands.md#strata-serve
+says it in full.`,
 		Example: `  strata serve
   strata serve --addr 127.0.0.1:9000 --base origin/main...HEAD
   strata serve --live --cluster-context hub-use1=admin@hub-use1

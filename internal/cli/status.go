@@ -35,45 +35,10 @@ func newStatusCmd(g *globals) *cobra.Command {
 		Use:         "status",
 		Annotations: map[string]string{reportAnnotation: "yes"},
 		Short:       "Show the rollout matrix: every target by every component, and the patches rolling out",
-		Long: `Status shows the rollout matrix: one row per target, in sequence order and
-grouped by dimension, one column per component. Each cell is the component's
-effective version there (its sources' targetRevision after the merge) and the
-patches in effect ("+001" for patch-001). Below it, each patch: its latest
-location, how many targets have it, where the next promotion takes it and the
-manual gates ahead.
-
---live adds what Argo CD says of each cell: it reads the Applications and
-ApplicationSets of every Argo CD of the inventory (config/clusters/) through a
-kubeconfig context (--cluster-context CLUSTER=CONTEXT, else the cluster's
-context:, else a context named like the cluster; --context or the current
-context for a fleet with one Argo CD) and says per cell: uncommitted, waiting
-(for Argo CD to sync the commit that last changed the cell's rendered output),
-synced, healthy, drift (synced but out of sync), degraded, failed, missing or
-unreachable, with Argo CD's reasons below the matrix.
-
-Below it all, the rollouts in flight, one line per patch: where it is and its
-wave, what its next step waits for (its Applications to be synced and healthy,
-with --live; the soak, counted from the step's commit, or with --live from when
-Argo CD says they became healthy; a manual gate), the soak left, what holds it
-(a freeze in config/freezes.yaml of the work tree: pull to see one pushed
-from another clone, which a rollout, reading the remote branch, already
-obeys; with --live, a stopWhen condition that holds, read from its
-Alertmanager or Prometheus) and its last failure (a
-failed Application, with --live; else the last revert of one of its steps,
-with the reason of its Strata-Failed trailers). A patch whose files its
-rollout's last step removed is still listed while that step settles: the
-fold into values.yaml at its node until it has soaked ("soak of the fold"),
-a reverted first step with its failure. All of it comes from the
-repository, its Git history and the clusters: no state is stored.
-
---patch naming a patch folded into values.yaml shows the components that
-folded it and says when (their history.yaml) and by which commit (the last
-that changed the patch's files), in the table, -o json and --html alike;
-a name no patch ever had is an error.
-
-On a terminal the table fits the window's width (COLUMNS sets it elsewhere) and
-is coloured. -o json prints the same data; --html FILE writes it as one
-self-contained page.`,
+		Long: `Status shows the rollout matrix (every target by every component: its version
+and the patches in effect), where each patch stands and the rollouts in flight;
+--live adds what Argo CD says of every cell, -o json and --html the same data.
+docs/commands.md#strata-status says it in full.`,
 		Example: `  # The matrix on the terminal
   strata status
 
@@ -93,9 +58,6 @@ self-contained page.`,
   strata status --live --cluster-context hub-use1=admin@hub-use1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			if err := o.live.validate(); err != nil {
 				return err
 			}
@@ -106,7 +68,7 @@ self-contained page.`,
 	addOutputFlag(cmd.Flags(), &o.output, "")
 	cmd.Flags().StringSliceVar(&o.filter.Components, "component", nil, "show only these `COMPONENT`s (repeatable, or comma-separated)")
 	cmd.Flags().StringVar(&o.filter.Target, "target", "", "show only the targets that match `GLOB` (or whose parents do), as diff --target")
-	_ = cmd.RegisterFlagCompletionFunc("target", g.completeTargetPattern)
+	_ = cmd.RegisterFlagCompletionFunc("target", g.completeTargetPattern())
 	cmd.Flags().StringVar(&o.filter.Patch, "patch", "", "show only the patch `NAME` (patch-001 or 001) and the components that have it")
 	cmd.Flags().StringVar(&o.html, "html", "", "write the status as a self-contained HTML page to `FILE` (- for standard output)")
 	return cmd

@@ -21,35 +21,11 @@ func newValidateCmd(g *globals) *cobra.Command {
 		Use:         "validate",
 		Annotations: map[string]string{reportAnnotation: "yes"},
 		Short:       "Check the rendered Applications and ApplicationSets as Argo CD's API server would",
-		Long: `Validate renders every target in memory (nothing is written) and checks the result:
-
-  - each Application and ApplicationSet against the schemas of Argo CD's CRDs,
-    embedded in strata, exactly as the Kubernetes API server applies them to a
-    create with strict field validation: unknown fields, wrong types, missing
-    required fields, values outside an enum, invalid names;
-  - each source that points into this repository (its repoURL is config.yaml's
-    repository.url): the path must exist; a Kustomize directory must build and
-    a Helm chart must render (offline: remote bases and chart dependencies
-    that are not vendored are reported, not fetched);
-  - references of the values' templates to keys the values do not have,
-    which render '' ({{ .Values.cluster.regoin }}, or {{ .name }} meant for
-    an ApplicationSet's template): an error at the value's file and line,
-    whatever render.missingKeys says; a reference guarded as Helm users write
-    optional values (default, required, empty, coalesce, hasKey, if, with)
-    is not;
-  - resources that two clusters of the inventory render under the same name
-    into one Argo CD (a hub's, for its spokes): an error;
-  - patches of one level directory that set the same field (a warning);
-  - strata's policies (warnings): an Application with no source; a
-    CreateNamespace=true sync option without a destination namespace; a source
-    of this repository that does not follow its target's revision pin; two
-    Applications of a target that deploy the same source to the same place.
-
-Each finding names the rendered file, the field path and, when it comes from
-the configuration, the file and line that set it. Findings identical but for
-the target are shown once, with the number of other files. Every check runs
-and reports in one run. Errors make the command exit 1; warnings do not; a
-repository that does not load or render exits 3.`,
+		Long: `Validate renders every target in memory (nothing is written) and checks the
+result: Argo CD's CRD schemas, the sources of this repository, references to
+missing keys, name collisions, conflicting patches and strata's policies.
+Errors exit 1, warnings do not; a repository that does not load or render exits
+3. docs/validate.md says it in full.`,
 		Example: `  # Check the fleet of the current repository
   strata validate
 
@@ -57,9 +33,6 @@ repository that does not load or render exits 3.`,
   strata validate -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			return o.run()
 		},
 	}

@@ -24,32 +24,11 @@ func newVerifyCmd(g *globals) *cobra.Command {
 		Use:         "verify --base REV",
 		Annotations: map[string]string{reportAnnotation: "yes"},
 		Short:       "Check that a change respects the sequence and its gates (for CI)",
-		Long: `Verify is the check CI requires on every change. It renders the fleet as it is
-at the merge base of REV and HEAD and as it is in the working tree, and fails
-(exit 1) when the change:
-
-  gap              puts a patch somewhere while a target before it in rollout
-                   order does not have it (a patch created straight in
-                   production, a skipped sector);
-  gate             makes a patch enter a node marked promotion: manual with no
-                   approval recorded in the change;
-  edited-in-gate   changes a patch copy in place inside a manual gate, or
-  removed-in-gate  removes one, with no approval;
-  outside-patch    changes values.yaml, an override, defaults.yaml, config.yaml
-                   (a pin) or the templates chart so that a target behind a
-                   manual gate changes, with no approval;
-  frozen           changes a target under a node frozen by strata freeze
-                   (config/freezes.yaml), or lifts the freeze in the same
-                   change.
-
-An approval is recorded by strata promote --approve in the patch copy that
-enters the gate (metadata.approvals: node, by, at), or by a trailer in a commit
-of the change: "Approved-by: Name <email> for NODE" (without "for NODE" it
-approves every gate). Only approvals the change adds count.
-
-Each finding is printed as FILE:LINE: TARGET: RULE: message. Exit 0: no
-findings; 3: findings; 1: an error (a bad flag, an unknown revision, a fleet
-that does not load).`,
+		Long: `Verify is the check CI requires on every change: it compares the fleet at the
+merge base of REV and HEAD with the working tree and prints each finding (gap,
+gate, edited-in-gate, removed-in-gate, outside-patch, frozen) as FILE:LINE:
+TARGET: RULE: message. Exit 0: no findings; 3: findings; 1: an error.
+docs/commands.md#strata-verify says it in full.`,
 		Example: `  # In CI, on every pull request
   strata verify --base origin/main
 
@@ -57,9 +36,6 @@ that does not load).`,
   strata verify --base origin/main -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if err := o.output.validate(); err != nil {
-				return err
-			}
 			return o.run()
 		},
 	}

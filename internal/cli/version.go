@@ -48,9 +48,6 @@ func newVersionCmd(g *globals) *cobra.Command {
   strata version -o json`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if err := out.validate(); err != nil {
-				return err
-			}
 			v := readVersion()
 			if out.data() {
 				return out.write(g.stdout, v)
