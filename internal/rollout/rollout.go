@@ -363,8 +363,18 @@ func (r *runner) resume(ctx context.Context, f *fleet.Fleet) (ended bool, err er
 	if err := r.checkGap(f); err != nil {
 		return false, err
 	}
+	head, _ := r.repo.Head(ctx)
 	if err := r.catchUpLocked(ctx); err != nil {
 		return false, err
+	}
+	if now, _ := r.repo.Head(ctx); now != head {
+		// The catch-up brought the clone to the remote's commits: another
+		// writer (a runner beside CI's --once) may have stepped or folded
+		// the patch meanwhile, which is what the rollout goes on from.
+		var err error
+		if f, err = r.load(); err != nil {
+			return false, err
+		}
 	}
 	if len(r.locations(f)) == 0 {
 		// The rollout's last step removed the patch's files (gone.go).
