@@ -94,6 +94,11 @@ func (r *runner) replan(ctx context.Context, plan *promote.Plan, f *fleet.Fleet,
 		}
 	}
 	switch {
+	case plan.Target != "" && inflight.Under(plan.Target, r.locations(f)):
+		// Upstream has the patch at the step's node, or at a node above
+		// it (the step coalesced it there), or further: another writer
+		// (a runner beside CI's --once) took the same step first.
+		return nil, true, nil
 	case errors.Is(err, errGate):
 		return nil, false, conflict("the step now enters a manual gate this run was not given")
 	case errors.Is(err, promote.ErrNothingToDo) || err == nil && next.Target != plan.Target && slices.Contains(next.Found, plan.Target):

@@ -46,6 +46,9 @@ func (r *runner) revertStep(ctx context.Context, st *step, failures []Failure) (
 				return nil
 			}
 			upstream, moved := r.repo.Moved(ctx)
+			if r.repo.Landed(ctx, upstream) {
+				return nil // another run made and pushed this very revert
+			}
 			if !moved || attempt == writer.MaxReplays {
 				return perr
 			}

@@ -111,6 +111,19 @@ func (r *Repo) Moved(ctx context.Context) (upstream string, moved bool) {
 	return upstream, err == nil && behind != "0"
 }
 
+// Landed reports whether upstream, the remote branch as just fetched
+// (Moved), has HEAD: a push refused because the remote moved meanwhile to
+// the very commit it pushed (another clone made the same commit: the same
+// parent, tree, message, author and second, as two runs of strata taking
+// the same step or revert at once do) is no failure.
+func (r *Repo) Landed(ctx context.Context, upstream string) bool {
+	if upstream == "" {
+		return false
+	}
+	_, err := r.Run(ctx, "merge-base", "--is-ancestor", "HEAD", upstream)
+	return err == nil
+}
+
 // fetches holds a fetcher per fleet repository: the fetches of one
 // process (its rollouts', the --watch runner's) go one at a time. Each
 // fetch rewrites FETCH_HEAD and the remote-tracking branch, so two at once

@@ -68,14 +68,17 @@ func (w *Writer) publish(ctx context.Context, repo *Repo, made []*req, base stri
 		if err == nil {
 			return nil
 		}
-		if _, moved := repo.Moved(ctx); !moved || attempt == MaxReplays {
+		upstream, moved := repo.Moved(ctx)
+		if repo.Landed(ctx, upstream) {
+			return nil
+		}
+		if !moved || attempt == MaxReplays {
 			return err
 		}
 		if err := git.Pause(ctx, backoff<<attempt); err != nil {
 			return err
 		}
-		upstream, moved := repo.Moved(ctx)
-		if !moved {
+		if upstream, moved = repo.Moved(ctx); !moved {
 			continue // pushed by someone meanwhile? push again
 		}
 		if _, err := repo.Run(ctx, "reset", "-q", "--keep", upstream); err != nil {
