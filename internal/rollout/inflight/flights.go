@@ -307,12 +307,24 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 		fl.Step = &Commit{Commit: fields[0], At: time.Unix(secs, 0).UTC(), Subject: fields[2]}
 	}
 	id := po.ClusterType + "/" + po.Component + "/" + strings.TrimSuffix(po.Patch, ".yaml")
+	// A later pass lifts a failure where the rollout's own reading does
+	// (rollout's stopped): at the failed step's node, or with the patch's
+	// files changed since (to HEAD's); a pass at the node a revert brought
+	// the patch back to, or one of a run that raced the failure, does not.
+	files, ferr := record.FilesOf(ctx, g, "HEAD", id)
+	var passes []record.Entry
 	for _, e := range rec.Of(id) {
 		if e.Kind == record.KindPassed {
-			return nil // a later step passed
+			passes = append(passes, e)
+			continue
 		}
 		if e.Kind != record.KindFailed && e.Kind != record.KindReverted {
 			continue
+		}
+		if slices.ContainsFunc(passes, func(p record.Entry) bool {
+			return p.Node == e.Node || p.PatchFiles != e.PatchFiles && p.PatchFiles == files
+		}) {
+			return nil // a later step passed
 		}
 		if rec.Trusted(ctx, e) != nil {
 			continue
@@ -325,7 +337,7 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 		if e.Kind == record.KindReverted {
 			fl.LastFailure.Source, fl.LastFailure.Commit = "revert", e.Revert
 		}
-		if files, err := record.FilesOf(ctx, g, "HEAD", id); err == nil && files == e.PatchFiles {
+		if ferr == nil && files == e.PatchFiles {
 			fl.Waits = append(fl.Waits, Wait{Kind: "change", Node: e.Node, Message: fmt.Sprintf(
 				"a change of the patch's files: the step to %s (%.12s) failed and the rollout stays stopped", e.Node, e.Step)})
 		}
