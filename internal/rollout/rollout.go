@@ -399,9 +399,15 @@ func (r *runner) nextStep(ctx context.Context) (ended bool, err error) {
 		if f, err = r.load(); err != nil {
 			return err
 		}
+		if len(r.locations(f)) == 0 {
+			return errMoved // another run's step removed its files
+		}
 		plan, err = r.next(f)
 		return err
 	})
+	if errors.Is(err, errMoved) {
+		return r.resettle(ctx)
+	}
 	if err != nil || plan == nil {
 		return true, err
 	}
@@ -410,7 +416,7 @@ func (r *runner) nextStep(ctx context.Context) (ended bool, err error) {
 	}
 	made, err := r.writer.Step(ctx, r)
 	if errors.Is(err, errMoved) {
-		return false, r.settle(ctx)
+		return r.resettle(ctx)
 	}
 	if err != nil || made == nil {
 		return true, err
@@ -427,6 +433,35 @@ func (r *runner) nextStep(ctx context.Context) (ended bool, err error) {
 	return false, nil
 }
 
+// resettle settles where the patch stands now that another run (CI's
+// --once beside a --watch, or the other way round) moved it: ended when
+// that run's step removed its files (its fold, its revert of the first
+// step), which is settled as the patch's last step (gone); else the
+// rollout goes on from there.
+func (r *runner) resettle(ctx context.Context) (ended bool, err error) {
+	var locs []string
+	if err := r.reading(ctx, func() error {
+		f, err := r.load()
+		locs = r.locations(f)
+		return err
+	}); err != nil {
+		return true, err
+	}
+	if len(locs) == 0 {
+		if ok, err := r.gone(ctx); ok || err != nil {
+			return true, err
+		}
+		// The other run pushes its record after its step: not here yet.
+		last, _ := r.repo.Run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+		msg := fmt.Sprintf("%.12s removed the patch's files, and strata's record does not hold it (yet): the next run settles it", last)
+		if r.opts.Once {
+			return true, r.pending("", last, msg)
+		}
+		return true, errors.New(msg)
+	}
+	return false, r.settle(ctx)
+}
+
 // ready plans the next step on the work tree (Make makes it); a nil
 // plan when the rollout ends there (next). dirty are the uncommitted
 // changes under config/ and rendered/ (checkClean), read by the caller,
@@ -435,6 +470,11 @@ func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, erro
 	f, err := r.load()
 	if err != nil {
 		return nil, err
+	}
+	if len(r.locations(f)) == 0 {
+		// The hold brought the work tree to the remote's commits, where
+		// another run's step (its fold) removed the patch's files.
+		return nil, errMoved
 	}
 	plan, err := r.next(f)
 	if err != nil || plan == nil {
