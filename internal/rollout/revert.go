@@ -53,8 +53,8 @@ func (r *runner) revertStep(ctx context.Context, st *step, failures []Failure) (
 				return perr
 			}
 			// Drop the revert made here: the remote's history goes on.
-			if _, err := r.repo.Run(ctx, "reset", "-q", "--keep", upstream); err != nil {
-				return fmt.Errorf("moving to %.12s, the remote's new commit: %w", upstream, err)
+			if err := r.repo.ResetKeep(ctx, upstream); err != nil {
+				return err
 			}
 			if theirs, recorded, err := r.undoneUpstream(ctx, st, upstream); err != nil || theirs != "" {
 				rv = reverted{commit: theirs, theirs: true, recorded: recorded, upstream: upstream}

@@ -111,6 +111,19 @@ func (r *Repo) Moved(ctx context.Context) (upstream string, moved bool) {
 	return upstream, err == nil && behind != "0"
 }
 
+// ResetKeep moves HEAD to commit as git reset --keep does (every local
+// change kept; none lost), after refreshing the index: a file a render
+// rewrote with the same content is stat-dirty in the index, and reset
+// --keep refused it ("Entry ... not uptodate. Cannot merge", the soak
+// test), leaving the clone on its unpushed step.
+func (r *Repo) ResetKeep(ctx context.Context, commit string) error {
+	_, _ = r.Run(ctx, "update-index", "-q", "--refresh") // lists what differs: reset says
+	if _, err := r.Run(ctx, "reset", "-q", "--keep", commit); err != nil {
+		return fmt.Errorf("moving to %.12s, the remote's new commit: %w", commit, err)
+	}
+	return nil
+}
+
 // Landed reports whether upstream, the remote branch as just fetched
 // (Moved), has HEAD: a push refused because the remote moved meanwhile to
 // the very commit it pushed (another clone made the same commit: the same
