@@ -239,7 +239,10 @@ func (l *Log) onto(ctx context.Context, remote, local string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		theirs, err := l.read(ctx, local+".."+remote)
+		// Every entry the remote holds, not only those local lacks as
+		// commits: a copy of one may be on both sides, and another on
+		// this side alone (the soak test found entries put there twice).
+		theirs, err := l.read(ctx, remote)
 		if err != nil {
 			return "", err
 		}
