@@ -38,6 +38,7 @@ var fileLayers = map[string][]string{
 		"record.go",
 		"reach.go",
 		"hold.go",
+		"revert.go",
 		"verify.go",
 		"replay.go",
 		"step.go",

@@ -97,7 +97,11 @@ func (o *statusOptions) run(ctx context.Context) error {
 		return err
 	}
 	var unread error
-	flights := inflight.FlightOptions{Git: git.Exec{Dir: r.dir}, Now: time.Now()}
+	flights := inflight.FlightOptions{Git: git.Exec{Dir: r.dir}, Now: time.Now(), Unrendered: func(dirs []string) ([]string, error) {
+		// As the rollout looks before it takes a patch as delivered where
+		// it is (a patch committed without strata render is not).
+		return (&action.Step{Dir: r.dir, FS: r.fsys}).UnrenderedIn(rr.Fleet.Config, dirs)
+	}}
 	if o.live.on {
 		rep, err := o.live.load(ctx, r.dir, rr, false)
 		if err != nil {

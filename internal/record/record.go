@@ -66,8 +66,9 @@ type Entry struct {
 	At     time.Time `json:"at"`
 	Host   string    `json:"host,omitempty"`
 
-	// id is the record commit that holds the entry; signed its %G?.
-	id, signed string
+	// id is the record commit that holds the entry; signed its %G?;
+	// body its message as read.
+	id, signed, body string
 }
 
 // Check is a check run for a step.
@@ -164,6 +165,9 @@ func (l *Log) Append(ctx context.Context, es ...Entry) error {
 			}
 		}
 	}
+	if es = l.unwritten(ctx, tip, es); len(es) == 0 {
+		return nil
+	}
 	next := tip
 	for _, e := range es {
 		var err error
@@ -184,6 +188,12 @@ func (l *Log) Append(ctx context.Context, es ...Entry) error {
 	for attempt := 0; ; attempt++ {
 		_, err := l.out(ctx, "push", "-q", l.Remote, Ref+":"+Ref)
 		if err == nil {
+			// The remote's record is now this one: the next Append
+			// starts from it rather than putting these entries on an
+			// older fetch of it again.
+			if pushed, err := l.out(ctx, "rev-parse", "-q", "--verify", Ref); err == nil {
+				_, _ = l.out(ctx, "update-ref", Tracking(l.Remote), pushed)
+			}
 			return nil
 		}
 		if attempt == 5 {
@@ -215,15 +225,36 @@ func (l *Log) fetch(ctx context.Context, args ...string) error {
 }
 
 // onto puts the entries of local the remote's record lacks on remote's
-// tip, moves Ref there and returns it.
+// tip, moves Ref there and returns it. Where one record has the other's
+// history, the newer is taken as it is; an entry the remote holds already,
+// as a commit of its own (a clone that put this one's entries on its
+// fetch of the remote and pushed them), is not put there again.
 func (l *Log) onto(ctx context.Context, remote, local string) (string, error) {
+	if local != "" && l.ancestor(ctx, remote, local) {
+		return local, nil // the remote's, and this clone's since
+	}
 	mine := []Entry{}
-	if local != "" {
+	if local != "" && !l.ancestor(ctx, local, remote) {
 		es, err := l.read(ctx, remote+".."+local)
 		if err != nil {
 			return "", err
 		}
-		mine = es
+		// Every entry the remote holds, not only those local lacks as
+		// commits: a copy of one may be on both sides, and another on
+		// this side alone (the soak test found entries put there twice).
+		theirs, err := l.read(ctx, remote)
+		if err != nil {
+			return "", err
+		}
+		held := map[string]bool{}
+		for _, e := range theirs {
+			held[e.body] = true
+		}
+		for _, e := range es {
+			if !held[e.body] {
+				mine = append(mine, e)
+			}
+		}
 	}
 	next := remote
 	for i := len(mine) - 1; i >= 0; i-- { // oldest first
@@ -233,6 +264,70 @@ func (l *Log) onto(ctx context.Context, remote, local string) (string, error) {
 		}
 	}
 	return next, l.move(ctx, next, local)
+}
+
+// ancestor reports whether commit a is b or one of its ancestors.
+func (l *Log) ancestor(ctx context.Context, a, b string) bool {
+	_, err := l.Git.Run(ctx, "merge-base", "--is-ancestor", a, b)
+	return err == nil
+}
+
+// unwritten are the entries of es that say something the record (at tip,
+// and the remote's as fetched) does not: an entry whose patch's newest
+// entry at the same node and step commit says the same (its kind, tree,
+// patch's files, revert, failures and checks by name, definition and
+// outcome) says nothing new and is not written: a --once run settling a
+// step whose verdict is recorded re-recorded it at every run. Only
+// verdicts are looked up (a step entry names a commit just made).
+func (l *Log) unwritten(ctx context.Context, tip string, es []Entry) []Entry {
+	revs := []string{}
+	if tip != "" {
+		revs = append(revs, tip)
+	}
+	if l.Remote != "" {
+		if c, err := l.out(ctx, "rev-parse", "-q", "--verify", Tracking(l.Remote)); err == nil && c != "" {
+			revs = append(revs, c)
+		}
+	}
+	var out []Entry
+	for i, e := range es {
+		if e.Kind == KindStep || len(revs) == 0 {
+			out = append(out, e)
+			continue
+		}
+		// Only the entries at e's node and step are read: git finds them
+		// by their subject (commit's), without the whole record parsed.
+		rec, err := l.read(ctx, append([]string{"-F", "--grep", fmt.Sprintf(" %s at %s (%.12s)", e.Patch, e.Node, e.Step)}, revs...)...)
+		if err != nil {
+			out = append(out, e) // unreadable: written
+			continue
+		}
+		if earlier := slices.Clone(es[:i]); !saysNothingNew(append(reversed(earlier), rec...), e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// reversed is es, newest first (es oldest first).
+func reversed(es []Entry) []Entry {
+	slices.Reverse(es)
+	return es
+}
+
+// saysNothingNew reports whether the newest entry of rec (newest first)
+// of e's patch at e's node and step commit says what e says.
+func saysNothingNew(rec []Entry, e Entry) bool {
+	for _, o := range rec {
+		if o.Patch != e.Patch || o.Node != e.Node || o.Step != e.Step {
+			continue
+		}
+		return o.Kind == e.Kind && o.Tree == e.Tree && o.PatchFiles == e.PatchFiles && o.Revert == e.Revert &&
+			slices.Equal(o.Failures, e.Failures) && slices.EqualFunc(o.Checks, e.Checks, func(a, b Check) bool {
+			return a.Name == b.Name && a.Definition == b.Definition && a.Passed == b.Passed
+		})
+	}
+	return false
 }
 
 // move updates Ref from old ("" for none yet) to next.
@@ -309,11 +404,14 @@ func (l *Log) read(ctx context.Context, revs ...string) ([]Entry, error) {
 			continue
 		}
 		e, err := Parse(f[2])
-		if err != nil || seen[f[0]] {
+		// The same entry twice (its message, as two commits: a record
+		// pushed again by an older strata) is one fact, read once.
+		body := strings.TrimSpace(f[2])
+		if err != nil || seen[f[0]] || seen[body] {
 			continue
 		}
-		seen[f[0]] = true
-		e.id, e.signed = f[0], f[1]
+		seen[f[0]], seen[body] = true, true
+		e.id, e.signed, e.body = f[0], f[1], body
 		es = append(es, e)
 	}
 	slices.SortStableFunc(es, func(a, b Entry) int { return b.At.Compare(a.At) })

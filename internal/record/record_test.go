@@ -2,6 +2,7 @@ package record_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,16 @@ func (c *clone) log() *record.Log {
 	return &record.Log{Git: c.g, Dir: c.dir, Remote: "origin", Backoff: time.Millisecond}
 }
 
+// later is c's record as written on, each call a minute after the last
+// (its commits' time): a record commit made again is another commit,
+// as it is when runs are seconds apart.
+func (c *clone) later(n *int) *record.Log {
+	*n++
+	g := c.g
+	g.Env = append(append([]string{}, g.Env...), fmt.Sprintf("GIT_COMMITTER_DATE=2026-11-29T%02d:%02d:00Z", 2+*n/60, *n%60))
+	return &record.Log{Git: g, Dir: c.dir, Remote: "origin", Backoff: time.Millisecond}
+}
+
 // entry is strata's entry of kind for c's step, as the rollout makes it.
 func (c *clone) entry(kind string, at time.Time) record.Entry {
 	c.t.Helper()
@@ -99,7 +110,7 @@ func TestAppendRead(t *testing.T) {
 	opt := cmp.Comparer(func(a, b record.Entry) bool {
 		a.Host, b.Host = "", ""
 		return cmp.Equal(a, b, cmp.AllowUnexported(record.Entry{}), cmp.FilterPath(func(p cmp.Path) bool {
-			return strings.HasSuffix(p.String(), "id") || strings.HasSuffix(p.String(), "signed")
+			return strings.HasSuffix(p.String(), "id") || strings.HasSuffix(p.String(), "signed") || strings.HasSuffix(p.String(), "body")
 		}, cmp.Ignore()))
 	})
 	if diff := cmp.Diff([]record.Entry{passed, step}, got, opt); diff != "" {
@@ -143,6 +154,80 @@ func TestAppendRace(t *testing.T) {
 	}
 	if want := []string{record.KindPassed, record.KindStep}; !cmp.Equal(kinds, want) {
 		t.Errorf("kinds %q, want %q", kinds, want)
+	}
+}
+
+// TestAppendGrowsWithSteps: the record grows with what happened, not
+// with runs. Clones that record in turn beside each other push each entry
+// once (a clone put its entries, already pushed, on its older fetch of
+// the remote's record and pushed them again: 334 entries held twice in
+// the soak test's 40 events); an entry that says nothing new (a --once
+// run settling a step whose verdict is recorded) is not written; an
+// entry held twice by a record written before reads once.
+func TestAppendGrowsWithSteps(t *testing.T) {
+	ctx := context.Background()
+	c, bare := newClone(t)
+	other := filepath.Join(t.TempDir(), "other")
+	testgit.Run(t, "", "clone", "-q", bare, other)
+	o := &clone{t: t, dir: other, g: git.Exec{Dir: other, Env: testgit.Env}, step: c.step}
+	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	step := c.entry(record.KindStep, t0)
+	passed := c.entry(record.KindPassed, t0.Add(time.Minute))
+	passed.Checks = []record.Check{{Name: "smoke", Definition: "0123456789abcdef", Passed: true}}
+	failed := c.entry(record.KindFailed, t0.Add(4*time.Minute))
+	failed.Failures = []string{"integration/us-east1: check smoke: exit status 1"}
+	minutes := 0
+	later := c.entry(record.KindStep, t0.Add(5*time.Minute))
+	later.Node = "integration/eu-west1"
+	for i, w := range []struct {
+		c *clone
+		e record.Entry
+	}{{c, step}, {o, passed}, {c, failed}, {o, later}} {
+		if i == 2 {
+			// c fetches the remote's record (with the branch, as the
+			// rollouts do), then records and pushes: its fetch is older
+			// than the remote's record from then on.
+			testgit.Run(t, c.dir, "fetch", "-q", "origin", record.Refspec("origin"))
+		}
+		if err := w.c.later(&minutes).Append(ctx, w.e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// c records again, after o: its fetch of the remote's record is the
+	// one from before its last entry.
+	if err := c.later(&minutes).Append(ctx, c.entry(record.KindReverted, t0.Add(6*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	if n := testgit.Run(t, "", "--git-dir", bare, "rev-list", "--count", record.Ref); n != "5" {
+		t.Errorf("the remote's record has %s commits after 5 entries from 2 clones in turn, want 5:\n%s", n,
+			testgit.Run(t, "", "--git-dir", bare, "log", "--format=%s", record.Ref))
+	}
+
+	// The same verdict again (a --once run settling the step): nothing
+	// new.
+	if err := c.log().Append(ctx, c.entry(record.KindReverted, t0.Add(10*time.Minute))); err != nil {
+		t.Fatal(err)
+	}
+	if n := testgit.Run(t, "", "--git-dir", bare, "rev-list", "--count", record.Ref); n != "5" {
+		t.Errorf("a verdict that says nothing new was written: %s commits, want 5", n)
+	}
+	// A pass after the revert at the same step is new.
+	repass := c.entry(record.KindPassed, t0.Add(11*time.Minute))
+	repass.Checks = []record.Check{{Name: "smoke", Definition: "0123456789abcdef", Passed: true, Reason: "recorded 0123"}}
+	if err := c.log().Append(ctx, repass); err != nil {
+		t.Fatal(err)
+	}
+	if n := testgit.Run(t, "", "--git-dir", bare, "rev-list", "--count", record.Ref); n != "6" {
+		t.Errorf("a pass after the revert was not written: %s commits, want 6", n)
+	}
+
+	// An entry held twice (two commits, one message) reads once.
+	tip := testgit.Run(t, c.dir, "rev-parse", record.Ref)
+	msg := testgit.Run(t, c.dir, "log", "-1", "--format=%B", tip)
+	dup := testgit.Run(t, c.dir, "commit-tree", "-p", tip, "-m", msg, "4b825dc642cb6eb9a060e54bf8d69288fbee4904")
+	testgit.Run(t, c.dir, "update-ref", record.Ref, dup)
+	if n := len(c.read().Of(patch)); n != 6 {
+		t.Errorf("read %d entries from a record holding one of 6 twice, want 6", n)
 	}
 }
 

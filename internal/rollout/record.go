@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,7 +35,7 @@ func (r *runner) Record() *record.Log {
 // stepEntry is the record of st, pushed: the rendered output of its
 // targets at its commit and its patch's files, by content.
 func (r *runner) stepEntry(ctx context.Context, st *step, kind string) (record.Entry, error) {
-	e := record.Entry{Kind: kind, Patch: r.ID(), Node: st.node, Step: st.commit, Targets: targetIDs(st.targets),
+	e := record.Entry{Kind: kind, Patch: r.ID(), Node: st.node, Step: r.entryStep(ctx, st), Targets: targetIDs(st.targets),
 		Wave: r.waveOf(st.node), At: r.env.Clock.Now().UTC().Truncate(time.Second)}
 	cfg, err := r.configNow()
 	if err != nil {
@@ -47,19 +48,43 @@ func (r *runner) stepEntry(ctx context.Context, st *step, kind string) (record.E
 			}
 		}
 	}
-	if st.tree == "" {
+	if st.tree == "" || e.Step != st.commit {
+		tree := ""
 		if len(e.Dirs) > 0 {
-			st.tree, err = record.TreeAt(ctx, r.env.Git, st.commit, e.Dirs)
+			tree, err = record.TreeAt(ctx, r.env.Git, e.Step, e.Dirs)
 		} else {
-			st.tree, err = record.TreeOf(ctx, r.env.Git, st.commit, e.Targets)
+			tree, err = record.TreeOf(ctx, r.env.Git, e.Step, e.Targets)
 		}
 		if err != nil {
 			return e, err
 		}
+		if e.Step == st.commit {
+			st.tree = tree
+		}
+		e.Tree = tree
+	} else {
+		e.Tree = st.tree
 	}
-	e.Tree = st.tree
 	e.PatchFiles, err = record.FilesOf(ctx, r.env.Git, st.commit, r.ID())
 	return e, err
+}
+
+// entryStep is the step commit st's entries name: the patch's own last
+// commit for a settle whose targets' output another patch's step changed
+// since (st.own), when it is a step of this patch's rollout (its trailer):
+// the later commit carries the other patch's trailer, and a record naming
+// it is not this patch's (record.Entries.Trusted refused it, and a
+// failure or revert recorded there stopped nothing: the soak test). Else
+// st.commit.
+func (r *runner) entryStep(ctx context.Context, st *step) string {
+	if st.own == "" || st.own == st.commit {
+		return st.commit
+	}
+	body, err := r.repo.Run(ctx, "log", "-1", "--format=%B", st.own)
+	if err != nil || !slices.Contains(trailers(body, "Strata-Rollout"), r.ID()) {
+		return st.commit
+	}
+	return st.own
 }
 
 // waveOf is the nodes of the wave a step entered at node (enterWave), nil
@@ -147,7 +172,7 @@ func (r *runner) reusable(ctx context.Context, st *step) map[string]record.Entry
 		return out
 	}
 	for _, e := range rec.Of(r.ID()) {
-		if e.Step != st.commit {
+		if e.Step != st.commit && e.Step != r.entryStep(ctx, st) {
 			continue
 		}
 		if err := rec.Trusted(ctx, e); err != nil {
@@ -238,4 +263,17 @@ func checkDefinition(c fleet.Check) string {
 		fmt.Fprintf(h, "prometheus %q %q\n", p.URL, p.Query)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// trailers are the values of the lines "key: value" of a commit
+// message body, in order: every reader of strata's trailers reads them
+// here.
+func trailers(body, key string) []string {
+	var out []string
+	for l := range strings.SplitSeq(body, "\n") {
+		if v, ok := strings.CutPrefix(l, key+": "); ok {
+			out = append(out, strings.TrimSpace(v))
+		}
+	}
+	return out
 }

@@ -94,6 +94,11 @@ func (r *runner) replan(ctx context.Context, plan *promote.Plan, f *fleet.Fleet,
 		}
 	}
 	switch {
+	case plan.Target != "" && inflight.Under(plan.Target, r.locations(f)):
+		// Upstream has the patch at the step's node, or at a node above
+		// it (the step coalesced it there), or further: another writer
+		// (a runner beside CI's --once) took the same step first.
+		return nil, true, nil
 	case errors.Is(err, errGate):
 		return nil, false, conflict("the step now enters a manual gate this run was not given")
 	case errors.Is(err, promote.ErrNothingToDo) || err == nil && next.Target != plan.Target && slices.Contains(next.Found, plan.Target):
@@ -170,17 +175,4 @@ func (r *runner) samePatchOrNode(p, node string) bool {
 	}
 	name := strings.TrimSuffix(r.opts.Patch, ".yaml") + ".yaml"
 	return strings.HasSuffix(rest, "/"+name) || rest == name || node != "" && strings.HasPrefix(rest, node+"/")
-}
-
-// trailers are the values of the lines "key: value" of a commit
-// message body, in order: every reader of strata's trailers reads them
-// here.
-func trailers(body, key string) []string {
-	var out []string
-	for l := range strings.SplitSeq(body, "\n") {
-		if v, ok := strings.CutPrefix(l, key+": "); ok {
-			out = append(out, strings.TrimSpace(v))
-		}
-	}
-	return out
 }

@@ -3,6 +3,7 @@ package rollout
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"k8s.io/utils/clock"
@@ -11,6 +12,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
@@ -101,8 +103,18 @@ func (r *runner) resume(ctx context.Context, f *fleet.Fleet) (ended bool, err er
 	if err := r.checkGap(f); err != nil {
 		return false, err
 	}
+	head, _ := r.repo.Head(ctx)
 	if err := r.catchUpLocked(ctx); err != nil {
 		return false, err
+	}
+	if now, _ := r.repo.Head(ctx); now != head {
+		// The catch-up brought the clone to the remote's commits: another
+		// writer (a runner beside CI's --once) may have stepped or folded
+		// the patch meanwhile, which is what the rollout goes on from.
+		var err error
+		if f, err = r.load(); err != nil {
+			return false, err
+		}
 	}
 	if len(r.locations(f)) == 0 {
 		// The rollout's last step removed the patch's files (gone.go).
@@ -127,9 +139,15 @@ func (r *runner) nextStep(ctx context.Context) (ended bool, err error) {
 		if f, err = r.load(); err != nil {
 			return err
 		}
+		if len(r.locations(f)) == 0 {
+			return errMoved // another run's step removed its files
+		}
 		plan, err = r.next(f)
 		return err
 	})
+	if errors.Is(err, errMoved) {
+		return r.resettle(ctx)
+	}
 	if err != nil || plan == nil {
 		return true, err
 	}
@@ -138,7 +156,7 @@ func (r *runner) nextStep(ctx context.Context) (ended bool, err error) {
 	}
 	made, err := r.writer.Step(ctx, r)
 	if errors.Is(err, errMoved) {
-		return false, r.settle(ctx)
+		return r.resettle(ctx)
 	}
 	if err != nil || made == nil {
 		return true, err
@@ -153,6 +171,35 @@ func (r *runner) nextStep(ctx context.Context) (ended bool, err error) {
 		return true, nil
 	}
 	return false, nil
+}
+
+// resettle settles where the patch stands now that another run (CI's
+// --once beside a --watch, or the other way round) moved it: ended when
+// that run's step removed its files (its fold, its revert of the first
+// step), which is settled as the patch's last step (gone); else the
+// rollout goes on from there.
+func (r *runner) resettle(ctx context.Context) (ended bool, err error) {
+	var locs []string
+	if err := r.reading(ctx, func() error {
+		f, err := r.load()
+		locs = r.locations(f)
+		return err
+	}); err != nil {
+		return true, err
+	}
+	if len(locs) == 0 {
+		if ok, err := r.gone(ctx); ok || err != nil {
+			return true, err
+		}
+		// The other run pushes its record after its step: not here yet.
+		last, _ := r.repo.Run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+		msg := fmt.Sprintf("%.12s removed the patch's files, and strata's record does not hold it (yet): the next run settles it", last)
+		if r.opts.Once {
+			return true, r.pending("", last, msg)
+		}
+		return true, errors.New(msg)
+	}
+	return false, r.settle(ctx)
 }
 
 // catchUpLocked runs catchUp under the lock. A read without the lock

@@ -180,6 +180,11 @@ func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, erro
 	if err != nil {
 		return nil, err
 	}
+	if len(r.locations(f)) == 0 {
+		// The hold brought the work tree to the remote's commits, where
+		// another run's step (its fold) removed the patch's files.
+		return nil, errMoved
+	}
 	plan, err := r.next(f)
 	if err != nil || plan == nil {
 		return nil, err

@@ -157,37 +157,31 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 		return errors.Join(se, err)
 	}
 	terminated := r.terminate(ctx, se.Failures)
-	var commit string
-	gerr := r.locked(ctx, func() error {
-		if _, err := r.repo.Run(ctx, "revert", "--no-edit", st.revert); err != nil {
-			return fmt.Errorf("reverting %.12s: %w", st.revert, err)
-		}
-		// Why, for status (Flights): the revert's Strata-Failed trailers.
-		if _, err := r.repo.Run(ctx, append([]string{"commit", "--amend", "-q", "--no-edit"}, failedTrailers(st.node, se.Failures)...)...); err != nil {
-			return fmt.Errorf("recording the failure in the revert of %.12s: %w", st.revert, err)
-		}
-		var err error
-		if commit, err = r.repo.Head(ctx); err != nil {
-			return err
-		}
-		return r.repo.Push(ctx)
-	})
+	rv, gerr := r.revertStep(ctx, st, se.Failures)
 	if gerr != nil {
 		return errors.Join(se, gerr)
 	}
+	commit := rv.commit
 	se.Reverted = commit
-	if err := r.recordRevert(ctx, st, commit, se.Failures); err != nil {
-		return errors.Join(se, err)
+	if !rv.recorded {
+		if err := r.recordRevert(ctx, st, commit, se.Failures); err != nil {
+			return errors.Join(se, err)
+		}
 	}
 	msg := fmt.Sprintf("reverted %.12s; waiting for its targets to be healthy again", st.revert)
-	if r.opts.Once {
+	switch {
+	case rv.theirs:
+		msg = fmt.Sprintf("the remote moved (now %.12s) and already has the revert %.12s of %.12s: not reverted twice", rv.upstream, commit, st.revert)
+	case r.opts.Once:
 		msg = fmt.Sprintf("reverted %.12s and pushed the revert; its targets are not waited for (--once)", st.revert)
+	case st.policy.NoWatch:
+		msg = fmt.Sprintf("reverted %.12s and pushed the revert; nothing to watch (rollout: watch: false in config.yaml)", st.revert)
 	}
 	if len(terminated) > 0 {
 		msg = fmt.Sprintf("terminated the failing syncs of %s; ", strings.Join(terminated, ", ")) + msg
 	}
 	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets), Message: msg})
-	if r.opts.Once {
+	if r.opts.Once || st.policy.NoWatch {
 		// The revert's targets are not waited for: the next run finds the
 		// revert in the record and stays stopped (stopped).
 		return se
@@ -203,16 +197,6 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	}
 	se.Healthy = true
 	return se
-}
-
-// failedTrailers are the --trailer arguments of a revert: one
-// Strata-Failed trailer per failure, its reason on one line.
-func failedTrailers(node string, failures []Failure) []string {
-	var out []string
-	for _, l := range failureLines(node, failures) {
-		out = append(out, "--trailer", inflight.FailedTrailer+": "+l)
-	}
-	return out
 }
 
 // isRevert reports whether commit reverts another (git revert's message).

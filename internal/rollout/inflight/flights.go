@@ -68,7 +68,8 @@ type Wait struct {
 	// Kind is sync (its Applications synced and healthy), soak, gate (a
 	// manual gate: Node), commit (its first copy), change (a failed step
 	// strata recorded: the rollout stays stopped until the patch's files
-	// change).
+	// change), render (committed without strata render: the patch is not
+	// delivered where it is until its rendered output is committed).
 	Kind    string `json:"kind"`
 	Node    string `json:"node,omitempty"`
 	Message string `json:"message"`
@@ -91,6 +92,14 @@ type FlightOptions struct {
 	// its Alertmanager or Prometheus (ReadCondition). A server showing
 	// flights at every request gives one that caches.
 	ReadCondition ConditionReader
+	// Unrendered, when set, lists the targets under the directories dirs
+	// of the rendered tree (nil: every target) whose rendered output does
+	// not follow config/ as the work tree is (the render's check, nothing
+	// written: action.Step.UnrenderedIn). A patch whose latest location
+	// has such targets (committed without strata render) is not delivered
+	// there until its rendered output is, as its rollout decides: it
+	// waits for strata render (a "render" wait). Nil: not looked at.
+	Unrendered func(dirs []string) ([]string, error)
 }
 
 // ConditionReader reads a stopWhen condition: the alerts that fire (or
@@ -121,7 +130,7 @@ func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions
 	}
 	flights = []Flight{}
 	for _, id := range Patches(f) {
-		fl, err := flight(ctx, f, id, freezes, rec, opts)
+		fl, err := flight(ctx, f, fsys, id, freezes, rec, opts)
 		if err != nil {
 			return nil, false, fmt.Errorf("%s: %w", id, err)
 		}
@@ -192,7 +201,7 @@ func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries
 	return fl, len(fl.Waits) > 0 || fl.LastFailure != nil, nil
 }
 
-func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Freeze, rec *record.Entries, opts FlightOptions) (Flight, error) {
+func flight(ctx context.Context, f *fleet.Fleet, fsys fs.FS, id string, freezes []freeze.Freeze, rec *record.Entries, opts FlightOptions) (Flight, error) {
 	parts := strings.SplitN(id, "/", 3)
 	po := promote.Options{ClusterType: parts[0], Component: parts[1], Patch: parts[2]}
 	fl := Flight{Patch: id, Waits: []Wait{}}
@@ -214,8 +223,15 @@ func flight(ctx context.Context, f *fleet.Fleet, id string, freezes []freeze.Fre
 		}
 	}
 	fl.waitFor(f, opts, po, locs)
-	if slices.ContainsFunc(fl.Waits, func(w Wait) bool { return w.Kind == "change" }) {
-		// Stopped: no soak leads anywhere until the patch changes.
+	// Delivered needs a committed copy and a rendered tree to be in.
+	if _, err := fs.Stat(fsys, f.Config.OutputRoot()); err == nil && fl.Step != nil {
+		if err := fl.waitRender(f, opts, po, locs); err != nil {
+			return fl, err
+		}
+	}
+	if slices.ContainsFunc(fl.Waits, func(w Wait) bool { return w.Kind == "change" || w.Kind == "render" }) {
+		// Stopped, or not delivered: no soak leads anywhere until the
+		// patch changes or its rendered output is committed.
 		fl.SoakUntil, fl.SoakLeft = nil, ""
 		fl.Waits = slices.DeleteFunc(fl.Waits, func(w Wait) bool { return w.Kind == "soak" })
 	}
@@ -270,6 +286,36 @@ func (fl *Flight) waitFor(f *fleet.Fleet, opts FlightOptions, po promote.Options
 	}
 }
 
+// waitRender adds, first, the wait for strata render when the targets
+// under the patch's locations locs do not follow config/ (opts.Unrendered):
+// a patch committed without strata render is not delivered there yet.
+func (fl *Flight) waitRender(f *fleet.Fleet, opts FlightOptions, po promote.Options, locs []string) error {
+	if opts.Unrendered == nil {
+		return nil
+	}
+	var dirs []string
+	for _, l := range locs {
+		d, ok := f.Config.NodeDirs(po.ClusterType, l)
+		if !ok {
+			dirs = nil // every target: the layout cannot tell
+			break
+		}
+		dirs = append(dirs, d...)
+	}
+	ts, err := opts.Unrendered(dirs)
+	if err != nil || len(ts) == 0 {
+		return err
+	}
+	shown := ts
+	if len(ts) > 5 {
+		shown = append(slices.Clone(ts[:5]), fmt.Sprintf("%d more", len(ts)-5))
+	}
+	fl.Waits = append([]Wait{{Kind: "render", Node: fl.At, Message: fmt.Sprintf(
+		"strata render: rendered/ does not follow config/ for %s (committed without strata render); the patch is not delivered there until its rendered output is committed",
+		strings.Join(shown, ", "))}}, fl.Waits...)
+	return nil
+}
+
 // stopWhen reads the stopWhen conditions of a step into node and says the
 // first that holds it (or cannot be read: the rollout takes that for
 // holding), "" when none does.
@@ -307,12 +353,24 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 		fl.Step = &Commit{Commit: fields[0], At: time.Unix(secs, 0).UTC(), Subject: fields[2]}
 	}
 	id := po.ClusterType + "/" + po.Component + "/" + strings.TrimSuffix(po.Patch, ".yaml")
+	// A later pass lifts a failure where the rollout's own reading does
+	// (rollout's stopped): at the failed step's node, or with the patch's
+	// files changed since (to HEAD's); a pass at the node a revert brought
+	// the patch back to, or one of a run that raced the failure, does not.
+	files, ferr := record.FilesOf(ctx, g, "HEAD", id)
+	var passes []record.Entry
 	for _, e := range rec.Of(id) {
 		if e.Kind == record.KindPassed {
-			return nil // a later step passed
+			passes = append(passes, e)
+			continue
 		}
 		if e.Kind != record.KindFailed && e.Kind != record.KindReverted {
 			continue
+		}
+		if slices.ContainsFunc(passes, func(p record.Entry) bool {
+			return p.Node == e.Node || p.PatchFiles != e.PatchFiles && p.PatchFiles == files
+		}) {
+			return nil // a later step passed
 		}
 		if rec.Trusted(ctx, e) != nil {
 			continue
@@ -325,7 +383,7 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 		if e.Kind == record.KindReverted {
 			fl.LastFailure.Source, fl.LastFailure.Commit = "revert", e.Revert
 		}
-		if files, err := record.FilesOf(ctx, g, "HEAD", id); err == nil && files == e.PatchFiles {
+		if ferr == nil && files == e.PatchFiles {
 			fl.Waits = append(fl.Waits, Wait{Kind: "change", Node: e.Node, Message: fmt.Sprintf(
 				"a change of the patch's files: the step to %s (%.12s) failed and the rollout stays stopped", e.Node, e.Step)})
 		}

@@ -111,6 +111,32 @@ func (r *Repo) Moved(ctx context.Context) (upstream string, moved bool) {
 	return upstream, err == nil && behind != "0"
 }
 
+// ResetKeep moves HEAD to commit as git reset --keep does (every local
+// change kept; none lost), after refreshing the index: a file a render
+// rewrote with the same content is stat-dirty in the index, and reset
+// --keep refused it ("Entry ... not uptodate. Cannot merge", the soak
+// test), leaving the clone on its unpushed step.
+func (r *Repo) ResetKeep(ctx context.Context, commit string) error {
+	_, _ = r.Run(ctx, "update-index", "-q", "--refresh") // lists what differs: reset says
+	if _, err := r.Run(ctx, "reset", "-q", "--keep", commit); err != nil {
+		return fmt.Errorf("moving to %.12s, the remote's new commit: %w", commit, err)
+	}
+	return nil
+}
+
+// Landed reports whether upstream, the remote branch as just fetched
+// (Moved), has HEAD: a push refused because the remote moved meanwhile to
+// the very commit it pushed (another clone made the same commit: the same
+// parent, tree, message, author and second, as two runs of strata taking
+// the same step or revert at once do) is no failure.
+func (r *Repo) Landed(ctx context.Context, upstream string) bool {
+	if upstream == "" {
+		return false
+	}
+	_, err := r.Run(ctx, "merge-base", "--is-ancestor", "HEAD", upstream)
+	return err == nil
+}
+
 // fetches holds a fetcher per fleet repository: the fetches of one
 // process (its rollouts', the --watch runner's) go one at a time. Each
 // fetch rewrites FETCH_HEAD and the remote-tracking branch, so two at once

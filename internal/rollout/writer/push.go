@@ -68,18 +68,21 @@ func (w *Writer) publish(ctx context.Context, repo *Repo, made []*req, base stri
 		if err == nil {
 			return nil
 		}
-		if _, moved := repo.Moved(ctx); !moved || attempt == MaxReplays {
+		upstream, moved := repo.Moved(ctx)
+		if repo.Landed(ctx, upstream) {
+			return nil
+		}
+		if !moved || attempt == MaxReplays {
 			return err
 		}
 		if err := git.Pause(ctx, backoff<<attempt); err != nil {
 			return err
 		}
-		upstream, moved := repo.Moved(ctx)
-		if !moved {
+		if upstream, moved = repo.Moved(ctx); !moved {
 			continue // pushed by someone meanwhile? push again
 		}
-		if _, err := repo.Run(ctx, "reset", "-q", "--keep", upstream); err != nil {
-			return fmt.Errorf("moving to %.12s, the remote's new commit: %w", upstream, err)
+		if err := repo.ResetKeep(ctx, upstream); err != nil {
+			return err
 		}
 		for _, req := range made {
 			if req.err != nil || req.st == nil {

@@ -57,6 +57,7 @@ import (
 //   - no step into staging lands on main while staging is frozen;
 //   - CI's exit codes agree with its events (1 with a failed event, 6 with
 //     a pending or held one, 0 with neither; every error has a message);
+//   - the record holds each entry once;
 //
 // and, every few events and at the end once the runner is idle, that
 // `status` lists what the runner's strata_rollouts_in_flight counts, and
@@ -663,6 +664,9 @@ func failure(failed map[string]record.Entry, e record.Entry) {
 // (see TestSoak).
 func (s *soak) check(when string) {
 	entries := s.record()
+	if s.dups > 0 {
+		s.violateAt(when, "the remote's record holds an entry twice (it grows with steps, not runs; figures: entries held twice)")
+	}
 	failed := map[string]record.Entry{}
 	passedWith := map[string]bool{} // patch and files that passed
 	for _, e := range entries {
