@@ -36,7 +36,7 @@ func testBatch(t *testing.T, h *harness, moved, bounded bool) {
 	// patch-002 adds an Application: what its targets render changes
 	// (the expectation advanced after the push must say so).
 	h.write("config/workload/demo/integration/us-east1/patch-002.yaml", "applications:\n  demo:\n    source:\n      helm:\n        valuesObject:\n          color: blue\n"+
-		"  demo-canary:\n    source:\n      repoURL: https://charts.example.com\n      chart: demo\n      targetRevision: 1.0.0\n"+
+		"  demo-canary:\n    project: default\n    source:\n      repoURL: https://charts.example.com\n      chart: demo\n      targetRevision: 1.0.0\n"+
 		"    destination:\n      server: https://kubernetes.default.svc\n      namespace: demo-canary\n")
 	if _, err := output.Run(output.Options{Root: h.dir, FS: os.DirFS(h.dir)}); err != nil {
 		t.Fatal(err)
