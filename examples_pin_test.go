@@ -72,19 +72,7 @@ func TestPinnedChartsRunWhatStatusSays(t *testing.T) {
 }
 
 func checkPinnedCluster(t *testing.T, before fstest.MapFS, r0 *render.Renderer, c *fleet.Cluster) {
-	p, err := pin.Prepare(r0.Fleet, pin.Options{Node: c.Target.ID(), Revision: newPin, ClusterType: c.Type, Approve: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	after := fstest.MapFS{}
-	for k, v := range before {
-		after[k] = v
-	}
-	after[fleet.ConfigPath] = &fstest.MapFile{Data: p.Content}
-	r1, err := render.Load(after)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r1 := pinned(t, before, r0, pin.Options{Node: c.Target.ID(), Revision: newPin, ClusterType: c.Type, Approve: true})
 	b, err := bootstrap.Build(r1.Fleet, r1.Chart, c.Name, bootstrap.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -162,19 +150,7 @@ const newNamedPin = "fedcba9876543210fedcba9876543210fedcba98"
 // says follows the named revision must run C once Argo CD has rendered the
 // tree with the root's values, and no other source may.
 func checkNamedPin(t *testing.T, before fstest.MapFS, r0 *render.Renderer, c *fleet.Cluster, name string) {
-	p, err := pin.Prepare(r0.Fleet, pin.Options{Node: c.Target.ID(), Revision: newNamedPin, ClusterType: c.Type, Name: name, Approve: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	after := fstest.MapFS{}
-	for k, v := range before {
-		after[k] = v
-	}
-	after[fleet.ConfigPath] = &fstest.MapFile{Data: p.Content}
-	r1, err := render.Load(after)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r1 := pinned(t, before, r0, pin.Options{Node: c.Target.ID(), Revision: newNamedPin, ClusterType: c.Type, Name: name, Approve: true})
 	target := render.Target{ClusterType: r1.Fleet.ClusterType(c.Type), Node: r1.Fleet.Config.Find(c.Target.Path())}
 	out, err := r1.Render(target)
 	if err != nil {
@@ -416,4 +392,23 @@ func readFleet(t *testing.T, dir string) fstest.MapFS {
 		}
 	}
 	return m
+}
+
+// pinned loads the fleet of before with opts' pin made in its config.yaml.
+func pinned(t *testing.T, before fstest.MapFS, r0 *render.Renderer, opts pin.Options) *render.Renderer {
+	t.Helper()
+	p, err := pin.Prepare(r0.Fleet, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := fstest.MapFS{}
+	for k, v := range before {
+		after[k] = v
+	}
+	after[fleet.ConfigPath] = &fstest.MapFile{Data: p.Content}
+	r1, err := render.Load(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r1
 }
