@@ -10,9 +10,8 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 )
 
-// The Cache's side of the refreshes (refresh.go): the asks picked, queued
-// and sent by a few senders beside the waits, through the clients the
-// Cache keeps.
+// The Cache's side of the refreshes (refresh.go): asks picked, queued and
+// sent by a few senders beside the waits.
 
 // Mark is where the asks stand now: a wait set read after its push takes
 // it, and an ask later than it was made after the push.
@@ -22,10 +21,8 @@ func (w *Cache) Mark() uint64 {
 	return w.rf.seq
 }
 
-// AskRefresh asks a refresh of those of keys that pick chooses, and
-// returns the asks of keys that stalled. With sync, the caller sends them
-// itself (a --once run, which ends when it has looked); else the senders
-// do.
+// AskRefresh asks a refresh of the keys pick chooses and returns those
+// that stalled; with sync the caller sends them (a --once run).
 func (w *Cache) AskRefresh(ctx context.Context, keys []AppKey, mark uint64, now time.Time, every time.Duration, sync bool,
 	log func(string, ...any)) []StalledAsk {
 	rf := w.rf

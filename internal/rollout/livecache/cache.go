@@ -17,53 +17,42 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 )
 
-// Cache keeps what the fleet's Argo CDs hold current: one live.Read (a
-// list per Argo CD), then a live.Watch of each Argo CD's Applications from
-// the list's resource version, each change applied to what it holds of
-// that Argo CD (held, scope.go).
-// It signals on a view's changed when a change concerns the view's scope:
-// a rollout waits on that, never polling. RunAll's rollouts share one
-// Cache (one list and one watch per Argo CD, not one per patch), each
-// through its own view.
+// Cache keeps what the fleet's Argo CDs hold current: one live.Read, then
+// a live.Watch of each from the list's resource version (held, scope.go).
+// A change wakes the views whose scope it concerns: a rollout waits on
+// that, never polling. RunAll's rollouts share one Cache, a View each.
 type Cache struct {
 	ctx     context.Context
 	connect live.Connect
 	opts    live.Options
 
 	mu sync.Mutex
-	// started is closed when the first start's read is over; starting
-	// says that one began.
+	// started is closed when the first Start's read is over.
 	starting  bool
 	started   chan struct{}
 	instances []*held
 	clients   map[string]dynamic.Interface
 	views     []*View
-	// byKey are the views whose scope holds a key (see scope.keys), so
-	// that a change wakes only the waits it concerns: with many rollouts
-	// waiting and thousands of changes, waking each wait at every change
-	// cost rollouts x changes joins of its scope.
+	// byKey are the views whose scope holds a key: a change wakes only the
+	// waits it concerns.
 	byKey map[string][]*View
-	// rf is the refreshes asked (refresh.go).
-	rf *refresher
+	rf    *refresher
 }
 
-// View is one rollout's view of a watcher: its own signal of changes
-// and its own lost, told at once when the watch of an Argo CD fails (once,
-// until it is watched again).
+// View is one rollout's view of the Cache: its own signal of changes, and
+// lost, told once when the watch of an Argo CD fails.
 type View struct {
 	*Cache
-	// changed holds one signal: the changes that come while the rollout
-	// evaluates its wait make one more evaluation, not one each.
+	// changed holds one signal: changes during an evaluation make one more.
 	changed chan struct{}
 	lost    func(cluster string, err error)
-	// scope is what its wait joins (report); until it has one, every
-	// change wakes it.
+	// scope is what its wait joins (Report); nil: every change wakes it.
 	scope  *Scope
 	counts *Reactions
 }
 
-// Reactions counts, for the tests (export_test.go), the changes that woke
-// a rollout's waits and the evaluations of their verdicts.
+// Reactions counts, for the tests, the changes that woke a rollout's waits
+// and the evaluations of their verdicts.
 type Reactions struct{ Woken, Evaluated atomic.Int64 }
 
 func New(ctx context.Context, connect live.Connect, opts live.Options) *Cache {
@@ -83,8 +72,7 @@ func (w *Cache) Open(lost func(cluster string, err error), counts *Reactions) *V
 	return v
 }
 
-// Changed signals, once however many came, that what v looks at may have
-// changed.
+// Changed signals, once however many came, that v's scope may have changed.
 func (v *View) Changed() <-chan struct{} { return v.changed }
 
 // Close stops telling v of changes.
@@ -95,8 +83,8 @@ func (v *View) Close() {
 	v.index(nil)
 }
 
-// index files v under the keys of sc in w.byKey, and no longer under its
-// previous scope's; w.mu is held.
+// index files v under the keys of sc in byKey, instead of its last
+// scope's; mu is held.
 func (v *View) index(sc *Scope) {
 	if v.scope != nil {
 		for _, k := range v.scope.keys {
@@ -114,8 +102,7 @@ func (v *View) index(sc *Scope) {
 	}
 }
 
-// notify wakes every view: what each watches may have changed (an Argo
-// CD read again, or lost).
+// notify wakes every view (an Argo CD read again, or lost).
 func (w *Cache) notify() {
 	w.mu.Lock()
 	views := slices.Clone(w.views)
@@ -125,9 +112,8 @@ func (w *Cache) notify() {
 	}
 }
 
-// notifyChange wakes the views a change to an Application concerns: those
-// whose scope holds one of its keys before or after it (appKeys), and
-// those without a scope yet. w.mu is held.
+// notifyChange wakes the views whose scope holds a key of the Application
+// before or after the change, and those without a scope; mu is held.
 func (w *Cache) notifyChange(apps ...*live.App) {
 	var woken []*View
 	for _, a := range apps {
@@ -152,8 +138,7 @@ func (w *Cache) notifyChange(apps ...*live.App) {
 	}
 }
 
-// wake signals v's changed, once however many changes come before the
-// rollout reads it.
+// wake signals v's changed.
 func (v *View) wake() {
 	if v.counts != nil {
 		v.counts.Woken.Add(1)
@@ -176,17 +161,13 @@ func (w *Cache) lost(cluster string, err error) {
 	}
 }
 
-// callTimeout bounds each call the Cache makes on its own, outside a
-// step's wait (a list again, a refresh, a terminate): an API server
-// that hangs or trickles holds none of them longer.
+// callTimeout bounds each call the Cache makes outside a step's wait (a
+// list again, a refresh, a terminate).
 const callTimeout = 30 * time.Second
 
-// Start reads every Argo CD of f, once, within ctx (a step's wait, whose
-// deadline is the step's timeout), and keeps each one current from then
-// on: watched when it was read, read again until it can be when not. The
-// starts after the first wait for its read, keeping nothing of theirs:
-// at 1,000 clusters a hub's first read takes minutes, and a hundred
-// rollouts each holding the fleet it passed meanwhile held hundreds of MB
+// Start reads every Argo CD of f once, within ctx (a step's wait), and
+// keeps each current from then on (watched, or read again until it can
+// be); later starts wait for the first's read, holding nothing of theirs
 // (BENCHMARKS.md, delivery).
 func (w *Cache) Start(ctx context.Context, f *fleet.Fleet) {
 	w.mu.Lock()
@@ -210,8 +191,8 @@ func (w *Cache) Start(ctx context.Context, f *fleet.Fleet) {
 	}
 }
 
-// Read returns which Argo CDs Start read, without their objects (Error
-// set for those it could not read).
+// Read returns the Argo CDs Start read (Error where it could not), without
+// their objects.
 func (w *Cache) Read() []live.Instance {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -224,16 +205,12 @@ func (w *Cache) Read() []live.Instance {
 }
 
 // watch applies the changes to in's Applications until the context ends,
-// watching again where a watch ended, and reading again when its resource
-// version expired or it could not be read.
+// watching again, or reading again when expired or unread.
 func (w *Cache) watch(in *held, c *fleet.Cluster) {
 	w.mu.Lock()
 	rv, ns, unread := in.ResourceVersion, in.Namespace, in.Error != ""
 	w.mu.Unlock()
-	// An Argo CD the first read could not reach is not "lost": reach
-	// reports it, once, where the rollout needs it (one line per Argo CD
-	// per rollout said it again before the error).
-	lost := unread
+	lost := unread // one the first read missed is reach's to report
 	var dyn dynamic.Interface
 	if !unread {
 		dyn, unread = w.client(in, c)
@@ -284,8 +261,7 @@ func (w *Cache) pause() {
 	}
 }
 
-// client connects to in's Argo CD; unread when it cannot, its error then
-// recorded in in.
+// client connects to in's Argo CD; unread (its error in in) when it cannot.
 func (w *Cache) client(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
 	dyn, err := w.connect(c)
 	w.mu.Lock()
@@ -298,8 +274,7 @@ func (w *Cache) client(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
 	return dyn, false
 }
 
-// relist reads in's Argo CD again, each page within callTimeout, and
-// records what it read in in, or why it could not; unread when it could not.
+// relist reads in's Argo CD again into in, or why it could not (unread).
 func (w *Cache) relist(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
 	fresh := live.ReadOne(w.ctx, c, w.connect, w.opts)
 	if fresh.Error != "" {
@@ -319,11 +294,9 @@ func (w *Cache) relist(in *held, c *fleet.Cluster) (dynamic.Interface, bool) {
 	return w.client(in, c)
 }
 
-// Report joins what the Argo CDs hold, now, to what the rendered output
-// expects and to the repository's history, within sc; from then on, only
-// the changes that concern sc wake v. The join reads copies, outside the
-// watcher's lock: it may ask git whether a revision contains a commit,
-// and neither the watch nor the other rollouts' joins wait for that.
+// Report joins what the Argo CDs hold now to what the rendered output
+// expects and the history, within sc (from then on only changes in sc
+// wake v); on copies, outside the lock, as the join may ask git.
 func (v *View) Report(sc *Scope, h *live.History) *live.Report {
 	v.mu.Lock()
 	if v.counts != nil {
@@ -341,10 +314,8 @@ func (v *View) Report(sc *Scope, h *live.History) *live.Report {
 }
 
 // Terminate ends the running operation of the Application name on the
-// Argo CD of argocd, if it has one, as argocd app terminate-op does (the
-// phase Terminating; the application controller stops it). A sync that
-// Argo CD retries keeps the spec it started with: after a revert, only a
-// new operation syncs the reverted one.
+// Argo CD of argocd, as argocd app terminate-op does: a retried sync
+// keeps its spec, so after a revert only a new operation syncs.
 func (w *Cache) Terminate(ctx context.Context, argocd, name string) (bool, error) {
 	w.mu.Lock()
 	dyn, ns := w.clients[argocd], w.opts.Namespace
@@ -362,8 +333,8 @@ func (w *Cache) Terminate(ctx context.Context, argocd, name string) (bool, error
 	return err == nil, err
 }
 
-// Running reports whether the Application name on the Argo CD of argocd
-// has an operation running (or being terminated).
+// Running reports whether the Application has an operation running (or
+// being terminated).
 func (w *Cache) Running(argocd, name string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -5,35 +5,12 @@ import (
 	"time"
 )
 
-// Refreshes. Argo CD compares an Application with Git every
-// timeout.reconciliation (3 minutes by default), at once when its spec
-// changes, and when asked to (the argocd.argoproj.io/refresh annotation,
-// which the application controller removes once done). The last two
-// resolve the branch again (git ls-remote, not the repo-server's revision
-// cache: the controller's CompareWithLatestForceResolve).
-//
-// A step's Applications change through their cluster's root, an
-// Application of the cluster's rendered/ directory, whose spec does not
-// change when the directory does: strata asks a refresh of each root that
-// has not deployed the step yet, right after the push and every
-// RefreshEvery while it has not; the Applications the root then changes
-// are compared by Argo CD itself, their spec changed. The refresh is a
-// normal one: a hard one also skips the manifest cache, which is keyed by
-// the commit, and so renders again what the new commit rendered already.
-//
-// The waits of a process share the asks (watcher.rf): a root that several
-// patches' steps of one push changed is asked once, and not again while
-// the controller has not taken the last ask; the patches are sent a few at
-// once, beside the waits, so that a wait looks at what it waits for
-// without waiting behind them.
-//
-// An ask the controller does not take (the annotation stays: the
-// controller is down, or its queue is long) is not sent again: the same
-// annotation patched again changes nothing, so the API server writes
-// nothing and tells no Cache, and a controller that comes back compares
-// every Application, reading the annotation then. Each wait reports it
-// instead, once an ask (KindStalled), when it has stayed refreshStalled
-// RefreshEvery.
+// Refreshes (docs/rollout.md says why and how): a normal refresh of each
+// root that has not deployed a step, right after the push and every
+// RefreshEvery while it has not, shared by the waits of a process and sent
+// a few at once beside them. An ask the controller does not take is not
+// sent again (the same annotation changes nothing): each wait reports it
+// once (KindStalled) after refreshStalled RefreshEvery.
 
 // refreshSenders is how many refreshes a process sends at once; the
 // client's rate limit (live's connect) paces them.
@@ -52,11 +29,10 @@ type AppKey struct{ ArgoCD, Name string }
 // refresher is what the Cache keeps of the refreshes asked.
 type refresher struct {
 	mu sync.Mutex
-	// seq counts the asks; last is the latest ask of each Application,
-	// as seq and time.
+	// seq counts the asks; last is each Application's latest.
 	seq  uint64
 	last map[AppKey]asked
-	// queue is what the senders have to send, queued what it holds.
+	// queue is what the senders have to send, queued its keys.
 	queue  []refreshReq
 	queued map[AppKey]bool
 	wake   chan struct{}
@@ -85,11 +61,10 @@ func newRefresher() *refresher {
 	return &refresher{last: map[AppKey]asked{}, queued: map[AppKey]bool{}, wake: make(chan struct{}, refreshSenders)}
 }
 
-// pick chooses which of keys to ask a refresh of now, and records the
-// asks: each not queued already, unless one was asked after mark (the
-// step's push) that is younger than every or that the controller has not
-// taken yet (annotated: the Application still carries it). The asks not
-// taken for refreshStalled times every are stalled. rf.mu is held.
+// pick chooses and records the keys to ask a refresh of now: those not
+// queued, unless asked after mark (the push) less than every ago or not
+// taken yet (annotated); those not taken for refreshStalled every are
+// stalled. rf.mu is held.
 func (rf *refresher) pick(keys []AppKey, mark uint64, now time.Time, every time.Duration,
 	annotated func(AppKey) bool) (ask []AppKey, stalled []StalledAsk) {
 	for _, k := range keys {

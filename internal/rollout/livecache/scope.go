@@ -9,21 +9,17 @@ import (
 	"github.com/strata-fleet/strata/internal/live"
 )
 
-// Scope is what one wait joins: the expected objects of its rollout's
-// cluster type and component that its pick selects, the clusters they are
-// on and, of what the Argo CDs hold, those objects, the Applications
-// their ApplicationSets made and the clusters' root Applications. A join
-// over the whole fleet at each change, in each rollout waiting, scans every
-// Application once per cluster (live.Join's roots): 10^8 comparisons at
-// 1,000 clusters x 100 components, times the rollouts waiting.
+// Scope is what one wait joins: the expected objects its pick selects,
+// their clusters and, of what the Argo CDs hold, those objects, the
+// Applications their ApplicationSets made and the clusters' roots; not
+// the whole fleet at each change (BENCHMARKS.md, delivery).
 type Scope struct {
 	f        *fleet.Fleet
 	expected []live.Expected
 	// names are the expected objects', paths the root Applications'.
 	names, paths map[string]bool
 	// keys are the names and paths as appKeys makes them: a change to an
-	// Application none of whose keys is here leaves the scope's join as
-	// it was.
+	// Application with none of them leaves the join as it was.
 	keys []string
 }
 
@@ -37,10 +33,8 @@ func appKeys(a *live.App) []string {
 	return keys
 }
 
-// NewScope is the scope of a wait on the rollout of ct's component comp:
-// of expected (what the rendered output makes, the whole fleet's), the
-// objects pick selects as live.Join shows them (history says which
-// commit last changed each one's file), on f's clusters.
+// NewScope is the scope of a wait of the rollout of ct's component comp:
+// the objects of expected (the whole fleet's) that pick selects.
 func NewScope(f *fleet.Fleet, expected []live.Expected, history *live.History, pick func(live.AppState) bool, ct, comp string) *Scope {
 	sc := &Scope{names: map[string]bool{}, paths: map[string]bool{}}
 	clusters := map[string]bool{}
@@ -74,11 +68,9 @@ func NewScope(f *fleet.Fleet, expected []live.Expected, history *live.History, p
 	return sc
 }
 
-// instance is what in holds of the scope's objects: its Applications
-// named in the scope, made by an ApplicationSet named in it, or deploying
-// one of its root paths, in in's order; its ApplicationSets named in it.
-// A copy: the Report joined from it never points into what the Cache
-// changes.
+// instance is a copy of what in holds of the scope's objects: those named
+// in it, made by an ApplicationSet named in it, or deploying one of its
+// root paths, in in's order.
 func (sc *Scope) instance(in *held) *live.Instance {
 	out := *in.Instance
 	out.Applications, out.ApplicationSets = nil, nil
@@ -113,11 +105,9 @@ func (sc *Scope) instance(in *held) *live.Instance {
 	return &out
 }
 
-// held is what the Cache holds of one Argo CD: the instance it read,
-// each watched change applied in place, and where its Applications are
-// by name, by owner and by source path, so that neither a change nor a
-// wait's selection (scope.instance) passes over all of them: a hub of
-// 1,000 clusters x 100 components holds 101,000.
+// held is what the Cache holds of one Argo CD: the instance read, each
+// change applied in place, indexed by name, owner and source path, so
+// that neither a change nor a selection passes over all of them.
 type held struct {
 	*live.Instance
 	// at is the position of each Application in Applications, by name;
@@ -170,9 +160,8 @@ func setIn(m map[string]map[string]bool, key, name string, in bool) {
 	}
 }
 
-// apply records a watched change in h and returns the Application it
-// replaced or deleted (nil for a new one). It writes in place: what the
-// watcher's views join are copies (scope.instance).
+// apply records a watched change in place and returns the Application it
+// replaced or deleted (nil for a new one).
 func (h *held) apply(ev live.Event) *live.App {
 	i, ok := h.at[ev.App.Name]
 	if !ok {

@@ -13,7 +13,7 @@ func New(ctx context.Context, opts Options) *Writer {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	w := &Writer{opts: opts, shared: opts.Shared, ready: make(chan struct{}, 1), ctx: ctx}
+	w := &Writer{opts: opts, ready: make(chan struct{}, 1), ctx: ctx}
 	go w.serve(ctx)
 	return w
 }
@@ -31,14 +31,10 @@ func (w *Writer) serve(ctx context.Context) {
 	}
 }
 
-// flush takes the repository lock, then makes the steps asked for by
-// then (those that became ready while it waited for the lock too) and
-// pushes them once. Between two steps the work tree is committed: the
-// rollouts' reads get in (a rollout whose step became ready plans it and
-// asks for it), and the steps asked for meanwhile join the hold, until it
-// has run Options.BatchFor: then the steps made are pushed, and the others
-// wait for the next hold, taken at once, so that a step made early in a
-// long batch does not wait for all of it.
+// flush takes the repository lock, makes the steps asked for and pushes
+// them once. Between two steps the rollouts' reads get in and the steps
+// asked meanwhile join, for Options.BatchFor; the rest go to the next
+// hold, taken at once.
 func (w *Writer) flush(ctx context.Context) {
 	w.qmu.Lock()
 	asked := len(w.queue)
@@ -60,8 +56,8 @@ func (w *Writer) flush(ctx context.Context) {
 	}
 }
 
-// holdLock is flush's hold of the repository lock: the steps it took (batch)
-// and those it made and pushed (made).
+// holdLock is flush's hold of the lock: the steps it took and those it
+// made and pushed.
 func (w *Writer) holdLock(ctx context.Context) (batch, made []*req) {
 	release := func() {}
 	var lockErr error
@@ -107,18 +103,13 @@ func (w *Writer) holdLock(ctx context.Context) (batch, made []*req) {
 	return batch, made
 }
 
-// makeSteps makes the steps of batch, and of those asked for while it
-// runs, until the hold has run Options.BatchFor since start (the rest put
-// back for the next); it returns the steps it took and those it made,
-// and whether the work tree was clean before the first.
+// makeSteps makes the steps of batch and of those asked meanwhile until
+// Options.BatchFor since start (the rest put back): the steps taken and
+// made, and whether the work tree was clean before the first.
 func (w *Writer) makeSteps(ctx context.Context, batch []*req, repo *Repo, start time.Time) (taken, made []*req, beganClean bool) {
-	// What git commit would do beside the commit (hooks, signing) is read
-	// once a hold, not once a step (git.Repo.Batch).
-	g := repo.Git.Batch()
-	// One look at the uncommitted changes for the hold while it finds
-	// none: a step's commit takes all it changed, and a failed one is
-	// looked at (leftDirty). A hold whose first look found none leaves
-	// nothing uncommitted once its steps are made (expectAfter).
+	g := repo.Git.Batch() // hooks and signing read once a hold
+	// The uncommitted changes are looked at until a look finds none: a
+	// step's commit takes all it changed (a failed one: leftDirty).
 	clean := false
 	for i := 0; i < len(batch); i++ {
 		req := batch[i]

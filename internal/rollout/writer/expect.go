@@ -12,8 +12,7 @@ import (
 )
 
 // Expectation is what the rendered output at one commit expects
-// (live.Expect) and the history of rendered/ there: what the waits of
-// the steps it holds join the Argo CDs' objects to.
+// (live.Expect) and the history of rendered/ there, for the waits.
 type Expectation struct {
 	// Head is the commit; Fleet the inventory the waits join with.
 	Head     string
@@ -50,20 +49,15 @@ func ReadExpectation(fsys fs.FS, dir string) (*Expectation, error) {
 	return &Expectation{Head: h.Head, Fleet: rd.Fleet, own: own, Expected: live.ExpectOwned(rd.Fleet, own), History: h}, nil
 }
 
-// advance returns the expectation at head, which commits made on e's
-// head lead to, with nothing uncommitted after them: what the targets
-// under dirs (the steps' Plan.RenderedDirs, all their config can
-// change) render is asked again, the rest is e's; the history is e's
-// advanced by changes. At 1,000 x 100 a whole read is about 10 s of a
-// push, this a fraction of it (BENCHMARKS.md, delivery).
+// advance returns the expectation at head, made of commits on e's head:
+// the targets under dirs (what the steps can change) read again, the rest
+// and the history e's advanced by changes (BENCHMARKS.md, delivery).
 func (e *Expectation) advance(fsys fs.FS, head string, dirs []string, changes []live.Changed) (*Expectation, error) {
 	rd, err := render.Load(fsys)
 	if err != nil {
 		return nil, err
 	}
-	// A target is under a step's node when its directory or one above it
-	// is the node's: a few lookups a target, not one comparison per
-	// directory of every step of the push (thousands in a wide wave).
+	// A target is under a step's node when its directory or one above is.
 	root := rd.Fleet.Config.OutputRoot()
 	nodes := make(map[string]bool, len(dirs))
 	for _, d := range dirs {
@@ -83,9 +77,7 @@ func (e *Expectation) advance(fsys fs.FS, head string, dirs []string, changes []
 	}
 	own := maps.Clone(e.own)
 	maps.Copy(own, fresh)
-	// A step changes a component's config, never the inventory (clusters,
-	// targets, components) the waits join with: one fleet serves every
-	// push's, not one each (2.8 MB at 1,000 x 100).
+	// A step never changes the inventory: one fleet serves every push.
 	return &Expectation{Head: head, Fleet: e.Fleet, own: own, Expected: live.ExpectOwned(e.Fleet, own), History: e.History.Advance(head, changes)}, nil
 }
 

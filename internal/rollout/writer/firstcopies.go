@@ -9,21 +9,14 @@ import (
 	"github.com/strata-fleet/strata/internal/git"
 )
 
-// Several patches' first copies can be written by hand at once, none
-// committed. Each rollout commits its own as its first step, with
-// rendered/ as it is without the others': a commit whose rendered/
-// followed another patch's uncommitted file would publish that patch
-// under this one's step (a target's values.yaml holds every component).
-// So while other first copies are there (the rollout's look at the work tree finds them),
-// each step renders a view of the work tree that hides them (HidingFS),
-// without the render state (which records what it read, not what it
-// hid), and its commit excludes them; the other rollouts find their files
-// still uncommitted and do the same.
+// Several patches' first copies can be written by hand at once. Each
+// rollout commits its own as its first step, rendered without the others'
+// (which its commit would publish): while they are there each step renders
+// a view that hides them (HidingFS), without the render state, and its
+// commit excludes them.
 
-// OtherFirstCopies are the files of dirty (git status lines) that git does
-// not track and that are a patch's files (patch-*.yaml under a component
-// of config/) of another patch than <clusterType>/<component>/<patch>:
-// first copies written by hand, which that patch's rollout commits.
+// OtherFirstCopies are the untracked patch files among dirty (git status
+// lines) of another patch than <clusterType>/<component>/<patch>.
 func OtherFirstCopies(clusterType, component, patch string, dirty []string) []string {
 	own := "config/" + clusterType + "/" + component + "/"
 	name := strings.TrimSuffix(patch, ".yaml") + ".yaml"

@@ -111,11 +111,9 @@ func (r *Repo) Moved(ctx context.Context) (upstream string, moved bool) {
 	return upstream, err == nil && behind != "0"
 }
 
-// ResetKeep moves HEAD to commit as git reset --keep does (every local
-// change kept; none lost), after refreshing the index: a file a render
-// rewrote with the same content is stat-dirty in the index, and reset
-// --keep refused it ("Entry ... not uptodate. Cannot merge", the soak
-// test), leaving the clone on its unpushed step.
+// ResetKeep moves HEAD to commit (git reset --keep: no local change lost)
+// after refreshing the index, where a file rewritten alike is stat-dirty
+// and refused ("not uptodate").
 func (r *Repo) ResetKeep(ctx context.Context, commit string) error {
 	_, _ = r.Run(ctx, "update-index", "-q", "--refresh") // lists what differs: reset says
 	if _, err := r.Run(ctx, "reset", "-q", "--keep", commit); err != nil {
@@ -124,11 +122,8 @@ func (r *Repo) ResetKeep(ctx context.Context, commit string) error {
 	return nil
 }
 
-// Landed reports whether upstream, the remote branch as just fetched
-// (Moved), has HEAD: a push refused because the remote moved meanwhile to
-// the very commit it pushed (another clone made the same commit: the same
-// parent, tree, message, author and second, as two runs of strata taking
-// the same step or revert at once do) is no failure.
+// Landed reports whether upstream (Moved) has HEAD: another clone pushed
+// the very commit (two runs taking the same step in the same second).
 func (r *Repo) Landed(ctx context.Context, upstream string) bool {
 	if upstream == "" {
 		return false
@@ -137,30 +132,23 @@ func (r *Repo) Landed(ctx context.Context, upstream string) bool {
 	return err == nil
 }
 
-// fetches holds a fetcher per fleet repository: the fetches of one
-// process (its rollouts', the --watch runner's) go one at a time. Each
-// fetch rewrites FETCH_HEAD and the remote-tracking branch, so two at once
-// break ("cannot lock ref") or read FETCH_HEAD while the other rewrites it
-// (an "ambiguous argument" seen at 200 patches).
+// fetches holds a fetcher per fleet repository: a process's fetches go
+// one at a time (two at once break on FETCH_HEAD and the remote-tracking
+// refs).
 var fetches sync.Map
 
 // fetcher serializes a repository's fetches and shares those of its
-// remote branch: a rollout that asks for the branch while others wait
-// takes the result of a fetch that began after it asked, so that 100
-// rollouts checking the remote before their steps (freezes, the remote's
-// moves) make a fetch or two, not 100 in a row.
+// branch: a caller takes the result of a fetch begun after it asked, so
+// 100 rollouts make a fetch or two, not 100.
 type fetcher struct {
-	// begun counts the branch fetches begun; the rest is held by mu,
-	// held while a fetch runs: the last fetch that succeeded, its number,
-	// its branch and what it fetched.
+	// begun counts the fetches begun; mu, held while one runs, guards the
+	// last that succeeded: its number, branch and tip.
 	begun          atomic.Uint64
 	mu             sync.Mutex
 	done           uint64
 	remote, branch string
 	tip            string
-	// asked, set by tests only, is told when a call has read where the
-	// fetches stand.
-	asked func()
+	asked          func() // tests: told when a call read begun
 }
 
 func fetcherOf(dir string) *fetcher {
@@ -177,8 +165,7 @@ func lockFetches(dir string) func() {
 }
 
 // fetchBranch fetches remote's branch with fetch, or returns what a fetch
-// of it begun after this call fetched. A failed fetch is not shared: it
-// may have failed for its caller alone (its context ended).
+// begun after this call fetched; a failure is not shared.
 func (f *fetcher) fetchBranch(remote, branch string, fetch func() (string, error)) (string, error) {
 	want := f.begun.Load() + 1
 	if f.asked != nil {
@@ -205,12 +192,8 @@ func Fetch(ctx context.Context, dir string, g git.Runner, args ...string) error 
 	return err
 }
 
-// FetchBranch fetches branch from remote in the repository dir with g and
-// returns
-// the commit it fetched, read before another fetch of this process (a
-// rollout's, Fetch) rewrites FETCH_HEAD; or what a fetch of it that began
-// after this call fetched (fetcher): how each rollout fetches. The same
-// fetch brings the remote's record (record.Refspec).
+// FetchBranch fetches branch and the record (record.Refspec) from remote
+// in dir and returns the branch's commit, shared by the fetcher.
 func FetchBranch(ctx context.Context, dir string, g git.Runner, remote, branch string) (string, error) {
 	return fetcherOf(dir).fetchBranch(remote, branch, func() (string, error) {
 		r := git.Repo{Git: g}
@@ -222,8 +205,7 @@ func FetchBranch(ctx context.Context, dir string, g git.Runner, remote, branch s
 	})
 }
 
-// Fetch fetches the remote branch and returns the commit it fetched
-// (FetchBranch).
+// Fetch fetches the remote branch and returns its commit (FetchBranch).
 func (r *Repo) Fetch(ctx context.Context) (string, error) {
 	return FetchBranch(ctx, r.Dir, r.Git.Git, r.Remote, r.Branch)
 }

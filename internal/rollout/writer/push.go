@@ -19,12 +19,11 @@ const MaxReplays = 5
 // each further one.
 const DefaultPushBackoff = time.Second
 
-// ConflictError is a step that cannot be replayed on the new upstream:
-// someone changed the same patch or node meanwhile. That patch's rollout
-// stops; nothing of it was pushed.
+// ConflictError is a step that cannot be replayed on the new upstream
+// (someone changed the same patch or node): its rollout stops, unpushed.
+// Remote is "<remote> <branch>", Upstream the commit it moved to.
 type ConflictError struct {
-	Step string
-	// Remote is "<remote> <branch>", Upstream the commit it moved to.
+	Step             string
 	Remote, Upstream string
 	Reason           string
 }
@@ -34,9 +33,8 @@ func (e *ConflictError) Error() string {
 		e.Step, e.Remote, e.Upstream, e.Reason)
 }
 
-// PushOne pushes st, made on base by r (its catch-up: a promotion resumed,
-// its first copy) under the repository lock its caller holds, by the
-// writer's one push loop, records it and tells r (Rollout.Pushed).
+// PushOne pushes st, made on base by r's catch-up under the lock its
+// caller holds, records it and tells r (Rollout.Pushed).
 func (w *Writer) PushOne(ctx context.Context, r Rollout, st *Step, base string) error {
 	one := []*req{{r: r, st: st}}
 	if err := w.publish(ctx, r.Repo(), one, base); err != nil {
@@ -52,12 +50,10 @@ func (w *Writer) PushOne(ctx context.Context, r Rollout, st *Step, base string) 
 	return nil
 }
 
-// publish pushes the steps made in one push: the one push loop of the
-// rollout (a batch's, or PushOne's). A push refused because the
-// remote moved is no failure: every step is made again on the new
-// upstream (Rollout.Remake: a step upstream already has is not made twice; one
+// publish pushes the steps made in one push (the one push loop). On a
+// remote that moved every step is made again there (Rollout.Remake; one
 // that conflicts fails alone) and pushed again, at most MaxReplays times,
-// waiting Options.PushBackoff, doubled each time, in between.
+// after Options.PushBackoff, doubled each time.
 func (w *Writer) publish(ctx context.Context, repo *Repo, made []*req, base string) error {
 	backoff := w.opts.PushBackoff
 	if backoff <= 0 {
@@ -100,14 +96,11 @@ func (w *Writer) publish(ctx context.Context, repo *Repo, made []*req, base stri
 	}
 }
 
-// expectAll reads, once for the batch, what the rendered output expects and
-// the history of rendered/ after the push (expectAfter): what each step's
-// wait joins (Step.Expect, Pick, Mark).
+// expectAll reads, once for the push, what each step's wait joins
+// (Step.Expect, Pick, Mark; expectAfter).
 func (w *Writer) expectAll(ctx context.Context, repo *Repo, made []*req, base string, clean bool) {
-	// A later step of the push may have changed the same rendered file
-	// (two patches of a component): the file's last change is then that
-	// step's, which contains this one. So each step picks the files its
-	// commit changed, read for all in one git log.
+	// A later step may change the same rendered file: each step picks the
+	// files its own commit changed, read for all in one git log.
 	changed, err := w.filesChanged(ctx, repo, made)
 	if err != nil {
 		return // each step reads its own (verify)
@@ -132,10 +125,9 @@ func (w *Writer) expectAll(ctx context.Context, repo *Repo, made []*req, base st
 	}
 }
 
-// expectAfter is the expectation at HEAD after the push of made, made on
-// base: the last one advanced by the steps when it was read at base, the
-// hold began on a clean work tree and HEAD is base and the steps' commits
-// alone (no replay, nobody else's commit); else read whole (expectAt).
+// expectAfter is the expectation at HEAD after the push of made on base:
+// the last one advanced by the steps when it was read at base on a clean
+// tree and HEAD is base plus the steps alone; else read whole (ExpectAt).
 func (w *Writer) expectAfter(ctx context.Context, r Rollout, made []*req, base string, clean bool, changed map[string][]string) (*Expectation, error) {
 	w.emu.Lock()
 	last := w.last
@@ -221,11 +213,8 @@ func Lines(s string) []string {
 }
 
 // ExpectAt is the expectation at HEAD, read once for all the rollouts
-// that wait after one push or settle the same commit; the caller reads
-// beside the writer (Beside) or under the repository lock, so the work tree holds
-// still. At 1,000 x 100 each of 100 rollouts settling at start read the
-// whole fleet's expected objects itself: 2.2 GB, and no commit in 7
-// minutes (BENCHMARKS.md, delivery).
+// that wait on the same commit (BENCHMARKS.md, delivery); the caller
+// reads beside the writer or under the lock.
 func (w *Writer) ExpectAt(ctx context.Context, r Rollout) (*Expectation, error) {
 	repo := r.Repo()
 	head, err := repo.Head(ctx)

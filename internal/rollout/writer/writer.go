@@ -21,46 +21,37 @@ import (
 // Rollout is one rollout as the writer makes its steps: package rollout's
 // runner.
 type Rollout interface {
-	// ID is <type>/<component>/<patch>; a hold makes its steps in ID
-	// order.
+	// ID is <type>/<component>/<patch>, the order of a hold's steps.
 	ID() string
-	// Repo is where its steps are committed and pushed.
 	Repo() *Repo
-	// FS is its work tree; OutputRoot the directory of the rendered tree
-	// there.
+	// FS is its work tree, OutputRoot the rendered tree's directory, Dirty
+	// the uncommitted changes under config/ and there.
 	FS() fs.FS
 	OutputRoot() (string, error)
-	// Dirty lists the uncommitted changes under config/ and the rendered
-	// tree.
 	Dirty(ctx context.Context) ([]string, error)
-	// Make plans the rollout's next step on the work tree and makes it,
-	// committed with g, unpushed; nil when the rollout ends here. dirty
-	// are Dirty's changes, nil when the hold found none before.
+	// Make plans the next step and commits it with g, unpushed; nil when
+	// the rollout ends here. dirty are Dirty's changes (nil: none).
 	Make(ctx context.Context, dirty []string, g git.Repo) (*Step, error)
-	// Remake makes st again on HEAD, reset to upstream (a push refused:
-	// the remote moved from base), updating its commit and subject.
+	// Remake makes st again on HEAD, reset to upstream (the remote moved
+	// from base), updating its commit and subject.
 	Remake(ctx context.Context, st *Step, base, upstream string) error
-	// Entry is the record of st, pushed; Record where it is written.
+	// Entry is the record of st, pushed, and Record where it goes.
 	Entry(ctx context.Context, st *Step) (record.Entry, error)
 	Record() *record.Log
 	// Pushed tells the rollout that st is pushed and recorded.
 	Pushed(st *Step)
 }
 
-// Step is a step the writer made and pushed: its commit, and what its
-// wait starts from.
+// Step is a step the writer made and pushed.
 type Step struct {
 	Commit  string
 	Subject string
-	// Dirs are the rendered directories the step's config can change
-	// (promote.Plan.RenderedDirs); nil when not known: the expectation
-	// after the push is then read whole.
+	// Dirs are the rendered directories the step can change
+	// (promote.Plan.RenderedDirs); nil: the expectation is read whole.
 	Dirs []string
-	// Expect, Pick and Mark, set after the push (nil Expect when it could
-	// not be read: the rollout reads its own), are what its wait joins:
-	// what the rendered output expects at HEAD, the objects of the step,
-	// and where the refreshes asked stood right after the push
-	// (Options.Mark).
+	// Expect, Pick and Mark, set after the push, are what its wait joins:
+	// the expectation at HEAD (nil: the rollout reads its own), the
+	// step's objects, where the refreshes asked stood (Options.Mark).
 	Expect *Expectation
 	Pick   func(live.AppState) bool
 	Mark   uint64
@@ -69,33 +60,24 @@ type Step struct {
 // ErrNotRecorded wraps a step pushed whose record could not be written.
 var ErrNotRecorded = errors.New("the step is pushed but not recorded")
 
-// Writer makes the steps of the rollouts: RunAll's, and a rollout of its
-// own as a batch of one (one write path). Each time it holds the
-// repository lock it makes the step of every rollout ready at that
-// moment, in patch order, each its own commit with its own message and
-// trailers, and pushes them all in one push; a push refused because the
-// remote moved replays them all on the new upstream (others' commits
-// kept) and pushes again. A hold also takes the steps asked for while it
-// runs, for Options.BatchFor at most (batch.go). The waits of those
-// steps start from that push.
-// One write per step would serialize every patch's step behind every
-// other's commit, push and render (BENCHMARKS.md, delivery).
+// Writer makes the steps of the rollouts (RunAll's, or one rollout's as a
+// batch of one): each hold of the repository lock makes the step of every
+// rollout ready then, and of those ready within Options.BatchFor, in
+// patch order, each its own commit, and pushes them in one push, replayed
+// on a moved remote (push.go). One write per step would serialize every
+// patch behind every other's (BENCHMARKS.md, delivery).
 type Writer struct {
 	opts Options
-	// shared is set for RunAll's writer: its rollouts read the work tree
-	// beside it (Beside) and skip a catch-up with nothing to do without
-	// the lock (CaughtUp). A rollout of its own reads under the lock.
-	shared bool
-	// mu is held by the writer while it writes the work tree; the
-	// rollouts' reads that take no repository lock take it shared.
+	// mu is held while the writer writes the work tree; reads that take
+	// no repository lock take it shared.
 	mu sync.RWMutex
 
 	qmu   sync.Mutex
 	queue []*req
 	ready chan struct{}
 
-	// fetched is RunAll's one fetch of the remote branch (CaughtUp);
-	// cleanAt the last HEAD it found nothing uncommitted at.
+	// fetched is RunAll's one fetch (CaughtUp); cleanAt the last HEAD
+	// with nothing uncommitted.
 	fetched sync.Once
 	cmu     sync.Mutex
 	cleanAt string
@@ -111,17 +93,13 @@ type Options struct {
 	// Dir is the fleet repository's work tree.
 	Dir   string
 	Clock clock.WithTicker
-	// Lock, when set, takes the repository's lock for one hold and returns
-	// its release (rollout.Env.Lock).
+	// Lock takes the repository's lock for one hold (rollout.Env.Lock).
 	Lock func(context.Context) (release func(), err error)
-	// BatchFor is how long a hold goes on making the steps ready before it
-	// pushes them (default DefaultBatchFor); PushBackoff the wait before
-	// the first replay on a remote that moved (default DefaultPushBackoff).
+	// BatchFor and PushBackoff: see rollout.Env.
 	BatchFor, PushBackoff time.Duration
-	// Shared: the writer of RunAll's rollouts (Shared).
-	Shared bool
-	// Mark, when set, is read right after a push: where the refreshes
-	// asked stand (livecache.Cache.Mark), for Step.Mark.
+	Shared                bool // RunAll's writer
+	// Mark, read right after a push, is where the refreshes asked stand
+	// (livecache.Cache.Mark), for Step.Mark.
 	Mark func() uint64
 }
 
@@ -132,17 +110,17 @@ var QueuedHook func(patch string)
 type req struct {
 	r    Rollout
 	done chan struct{}
-	// Set by the writer before done is closed: the step pushed (nil when
-	// the rollout ends here: done, a gate, --until), or why not.
+	// st is the step pushed (nil: the rollout ends here), or err why not;
+	// set before done is closed.
 	st  *Step
 	err error
-	// back is set when a hold that ran out of time put the step back: it
-	// goes first in the next (take).
+	// back: a hold that ran out of time put it back; it goes first.
 	back bool
 }
 
-// Shared reports whether it is the writer of RunAll's rollouts.
-func (w *Writer) Shared() bool { return w.shared }
+// Shared reports whether it is RunAll's writer: its rollouts read beside
+// it (Beside) and skip a catch-up with nothing to do (CaughtUp).
+func (w *Writer) Shared() bool { return w.opts.Shared }
 
 // Beside runs read, which reads the work tree and writes nothing, while
 // the writer does not write it.
@@ -152,9 +130,8 @@ func (w *Writer) Beside(read func() error) error {
 	return read()
 }
 
-// Step plans r's next step and, unless the rollout ends there (nil),
-// makes and pushes it with the other rollouts' steps ready at the same
-// moment.
+// Step makes and pushes r's next step with the other rollouts' steps
+// ready then; nil when the rollout ends there.
 func (w *Writer) Step(ctx context.Context, r Rollout) (*Step, error) {
 	req := &req{r: r, done: make(chan struct{})}
 	w.qmu.Lock()
@@ -178,18 +155,14 @@ func (w *Writer) Step(ctx context.Context, r Rollout) (*Step, error) {
 		}
 		w.qmu.Unlock()
 		if i < 0 {
-			// The writer is making it: wait, so that the step is not left
-			// half made behind a rollout that has gone.
-			<-req.done
+			<-req.done // being made: not left half made
 		}
 		return nil, context.Cause(ctx)
 	}
 }
 
-// take takes the steps asked for so far, in a deterministic order: those
-// a hold put back first (else a patch late in the order could wait for
-// hold after hold), then by patch: the steps' commits follow their
-// patches'.
+// take takes the steps asked for so far: those a hold put back first (or
+// a patch late in the order could wait hold after hold), then by patch.
 func (w *Writer) take() []*req {
 	w.qmu.Lock()
 	batch := w.queue
@@ -207,8 +180,7 @@ func (w *Writer) take() []*req {
 	return batch
 }
 
-// putBack returns steps taken to the front of the queue, for the next
-// hold, and starts it.
+// putBack puts steps taken in front of the queue and starts the next hold.
 func (w *Writer) putBack(reqs []*req) {
 	if len(reqs) == 0 {
 		return
@@ -236,9 +208,7 @@ func (w *Writer) fail(err error) {
 	w.queue = nil
 }
 
-// DefaultBatchFor is how long RunAll's writer goes on making steps in one
-// hold of the repository lock before it pushes those made
-// (Options.BatchFor).
+// DefaultBatchFor is Options.BatchFor's default.
 const DefaultBatchFor = 2 * time.Second
 
 // failAll fails with err the steps of reqs that have not failed yet, and
@@ -251,9 +221,8 @@ func failAll(reqs []*req, err error) {
 	}
 }
 
-// recordSteps records the steps of made that were pushed, in one write
-// of the record; a step whose record cannot be written fails with why:
-// pushed, it is not strata's own until it is recorded.
+// recordSteps records the steps of made that were pushed, in one write; a
+// step whose record cannot be written fails (not strata's own until then).
 func recordSteps(ctx context.Context, made []*req) error {
 	var es []record.Entry
 	var ok []*req
@@ -279,13 +248,10 @@ func recordSteps(ctx context.Context, made []*req) error {
 	return err
 }
 
-// CaughtUp reports whether r's catch-up has nothing to do, read without
-// the repository lock: no promotion's journal in ops, HEAD at the remote
-// branch (fetched once for all the rollouts), and nothing uncommitted
-// under config/ or rendered/, looked at once a HEAD for all the
-// rollouts: at 100,000 rendered files git status takes seconds, and a
-// hundred rollouts starting together each ran it. A change made by hand
-// since is found by the hold's own look before a step.
+// CaughtUp reports, without the repository lock, whether r's catch-up has
+// nothing to do: no promotion's journal, HEAD at the remote branch
+// (fetched once for all), nothing uncommitted (looked at once a HEAD for
+// all: git status takes seconds at 100,000 rendered files).
 func (w *Writer) CaughtUp(ctx context.Context, r Rollout, ops promote.DirOps) bool {
 	repo := r.Repo()
 	w.fetched.Do(func() { _, _ = repo.Fetch(ctx) })
@@ -313,9 +279,8 @@ func (w *Writer) CaughtUp(ctx context.Context, r Rollout, ops promote.DirOps) bo
 	return true
 }
 
-// leftDirty says why the steps after req cannot be made when req's failure
-// left config/ or rendered/ changed (a render that failed after the
-// promotion): the next step's commit would take them along.
+// leftDirty stops the steps after req when its failure left config/ or
+// rendered/ changed: the next commit would take them along.
 func (w *Writer) leftDirty(ctx context.Context, req *req) error {
 	dirty, err := req.r.Dirty(ctx)
 	if err != nil {
