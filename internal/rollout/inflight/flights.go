@@ -20,56 +20,45 @@ import (
 )
 
 // Flight is where the rollout of one patch in flight stands (status and
-// the web UI show it): derived from the fleet, its Git history and, when
-// asked, the live state; nothing is stored.
+// the web UI show it), derived from the fleet, its Git history and the
+// live state when asked; nothing is stored.
 type Flight struct {
 	// Patch is <type>/<component>/<patch>.
 	Patch string `json:"patch"`
-	// At is the patch's latest location, Wave its wave there (nil where no
-	// waves apply).
+	// At is the patch's latest location, Wave its wave there.
 	At   string        `json:"at"`
 	Wave *promote.Wave `json:"wave,omitempty"`
-	// Step is the last commit that moved the patch (changed one of its
-	// files); nil when it has none (its first copy is not committed, or
-	// the directory is no Git repository).
+	// Step is the last commit that changed the patch's files (nil: none).
 	Step *Commit `json:"step,omitempty"`
-	// Next is the node the next step enters; Folds when the next step
-	// folds the patch into values.yaml; both empty when no step is left
-	// (Problem says why, when it is an error).
+	// Next is the node the next step enters, Folds that it folds the
+	// patch; both empty when no step is left (Problem: why, if an error).
 	Next    string `json:"next,omitempty"`
 	Folds   bool   `json:"folds,omitempty"`
 	Problem string `json:"problem,omitempty"`
-	// Removed says what removed the patch's files while its rollout still
-	// settles that step (Settling): "fold", the fold into values.yaml at
-	// At, its last step, while it waits or soaks; "revert", the revert of
-	// its first step at At, its last failure. Empty for a patch in flight.
+	// Removed is what removed the patch's files while its rollout settles
+	// that step (Settling): "fold" or "revert" (of its first step).
 	Removed string `json:"removed,omitempty"`
-	// Waits are what the next step waits for, in the order the rollout
-	// meets them: the step's Applications (with the live state only), the
-	// soak, a manual gate. Empty: the next step can start now.
+	// Waits are what the next step waits for, in order (empty: it can
+	// start now).
 	Waits []Wait `json:"waits"`
-	// SoakUntil is when the soak of the last step ends, and SoakLeft how
-	// long that is from now, while it lasts. Without the live state it is
-	// counted from the step's commit (the soak starts when Argo CD has
-	// synced it and it is healthy: it ends later); with it, from when Argo
-	// CD says the Applications became synced and healthy.
+	// SoakUntil is when the last step's soak ends, SoakLeft how long from
+	// now: counted from the step's commit, or with the live state from
+	// when its Applications became synced and healthy.
 	SoakUntil *time.Time `json:"soakUntil,omitempty"`
 	SoakLeft  string     `json:"soakLeft,omitempty"`
-	// HeldBy is the freeze, or the stopWhen condition (read only when
-	// asked: FlightOptions.Alerts), that holds the next step.
+	// HeldBy is the freeze or stopWhen condition (FlightOptions.Alerts)
+	// that holds the next step.
 	HeldBy string `json:"heldBy,omitempty"`
-	// LastFailure is the patch's last failure: a failed Application at its
-	// locations (the live state), else the last revert of one of its steps.
+	// LastFailure is a failed Application at its locations (live), else
+	// the last revert of one of its steps.
 	LastFailure *Failed `json:"lastFailure,omitempty"`
 }
 
 // Wait is one thing a patch's next step waits for.
 type Wait struct {
-	// Kind is sync (its Applications synced and healthy), soak, gate (a
-	// manual gate: Node), commit (its first copy), change (a failed step
-	// strata recorded: the rollout stays stopped until the patch's files
-	// change), render (committed without strata render: the patch is not
-	// delivered where it is until its rendered output is committed).
+	// Kind is sync, soak, gate (Node), commit (its first copy), change (a
+	// recorded failure: stopped until the patch's files change) or render
+	// (committed without strata render).
 	Kind    string `json:"kind"`
 	Node    string `json:"node,omitempty"`
 	Message string `json:"message"`
@@ -77,28 +66,21 @@ type Wait struct {
 
 // FlightOptions are where Flights reads from besides the fleet.
 type FlightOptions struct {
-	// Git runs git in the repository; nil, or a directory that is no Git
-	// repository, leaves the history out (Flight.Step, soaks, reverts).
+	// Git runs git in the repository; nil (or no repository) leaves the
+	// history out.
 	Git git.Runner
 	// Now is the time soaks are counted to.
 	Now time.Time
-	// Live, when not nil, is the live state read (live.Load): the waits
-	// for Applications and live failures.
+	// Live, when not nil, is the live state (live.Load).
 	Live *live.Report
-	// Alerts reads the stopWhen conditions of each next step (Prometheus,
-	// Alertmanager); off, they are not read.
-	Alerts bool
-	// ReadCondition reads a condition when Alerts is on; nil reads it from
-	// its Alertmanager or Prometheus (ReadCondition). A server showing
-	// flights at every request gives one that caches.
+	// Alerts reads the stopWhen conditions of each next step, with
+	// ReadCondition (nil: ReadCondition; a server gives one that caches).
+	Alerts        bool
 	ReadCondition ConditionReader
-	// Unrendered, when set, lists the targets under the directories dirs
-	// of the rendered tree (nil: every target) whose rendered output does
-	// not follow config/ as the work tree is (the render's check, nothing
-	// written: action.Step.UnrenderedIn). A patch whose latest location
-	// has such targets (committed without strata render) is not delivered
-	// there until its rendered output is, as its rollout decides: it
-	// waits for strata render (a "render" wait). Nil: not looked at.
+	// Unrendered, when set, lists the targets under the rendered
+	// directories dirs (nil: all) whose output does not follow config/
+	// (action.Step.UnrenderedIn): a patch with such targets where it is
+	// waits for strata render.
 	Unrendered func(dirs []string) ([]string, error)
 }
 
@@ -106,11 +88,8 @@ type FlightOptions struct {
 // the samples a query returns).
 type ConditionReader func(ctx context.Context, c fleet.StopCondition) ([]alert.Alert, error)
 
-// Flights derives where the rollout of every patch in flight (Patches)
-// stands: its latest location and wave, its last step (the last commit
-// that changed one of its files), the next step and what it waits for,
-// what holds it and its last failure. fsys is the repository (the
-// freezes are its config/freezes.yaml). History says whether the Git
+// Flights derives where the rollout of every patch in flight (and
+// settling) stands, fsys the repository; history says whether the Git
 // history was read.
 func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions) (flights []Flight, history bool, err error) {
 	freezes, err := freeze.Read(fsys, f.Config)
@@ -156,10 +135,9 @@ func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions
 	return flights, true, nil
 }
 
-// settled is where the rollout of a patch whose files its last step
-// removed (Settling) stands: the fold at its node while its Applications
-// are not healthy or it soaks, or the reverted first step as the last
-// failure. ok is false once the fold has settled: nothing is left to show.
+// settled is where the rollout of a patch whose last step removed its
+// files stands (the fold waited for, or the reverted first step); ok is
+// false once the fold has settled.
 func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries, opts FlightOptions) (fl Flight, ok bool, err error) {
 	parts := strings.SplitN(id, "/", 3)
 	po := promote.Options{ClusterType: parts[0], Component: parts[1], Patch: parts[2]}
@@ -167,8 +145,7 @@ func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries
 	if err := fl.readHistory(ctx, opts.Git, rec, po); err != nil || fl.Step == nil {
 		return fl, false, err
 	}
-	// The last step strata recorded that removed the files: its revert,
-	// or the fold.
+	// The last step recorded that removed the files: a revert, or a fold.
 	last := fl.Step.Commit
 	var ids []string
 	if lf := fl.LastFailure; lf != nil && lf.Source == "revert" && lf.Commit == last {
@@ -230,8 +207,7 @@ func flight(ctx context.Context, f *fleet.Fleet, fsys fs.FS, id string, freezes 
 		}
 	}
 	if slices.ContainsFunc(fl.Waits, func(w Wait) bool { return w.Kind == "change" || w.Kind == "render" }) {
-		// Stopped, or not delivered: no soak leads anywhere until the
-		// patch changes or its rendered output is committed.
+		// Stopped, or not delivered: no soak leads anywhere.
 		fl.SoakUntil, fl.SoakLeft = nil, ""
 		fl.Waits = slices.DeleteFunc(fl.Waits, func(w Wait) bool { return w.Kind == "soak" })
 	}
@@ -287,8 +263,7 @@ func (fl *Flight) waitFor(f *fleet.Fleet, opts FlightOptions, po promote.Options
 }
 
 // waitRender adds, first, the wait for strata render when the targets
-// under the patch's locations locs do not follow config/ (opts.Unrendered):
-// a patch committed without strata render is not delivered there yet.
+// under locs do not follow config/ (opts.Unrendered).
 func (fl *Flight) waitRender(f *fleet.Fleet, opts FlightOptions, po promote.Options, locs []string) error {
 	if opts.Unrendered == nil {
 		return nil
@@ -316,9 +291,8 @@ func (fl *Flight) waitRender(f *fleet.Fleet, opts FlightOptions, po promote.Opti
 	return nil
 }
 
-// stopWhen reads the stopWhen conditions of a step into node and says the
-// first that holds it (or cannot be read: the rollout takes that for
-// holding), "" when none does.
+// stopWhen says the first stopWhen condition of a step into node that
+// holds (or cannot be read), "" when none does.
 func stopWhen(ctx context.Context, f *fleet.Fleet, node string, read ConditionReader) string {
 	var n *fleet.Node
 	if node != "" {
@@ -336,10 +310,9 @@ func stopWhen(ctx context.Context, f *fleet.Fleet, node string, read ConditionRe
 	return ""
 }
 
-// readHistory reads the last commit that changed the patch's files (its
-// last step) and, from strata's record (rec), its last failure: a failed
-// step, or strata's revert of one. A failure whose patch's files are
-// still those of HEAD keeps the rollout stopped (a "change" wait).
+// readHistory reads the patch's last step (the last commit of its files)
+// and, from the record, its last failure, which keeps the rollout stopped
+// while its files are those of HEAD (a "change" wait).
 func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Entries, po promote.Options) error {
 	out, err := g.Run(ctx, "log", "-1", "--format=%H%x00%ct%x00%s", "HEAD", "--", PatchFiles(po.ClusterType, po.Component, po.Patch))
 	if err != nil {
@@ -353,10 +326,8 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 		fl.Step = &Commit{Commit: fields[0], At: time.Unix(secs, 0).UTC(), Subject: fields[2]}
 	}
 	id := po.ClusterType + "/" + po.Component + "/" + strings.TrimSuffix(po.Patch, ".yaml")
-	// A later pass lifts a failure where the rollout's own reading does
-	// (rollout's stopped): at the failed step's node, or with the patch's
-	// files changed since (to HEAD's); a pass at the node a revert brought
-	// the patch back to, or one of a run that raced the failure, does not.
+	// A later pass lifts a failure as the rollout's stopped does: at the
+	// failed step's node, or with the patch's files changed since.
 	files, ferr := record.FilesOf(ctx, g, "HEAD", id)
 	var passes []record.Entry
 	for _, e := range rec.Of(id) {
@@ -403,10 +374,9 @@ func recordedStep(ctx context.Context, rec *record.Entries, id, commit string) (
 	return record.Entry{}, false
 }
 
-// liveWait adds the wait for the patch's Applications at its locations
-// that are not synced and healthy yet, and a failure among them as its
-// last failure; it returns when they all became synced and healthy, as
-// Argo CD says (zero when it does not say), and whether some are not yet.
+// liveWait adds the wait for the patch's Applications not healthy yet
+// (and a failure among them as its last); it returns when they all became
+// healthy as Argo CD says (zero: it does not), and whether some are not.
 func (fl *Flight) liveWait(f *fleet.Fleet, rep *live.Report, po promote.Options, locs []string) (time.Time, bool) {
 	var since time.Time
 	total, done, unread, known := 0, 0, 0, true

@@ -66,13 +66,10 @@ func Under(id string, nodes []string) bool {
 	return false
 }
 
-// HealthySince is when an object became what it is, synced and healthy, as
-// Argo CD says: the later of the end of its last operation (the sync that
-// brought its change) and its health's last transition; for an
-// ApplicationSet, the latest over the Applications it made. Zero when
-// Argo CD says neither. (the engine's observation takes the end of the root's last sync
-// too, when later: the object's own sync may predate the commit, when the
-// commit did not change what it deploys.)
+// HealthySince is when an object became synced and healthy as Argo CD
+// says: the later of its last operation's end and its health's last
+// transition (for an ApplicationSet, over its Applications); zero when
+// Argo CD says neither.
 func HealthySince(st live.AppState) time.Time {
 	apps := []*live.App{st.Live}
 	for _, g := range st.Generated {

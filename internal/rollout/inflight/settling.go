@@ -12,14 +12,10 @@ import (
 	"github.com/strata-fleet/strata/internal/record"
 )
 
-// A rollout's last step can remove the patch's files: the fold into
-// values.yaml, or the revert of its first step. The patch is then no
-// longer in the fleet (Patches), yet its rollout is not over: the fold
-// still has its wait, soak and checks, which may fail it, and a revert is
-// a failure to report. Both are read from strata's record (record.go):
-// the last commit that changed the patch's files is a step strata
-// recorded (the fold) or strata's recorded revert of one. Settling lists
-// the candidates from the commits' trailers; only the record settles them.
+// A rollout's last step can remove the patch's files (the fold, or the
+// revert of its first step) while its rollout is not over: the fold still
+// has its wait, soak and checks, the revert is a failure to report. Both
+// are read from strata's record.
 
 // FailedTrailer is the trailer of a revert commit of the rollout that says
 // why the step failed, one per failure: "Strata-Failed: NODE: REASON".
@@ -34,9 +30,7 @@ type Commit struct {
 
 // Failed is a failure of a patch's rollout.
 type Failed struct {
-	// Source is "revert" (strata's revert of a failed step, Commit, in
-	// its record), "step" (a failed step, Commit, in strata's record) or
-	// "live" (the live state of its Applications).
+	// Source is "revert" or "step" (strata's record of Commit) or "live".
 	Source string    `json:"source"`
 	Commit string    `json:"commit,omitempty"`
 	At     time.Time `json:"at,omitzero"`
@@ -58,8 +52,8 @@ func RevertOf(body string) (string, bool) {
 	return strings.TrimRight(strings.Fields(rest + " ")[0], "."), true
 }
 
-// LastNode is the node of the last of ids (<cluster type>/<node>): the
-// node the events name for the step (its policy is foldPolicy's).
+// LastNode is the node of the last of ids (<cluster type>/<node>), which
+// the events name for a fold.
 func LastNode(ids []string, clusterType string) string {
 	if len(ids) == 0 {
 		return ""
@@ -67,18 +61,11 @@ func LastNode(ids []string, clusterType string) string {
 	return strings.TrimPrefix(ids[len(ids)-1], clusterType+"/")
 }
 
-// Settling lists the patches whose files the last step of their rollout
-// removed (a fold, or the revert of the first step) within the longest
-// window a step's verdict can take at now: twice the longest timeout of
-// the sequence plus its longest soak (the run's --soak and --timeout applied (Override)), from
-// the step's commit time. Their runs settle that step (exit 6 while it
-// soaks, 0 once done, 1 failed), so that rollout --all --once and a
-// runner check them as they check a patch in flight. The margin of one
-// more timeout lets a scheduled job that runs less often still see the
-// verdict; past the window the listing drops them. The patches come from
-// strata's record (its trusted entries: the step commit, or the revert,
-// is the last commit of the patch's files), never from commit trailers,
-// which anyone can write.
+// Settling lists the patches whose last step removed their files, from
+// strata's trusted record (never from trailers), within the longest window
+// a step's verdict can take at now: twice the longest timeout plus the
+// longest soak (with the run's overrides) since the step's commit. Their
+// runs settle that step, as for a patch in flight.
 func Settling(ctx context.Context, g git.Runner, f *fleet.Fleet, now time.Time, soak, timeout *time.Duration) ([]string, error) {
 	var window time.Duration
 	f.Config.Root.Walk(func(n *fleet.Node) {
@@ -94,9 +81,7 @@ func Settling(ctx context.Context, g git.Runner, f *fleet.Fleet, now time.Time, 
 	var ids []string
 	seen := map[string]bool{}
 	for _, e := range rec.All() {
-		// The newest step or revert strata recorded of each patch: the
-		// last step of its rollout, unless a commit of the patch's files
-		// came after it.
+		// The newest step or revert recorded of each patch.
 		if (e.Kind != record.KindStep && e.Kind != record.KindReverted) || seen[e.Patch] || slices.Contains(inFlight, e.Patch) {
 			continue
 		}
@@ -140,8 +125,7 @@ func Override(p fleet.RolloutPolicy, soak, timeout *time.Duration) fleet.Rollout
 	return p
 }
 
-// readRecord reads strata's record for Flights: this clone's, and its
-// branch's remote's as last fetched.
+// readRecord reads strata's record, this clone's and its remote's.
 func readRecord(ctx context.Context, g git.Runner) (*record.Entries, error) {
 	remote := ""
 	if b, err := g.Run(ctx, "symbolic-ref", "--short", "HEAD"); err == nil {

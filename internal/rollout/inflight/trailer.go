@@ -6,12 +6,9 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 )
 
-// knownRollout reports whether id, the value of a Strata-Rollout trailer,
-// names a patch of f: <type>/<component>/<patch>, the cluster type and
-// the component f's, the patch a plain file name (letters, digits, '.',
-// '-', '_'). A trailer anyone can write into a commit must not make
-// rollout --all run a phantom patch: a glob ('*') matched every patch's
-// files, a name that is not f's names nothing to roll out.
+// knownRollout reports whether id, a Strata-Rollout trailer anyone can
+// write, names a patch of f: its cluster type and component, the patch a
+// plain name (no glob to match every patch's files).
 func knownRollout(f *fleet.Fleet, id string) bool {
 	parts := strings.Split(id, "/")
 	if len(parts) != 3 || !plainName(parts[2]) {
