@@ -9,17 +9,13 @@ import (
 	"github.com/strata-fleet/strata/internal/promote"
 )
 
-// budget is a step's failure budget, config.yaml's rollout maxUnhealthy:
-// how many of the step's clusters may fail to become synced and healthy
-// without failing it. The clusters that fail within it are excused: the
-// step no longer waits for them, names them in its events (Unhealthy) and
-// in the next step's commit (Strata-Unhealthy trailers), and the rollout
-// goes on. One more fails the step, as a failure always did without a
-// budget.
+// budget is a step's failure budget (rollout maxUnhealthy): how many of
+// its clusters may fail without failing it. Those excused are not waited
+// for, named in its events and the next commit's Strata-Unhealthy
+// trailers; one more fails the step.
 type budget struct {
 	max fleet.Amount
-	// excused are the clusters that failed within the budget, each with
-	// the first failure seen of it.
+	// excused are the clusters that failed within it, first failure each.
 	excused map[string]Failure
 	order   []string
 }
@@ -39,10 +35,9 @@ func (b *budget) allowed(o *observation) int {
 	return b.max.Allowed(len(clusters))
 }
 
-// excuse takes failures within the budget: it returns nil when every
-// cluster failing now, with those excused before, fits in it (and excuses
-// them), else the failures that fail the step, the excused clusters'
-// included. A nil budget excuses nothing.
+// excuse returns nil when the clusters failing now, with those excused
+// before, fit the budget (and excuses them), else the failures that fail
+// the step. A nil budget excuses nothing.
 func (b *budget) excuse(o *observation, failures []Failure) []Failure {
 	if b == nil || len(failures) == 0 {
 		return failures
@@ -71,8 +66,7 @@ func (b *budget) excuse(o *observation, failures []Failure) []Failure {
 	return nil
 }
 
-// withExcused is failures and the failures of the clusters excused before,
-// those left out of it, for the error of a step past its budget.
+// withExcused adds to failures those of the clusters excused before.
 func (b *budget) withExcused(failures []Failure) []Failure {
 	out := slices.Clone(failures)
 	for _, c := range b.order {
@@ -91,8 +85,7 @@ func (b *budget) drop(failures []Failure) []Failure {
 	return slices.DeleteFunc(slices.Clone(failures), func(f Failure) bool { _, ok := b.excused[f.Cluster]; return ok })
 }
 
-// healthy reports whether every object of o is synced and healthy, but
-// those of the excused clusters.
+// healthy reports whether every object of o but the excused is healthy.
 func (b *budget) healthy(o *observation) bool {
 	for _, a := range o.apps {
 		if _, ok := b.excusedCluster(a.Cluster); !ok && !a.Healthy() {
@@ -110,9 +103,7 @@ func (b *budget) excusedCluster(c string) (Failure, bool) {
 	return f, ok
 }
 
-// unhealthy are the excused clusters that are still not synced and
-// healthy in o (one that recovered is no longer named), each with its
-// failure.
+// unhealthy are the excused clusters still not healthy in o.
 func (b *budget) unhealthy(o *observation) []Failure {
 	if b == nil {
 		return nil
@@ -126,12 +117,11 @@ func (b *budget) unhealthy(o *observation) []Failure {
 	return out
 }
 
-// UnhealthyTrailer is the commit trailer that names a cluster a step left
-// unhealthy within its budget, on the next step's commit.
+// UnhealthyTrailer names, on the next step's commit, a cluster a step left
+// unhealthy within its budget.
 const UnhealthyTrailer = "Strata-Unhealthy"
 
-// unhealthyTrailers are the trailers of the clusters the last step left
-// unhealthy within its budget: "Strata-Unhealthy: cluster w2 (workload/
+// unhealthyTrailers are "Strata-Unhealthy: cluster w2 (workload/
 // integration/eu-west1) at <commit>: <reason>".
 func unhealthyTrailers(step string, commit string, failures []Failure) []string {
 	var out []string
@@ -142,8 +132,7 @@ func unhealthyTrailers(step string, commit string, failures []Failure) []string 
 	return out
 }
 
-// stepBudget is the failure budget of a step with policy p; nil when it
-// allows none, so that a step without one fails as it always did.
+// stepBudget is the failure budget of policy p; nil when it allows none.
 func stepBudget(p fleet.RolloutPolicy) *budget {
 	if p.MaxUnhealthy.N == 0 {
 		return nil

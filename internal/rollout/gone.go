@@ -10,15 +10,11 @@ import (
 	"github.com/strata-fleet/strata/internal/rollout/inflight"
 )
 
-// gone settles a rollout whose patch has no files left (locations is
-// empty), from the last commit that changed them, as strata's record
-// knows it: a fold this rollout made and recorded is waited for, soaked
-// and checked as its last step (a failure there is the fold's, reverted
-// with Options.Revert), unless its verdict is recorded; strata's revert of
-// a step is the failure it was. ok is false when the commit is neither in
-// the record (no such commit, a fold made by hand or by promote, a
-// person's revert): the caller goes on and promote says what it knows of
-// the patch.
+// gone settles a rollout whose patch has no files left, from the last
+// commit that changed them as strata's record knows it: a recorded fold is
+// verified as its last step unless its verdict is recorded; strata's
+// revert of a step is the failure it was. ok is false when the record
+// holds neither: promote says what it knows of the patch.
 func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 	last, err := r.repo.Run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
 	if err != nil || last == "" {
@@ -42,8 +38,7 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 		return true, nil
 	}
 	st.policy = r.foldPolicy(f, ids)
-	// The objects to wait for are those whose rendered file changed last
-	// at or after the fold (a later commit over them contains it).
+	// The objects whose rendered file changed last at or after the fold.
 	var dirs []string
 	for _, id := range ids {
 		if paths, ok := f.Config.TargetPathsOf(id); ok { // with its values file
@@ -71,10 +66,9 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 	return true, nil
 }
 
-// goneRecorded reads what strata's record says of last, the commit that
-// removed the patch's files: a recorded failure or revert ends the
-// rollout failed, a passed verdict ends it done (ended, with the
-// event); else the fold's step entry, nil when the record has none.
+// goneRecorded reads the record of last, the commit that removed the
+// patch's files: a failure or revert ends the rollout failed, a pass
+// done (ended); else the fold's step entry (nil: none).
 func (r *runner) goneRecorded(ctx context.Context, last string) (fold *record.Entry, ended bool, err error) {
 	rec, err := r.Record().Read(ctx)
 	if err != nil {

@@ -8,14 +8,9 @@ import (
 	"time"
 )
 
-// A --once run (Options.Once) does what can be done now and returns: the
-// rollout's waits (waitHealthy, soak, hold) evaluate what Argo CD, the
-// freezes and the stopWhen conditions say at that moment and, where the
-// wait is not over, end the run with a *pendingError instead of waiting.
-// Run turns it into Result.Stopped StoppedPending and a KindPending event.
-// Soak and timeout are measured from the step's commit time in Git (the
-// soak from the later of it and when Argo CD says the objects became
-// healthy), since a scheduled job keeps no timer between its runs.
+// A --once run's waits look once and end the run with a *pendingError
+// where not over (Result.Stopped StoppedPending); soak and timeout count
+// from the step's commit time, as a scheduled job keeps no timer.
 
 // pendingError ends a --once run at a wait that is not over.
 type pendingError struct {
@@ -31,8 +26,7 @@ func (r *runner) pending(step, commit, waiting string) error {
 	return &pendingError{step: step, commit: commit, waiting: waiting}
 }
 
-// commitTime is when commit was made, as Git records it (the committer's
-// date): where a --once run measures a step's timeout and soak from.
+// commitTime is commit's committer date.
 func (r *runner) commitTime(ctx context.Context, commit string) (time.Time, error) {
 	out, err := r.repo.Run(ctx, "log", "-1", "--format=%ct", commit)
 	if err != nil {

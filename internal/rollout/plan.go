@@ -12,10 +12,8 @@ import (
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
-// next plans the step the rollout takes from f; nil when it ends there
-// (--until reached, the patch rolled out, a manual gate), which it
-// records in the result and says in an event. The rollout and its dry run
-// both take their steps from it.
+// next plans the step the rollout (or its dry run) takes from f; nil when
+// it ends there, recorded in the result and said in an event.
 func (r *runner) next(f *fleet.Fleet) (*promote.Plan, error) {
 	if r.reachedUntil(f) {
 		r.done(StoppedUntil, r.opts.Until, "every target under "+r.opts.Until+" has "+r.opts.Patch,
@@ -132,9 +130,8 @@ func (r *runner) checkOptions(f *fleet.Fleet) error {
 	return nil
 }
 
-// checkGap refuses a patch that skips a target of the sequence (its first
-// copy written by hand past one): promote can never take it further, so
-// the rollout says so before it commits or waits for anything.
+// checkGap refuses a patch that skips a target of the sequence (promote
+// cannot take it further), before any commit or wait.
 func (r *runner) checkGap(f *fleet.Fleet) error {
 	_, err := promote.Prepare(f, promote.Options{ClusterType: r.opts.ClusterType, Component: r.opts.Component,
 		Patch: r.opts.Patch, Level: r.opts.Level, Until: r.opts.Until})

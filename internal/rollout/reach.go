@@ -22,9 +22,7 @@ func (e *UnreachableError) Error() string {
 	return "cannot reach the Argo CD the rollout waits on, so nothing was committed or pushed:\n  " + strings.Join(groupReasons(e.Reasons), "\n  ")
 }
 
-// groupReasons lists the clusters whose Argo CDs cannot be reached for one
-// reason on one line (that reason as the first of them has it): with no
-// kubeconfig, a line per cluster said the same thing a hundred times.
+// groupReasons lists the clusters unreachable for one reason on one line.
 func groupReasons(reasons []string) []string {
 	type group struct {
 		clusters []string
@@ -62,13 +60,9 @@ func groupReasons(reasons []string) []string {
 	return out
 }
 
-// reach reads every Argo CD of the fleet once (one list each, live.Read)
-// and starts watching them: the read the first wait would make, made
-// before the rollout's first commit, push or wait. An Argo CD that runs
-// the Applications of a cluster of the rollout's cluster type (under a
-// node that does not declare watch: false) and cannot be read stops the
-// rollout (*UnreachableError), nothing committed or pushed. A run that
-// neither writes nor waits (a gate next) reads none.
+// reach reads every Argo CD of the fleet once and starts watching them,
+// before the first commit, push or wait: one the rollout would wait on
+// that cannot be read stops it (*UnreachableError), nothing pushed.
 func (r *runner) reach(ctx context.Context) error {
 	if r.reached {
 		return nil
@@ -78,10 +72,8 @@ func (r *runner) reach(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// The whole read is bounded by the step's timeout (the longest of the
-	// clusters waited on), each page of it by callTimeout (watcher.opts):
-	// a hub of 100,000 Applications is read to its end while its API
-	// server answers, and one that stops answering fails within 30 s.
+	// The read is bounded by the longest step timeout, each page by the
+	// cache's call timeout.
 	need := map[string]bool{}
 	var limit time.Duration
 	for _, c := range f.Clusters {
@@ -116,8 +108,7 @@ func (r *runner) reach(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// lost says, as an event, that the watch of the Argo CD on cluster ended
-// with err: the step goes on waiting for it, until its timeout.
+// lost says that the watch of the Argo CD on cluster ended with err.
 func (r *runner) lost(cluster string, err error) {
 	r.emit(Event{Kind: KindLost, Message: fmt.Sprintf("the Argo CD on %s: %v; waiting for it until the step's timeout", cluster, err)})
 }

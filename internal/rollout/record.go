@@ -15,18 +15,16 @@ import (
 	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
-// The rollout writes delivery's record (package record) as it acts: a
-// step when it is pushed (recordStep), its verdict when the wait, soak
-// and checks end (recordVerdict), strata's revert of a failed step. It
-// reads the record, and nothing else, to reuse the checks a step passed
+// The rollout writes delivery's record as it acts (a step pushed, its
+// verdict, strata's revert) and reads it, and nothing else (no note,
+// trailer or revert message), to reuse the checks a step passed
 // (reusable) and to keep a failed step failed until its patch's files
-// change (stopped): never a note, a trailer or a revert's message.
+// change (stopped).
 
-// Record is the record of the rollout's repository and remote.
+// Record is the record of the rollout's repository and remote, fetched
+// one at a time with the rollouts' fetches.
 func (r *runner) Record() *record.Log {
 	return &record.Log{Git: r.env.Git, Dir: r.env.Dir, Remote: r.repo.Remote, Backoff: r.env.PushBackoff,
-		// One at a time with the rollouts' fetches, which bring the
-		// record too (FetchBranch).
 		Fetch: func(ctx context.Context, args ...string) error {
 			return writer.Fetch(ctx, r.env.Dir, r.env.Git, args...)
 		}}
@@ -69,13 +67,10 @@ func (r *runner) stepEntry(ctx context.Context, st *step, kind string) (record.E
 	return e, err
 }
 
-// entryStep is the step commit st's entries name: the patch's own last
-// commit for a settle whose targets' output another patch's step changed
-// since (st.own), when it is a step of this patch's rollout (its trailer):
-// the later commit carries the other patch's trailer, and a record naming
-// it is not this patch's (record.Entries.Trusted refused it, and a
-// failure or revert recorded there stopped nothing: the soak test). Else
-// st.commit.
+// entryStep is the step commit st's entries name: for a settle whose
+// targets another patch changed since, the patch's own last commit
+// (st.own) when its trailer is this patch's (a record naming the other's
+// is not trusted); else st.commit.
 func (r *runner) entryStep(ctx context.Context, st *step) string {
 	if st.own == "" || st.own == st.commit {
 		return st.commit
@@ -95,9 +90,8 @@ func (r *runner) waveOf(node string) []string {
 	return r.waves[node]
 }
 
-// recordVerdict records how st ended: passed, failed (with failures), and
-// the checks it ran. A verdict that cannot be written is an error: a
-// later run would not know it.
+// recordVerdict records how st ended and the checks it ran; one that
+// cannot be written is an error (a later run would not know it).
 func (r *runner) recordVerdict(ctx context.Context, st *step, kind string, failures []Failure) error {
 	if st.commit == "" {
 		return nil
@@ -113,8 +107,7 @@ func (r *runner) recordVerdict(ctx context.Context, st *step, kind string, failu
 	return nil
 }
 
-// recordRevert records strata's revert of st's failed step: the patch's
-// files, by content, after it.
+// recordRevert records strata's revert of st's failed step.
 func (r *runner) recordRevert(ctx context.Context, st *step, revert string, failures []Failure) error {
 	e, err := r.stepEntry(ctx, st, record.KindReverted)
 	if err == nil {
@@ -139,8 +132,7 @@ func failureLines(node string, failures []Failure) []string {
 	return out
 }
 
-// failureLine is a failure on one line (at most 300 characters of its
-// reason), as the record and a revert's trailer give it.
+// failureLine is a failure on one line (at most 300 characters of reason).
 func failureLine(f Failure) string {
 	reason := strings.Join(strings.Fields(f.Reason), " ")
 	if r := []rune(reason); len(r) > 300 {
@@ -156,11 +148,8 @@ func failureLine(f Failure) string {
 }
 
 // reusable are the checks st passed in an earlier run, by name and
-// definition: strata's trusted record of this patch at this step's commit
-// (a step of this patch's, by its trailer, whose rendered output is the
-// one the record claims: record.Entries.Trusted), for a check of the same
-// definition. Another patch's record at the same commit or node never
-// counts. With Options.RerunChecks, none.
+// definition, in strata's trusted record of this patch at this step's
+// commit; none with Options.RerunChecks.
 func (r *runner) reusable(ctx context.Context, st *step) map[string]record.Entry {
 	out := map[string]record.Entry{}
 	if r.opts.RerunChecks || st.commit == "" || len(st.policy.Checks) == 0 {
@@ -188,12 +177,9 @@ func (r *runner) reusable(ctx context.Context, st *step) map[string]record.Entry
 	return out
 }
 
-// stopped reports, for the patch as HEAD has it, a failure strata
-// recorded (a failed step, its revert) while the patch's files are still
-// what they were then: the rollout stays stopped there, failed, until the
-// patch changes, in every mode, rather than taking the same step again.
-// A revert or failure strata did not record (a person's git revert)
-// stops nothing.
+// stopped reports a failure strata recorded (a failed step, its revert)
+// while the patch's files at HEAD are still what they were then: the
+// rollout stays stopped until the patch changes, in every mode.
 func (r *runner) stopped(ctx context.Context, node string) error {
 	rec, err := r.Record().Read(ctx)
 	if err != nil {
@@ -203,10 +189,7 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 	if err != nil {
 		return err
 	}
-	// A pass lifts a failure only at the failed step's own node: the
-	// node a revert brought the patch back to, settled again by a run
-	// that raced the revert (or recorded by a host whose clock is ahead),
-	// says nothing of the step that failed.
+	// A pass lifts a failure only at the failed step's own node.
 	passed := map[string]bool{}
 	for _, e := range rec.Of(r.ID()) {
 		if e.Kind != record.KindFailed && e.Kind != record.KindReverted {
@@ -234,9 +217,8 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 	return nil
 }
 
-// recordedFailure is the failure e, a failed step or its revert that
-// strata recorded, as it keeps the rollout stopped: what says what
-// happened, the record's reasons follow.
+// recordedFailure is e, a recorded failure or revert, as it keeps the
+// rollout stopped: what says what happened.
 func recordedFailure(e record.Entry, what string) *StepError {
 	failures := []Failure{{Reason: what + "; the rollout stays stopped until the patch's files change"}}
 	for _, f := range e.Failures {
@@ -245,8 +227,7 @@ func recordedFailure(e record.Entry, what string) *StepError {
 	return &StepError{Step: e.Node, Commit: e.Step, Reverted: e.Revert, Failures: failures, Recorded: true}
 }
 
-// emitStopped says, as an event, the failure stopped found: a reader of
-// the events alone (-o json) knows why the run ended.
+// emitStopped says, as an event, the failure stopped found.
 func (r *runner) emitStopped(err error) {
 	if se := (*StepError)(nil); errors.As(err, &se) {
 		r.emit(Event{Kind: KindFailed, Step: se.Step, Commit: se.Commit, Failures: se.Failures, Recorded: true,
@@ -265,9 +246,7 @@ func checkDefinition(c fleet.Check) string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// trailers are the values of the lines "key: value" of a commit
-// message body, in order: every reader of strata's trailers reads them
-// here.
+// trailers are the values of the lines "key: value" of a commit body.
 func trailers(body, key string) []string {
 	var out []string
 	for l := range strings.SplitSeq(body, "\n") {

@@ -14,14 +14,11 @@ import (
 	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
-// remake makes st's step again on HEAD, reset to upstream, the remote
-// branch's new commit (git reset --keep: every commit others pushed is
-// kept, the step's old commit dropped): the step is planned and made
-// there with action.Step.Run, never a textual rebase of rendered/. base
-// is the commit the step was made on before (what others changed is
-// base..upstream). again is false when upstream already has the step
-// (someone made it): it is not made twice, st becomes that commit's. A
-// change of the same patch or node upstream is a *ConflictError.
+// remake makes st's step again with action.Step.Run on HEAD, reset to
+// upstream (never a textual rebase of rendered/); base is where it was
+// made before. again is false when upstream has the step already: st
+// becomes that commit's. A change of the same patch or node upstream is
+// a *ConflictError.
 func (r *runner) remake(ctx context.Context, st *step, base, upstream string) (subject string, again bool, err error) {
 	plan, c := st.plan, st.c
 	own, err := r.repo.Run(ctx, "diff", "--relative", "--name-only", st.commit+"^", st.commit, "--", "config")
@@ -41,9 +38,7 @@ func (r *runner) remake(ctx context.Context, st *step, base, upstream string) (s
 	if err != nil {
 		return "", false, err
 	}
-	// What others pushed may be this very step, failed and reverted
-	// (their record fetched with the branch): not made again.
-	if err := r.stopped(ctx, st.node); err != nil {
+	if err := r.stopped(ctx, st.node); err != nil { // failed and reverted there
 		r.emitStopped(err)
 		return "", false, err
 	}
@@ -57,11 +52,10 @@ func (r *runner) remake(ctx context.Context, st *step, base, upstream string) (s
 		if upstreamHas {
 			return r.madeUpstream(ctx, plan, st, upstream)
 		}
-	} else {
+	} else { // the first copy: its own files, as the step committed them
 		if len(touched) > 0 {
 			return "", false, conflict("it changed " + strings.Join(touched, ", "))
 		}
-		// The patch's first copy: its own files, as the step committed them.
 		if own != "" {
 			if _, err := r.repo.Run(ctx, append([]string{"checkout", old, "--"}, writer.Lines(own)...)...); err != nil {
 				return "", false, err
@@ -79,26 +73,20 @@ func (r *runner) remake(ctx context.Context, st *step, base, upstream string) (s
 	return subject, true, nil
 }
 
-// replan plans plan's step again on upstream (f, loaded there): the plan
-// to make; upstreamHas when upstream has made the step already (another
-// approver, another run); a conflict when the step cannot be made there
-// as it was (touched: upstream's changes of the same patch or node).
+// replan plans plan's step again on upstream (f): upstreamHas when it has
+// the step already; a conflict when it cannot be made there as it was
+// (touched: upstream's changes of the same patch or node).
 func (r *runner) replan(ctx context.Context, plan *promote.Plan, f *fleet.Fleet, upstream string, touched []string,
 	conflict func(string) error) (next *promote.Plan, upstreamHas bool, err error) {
 	next, err = r.prepare(f)
-	if err != nil && plan.Integrated != "" && len(r.locations(f)) == 0 {
-		// The patch is gone upstream: someone (another approver)
-		// folded it. The same fold is the step already made.
+	if err != nil && plan.Integrated != "" && len(r.locations(f)) == 0 { // folded upstream
 		if made, merr := r.sameStepUpstream(ctx, plan, upstream); merr != nil || made {
 			return nil, made, merr
 		}
 	}
 	switch {
 	case plan.Target != "" && inflight.Under(plan.Target, r.locations(f)):
-		// Upstream has the patch at the step's node, or at a node above
-		// it (the step coalesced it there), or further: another writer
-		// (a runner beside CI's --once) took the same step first.
-		return nil, true, nil
+		return nil, true, nil // at the step's node or further
 	case errors.Is(err, errGate):
 		return nil, false, conflict("the step now enters a manual gate this run was not given")
 	case errors.Is(err, promote.ErrNothingToDo) || err == nil && next.Target != plan.Target && slices.Contains(next.Found, plan.Target):
@@ -124,9 +112,8 @@ func (r *runner) sameStepUpstream(ctx context.Context, plan *promote.Plan, upstr
 	return subject == want || strings.HasPrefix(subject, want+":"), nil
 }
 
-// madeUpstream takes the step as upstream made it: the last commit there
-// that changed the patch's files, waited for like the step's own. A step
-// into a manual gate (plan's Gates) names who approved it there.
+// madeUpstream takes the step as upstream made it (its last commit of the
+// patch's files), naming who approved a gate there.
 func (r *runner) madeUpstream(ctx context.Context, plan *promote.Plan, st *step, upstream string) (string, bool, error) {
 	f, err := r.load()
 	if err != nil {

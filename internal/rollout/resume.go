@@ -16,12 +16,10 @@ import (
 	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
-// catchUp completes what an earlier run (or the user) left in the work
-// tree, so that the rollout goes on from what the repository says: an
-// interrupted promotion is completed and committed as its step; the
-// patch's own files, uncommitted (its first copy, written by hand), are
-// committed as the rollout's first step; commits not pushed yet are pushed.
-// Any other uncommitted change under config/ or rendered/ stops it.
+// catchUp completes what an earlier run or the user left: an interrupted
+// promotion as its step, the patch's uncommitted first copy as the first
+// step, commits not pushed yet pushed; any other uncommitted change under
+// config/ or rendered/ stops it.
 func (r *runner) catchUp(ctx context.Context) error {
 	pending, err := promote.Pending(r.ops)
 	if err != nil {
@@ -68,11 +66,8 @@ func (r *runner) catchUp(ctx context.Context) error {
 }
 
 // settle waits for where the patch already is: the targets under its
-// locations synced at the last commit that changed their rendered output
-// and healthy, for what remains of the soak since they became so
-// (remainingSoak: from Argo CD's own times, not the commit's), and the
-// checks of its latest location passing. A failure there is the failure of
-// the last commit that moved the patch.
+// locations synced and healthy, what remains of the soak (remainingSoak),
+// the checks of its latest location; a failure there is its last step's.
 func (r *runner) settle(ctx context.Context) error {
 	f, err := r.load()
 	if err != nil {
@@ -86,8 +81,7 @@ func (r *runner) settle(ctx context.Context) error {
 	st.policy = r.policyAt(f, st.node)
 	ids, dirs := r.settleTargets(f, locs, st)
 	st.pick = pickClusters(f, func(c *fleet.Cluster) bool { return inflight.Under(c.Target.ID(), locs) })
-	// Delivered is what rendered/ holds, not what config/ says: a patch
-	// committed without strata render is not there yet.
+	// A patch committed without strata render is not delivered yet.
 	if err := r.reading(ctx, func() error { return r.checkDelivered(f, locs) }); err != nil {
 		return r.renderFirstCopy(ctx, f, locs, err)
 	}
@@ -96,10 +90,7 @@ func (r *runner) settle(ctx context.Context) error {
 			r.emit(Event{Kind: KindStart, Step: st.node, Message: fmt.Sprintf("%s is at %s, where no cluster of the inventory runs", r.opts.Patch, strings.Join(locs, ", "))})
 			return nil
 		}
-		// Checks only (watch: false): they are the step's verdict, so
-		// they are run (or read from the record) although no cluster
-		// runs there; a check that could not be read is run again, not
-		// passed over on the way to the next step.
+		// Checks only (watch: false): the step's verdict, run again.
 		dirs = r.locDirs(f, locs)
 	}
 	commit, err := r.repo.Run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...)
@@ -113,11 +104,9 @@ func (r *runner) settle(ctx context.Context) error {
 	if st.revert, err = r.repo.Run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
 		return err
 	}
-	// A failure names the patch's own last commit, not the last commit
-	// over its targets' output (another patch's, maybe).
+	// A failure names the patch's own last commit.
 	st.own = st.revert
-	// A failure strata recorded, the patch unchanged since: stopped, in
-	// every mode.
+	// A failure strata recorded, the patch unchanged since: stopped.
 	if err := r.stopped(ctx, st.node); err != nil {
 		r.emitStopped(err)
 		return err
@@ -135,9 +124,8 @@ func (r *runner) settle(ctx context.Context) error {
 }
 
 // checkDelivered returns an *action.UnrenderedError when the output of
-// the targets under locs (where the patch is) does not follow config/:
-// the patch, or another change, was committed without strata render and
-// is not delivered there.
+// the targets under locs does not follow config/ (committed without
+// strata render: not delivered).
 func (r *runner) checkDelivered(f *fleet.Fleet, locs []string) error {
 	dirs := r.locDirs(f, locs)
 	act := r.action()
@@ -151,9 +139,8 @@ func (r *runner) checkDelivered(f *fleet.Fleet, locs []string) error {
 	return &action.UnrenderedError{Patch: r.opts.ClusterType + "/" + r.opts.Component + "/" + r.opts.Patch, Targets: ts, Delivered: true}
 }
 
-// onlyUnrendered says whether the files own (the patch's copies) are all
-// that rendered/ does not follow: with them hidden, every target's output
-// is current.
+// onlyUnrendered says whether the patch's copies own are all that
+// rendered/ does not follow.
 func (r *runner) onlyUnrendered(f *fleet.Fleet, own []string) (bool, error) {
 	act := r.action()
 	act.FS, act.Stateless = writer.HidingFS{FS: r.fsys, Hide: append(slices.Clone(r.hide), own...)}, true
@@ -197,17 +184,14 @@ func (r *runner) settleTargets(f *fleet.Fleet, locs []string, st *step) (ids, di
 	return ids, dirs
 }
 
-// renderFirstCopy makes the render of the patch's first copy, committed
-// by hand without it, the rollout's first step, when nothing else is
-// unrendered (err, checkDelivered's, says what is), then settles again.
+// renderFirstCopy makes the render of a first copy committed by hand
+// without it the first step, when nothing else is unrendered (err,
+// checkDelivered's), then settles again.
 func (r *runner) renderFirstCopy(ctx context.Context, f *fleet.Fleet, locs []string, err error) error {
 	var un *action.UnrenderedError
 	if r.startedUnrendered || !errors.As(err, &un) {
 		return err
 	}
-	// The patch's first copy committed by hand without render, and
-	// nothing else unrendered: its first step is the render (as for
-	// a first copy not committed yet).
 	own := make([]string, len(locs))
 	for i, l := range locs {
 		own[i] = path.Join("config", r.opts.ClusterType, r.opts.Component, l, strings.TrimSuffix(r.opts.Patch, ".yaml")+".yaml")

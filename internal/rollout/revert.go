@@ -10,27 +10,19 @@ import (
 	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
-// reverted is how strata's revert of a failed step ended: the revert
-// commit on the remote branch, and, when another run (CI's --once beside
-// a --watch) reverted the same step first, that the revert is theirs.
+// reverted is how strata's revert of a failed step ended.
 type reverted struct {
 	commit string
-	// theirs: the remote already had the step undone; upstream is where
-	// the remote stood then; recorded that strata's record already says
-	// so (another run's revert), else this run records it.
+	// theirs: another run had the step undone on the remote (upstream
+	// then); recorded: the record says so already.
 	theirs, recorded bool
 	upstream         string
 }
 
-// revertStep reverts st's failed step (st.revert) and pushes the revert,
-// under the repository lock. A push refused because the remote moved is
-// no failure: this clone's revert, unpushed, is dropped (HEAD reset to
-// the remote's commit, every commit others pushed kept) and, when the
-// remote has the step undone already (another run reverted it: the same
-// verdict), that revert is taken; else the revert is made again there and
-// pushed, at most writer.MaxReplays times. A revert kept unpushed made the
-// clone diverge from the remote, and a --watch runner answered every
-// later look with the force-push message.
+// revertStep reverts st's failed step and pushes the revert, under the
+// lock. On a remote that moved the unpushed revert is dropped (reset to
+// the remote) and the remote's revert of the step taken, or it is made
+// again there, at most writer.MaxReplays times.
 func (r *runner) revertStep(ctx context.Context, st *step, failures []Failure) (rv reverted, err error) {
 	backoff := r.env.PushBackoff
 	if backoff <= 0 {
@@ -52,7 +44,6 @@ func (r *runner) revertStep(ctx context.Context, st *step, failures []Failure) (
 			if !moved || attempt == writer.MaxReplays {
 				return perr
 			}
-			// Drop the revert made here: the remote's history goes on.
 			if err := r.repo.ResetKeep(ctx, upstream); err != nil {
 				return err
 			}
@@ -68,10 +59,8 @@ func (r *runner) revertStep(ctx context.Context, st *step, failures []Failure) (
 	return rv, err
 }
 
-// makeRevert commits the revert of st.revert on HEAD, its Strata-Failed
-// trailers saying why (for status: Flights), and returns it. A revert
-// that does not apply (the patch changed meanwhile) is abandoned, the
-// work tree left as it was.
+// makeRevert commits the revert of st.revert on HEAD with Strata-Failed
+// trailers; one that does not apply is abandoned, the work tree kept.
 func (r *runner) makeRevert(ctx context.Context, st *step, failures []Failure) (string, error) {
 	if _, err := r.repo.Run(ctx, "revert", "--no-edit", st.revert); err != nil {
 		_, _ = r.repo.Run(ctx, "revert", "--abort")
@@ -83,12 +72,9 @@ func (r *runner) makeRevert(ctx context.Context, st *step, failures []Failure) (
 	return r.repo.Head(ctx)
 }
 
-// undoneUpstream is the commit of upstream that undid st's step when the
-// remote has it undone already: strata's record of a revert of the step
-// (fetched with the branch; recorded), else the last commit that changed
-// the patch's files, when they are again what they were before st.revert
-// (another run's revert whose record is not pushed yet). "": the step is
-// not undone there.
+// undoneUpstream is the commit of upstream that undid st's step: the
+// record's revert of it (recorded), else the last commit of the patch's
+// files when they are again what they were before st.revert; "": none.
 func (r *runner) undoneUpstream(ctx context.Context, st *step, upstream string) (commit string, recorded bool, err error) {
 	rec, err := r.Record().Read(ctx)
 	if err != nil {

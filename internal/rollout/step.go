@@ -16,10 +16,8 @@ import (
 	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
-// commitStep makes the step of plan that catchUp completes (nil: the
-// patch's first copy, every target; applied: a promotion resumed from its
-// journal) and pushes it by the writer's one push loop (PushOne), under
-// the repository lock catchUp holds.
+// commitStep makes and pushes (PushOne) the step catchUp completes: plan
+// (nil: the first copy; applied: resumed from its journal), under its lock.
 func (r *runner) commitStep(ctx context.Context, plan *promote.Plan, applied bool) error {
 	base, err := r.repo.Head(ctx)
 	if err != nil {
@@ -45,9 +43,8 @@ func (r *runner) Make(ctx context.Context, dirty []string, g git.Repo) (*writer.
 	return st.made, nil
 }
 
-// makeStep makes the step of plan with action.Step.Run (apply unless
-// applied, render what it can change, commit with g), unpushed: the step
-// the writer makes (r.making).
+// makeStep makes plan's step with action.Step.Run, committed with g,
+// unpushed (r.making).
 func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, applied bool) (*step, error) {
 	f, err := r.load()
 	if err != nil {
@@ -102,13 +99,10 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, a
 	return st, nil
 }
 
-// checkRendered refuses the step of plan (nil: the patch's first copy)
-// when rendered/ does not follow config/ before it: the step's render
-// would deliver what is unrendered (another patch's change committed
-// without strata render) under this patch's commit and message. A
-// promotion resumed from its journal (applied) has changed config/
-// already, and a first copy whose output the user rendered (rendered/
-// uncommitted) cannot be told from the rest: neither is checked.
+// checkRendered refuses plan's step (nil: the first copy) when rendered/
+// does not follow config/ before it: its render would deliver another
+// change under this patch's commit. Not checked when applied or when the
+// user rendered a first copy (rendered/ uncommitted).
 func (r *runner) checkRendered(plan *promote.Plan, applied bool) error {
 	if applied || (plan == nil && (len(r.ownFirst) == 0 || r.renderedDirty)) {
 		return nil
@@ -148,8 +142,7 @@ func (r *runner) Repo() *writer.Repo { return r.repo }
 // FS is the work tree (writer.Rollout).
 func (r *runner) FS() fs.FS { return r.fsys }
 
-// Pushed records that the step made is pushed, and says so
-// (writer.Rollout).
+// Pushed records that the step made is pushed, and says so (writer.Rollout).
 func (r *runner) Pushed(made *writer.Step) {
 	st := r.making
 	if e := made.Expect; e != nil {
@@ -171,19 +164,15 @@ func (r *runner) patchMeta(node string) (*promote.PatchMeta, error) {
 	return promote.ReadMeta(p, data)
 }
 
-// ready plans the next step on the work tree (Make makes it); a nil
-// plan when the rollout ends there (next). dirty are the uncommitted
-// changes under config/ and rendered/ (checkClean), read by the caller,
-// which holds the repository lock.
+// ready plans the next step on the work tree, under the caller's lock;
+// nil when the rollout ends there. dirty: see checkClean.
 func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, error) {
 	f, err := r.load()
 	if err != nil {
 		return nil, err
 	}
 	if len(r.locations(f)) == 0 {
-		// The hold brought the work tree to the remote's commits, where
-		// another run's step (its fold) removed the patch's files.
-		return nil, errMoved
+		return nil, errMoved // another run's fold
 	}
 	plan, err := r.next(f)
 	if err != nil || plan == nil {
@@ -195,10 +184,8 @@ func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, erro
 	if err := r.checkClean(dirty); err != nil {
 		return nil, err
 	}
-	// Another run (CI's --once beside a --watch) may have taken this
-	// step meanwhile and seen it fail: the record says so before each
-	// step, not only when the run began. Or taken a step this run has
-	// not seen pass: that one is settled first.
+	// Another run may have taken this step and seen it fail, or taken a
+	// step this run has not seen pass (settled first).
 	if err := r.stopped(ctx, plan.Target); err != nil {
 		r.emitStopped(err)
 		return nil, err
@@ -218,14 +205,10 @@ func (r *runner) ready(ctx context.Context, dirty []string) (*promote.Plan, erro
 	return plan, nil
 }
 
-// checkClean refuses uncommitted changes under config/ that are not the
-// patch's own files (or rendered/'s) among dirty (repo.dirty of config/
-// and rendered/): the step's commit would take them along. Another
-// command of the repository may have left them while the rollout waited
-// without the lock.
+// checkClean refuses changes among dirty (uncommitted, under config/ and
+// rendered/) that are not the patch's own nor other patches' first copies
+// (left out: r.hide): the step's commit would take them along.
 func (r *runner) checkClean(dirty []string) error {
-	// Other patches' first copies are theirs to commit: the step leaves
-	// them out (r.hide, firstcopies.go).
 	r.hide = writer.OtherFirstCopies(r.opts.ClusterType, r.opts.Component, r.opts.Patch, dirty)
 	root, err := r.OutputRoot()
 	if err != nil {

@@ -30,10 +30,8 @@ func targetsOf(f *fleet.Fleet, ids []string) []*target {
 	return out
 }
 
-// pickClusters selects the objects of the clusters of f that in takes (a
-// waitSet's pick). It keeps their names, not f: a hundred rollouts of
-// RunAll wait side by side, and each keeping the fleet it loaded held
-// hundreds of MB at 1,000 clusters (BENCHMARKS.md, delivery).
+// pickClusters selects the objects of the clusters of f that in takes,
+// keeping their names, not f (BENCHMARKS.md, delivery).
 func pickClusters(f *fleet.Fleet, in func(c *fleet.Cluster) bool) func(live.AppState) bool {
 	names := map[string]bool{}
 	for _, c := range f.Clusters {

@@ -10,12 +10,9 @@ import (
 	"github.com/strata-fleet/strata/internal/values"
 )
 
-// A step with nothing to wait on is no pass: a step whose targets have no
-// cluster of the inventory would wait for no Application, be "0/0
-// healthy" at once and let the patch go on to the next node unseen. The
-// rollout stops before it changes anything, unless the node declares in
-// config.yaml that it has nothing to watch (rollout: {watch: false},
-// fleet.RolloutPolicy.NoWatch); such a step runs its checks alone.
+// A step with nothing to wait on is no pass ("0/0 healthy" would let the
+// patch go on unseen): the rollout stops before it changes anything,
+// unless the node declares rollout: {watch: false}, checks alone.
 
 // stepNode is the node a plan's step is reported under: where the patch
 // moves, else (a fold) the last node it was found at.
@@ -26,10 +23,8 @@ func stepNode(plan *promote.Plan) string {
 	return plan.Target
 }
 
-// watchablePlan is watchable for the targets plan's step changes: those
-// under the node the patch moves to (the copies it coalesces are the same
-// patch: their targets render as before), else, for a fold, those it can
-// change (Plan.Reach).
+// watchablePlan is watchable for the targets plan's step changes: under
+// the node it moves to, or for a fold those it can change (Plan.Reach).
 func (r *runner) watchablePlan(f *fleet.Fleet, plan *promote.Plan) error {
 	if plan.Target != "" {
 		return r.watchable(f, plan.Target, []string{plan.Target})
@@ -41,11 +36,9 @@ func (r *runner) watchablePlan(f *fleet.Fleet, plan *promote.Plan) error {
 	return r.watchable(f, stepNode(plan), nodes)
 }
 
-// watchable returns an error, positioned at node in config.yaml, when the
-// step to node, whose targets are those under nodes ("" for the whole
-// cluster type), has nothing to wait on: no cluster of the inventory of
-// the rollout's cluster type sits at any of them, and node does not
-// declare watch: false.
+// watchable returns an error at node's line in config.yaml when the step
+// to node (targets under nodes; "": the whole cluster type) has no
+// cluster to wait on and node does not declare watch: false.
 func (r *runner) watchable(f *fleet.Fleet, node string, nodes []string) error {
 	if len(nodes) == 0 || r.policyAt(f, node).NoWatch {
 		return nil

@@ -54,9 +54,7 @@ func (r *runner) verifyStep(ctx context.Context, st *step) error {
 		err = r.soak(ctx, st.node, ws, st.soak)
 	}
 	var p *pendingError
-	if errors.As(err, &p) {
-		// A --once run ends here: a stopWhen condition that holds now
-		// fails the step all the same.
+	if errors.As(err, &p) { // --once ends here; a stopWhen that holds fails it
 		if gerr := g.last(ctx, false); gerr != nil {
 			return gerr
 		}
@@ -74,13 +72,10 @@ func (r *runner) verifyStep(ctx context.Context, st *step) error {
 	return nil
 }
 
-// remainingSoak is what remains of soak for objects that were healthy
-// before this run saw them (a resumed rollout): soak less the time since
-// they became synced and healthy, as Argo CD says (healthySince), so that
-// neither the time Argo CD took to sync nor a stale record counts. Where
-// Argo CD does not say, the whole soak, but for a --once run, which has
-// no later moment to start it from: then since its step's commit (start).
-// A --once run never counts from before start.
+// remainingSoak is what remains of soak for objects healthy before this
+// run saw them: soak less the time since they became healthy as Argo CD
+// says; where it does not, the whole soak, but for a --once run, which
+// counts from start (the step's commit) at the earliest.
 func (r *runner) remainingSoak(ws *waitSet, soak time.Duration, start time.Time) time.Duration {
 	since := r.observe(ws).healthySince
 	if r.opts.Once && start.After(since) {
@@ -130,9 +125,8 @@ func (r *runner) runChecks(ctx context.Context, st *step) error {
 	return nil
 }
 
-// failed ends the rollout on err, recorded; with Revert, a failed step is
-// reverted first (never a revert: no revert of a revert), the revert
-// recorded, and its targets waited for until they are healthy again.
+// failed ends the rollout on err, recorded; with Revert, the step (never
+// itself a revert) is reverted, recorded and its targets waited for.
 func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	var se *StepError
 	if !errors.As(err, &se) {
@@ -149,7 +143,6 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 		return se
 	}
 	if isRevert, err := r.isRevert(ctx, st.revert); err != nil || isRevert {
-		// No revert of a revert: it would put back what was undone.
 		if err == nil {
 			r.emit(Event{Kind: KindFailed, Step: st.node, Commit: st.revert,
 				Message: fmt.Sprintf("not reverted: %.12s, the patch's last change, is itself a revert", st.revert)})
@@ -182,9 +175,7 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	}
 	r.emit(Event{Kind: KindReverted, Step: st.node, Commit: commit, Targets: targetIDs(st.targets), Message: msg})
 	if r.opts.Once || st.policy.NoWatch {
-		// The revert's targets are not waited for: the next run finds the
-		// revert in the record and stays stopped (stopped).
-		return se
+		return se // the next run finds the revert in the record (stopped)
 	}
 	ws, werr := r.waitSet(ctx, commit, writer.ChangedIn(commit))
 	if werr == nil {
@@ -199,9 +190,8 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 	return se
 }
 
-// isRevert reports whether commit reverts another (git revert's message).
-// It only ever keeps strata from reverting it: a message is never taken
-// for strata's revert of a failed step (the record says that).
+// isRevert reports whether commit reverts another (git revert's message),
+// only ever to keep strata from reverting it.
 func (r *runner) isRevert(ctx context.Context, commit string) (bool, error) {
 	body, err := r.repo.Run(ctx, "log", "-1", "--format=%B", commit)
 	if err != nil {
