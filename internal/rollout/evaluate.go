@@ -11,22 +11,18 @@ import (
 	"github.com/strata-fleet/strata/internal/rollout/livecache"
 )
 
-// waitSet is what a step waits for: the Applications (and
-// ApplicationSets) of the rendered output that pick selects, each synced
-// at a revision that contains the commit that last changed its rendered
-// file, and healthy (live.State Healthy).
+// waitSet is what a step waits for: the objects of the rendered output
+// that pick selects, each synced at a revision that contains the commit
+// that last changed its file, and healthy.
 type waitSet struct {
-	commit string
-	f      *fleet.Fleet
-	// expected is what the rendered output makes, from live.Expect.
-	expected []live.Expected
+	commit   string
+	f        *fleet.Fleet
+	expected []live.Expected // live.Expect's, until scoped
 	history  *live.History
 	pick     func(live.AppState) bool
-	// scope is what its wait joins (scoped), made at the first look.
-	scope *livecache.Scope
-	// mark is where the refreshes asked stood when it was read, after
-	// the step's push (watcher.mark); stalled the stalled asks its wait
-	// reported (their seq).
+	scope    *livecache.Scope // made at the first look (scoped)
+	// mark is where the refreshes asked stood after the push; stalled
+	// the stalled asks its wait reported (their seq).
 	mark    uint64
 	stalled map[livecache.AppKey]uint64
 }
@@ -35,9 +31,7 @@ type waitSet struct {
 func (ws *waitSet) scoped(ct, comp string) *livecache.Scope {
 	if ws.scope == nil {
 		ws.scope = livecache.NewScope(ws.f, ws.expected, ws.history, ws.pick, ct, comp)
-		// The whole fleet's list is the push's, and no longer needed here:
-		// a wait that lasts keeps only its scope's, not one list a push.
-		ws.expected = nil
+		ws.expected = nil // a wait that lasts keeps only its scope's
 	}
 	return ws.scope
 }
@@ -45,21 +39,20 @@ func (ws *waitSet) scoped(ct, comp string) *livecache.Scope {
 // observation is the state of a waitSet's objects at one moment.
 type observation struct {
 	apps []AppState
-	// failed are the objects whose failure is the step's (see failedHere).
+	// failed are the objects that failed at the step (a failed sync, or
+	// degraded at its commit: failedHere, retrying).
 	failed []Failure
-	// roots are the root Applications of the clusters of apps, by
-	// cluster; behind those that have not deployed an object of apps not
-	// synced yet, to refresh (livecache/refresh.go).
+	// roots are the root Applications of apps' clusters; behind those
+	// that have not deployed an object not synced yet, to refresh.
 	roots  map[string]live.Root
 	behind []livecache.AppKey
 	// healthySince is when the last of apps became synced and healthy as
-	// Argo CD says (see healthySince); zero when one of them does not say.
+	// Argo CD says; zero when one does not say.
 	healthySince time.Time
 }
 
-// judge adds to o what st says: when it became synced and healthy, its
-// root to refresh when it is behind, its failure. It reports whether Argo
-// CD says when it became so.
+// judge adds st to o (when it became healthy, its root when behind, its
+// failure) and reports whether Argo CD says when it became healthy.
 func (o *observation) judge(st live.AppState, h *live.History) bool {
 	t := inflight.HealthySince(st)
 	if root := o.roots[st.Cluster].App; !t.IsZero() && root != nil && root.FinishedAt.After(t) {
@@ -81,18 +74,13 @@ func (o *observation) judge(st live.AppState, h *live.History) bool {
 	return !t.IsZero()
 }
 
-// FailAfterRetries is how many times Argo CD retries a failed sync of a
-// step (syncPolicy.retry; 5 by default for an automated sync) before the
-// rollout takes it for failed: a transient error is given that chance, an
-// error that stays is not waited for until the timeout.
+// FailAfterRetries is how many retries of a failed sync of a step the
+// rollout waits before it takes it for failed (docs/verdicts.md).
 const FailAfterRetries = 2
 
-// retrying reports whether the object's sync of its commit failed and Argo
-// CD retries it (its operation is Running with status.operationState.
-// retryCount > 0), and the rollout takes it for failed: at once when the
-// failed attempt's result names a failed hook (the step's own test failed
-// on its revision; Argo CD runs it again, for minutes of backoff), else
-// from the FailAfterRetries-th retry. See docs/verdicts.md.
+// retrying reports whether Argo CD retries a failed sync of the object's
+// commit and the rollout takes it for failed: at once when a hook failed,
+// else from the FailAfterRetries-th retry (docs/verdicts.md).
 func retrying(st live.AppState, h *live.History) bool {
 	a := st.Live
 	if a == nil || a.Phase != "Running" || a.Retries == 0 || st.Contains == nil || !*st.Contains {
@@ -107,14 +95,10 @@ func retrying(st live.AppState, h *live.History) bool {
 }
 
 // failedHere reports whether a failed or degraded object failed on its own
-// commit, not on an earlier one whose failure Argo CD still shows: a sync
-// failed on a revision that contains the commit (or, for a revision that
-// is no commit of the repository, such as a chart version, on the current
-// spec, once the cluster's root deployed the commit), or the object synced
-// at the commit and degraded. So the wait after a revert is not ended by
-// the failure it reverts. (For a source that is no Git revision, a failure
-// Argo CD still shows between its comparison of the new spec and its sync
-// is taken for the new one.)
+// commit, not on an earlier one Argo CD still shows (so a revert's wait
+// is not ended by the failure it reverts): a sync failed on a revision
+// containing it (for a revision that is no commit, once the root deployed
+// it), or synced at it and degraded (docs/verdicts.md).
 func failedHere(st live.AppState, root live.Root, h *live.History) bool {
 	opContains := func(a *live.App) bool {
 		if a == nil || a.OpRevision == "" {
@@ -161,10 +145,6 @@ func (o *observation) counts() (synced, healthy int) {
 	}
 	return synced, healthy
 }
-
-// failures are the objects that failed at the step: a failed sync, or
-// degraded at its commit.
-func (o *observation) failures() []Failure { return o.failed }
 
 // soakFailures are the objects that stopped being healthy during the soak:
 // failed, degraded, missing, or out of sync.

@@ -18,15 +18,12 @@ import (
 const DefaultHoldEvery = 30 * time.Second
 
 // hold returns once no freeze holds a step into node ("" for a fold) and
-// no stopWhen condition of its policy holds. Until then the rollout is
-// held: it says why (KindHeld, again when the reason changes) and reads
-// both again every Env.HoldEvery. A condition that cannot be read holds
-// the rollout too (it cannot tell whether the line is stopped), and once
-// it has been unreadable for longer than its grace the rollout ends with
-// an *UnreadableError (a --once run too, which reads it again meanwhile
-// rather than end as in progress).
+// no stopWhen condition holds, reading both every Env.HoldEvery and
+// saying why it holds (KindHeld) when that changes. A condition that
+// cannot be read holds too, and past its grace ends the rollout with an
+// *UnreadableError (a --once run too).
 func (r *runner) hold(ctx context.Context, f *fleet.Fleet, node string) error {
-	tick := r.env.Clock.NewTicker(r.holdEvery())
+	tick := r.env.Clock.NewTicker(r.env.HoldEvery)
 	defer tick.Stop()
 	last := ""
 	var unreadSince time.Time
@@ -63,19 +60,16 @@ func (r *runner) hold(ctx context.Context, f *fleet.Fleet, node string) error {
 	}
 }
 
-// UnreadableError ends a rollout held by a stopWhen condition that could
-// not be read for longer than its grace: rollout --once exits 5 (an
-// alert, not "in progress"), and rollout --watch's /healthz answers 503.
+// UnreadableError ends a rollout held by a stopWhen condition (or a
+// check, with Check) unreadable since Since for longer than its Grace:
+// --once exits 5, --watch's /healthz answers 503. Step is the node the
+// rollout was to enter or verify ("" for a fold), Reason the last error.
 type UnreadableError struct {
-	// Condition is its name (a check's, with Check), Step the node the
-	// rollout was to enter or verify ("" for a fold).
 	Condition, Step string
 	Check           bool
-	// Since is when it was first unreadable, Grace how long it may be.
-	Since time.Time
-	Grace time.Duration
-	// Reason is the last read's error.
-	Reason string
+	Since           time.Time
+	Grace           time.Duration
+	Reason          string
 }
 
 func (e *UnreadableError) Error() string {
@@ -92,7 +86,7 @@ func (e *UnreadableError) Error() string {
 }
 
 // unreadable is the *UnreadableError of condition u, unreadable since
-// since, once its grace has passed; nil before.
+// since, once past its grace; nil before.
 func (r *runner) unreadable(u *fleet.StopCondition, node string, since time.Time, reason error) error {
 	if r.env.Clock.Since(since) < u.Grace {
 		return nil
@@ -101,8 +95,7 @@ func (r *runner) unreadable(u *fleet.StopCondition, node string, since time.Time
 }
 
 // unreadableCheck is the *UnreadableError of a Prometheus check whose
-// query could not be read (err an *alert.Error): the step neither passed
-// nor failed, and is not reverted; nil for any other error, a verdict.
+// query could not be read (an *alert.Error); nil for a verdict.
 func unreadableCheck(c fleet.Check, node string, now time.Time, err error) *UnreadableError {
 	var ae *alert.Error
 	if c.Prometheus == nil || !errors.As(err, &ae) {
@@ -111,10 +104,9 @@ func unreadableCheck(c fleet.Check, node string, now time.Time, err error) *Unre
 	return &UnreadableError{Check: true, Condition: c.Name, Step: node, Since: now, Reason: err.Error()}
 }
 
-// readCheck runs check c of st's step. A prometheus check that cannot be
-// read holds the step, read again every Env.HoldEvery, until it can be
-// (its verdict is returned) or has been unreadable for longer than its
-// grace: then an *UnreadableError, the step neither passed nor failed.
+// readCheck runs check c of st's step; a Prometheus check that cannot be
+// read is read again every Env.HoldEvery until it can be, or past its
+// grace is an *UnreadableError (the step neither passed nor failed).
 func (r *runner) readCheck(ctx context.Context, st *step, c fleet.Check, env CheckEnv) error {
 	var since time.Time
 	for {
@@ -131,13 +123,21 @@ func (r *runner) readCheck(ctx context.Context, st *step, c fleet.Check, env Che
 			uerr.Since, uerr.Grace = since, c.Grace
 			return uerr
 		}
-		tick := r.env.Clock.NewTimer(min(r.holdEvery(), c.Grace-r.env.Clock.Since(since)))
-		select {
-		case <-ctx.Done():
-			tick.Stop()
-			return context.Cause(ctx)
-		case <-tick.C():
+		if err := r.sleep(ctx, min(r.env.HoldEvery, c.Grace-r.env.Clock.Since(since))); err != nil {
+			return err
 		}
+	}
+}
+
+// sleep waits d on the clock, or until ctx ends (its cause).
+func (r *runner) sleep(ctx context.Context, d time.Duration) error {
+	t := r.env.Clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C():
+		return nil
 	}
 }
 
@@ -151,9 +151,7 @@ type holding struct {
 }
 
 // held says what holds a step into node: a freeze, a stopWhen condition
-// that holds (with its alerts), or, when none holds, one that cannot be
-// read (a rollout that cannot tell whether the line is stopped takes it
-// for stopped).
+// that holds, or, when none does, one that cannot be read.
 func (r *runner) held(ctx context.Context, f *fleet.Fleet, node string) (holding, error) {
 	freezes, err := r.freezes(ctx, f)
 	if err != nil {
@@ -178,10 +176,8 @@ func (r *runner) held(ctx context.Context, f *fleet.Fleet, node string) (holding
 	return unread, nil
 }
 
-// freezes reads the freezes of the remote branch the rollout pushes to,
-// which every clone shares (a freeze pushed from anywhere holds this
-// rollout, an unfreeze pushed from anywhere lets it go); those of the work
-// tree when the remote cannot be read.
+// freezes reads the freezes of the remote branch, which every clone
+// shares; the work tree's when the remote cannot be read.
 func (r *runner) freezes(ctx context.Context, f *fleet.Fleet) ([]freeze.Freeze, error) {
 	if r.repo.Remote == "" {
 		return freeze.Read(r.fsys, f.Config)
@@ -212,18 +208,9 @@ func (r *runner) freezes(ctx context.Context, f *fleet.Fleet) ([]freeze.Freeze, 
 	return freezes, nil
 }
 
-func (r *runner) holdEvery() time.Duration {
-	if r.env.HoldEvery > 0 {
-		return r.env.HoldEvery
-	}
-	return DefaultHoldEvery
-}
-
 // guard reads a step's stopWhen conditions throughout its wait and soak,
-// each every its own interval: the first that holds fails the step, sent
-// on r.alarm, which the wait and the soak select on. A condition that
-// cannot be read meanwhile is logged, not a failure (the next step's hold
-// reads it again).
+// each at its own interval: the first that holds fails the step through
+// r.alarm. One that cannot be read is logged (last reads it again).
 type guard struct {
 	r      *runner
 	st     *step
@@ -272,13 +259,10 @@ func (g *guard) stop() {
 	g.r.alarm = nil
 }
 
-// last reads every condition once more at the end of the soak, so that a
-// condition that holds now fails the step whatever the interval: then
-// the guard stops. At the step's end (final), a condition that cannot be
-// read does not let the step pass: it is read again every Env.HoldEvery
-// until it can be, and past its grace the rollout ends with an
-// *UnreadableError, the step neither passed nor failed. A --once run
-// that ends in progress (not final) leaves it to the next run.
+// last stops the guard and reads every condition once more: one that
+// holds fails the step. At the step's end (final) one that cannot be read
+// is read again every Env.HoldEvery, past its grace an *UnreadableError;
+// a --once run in progress leaves it to the next run.
 func (g *guard) last(ctx context.Context, final bool) error {
 	alarm := g.r.alarm
 	g.stop()
@@ -305,12 +289,8 @@ func (g *guard) last(ctx context.Context, final bool) error {
 			if uerr := g.r.unreadable(&c, g.st.node, since, err); uerr != nil {
 				return uerr
 			}
-			tick := g.r.env.Clock.NewTimer(g.r.holdEvery())
-			select {
-			case <-ctx.Done():
-				tick.Stop()
-				return context.Cause(ctx)
-			case <-tick.C():
+			if err := g.r.sleep(ctx, g.r.env.HoldEvery); err != nil {
+				return err
 			}
 		}
 	}
@@ -322,8 +302,8 @@ func (g *guard) failure(c fleet.StopCondition, alerts []alert.Alert) error {
 		Reason: fmt.Sprintf("stopWhen %s holds during the step's wait or soak: %s", c.Name, alert.Describe(alerts))}}}
 }
 
-// holdFirstCopy holds the commit of the patch's first copy, written by
-// hand: a step into its latest location.
+// holdFirstCopy holds the commit of the patch's hand-written first copy:
+// a step into its latest location.
 func (r *runner) holdFirstCopy(ctx context.Context) error {
 	f, err := r.load()
 	if err != nil {

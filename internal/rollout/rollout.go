@@ -16,12 +16,10 @@ import (
 	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
-// Run rolls the patch out: it completes what an earlier run left (an
-// interrupted promotion, the patch's uncommitted first copy, unpushed
-// commits), waits until the targets that have the patch are healthy, then
-// promotes it step by step, each step committed, pushed, waited for,
-// soaked and checked, until the patch is folded into values.yaml, a manual
-// gate that is not approved, opts.Until, or a failure (*StepError).
+// Run rolls the patch out: it completes what an earlier run left, waits
+// for where the patch is, then steps it on (committed, pushed, waited
+// for, soaked, checked) until it is folded, a manual gate not approved,
+// opts.Until, or a failure (*StepError).
 func Run(ctx context.Context, env Env, opts Options) (*Result, error) {
 	return run(ctx, env, opts, nil)
 }
@@ -34,6 +32,12 @@ func run(ctx context.Context, env Env, opts Options, sh *shared) (*Result, error
 	if env.Log == nil {
 		env.Log = slog.New(slog.DiscardHandler)
 	}
+	if env.HoldEvery <= 0 {
+		env.HoldEvery = DefaultHoldEvery
+	}
+	if env.RefreshEvery <= 0 {
+		env.RefreshEvery = DefaultRefreshEvery
+	}
 	ar, err := action.Open(env.Dir)
 	if err != nil {
 		return nil, err
@@ -45,8 +49,7 @@ func run(ctx context.Context, env Env, opts Options, sh *shared) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	if sh == nil {
-		// One write path: a rollout of its own runs as RunAll's batch of one.
+	if sh == nil { // a rollout of its own: a batch of one
 		sh = newShared(ctx, env, false)
 	}
 	r := &runner{env: env, opts: opts, repo: &writer.Repo{Git: git.Repo{Git: env.Git}, Dir: env.Dir}, fsys: ar.FS, ops: ops, res: &Result{Steps: []string{}},
@@ -88,9 +91,8 @@ func (r *runner) run(ctx context.Context) error {
 	}
 }
 
-// resume checks the rollout can go on, then completes what an earlier run
-// left (catchUp) and waits for where the patch already is (settle, or
-// gone when its last step removed its files: then ended).
+// resume checks the rollout can go on, completes what an earlier run left
+// (catchUp) and settles where the patch is (or gone: then ended).
 func (r *runner) resume(ctx context.Context, f *fleet.Fleet) (ended bool, err error) {
 	if err := r.repo.PushTarget(ctx, r.opts.Remote); err != nil {
 		return false, err
@@ -107,17 +109,13 @@ func (r *runner) resume(ctx context.Context, f *fleet.Fleet) (ended bool, err er
 	if err := r.catchUpLocked(ctx); err != nil {
 		return false, err
 	}
-	if now, _ := r.repo.Head(ctx); now != head {
-		// The catch-up brought the clone to the remote's commits: another
-		// writer (a runner beside CI's --once) may have stepped or folded
-		// the patch meanwhile, which is what the rollout goes on from.
+	if now, _ := r.repo.Head(ctx); now != head { // another run may have moved it
 		var err error
 		if f, err = r.load(); err != nil {
 			return false, err
 		}
 	}
-	if len(r.locations(f)) == 0 {
-		// The rollout's last step removed the patch's files (gone.go).
+	if len(r.locations(f)) == 0 { // its last step removed its files
 		if ok, err := r.gone(ctx); ok || err != nil {
 			return true, err
 		}
@@ -125,13 +123,9 @@ func (r *runner) resume(ctx context.Context, f *fleet.Fleet) (ended bool, err er
 	return false, r.settle(ctx)
 }
 
-// nextStep takes the next step: planned, held by freezes and stopWhen,
-// made and pushed by the writer, verified; ended when the rollout ends
-// there.
+// nextStep takes the next step: planned, held (without the lock, then
+// planned again under it), made and pushed by the writer, verified.
 func (r *runner) nextStep(ctx context.Context) (ended bool, err error) {
-	// A freeze or a stopWhen condition may hold the next step for hours:
-	// the rollout waits for them without the lock, then plans again
-	// under it (the remote may have moved meanwhile).
 	var plan *promote.Plan
 	var f *fleet.Fleet
 	err = r.reading(ctx, func() error {
@@ -173,11 +167,8 @@ func (r *runner) nextStep(ctx context.Context) (ended bool, err error) {
 	return false, nil
 }
 
-// resettle settles where the patch stands now that another run (CI's
-// --once beside a --watch, or the other way round) moved it: ended when
-// that run's step removed its files (its fold, its revert of the first
-// step), which is settled as the patch's last step (gone); else the
-// rollout goes on from there.
+// resettle settles where the patch stands now that another run moved it:
+// ended when that run's step removed its files (gone).
 func (r *runner) resettle(ctx context.Context) (ended bool, err error) {
 	var locs []string
 	if err := r.reading(ctx, func() error {
@@ -202,11 +193,8 @@ func (r *runner) resettle(ctx context.Context) (ended bool, err error) {
 	return false, r.settle(ctx)
 }
 
-// catchUpLocked runs catchUp under the lock. A read without the lock
-// comes first, and when it shows nothing to catch up (no promotion's
-// journal, nothing uncommitted under config/ or rendered/, HEAD at the
-// remote branch as the writer's one fetch saw it), the lock is not taken:
-// each patch of RunAll would take it only to find nothing to do.
+// catchUpLocked runs catchUp under the lock, unless the shared writer
+// sees nothing to catch up (CaughtUp).
 func (r *runner) catchUpLocked(ctx context.Context) error {
 	if r.writer.Shared() && r.writer.CaughtUp(ctx, r, r.ops) {
 		return nil

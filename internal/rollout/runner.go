@@ -48,17 +48,13 @@ type Options struct {
 	Revert bool
 	// Remote is where the steps are pushed ("" for the branch's upstream).
 	Remote string
-	// Once does what can be done now and returns (--once): each wait,
-	// soak or hold that is not over ends the run (Result.Stopped
-	// StoppedPending, once.go).
+	// Once ends the run at a wait, soak or hold that is not over
+	// (--once; Result.Stopped StoppedPending).
 	Once bool
-	// RerunChecks runs every check of a step again rather than reusing
-	// what strata's record says passed for it (--rerun-checks).
+	// RerunChecks runs every check again, ignoring the record's passes.
 	RerunChecks bool
-	// Args, when set, are the arguments of the strata command that started
-	// the run: the command that continues past a gate repeats them all
-	// (--remote, --kubeconfig, contexts, soak, timeout...) and adds the
-	// approvals, so that it works when pasted as printed.
+	// Args, when set, are the command line that started the run: the
+	// command that continues past a gate repeats them with the approvals.
 	Args []string
 }
 
@@ -76,41 +72,36 @@ type Env struct {
 	// Events receives what happens, as it happens (nil: nothing).
 	Events func(Event)
 	// RefreshEvery is how often the roots that have not deployed a step
-	// yet are asked for a refresh (default DefaultRefreshEvery; livecache/refresh.go).
+	// are asked for a refresh (default DefaultRefreshEvery).
 	RefreshEvery time.Duration
 	Log          *slog.Logger
-	// PushBackoff is the wait before a step is replayed on a remote that
-	// moved, doubled for each further replay (default DefaultPushBackoff).
+	// PushBackoff is the wait before a replay on a moved remote, doubled
+	// for each further one (default DefaultPushBackoff).
 	PushBackoff time.Duration
-	// Lock, when set, takes the repository's lock (package lock) for one
-	// write: the catch-up, a step (plan, promote, render, commit, push),
-	// a revert. It returns the lock's release. The rollout never holds it
-	// while it waits or soaks, so that other patches move meanwhile.
+	// Lock, when set, takes the repository's lock for one write (the
+	// catch-up, a step, a revert) and returns its release: never held
+	// while the rollout waits or soaks.
 	Lock func(context.Context) (release func(), err error)
-	// Hold, when set, takes the lock of one patch's rollout (patch is
-	// <type>/<component>/<patch>) for RunAll's run of it.
+	// Hold, when set, takes the lock of one patch's rollout
+	// (<type>/<component>/<patch>) for RunAll's run of it.
 	Hold func(ctx context.Context, patch string) (release func(), err error)
 	// HoldEvery is how often a held rollout reads the freezes and the
 	// stopWhen conditions again (default DefaultHoldEvery).
 	HoldEvery time.Duration
-	// BatchFor is how long RunAll's writer goes on making the steps ready
-	// in one hold of the repository lock before it pushes them (default
-	// DefaultBatchFor).
+	// BatchFor is how long a hold of RunAll's writer makes the steps
+	// ready before it pushes them (default DefaultBatchFor).
 	BatchFor time.Duration
 }
 
-// shared is what RunAll's rollouts share: one cache of the Argo CDs' live
-// state, one writer, and the slots that bound how many of them load the
-// fleet at once (slot). A rollout of its own has a cache and a writer of
-// its own, and no slots.
+// shared is what RunAll's rollouts share: the cache of live state, the
+// writer, and the slots that bound the fleet loads at once (slot); a
+// rollout of its own has its own cache and writer, and no slots.
 type shared struct {
 	cache  *livecache.Cache
 	writer *writer.Writer
 	loads  chan struct{}
 }
 
-// newShared is a cache and a writer for the rollouts of env: RunAll's
-// (all), shared, or a rollout's own.
 func newShared(ctx context.Context, env Env, all bool) *shared {
 	cache := livecache.New(ctx, env.Connect, env.Live)
 	w := writer.New(ctx, writer.Options{Dir: env.Dir, Clock: env.Clock, Lock: env.Lock, BatchFor: env.BatchFor,
@@ -129,14 +120,13 @@ type Result struct {
 	// values.yaml), "until" (--until reached), "gate" (a manual gate).
 	Stopped string `json:"stopped"`
 	// Gates and Command, when stopped at a gate: the gates and the command
-	// that continues.
-	Gates   []string `json:"gates,omitempty"`
-	Command string   `json:"command,omitempty"`
-	// Next is Command as data when the rollout made it (no Options.Args:
-	// a run of RunAll), for the caller to add what it ran with (--root).
-	Next hint.Command `json:"-"`
+	// that continues; Next is Command as data when the rollout made it
+	// (no Options.Args), for the caller to add --root.
+	Gates   []string     `json:"gates,omitempty"`
+	Command string       `json:"command,omitempty"`
+	Next    hint.Command `json:"-"`
 	// Step and Waiting, when a --once run stopped in progress: the node
-	// of the step it waits for, and what for.
+	// it waits for, and what for.
 	Step    string `json:"step,omitempty"`
 	Waiting string `json:"waiting,omitempty"`
 }
@@ -146,8 +136,7 @@ const (
 	StoppedDone  = "done"
 	StoppedUntil = "until"
 	StoppedGate  = "gate"
-	// StoppedPending: a --once run stopped at a wait that is not over
-	// (the step's Applications, its soak, a freeze or stopWhen).
+	// StoppedPending: a --once run stopped at a wait that is not over.
 	StoppedPending = "in-progress"
 )
 
@@ -160,55 +149,44 @@ type runner struct {
 	repo  *writer.Repo
 	watch *livecache.View
 	fsys  fs.FS
-	// hide are the other patches' first copies the steps leave out
-	// (checkClean; firstcopies.go).
-	hide []string
-	// ownFirst are the patch's own first copies, uncommitted (checkClean),
-	// and renderedDirty says rendered/ had uncommitted changes then.
+	// hide are the other patches' first copies the steps leave out;
+	// ownFirst the patch's own, uncommitted, and renderedDirty says
+	// rendered/ had uncommitted changes (checkClean).
+	hide          []string
 	ownFirst      []string
 	renderedDirty bool
-	// startedUnrendered says the run committed the render of the patch's
-	// first copy, committed without it (settle).
+	// startedUnrendered: the run rendered a first copy committed without
+	// its render (settle).
 	startedUnrendered bool
 	ops               promote.DirOps
 	res               *Result
-	// reverting is set while the rollout waits for a revert.
-	reverting bool
+	reverting         bool // waiting for a revert
 	// budget is the failure budget of the step being verified (nil for
-	// none); unhealthy the Strata-Unhealthy trailers of the clusters the
-	// last step left unhealthy within it, for the next step's commit.
+	// none); unhealthy the Strata-Unhealthy trailers for the next commit.
 	budget    *budget
 	unhealthy []string
-	// reached is set once reach has read every Argo CD.
-	reached bool
-	// emitMu serializes events: the watcher reports a lost Argo CD from
-	// its own goroutine.
+	reached   bool // reach has read every Argo CD
+	// emitMu serializes events (a lost Argo CD is told from the watch's
+	// goroutine).
 	emitMu sync.Mutex
-	// alarm fails the wait or soak it interrupts: a stopWhen condition
-	// held (see guard); nil when no guard runs.
+	// alarm carries a stopWhen failure to the wait or soak (guard).
 	alarm chan error
-	// writer makes and pushes the steps: RunAll's, shared, or one of the
-	// rollout's own; making is the step it makes (Make, step.go);
+	// writer makes and pushes the steps, making is the step it makes,
 	// loads are RunAll's load slots (nil: none).
 	writer *writer.Writer
 	making *step
 	loads  chan struct{}
-	// config is config.yaml as outputRoot last parsed it.
-	config atomic.Pointer[fleet.Config]
-	// verified are the patch's files (record.FilesOf) where this run last
-	// saw it pass, settled or stepped ("" before): a step is taken only
-	// from there (ready, errMoved).
+	config atomic.Pointer[fleet.Config] // as configNow last parsed it
+	// verified are the patch's files where this run last saw it pass: a
+	// step is taken only from there (ready, errMoved).
 	verified string
 }
 
-// errMoved is a step not taken: the patch is no longer where this run saw
-// it pass (another run, CI's --once beside a --watch, took a step of it
-// meanwhile, or a person changed it). The run settles where it stands
-// now (its Applications, soak and checks) before it steps on.
+// errMoved is a step not taken: another run or a person moved the patch
+// since this run saw it pass; the run settles where it stands now.
 var errMoved = errors.New("the patch moved since this run saw it pass")
 
-// configNow returns config.yaml as it is now, parsing it again only when
-// it changed since the last call.
+// configNow returns config.yaml, parsed again only when it changed.
 func (r *runner) configNow() (*fleet.Config, error) {
 	cfg, err := fleet.ReadConfig(r.fsys, r.config.Load())
 	if err != nil {
@@ -218,8 +196,7 @@ func (r *runner) configNow() (*fleet.Config, error) {
 	return cfg, nil
 }
 
-// OutputRoot returns the directory of the fleet's rendered tree, where
-// config.yaml's layout puts it (fleet.Config.OutputRoot).
+// OutputRoot returns the directory of the fleet's rendered tree.
 func (r *runner) OutputRoot() (string, error) {
 	cfg, err := r.configNow()
 	if err != nil {
@@ -251,27 +228,15 @@ func (r *runner) emit(e Event) {
 
 func (r *runner) log(format string, args ...any) { r.env.Log.Warn(fmt.Sprintf(format, args...)) }
 
-// load loads what the rollout works on: the component of the cluster type
-// (the whole fleet when either does not exist, so that the error can list
-// the valid choices).
+// load loads the component of the cluster type (action.LoadComponent),
+// within one of RunAll's load slots: a hundred loads at once held
+// hundreds of MB together (BENCHMARKS.md, delivery).
 func (r *runner) load() (*fleet.Fleet, error) {
-	defer r.slot()()
-	return action.LoadComponent(r.fsys, r.opts.ClusterType, r.opts.Component)
-}
-
-// slot waits for one of RunAll's load slots (shared.loads) and returns its
-// release. Every rollout of RunAll loads the fleet when it starts (load,
-// reach); a hundred loads of a fleet of 1,000 clusters at once held
-// hundreds of MB of parsed files together, more than the rest of the run
-// (BENCHMARKS.md, delivery), where on a few cores they take no longer one
-// after another.
-func (r *runner) slot() func() {
-	l := r.loads
-	if l == nil {
-		return func() {}
+	if r.loads != nil {
+		r.loads <- struct{}{}
+		defer func() { <-r.loads }()
 	}
-	l <- struct{}{}
-	return func() { <-l }
+	return action.LoadComponent(r.fsys, r.opts.ClusterType, r.opts.Component)
 }
 
 // locations are the nodes where the patch is in f, in rollout order.
@@ -284,8 +249,7 @@ func (r *runner) ID() string {
 	return r.opts.ClusterType + "/" + r.opts.Component + "/" + r.opts.Patch
 }
 
-// done ends the rollout for reason with an event saying so: is, or would
-// in a dry run (prefixed "dry run: ").
+// done ends the rollout for reason, saying is (would in a dry run).
 func (r *runner) done(reason, step, is, would string) {
 	msg := is
 	if r.opts.DryRun {
@@ -295,8 +259,7 @@ func (r *runner) done(reason, step, is, would string) {
 	r.emit(Event{Kind: KindDone, Step: step, Message: msg})
 }
 
-// locked runs write under the repository's lock (Env.Lock), released as
-// soon as it returns.
+// locked runs write under the repository's lock (Env.Lock).
 func (r *runner) locked(ctx context.Context, write func() error) error {
 	if r.env.Lock == nil {
 		return write()
@@ -309,11 +272,9 @@ func (r *runner) locked(ctx context.Context, write func() error) error {
 	return write()
 }
 
-// reading runs read, which reads the work tree and writes nothing: under
-// RunAll's shared writer it shares the work tree with the writer's
-// rollouts (writer.Beside) rather than taking the repository lock, and takes
-// the lock only when that read fails (another process writing meanwhile);
-// a rollout of its own reads under the lock.
+// reading runs read, which writes nothing: beside RunAll's shared writer
+// (under the lock only when that fails: another process writing), or
+// under the lock for a rollout of its own.
 func (r *runner) reading(ctx context.Context, read func() error) error {
 	if r.writer.Shared() && r.writer.Beside(read) == nil {
 		return nil
@@ -321,20 +282,14 @@ func (r *runner) reading(ctx context.Context, read func() error) error {
 	return r.locked(ctx, read)
 }
 
-// passedAt notes that the patch passed as commit has it (verified); ""
-// where its files cannot be read, which takes no step's guard away but
-// this one.
+// passedAt notes that the patch passed as commit has it (verified; ""
+// where its files cannot be read).
 func (r *runner) passedAt(ctx context.Context, commit string) {
-	files, err := record.FilesOf(ctx, r.env.Git, commit, r.ID())
-	if err != nil {
-		files = ""
-	}
-	r.verified = files
+	r.verified, _ = record.FilesOf(ctx, r.env.Git, commit, r.ID())
 }
 
-// enterWave records the nodes of plan's wave, when it has more than one,
-// so that the events of its step name them all (withWave), not only the
-// first, which the step is named by.
+// enterWave records the nodes of plan's wave of more than one, so that
+// its step's events name them all (withWave).
 func (r *runner) enterWave(plan *promote.Plan) {
 	if plan.Wave == nil || len(plan.Wave.Nodes) < 2 {
 		return
@@ -347,8 +302,7 @@ func (r *runner) enterWave(plan *promote.Plan) {
 	r.waves[plan.Target] = plan.Wave.Nodes
 }
 
-// withWave gives e the nodes of its step's wave (see enterWave); emit
-// calls it under emitMu.
+// withWave gives e the nodes of its step's wave; emit holds emitMu.
 func (r *runner) withWave(e *Event) {
 	if nodes, ok := r.waves[e.Step]; ok && e.Nodes == nil {
 		e.Nodes = nodes
@@ -357,40 +311,34 @@ func (r *runner) withWave(e *Event) {
 
 // step is one step of the rollout: a commit whose targets it waits for.
 type step struct {
-	// node is where the patch moved (or, for the wait on where it already
-	// is, its latest location).
+	// node is where the patch moved (for a settle, its latest location).
 	node   string
 	commit string
 	// targets are those whose rendered output the step changed (for a
 	// settle, those under the patch's locations).
 	targets []*target
-	// pick selects the objects to wait for (see waitSet).
-	pick   func(live.AppState) bool
-	settle bool
-	policy fleet.RolloutPolicy
-	// soak is how long to soak (less than the policy's when resuming).
-	soak time.Duration
-	// revert is the commit --on-failure revert reverts ("" for none).
-	revert string
-	// ws, when set, is the step's wait set, read when it was pushed
-	// (the writer reads one for all the steps of a push).
+	pick    func(live.AppState) bool // the objects to wait for
+	settle  bool
+	policy  fleet.RolloutPolicy
+	soak    time.Duration // less than the policy's when resuming
+	revert  string        // what --on-failure revert reverts ("" none)
+	// ws is the wait set read when the step was pushed (nil: read it).
 	ws *waitSet
-	// plan, c and made, for a step the rollout makes: its plan (nil for
-	// the first copy's), how it is committed (for a replay) and what the
-	// writer knows of it.
+	// plan (nil for the first copy), c and made: how a step the rollout
+	// makes is planned, committed (for a replay) and known to the writer.
 	plan *promote.Plan
 	c    action.Commit
 	made *writer.Step
-	// tree is the rendered output of targets at commit, by content
-	// (record.TreeOf); checks the checks run for it (the record's).
+	// tree is the targets' rendered output at commit (record.TreeOf);
+	// checks the checks run for it.
 	tree   string
 	checks []record.Check
-	// own, for a settle, is the patch's own last commit, which its
-	// failure names (commit is the last over its targets' output).
+	// own, for a settle, is the patch's own last commit (commit is the
+	// last over its targets' output).
 	own string
 }
 
-// action is the promotion step of the work tree (package action).
+// action is the promotion step of the work tree.
 func (r *runner) action() *action.Step {
 	return &action.Step{Dir: r.env.Dir, FS: r.fsys, Ops: r.ops, Retry: "run the rollout again"}
 }
@@ -401,16 +349,12 @@ func (r *runner) policyAt(f *fleet.Fleet, node string) fleet.RolloutPolicy {
 	if node != "" {
 		n = f.Config.Find(strings.Split(node, "/"))
 	}
-	// The run's --soak and --timeout, and a runner's own stopWhen
-	// conditions and checks (--rollout-config).
 	return r.opts.Runner.Add(inflight.Override(f.Config.RolloutAt(n), r.opts.Soak, r.opts.Timeout))
 }
 
-// foldPolicy is the policy of a fold, which changes the targets ids
-// (<cluster type>/<node>) under nodes that may have policies of their
-// own: the strictest of theirs (fleet.Strictest), the run's overrides
-// applied. The fold's own run and the runs that settle it after (gone)
-// read the same ids from its commit, so they judge it alike.
+// foldPolicy is the policy of a fold of the targets ids: the strictest of
+// their nodes' (fleet.Strictest), the run's overrides applied; the runs
+// that settle it (gone) read the same ids from its commit.
 func (r *runner) foldPolicy(f *fleet.Fleet, ids []string) fleet.RolloutPolicy {
 	if len(ids) == 0 {
 		return r.policyAt(f, "")

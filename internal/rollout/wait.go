@@ -16,17 +16,15 @@ import (
 const DefaultRefreshEvery = 20 * time.Second
 
 // StepError is a step that failed: its Applications did not sync, became
-// unhealthy, or a check failed.
+// unhealthy, or a check failed. Reverted is the revert's commit (Healthy:
+// its targets were healthy after it); Recorded, the failure of an earlier
+// run, by strata's record.
 type StepError struct {
 	Step     string
 	Commit   string
 	Failures []Failure
-	// Reverted is the commit that reverted the step, with OnFailure
-	// revert; Healthy says its targets were read healthy after it.
 	Reverted string
 	Healthy  bool
-	// Recorded: the failure is strata's record of an earlier run (the
-	// patch's files have not changed since); nothing was run again.
 	Recorded bool
 }
 
@@ -61,17 +59,14 @@ func (e *StepError) Error() string {
 }
 
 // waitHealthy waits until every object of ws is synced at its commit and
-// healthy, watching their changes; it fails on a failed sync, an object
-// degraded at its commit, or timeout after since. A --once run evaluates
-// them once: what is not over yet ends it (pendingError).
+// healthy; it fails on a failed sync, an object degraded at its commit, or
+// timeout after since. A --once run looks once (pendingError).
 func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, since time.Time, timeout time.Duration) error {
 	deadline := r.env.Clock.NewTimer(max(0, timeout-r.env.Clock.Since(since)))
 	defer deadline.Stop()
-	refresh := r.env.Clock.NewTicker(r.refreshEvery())
+	refresh := r.env.Clock.NewTicker(r.env.RefreshEvery)
 	defer refresh.Stop()
-	// The calls to the API servers of the wait end by its deadline, so
-	// that one that hangs or trickles does not hold the step past it.
-	calls, cancel := context.WithTimeout(ctx, timeout)
+	calls, cancel := context.WithTimeout(ctx, timeout) // no API call outlives it
 	defer cancel()
 	r.watch.Start(calls, ws.f)
 	o := r.observe(ws)
@@ -84,15 +79,12 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, sinc
 	r.refresh(calls, step, o, ws)
 	var last []AppState
 	for {
-		if f := o.failures(); len(f) > 0 && !r.reverting {
+		if f := o.failed; len(f) > 0 && !r.reverting {
 			if f = r.budget.excuse(o, f); len(f) > 0 {
 				return &StepError{Step: step, Commit: ws.commit, Failures: f}
 			}
 		} else if len(f) > 0 {
-			// After a revert, a failure is Argo CD still syncing the
-			// failed spec (a retried operation keeps it): end it, and
-			// wait for the sync of the reverted one.
-			r.terminate(ctx, f)
+			r.terminate(ctx, f) // after a revert: a retry of the failed spec
 		}
 		if last == nil || !reflect.DeepEqual(last, o.apps) {
 			last = append([]AppState{}, o.apps...)
@@ -130,8 +122,8 @@ func (r *runner) waitHealthy(ctx context.Context, step string, ws *waitSet, sinc
 	}
 }
 
-// timedOut ends a wait past its timeout: a StepError naming what is not
-// healthy, or nil when the budget (maxUnhealthy) excuses all of it.
+// timedOut ends a wait past its timeout: a StepError, or nil when the
+// budget excuses all that is not healthy.
 func (r *runner) timedOut(step, commit string, o *observation, since time.Time, timeout time.Duration) error {
 	f := r.budget.excuse(o, o.timeoutFailures())
 	if len(f) == 0 {
@@ -179,11 +171,10 @@ func (r *runner) soak(ctx context.Context, step string, ws *waitSet, d time.Dura
 	}
 }
 
-// refresh asks a refresh of the roots that have not deployed an object
-// of ws not synced yet (livecache/refresh.go), and reports each ask Argo CD has not
-// taken for a while, once.
+// refresh asks a refresh of the roots behind (livecache/refresh.go), and
+// reports each ask not taken for a while, once.
 func (r *runner) refresh(ctx context.Context, step string, o *observation, ws *waitSet) {
-	stalled := r.watch.AskRefresh(ctx, o.behind, ws.mark, r.env.Clock.Now(), r.refreshEvery(), r.opts.Once, r.log)
+	stalled := r.watch.AskRefresh(ctx, o.behind, ws.mark, r.env.Clock.Now(), r.env.RefreshEvery, r.opts.Once, r.log)
 	for _, s := range stalled {
 		if ws.stalled[s.Key] == s.Seq {
 			continue
@@ -196,24 +187,6 @@ func (r *runner) refresh(ctx context.Context, step string, o *observation, ws *w
 			"Argo CD has not taken the refresh of Application %s on %s asked %s ago (its %s annotation is still there): is its application controller running?",
 			s.Key.Name, s.Key.ArgoCD, s.Age.Round(time.Second), livecache.RefreshAnnotation)})
 	}
-}
-
-func (r *runner) refreshEvery() time.Duration {
-	if r.env.RefreshEvery > 0 {
-		return r.env.RefreshEvery
-	}
-	return DefaultRefreshEvery
-}
-
-// newWaitSet reads what the rendered output expects and the history of
-// rendered/ now (after the step's commit): the expectation the writer
-// keeps for HEAD, shared by every rollout of a RunAll.
-func (r *runner) newWaitSet(ctx context.Context, commit string, pick func(live.AppState) bool) (*waitSet, error) {
-	e, err := r.writer.ExpectAt(ctx, r)
-	if err != nil {
-		return nil, err
-	}
-	return &waitSet{commit: commit, f: e.Fleet, expected: e.Expected, history: e.History, pick: pick, mark: r.watch.Mark()}, nil
 }
 
 // observe reads the state of ws's objects.
@@ -252,24 +225,22 @@ func (r *runner) observe(ws *waitSet) *observation {
 	return o
 }
 
-// waitSet is newWaitSet read under the repository lock, or under RunAll
-// beside its writer (reading: another rollout of this process or
-// checkout may be writing config/ and rendered/), its history fetching
-// the revisions it lacks (fetch).
+// waitSet is the wait set of commit at HEAD (writer.ExpectAt), reading.
 func (r *runner) waitSet(ctx context.Context, commit string, pick func(live.AppState) bool) (*waitSet, error) {
 	var ws *waitSet
 	err := r.reading(ctx, func() error {
-		var err error
-		ws, err = r.newWaitSet(ctx, commit, pick)
+		e, err := r.writer.ExpectAt(ctx, r)
+		if err == nil {
+			ws = &waitSet{commit: commit, f: e.Fleet, expected: e.Expected, history: e.History, pick: pick, mark: r.watch.Mark()}
+		}
 		return err
 	})
 	return ws, err
 }
 
-// terminate ends the operations of the failed Applications that Argo CD
-// still runs (retrying the failed spec), and waits until they have ended,
-// asking again when the application controller wrote its retry over the
-// request; it returns the Applications whose operation it terminated.
+// terminate ends the operations Argo CD still runs of the failed
+// Applications (asking again when a retry overwrote the request) and
+// returns those it terminated.
 func (r *runner) terminate(ctx context.Context, failures []Failure) []string {
 	var out []string
 	for _, f := range failures {
@@ -295,8 +266,7 @@ func (r *runner) terminate(ctx context.Context, failures []Failure) []string {
 	return out
 }
 
-// emitWithinBudget reports a wait that ended at its timeout with every
-// cluster not healthy excused by the budget.
+// emitWithinBudget reports a wait that timed out within the budget.
 func (r *runner) emitWithinBudget(step, commit string, o *observation, since time.Time, timeout time.Duration) {
 	synced, healthy := o.counts()
 	r.emit(Event{Kind: KindHealthy, Step: step, Commit: commit, Apps: o.apps, Synced: synced, Healthy: healthy,
