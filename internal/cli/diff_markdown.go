@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/diff"
+	"github.com/strata-fleet/strata/internal/git"
 )
 
 // Limits of the Markdown diff, a pull request comment: hosts refuse a
@@ -26,7 +27,7 @@ func printDiffMarkdown(w io.Writer, res *diff.Result, strata func(args ...string
 	fmt.Fprintf(&b, "### strata diff: %s\n\n", res.Summary())
 	base := res.Base
 	if res.BaseCommit != "" {
-		base = fmt.Sprintf("%s (%s)", res.Base, short(res.BaseCommit))
+		base = fmt.Sprintf("%s (%s)", res.Base, git.Short(res.BaseCommit))
 	}
 	fmt.Fprintf(&b, "Rendered output compared with `%s`.\n", base)
 	if dels := res.Deletions(); len(dels) > 0 {

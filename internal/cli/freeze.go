@@ -9,6 +9,7 @@ import (
 
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/freeze"
+	"github.com/strata-fleet/strata/internal/git"
 )
 
 type freezeOptions struct {
@@ -41,12 +42,7 @@ docs/commands.md#strata-freeze says it in full.`,
   # What is frozen
   strata freeze --list`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				o.node = strings.Trim(args[0], "/")
-			}
-			return o.validateAndRun()
-		},
+		RunE: o.validateAndRun,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.reason, "reason", "", "why the node is frozen (recorded, and printed to whoever is held)")
@@ -66,12 +62,7 @@ it, why (--reason, optional) and the freeze lifted. Rollouts held by it go on.`,
 		Example: `  strata unfreeze --push
   strata unfreeze production --reason "INC-4711 resolved: failover complete"`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				o.node = strings.Trim(args[0], "/")
-			}
-			return o.validateAndRun()
-		},
+		RunE: o.validateAndRun,
 	}
 	cmd.Flags().StringVar(&o.reason, "reason", "", "why the freeze is lifted (recorded in the commit)")
 	o.flags(cmd)
@@ -86,7 +77,10 @@ func (o *freezeOptions) flags(cmd *cobra.Command) {
 	addOutputFlag(f, &o.output, "")
 }
 
-func (o *freezeOptions) validateAndRun() error {
+func (o *freezeOptions) validateAndRun(_ *cobra.Command, args []string) error {
+	if len(args) == 1 {
+		o.node = strings.Trim(args[0], "/")
+	}
 	switch {
 	case o.list && (o.node != "" || o.reason != "" || o.push || o.noCommit):
 		return usageErrorf("--list changes nothing: give no NODE, --reason, --push or --no-commit with it")
@@ -145,9 +139,9 @@ func (o *freezeOptions) print(rep freezeReport, subject string) error {
 	}
 	switch {
 	case rep.Pushed:
-		fmt.Fprintf(w, "committed and pushed %s: %s\n", short(rep.Commit), subject)
+		fmt.Fprintf(w, "committed and pushed %s: %s\n", git.Short(rep.Commit), subject)
 	case rep.Commit != "":
-		fmt.Fprintf(w, "committed %s: %s\nnext: push it (%s push) so that rollouts running from other clones see it\n", short(rep.Commit), subject, o.gitCommand())
+		fmt.Fprintf(w, "committed %s: %s\nnext: push it (%s push) so that rollouts running from other clones see it\n", git.Short(rep.Commit), subject, o.gitCommand())
 	default:
 		fmt.Fprintf(w, "%s is written, not committed\n", freeze.File)
 	}

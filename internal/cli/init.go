@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/action"
+	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/scaffold"
 )
 
@@ -62,7 +63,7 @@ func (o *initOptions) run(dir string) error {
 	fmt.Fprintf(w, "wrote %d files and rendered %d targets into %s\n", len(rep.Written), rep.Targets, dir)
 	switch {
 	case rep.Git.Commit != "":
-		fmt.Fprintf(w, "made %s a Git repository (branch main), first commit %s\n", dir, short(rep.Git.Commit))
+		fmt.Fprintf(w, "made %s a Git repository (branch main), first commit %s\n", dir, git.Short(rep.Git.Commit))
 	case rep.Git.Initialized:
 		fmt.Fprintf(w, "made %s a Git repository (branch main), files staged, not committed: %s\n", dir, rep.Git.Reason)
 	case rep.Git.Reason != "":

@@ -118,9 +118,6 @@ func (o *pinOptions) run(ctx context.Context) error {
 	return nil
 }
 
-// short abbreviates a full commit hash as git does (git.Short).
-func short(rev string) string { return git.Short(rev) }
-
 // completeNodes offers the nodes of the sequence.
 func completeNodes(f *fleet.Fleet, _ []string) []string {
 	var out []string
@@ -145,7 +142,7 @@ func (o *pinOptions) print(rep pinReport, outRoot string) {
 	}
 	fmt.Fprintf(w, "%s %s to %s (%s) in %s\n", verb, pin.What(p), p.Revision, what, p.File)
 	if res := rep.Resolution; res != nil && res.Commit != "" && res.Commit != p.Revision {
-		fmt.Fprintf(w, "%s: %s, commit %s in this clone\n", p.Revision, res.Kind, short(res.Commit))
+		fmt.Fprintf(w, "%s: %s, commit %s in this clone\n", p.Revision, res.Kind, git.Short(res.Commit))
 	}
 	approvedBy := ""
 	if o.approver != "" {
@@ -165,7 +162,7 @@ func (o *pinOptions) print(rep pinReport, outRoot string) {
 	}
 	if o.verbose {
 		for _, c := range p.Changes {
-			fmt.Fprintf(w, "  %s %s: %s -> %s\n", c.ClusterType, c.Target, short(c.From), short(c.To))
+			fmt.Fprintf(w, "  %s %s: %s -> %s\n", c.ClusterType, c.Target, git.Short(c.From), git.Short(c.To))
 		}
 	} else {
 		for _, g := range pin.Groups(p.Changes) {
@@ -179,7 +176,8 @@ func (o *pinOptions) print(rep pinReport, outRoot string) {
 		return
 	}
 	if c := rep.Commit; c != nil {
-		o.printCommit(c, rep.Branch, p)
+		o.printCommitted(c, pin.Subject(p), o.branch != "", false)
+		o.printFollow(rep.Branch, p)
 		return
 	}
 	fmt.Fprintf(w, "next steps:\n  %[1]s add %[2]s %[4]s/\n  %[1]s commit -m %[3]q", o.gitCommand(), p.File, pin.Subject(p), outRoot)
@@ -192,19 +190,6 @@ func (o *pinOptions) print(rep pinReport, outRoot string) {
 	}
 	fmt.Fprintln(w)
 	o.printFollow(rep.Branch, p)
-}
-
-// printCommit says what --commit did and what comes next.
-func (o *pinOptions) printCommit(c *promoteCommit, branch string, p *pin.Plan) {
-	on := "on " + c.Branch
-	if c.Branch == "" {
-		on = "at a detached HEAD"
-	}
-	fmt.Fprintf(o.stdout, "committed %s %s: %s\n", short(c.Commit), on, pin.Subject(p))
-	if o.branch != "" {
-		fmt.Fprintf(o.stdout, "next: push it and open a pull request (%s push -u origin %s)\n", o.gitCommand(), c.Branch)
-	}
-	o.printFollow(branch, p)
 }
 
 // printFollow says which clusters follow the pin once it is on the branch.

@@ -154,8 +154,9 @@ func (o *promoteOptions) run() error {
 		o.print(rep.Plan)
 	}
 	printRerendered(o.stdout, rep.Rendered, o.verbose)
-	if rep.Commit != nil {
-		o.printCommit(rep.Commit)
+	if c := rep.Commit; c != nil {
+		subject, _, _ := strings.Cut(c.Message, "\n")
+		o.printCommitted(c, subject, o.branch != "", true)
 	} else if rep.Plan != nil && !o.dryRun {
 		cfg, err := fleet.ReadConfig(r.fsys, nil)
 		if err != nil {

@@ -2,10 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"strings"
+
+	"github.com/strata-fleet/strata/internal/git"
 )
 
-// promoteCommit is what promote --commit did.
+// promoteCommit is what promote --commit (or pin --commit) did.
 type promoteCommit struct {
 	Commit string `json:"commit"`
 	Branch string `json:"branch"`
@@ -14,18 +15,18 @@ type promoteCommit struct {
 	Message   string `json:"message"`
 }
 
-// printCommit says what --commit did and what comes next.
-func (o *promoteOptions) printCommit(c *promoteCommit) {
-	subject, _, _ := strings.Cut(c.Message, "\n")
+// printCommitted says what --commit did (the new branch named as such when
+// sayNew) and, after --branch, what comes next.
+func (g *globals) printCommitted(c *promoteCommit, subject string, branched, sayNew bool) {
 	on := "on " + c.Branch
 	switch {
 	case c.Branch == "":
 		on = "at a detached HEAD"
-	case c.NewBranch:
+	case c.NewBranch && sayNew:
 		on = "on the new branch " + c.Branch
 	}
-	fmt.Fprintf(o.stdout, "committed %s %s: %s\n", short(c.Commit), on, subject)
-	if o.branch != "" {
-		fmt.Fprintf(o.stdout, "next: push it and open a pull request (%s push -u origin %s)\n", o.gitCommand(), c.Branch)
+	fmt.Fprintf(g.stdout, "committed %s %s: %s\n", git.Short(c.Commit), on, subject)
+	if branched {
+		fmt.Fprintf(g.stdout, "next: push it and open a pull request (%s push -u origin %s)\n", g.gitCommand(), c.Branch)
 	}
 }
