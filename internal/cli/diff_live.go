@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/strata-fleet/strata/internal/action"
@@ -35,7 +37,7 @@ func (o *diffOptions) runLive(ctx context.Context) error {
 		match = func(c live.Cell) bool {
 			return fleet.TargetPattern(o.target).Matches(c.ClusterType, strings.TrimPrefix(c.Target, c.ClusterType+"/"))
 		}
-		if !anyCell(rep.Cells, match) {
+		if !slices.ContainsFunc(rep.Cells, match) {
 			return diff.NoMatch(o.target, cellTargets(rep.Cells), " that a cluster of the inventory runs")
 		}
 	}
@@ -70,22 +72,12 @@ func cellTargets(cells []live.Cell) []string {
 	return names
 }
 
-func anyCell(cells []live.Cell, match func(live.Cell) bool) bool {
-	for _, c := range cells {
-		if match(c) {
-			return true
-		}
-	}
-	return false
-}
-
-// printDrift writes d as diff does: per cell a header, per object what
-// Argo CD says, the diff from rendered to live, the resources out of sync
-// or unhealthy; then what could not be compared and the summary. What
-// comes from the clusters is printed escaped (values.Printable).
+// printDrift writes d as diff does, per cell and object what Argo CD says,
+// the diff and the resources out of sync or unhealthy, then the trailer
+// and the summary; what comes from the clusters escaped.
 func printDrift(w io.Writer, d *live.Drift, color bool) {
 	for _, c := range d.Cells {
-		fmt.Fprintln(w, paint(fmt.Sprintf("=== %s %s (%s)", c.Target, orDash(c.Component), c.State), "\x1b[1;33m", color))
+		fmt.Fprintln(w, paint(fmt.Sprintf("=== %s %s (%s)", c.Target, cmp.Or(c.Component, "-"), c.State), "\x1b[1;33m", color))
 		for _, o := range c.Objects {
 			fmt.Fprintln(w, values.Printable(objectLine(o)))
 			for _, line := range strings.SplitAfter(o.Diff, "\n") {
@@ -112,13 +104,7 @@ func objectLine(o live.ObjectDrift) string {
 	if o.Missing {
 		return s + "missing (" + o.Reason + ")"
 	}
-	var says []string
-	for _, x := range []string{o.Sync, o.Health, o.HealthMessage} {
-		if x != "" {
-			says = append(says, x)
-		}
-	}
-	s += strings.Join(says, ", ")
+	s += strings.Join(nonEmpty(o.Sync, o.Health, o.HealthMessage), ", ")
 	if o.Error != "" {
 		s += "; not compared: " + o.Error
 	}
@@ -189,17 +175,8 @@ func driftTrailer(d *live.Drift) []string {
 	return out
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// printDriftMarkdown writes d as a comment for a pull request or a chat:
-// the summary, a table of the objects that differ, then each one's diff
-// (collapsed where long) within the budget of a comment; strata names the
-// command that shows the rest (globals.strata).
+// printDriftMarkdown writes d as a pull request comment: the summary, a
+// table of the objects that differ, each one's diff within the budget.
 func printDriftMarkdown(w io.Writer, d *live.Drift, strata func(args ...string) string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### strata diff --live: %s\n\n", d.Summary())
@@ -213,7 +190,7 @@ func printDriftMarkdown(w io.Writer, d *live.Drift, strata func(args ...string) 
 		b.WriteString("| target | component | object | Argo CD says |\n|---|---|---|---|\n")
 		for _, c := range d.Cells {
 			for _, o := range c.Objects {
-				fmt.Fprintf(&b, "| `%s` | %s | %s `%s` on %s | %s |\n", c.Target, orDash(c.Component), o.Kind, o.Name, o.ArgoCD,
+				fmt.Fprintf(&b, "| `%s` | %s | %s `%s` on %s | %s |\n", c.Target, cmp.Or(c.Component, "-"), o.Kind, o.Name, o.ArgoCD,
 					markdownText(strings.TrimPrefix(objectLine(o), fmt.Sprintf("%s %s on %s: ", o.Kind, o.Name, o.ArgoCD))))
 			}
 		}

@@ -130,7 +130,10 @@ func rolloutLine(e rollout.Event, now time.Time) string {
 		if len(e.Gates) > 0 {
 			fmt.Fprintf(&b, ", approved gate %s", strings.Join(e.Gates, ", "))
 		}
-		b.WriteString(plannedWave(e) + ")")
+		if e.MaxUnhealthy != "" {
+			b.WriteString(", maxUnhealthy " + e.MaxUnhealthy)
+		}
+		b.WriteString(")")
 		for _, n := range e.Nodes {
 			if len(e.Nodes) > 1 {
 				fmt.Fprintf(&b, "\n  enters %s", n)
@@ -212,15 +215,6 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return strings.ToLower(s[:1]) + s[1:]
-}
-
-// plannedWave is what a planned step's line says of its budget (its
-// subject names its wave).
-func plannedWave(e rollout.Event) string {
-	if e.MaxUnhealthy == "" {
-		return ""
-	}
-	return ", maxUnhealthy " + e.MaxUnhealthy
 }
 
 // withinBudget names the clusters a step lets fail within its budget.
