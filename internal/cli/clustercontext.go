@@ -8,11 +8,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// clusterContexts is the value of --cluster-context, in every command that
-// reaches the Argo CDs of the inventory (status, diff and serve with
-// --live, rollout): the kubeconfig context of a cluster, CLUSTER=CONTEXT,
-// repeatable or comma-separated. Whether the cluster and the context exist
-// is checked against the fleet and the kubeconfig (live.Kubeconfig.Check).
+// clusterContexts is --cluster-context CLUSTER=CONTEXT, repeatable, in
+// every command that reaches the Argo CDs (checked by live.Kubeconfig.Check).
 type clusterContexts map[string]string
 
 // addClusterContextFlag registers --cluster-context on flags, with the one

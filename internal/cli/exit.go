@@ -16,41 +16,15 @@ import (
 	"github.com/strata-fleet/strata/internal/values"
 )
 
-// strata's exit codes, documented in docs/exit-codes.md and README: a
-// script tells a check that found something from a command that could not
-// run.
+// strata's exit codes, each explained in docs/exit-codes.md.
 const (
-	// exitOK: the command did what it was asked; a check found nothing.
-	exitOK = 0
-	// exitFindings: a check ran and found something: rendered/ out of
-	// date (render --check), validation errors, a diff (diff
-	// --exit-code), a rule broken (verify), a rollout stopped by a failed
-	// step.
-	exitFindings = 1
-	// exitUsage: the command line is wrong: an unknown command or flag,
-	// a wrong number of arguments, a flag value or combination refused, a
-	// name the fleet does not have (a target, cluster type, component,
-	// node or cluster: suggest.UnknownError).
-	exitUsage = 2
-	// exitConfig: the fleet repository is wrong or missing: an error that
-	// names a file and line (malformed YAML, an unknown key or target, a
-	// template error), or no config/config.yaml.
-	exitConfig = 3
-	// exitGate: rollout, promote or pin stopped at a manual gate the run
-	// did not approve (promote.GateError, pin.GateError), or promote
-	// refused a step into a frozen node (freeze.FrozenError): nothing failed,
-	// but the change is not made; it waits for an approval (a CI job tells
-	// it from done, 0, and from a failure).
-	exitGate = 4
-	// exitFailure: anything else: Git, a cluster, the file system, the
-	// repository lock held by another command.
-	exitFailure = 5
-	// exitPending: rollout --once stopped at a wait that is not over (a
-	// step syncing or soaking, held by a freeze or stopWhen): nothing
-	// failed and nobody needs to act; the next run goes on. Apart from 4
-	// (a human must approve) and 0 (done), so that a scheduled job can
-	// tell the three apart.
-	exitPending = 6
+	exitOK       = 0 // done; a check found nothing
+	exitFindings = 1 // a check found something; a rollout step failed
+	exitUsage    = 2 // the command line is wrong
+	exitConfig   = 3 // the fleet repository is wrong or missing
+	exitGate     = 4 // stopped at a manual gate (or a freeze) not approved
+	exitFailure  = 5 // anything else
+	exitPending  = 6 // rollout --once stopped at a wait that is not over
 )
 
 // usageError is a command line strata refuses (exit 2).

@@ -8,23 +8,14 @@ import (
 	"sync"
 )
 
-// memoryLimit is the heap size up to which a run lets garbage pile up:
-// well under SPEC §9's 400 MB budget at 1,000 targets. A run of 1,000
-// targets stays under it; at 10,000 targets the live heap is about 100 MB
-// and the peak is set by this limit (224 MiB: 306 MB peak RSS, against 330
-// MB with 256 MiB, for about 3% more wall time; docs/decisions.md, "The
-// collector is tuned").
+// memoryLimit is the heap size up to which a run lets garbage pile up,
+// well under SPEC §9's 400 MB budget (docs/decisions.md, "The collector
+// is tuned").
 const memoryLimit = 224 << 20
 
-// tuneGC trades a little memory for less garbage-collection work in a
-// short-lived process: collect less often (GOGC 400), but let the heap grow
-// past memoryLimit only as far as the run needs. GOGC and GOMEMLIMIT, when
-// set, win.
-//
-// A fixed limit turns into garbage-collection thrash once what a run holds
-// nears it (a collection after every few megabytes allocated), so after
-// each collection the limit is raised to twice the live heap when that is
-// more (raiseLimit): past memoryLimit, a run collects as with GOGC 100.
+// tuneGC collects less often (GOGC 400) up to memoryLimit, then raises the
+// limit to twice the live heap after each collection (raiseLimit), so that
+// a fixed limit never turns into thrash. GOGC and GOMEMLIMIT, when set, win.
 func tuneGC() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
@@ -58,8 +49,7 @@ func raiseLimit() {
 type gcTick struct{ _ [16]byte } // not a tiny allocation, which may never be freed alone
 
 // watchLiveHeap calls fn after every garbage collection, from the
-// finalizer goroutine. The next tick is made before fn runs, so that a
-// collection that follows fn's effects sees it.
+// finalizer goroutine (the next tick made first).
 func watchLiveHeap(fn func()) {
 	runtime.SetFinalizer(&gcTick{}, func(*gcTick) {
 		watchLiveHeap(fn)

@@ -91,13 +91,9 @@ func printError(w io.Writer, err error, all bool, clean func(error) string) {
 	}
 }
 
-// clean is err's message as strata prints it: without the credentials
-// errors from client-go and kubeconfigs may hold, and with the next
-// commands the libraries name as data (package hint: strata promote
-// --resume...) printed as the CLI prints its own (next: repeating --root),
-// so that they work when pasted where this run was started. A command
-// line a message only quotes (the holder of a lock) is no hint, left as
-// it is.
+// clean is err's message as strata prints it: credentials scrubbed, and
+// the next commands the libraries name as data (package hint) printed
+// with --root as the CLI prints its own.
 func (g *globals) clean(err error) string {
 	return printable.String(kube.Scrub(hint.Message(err, g.next)))
 }
@@ -110,10 +106,8 @@ func errorList(err error) []error {
 	return []error{err}
 }
 
-// escapeControls writes the characters of s that do not print (escape
-// sequences, carriage returns, bidirectional overrides) as Go escapes,
-// keeping the line breaks and tabs that lay a message out: an error may
-// quote text from the repository that names errors do not already quote.
+// escapeControls writes the characters of s that do not print as Go
+// escapes, keeping line breaks and tabs: an error may quote the repository.
 func escapeControls(s string) string {
 	var b strings.Builder
 	for _, r := range s {
@@ -136,11 +130,8 @@ type globals struct {
 	root           string
 	args           []string      // the command line, shown to whoever waits for the lock
 	wait           time.Duration // how long a writing command waits for the repository lock
-	// verbose (-v) prints more: every item of a grouped list, warnings
-	// of the libraries strata drives; quiet (-q) prints no progress or
-	// summary lines (see quietOutput).
-	verbose, quiet bool
-	restoreKlog    func() // set while -v lets client-go's warnings through
+	verbose, quiet bool          // -v, -q (verbosity.go)
+	restoreKlog    func()        // set while -v lets client-go's warnings through
 }
 
 func newRoot(g *globals) *cobra.Command {
@@ -235,17 +226,15 @@ func addBuiltinExamples(root *cobra.Command) {
 	}
 }
 
-// commandLine is the command strata was run with, quoted for a shell and
-// without --dry-run, as a command printed to run next repeats every flag
-// the run had: the run a dry run stands for (as rollout's continuation).
+// commandLine is the command strata was run with, quoted, without
+// --dry-run: the run a dry run stands for, every flag repeated.
 func (g *globals) commandLine() string {
 	args := slices.DeleteFunc(slices.Clone(g.args), func(a string) bool { return a == "--dry-run" || a == "--dry-run=true" })
 	return "strata " + hint.Quote(args...)
 }
 
 // strata is the strata command args as a message prints it for the user
-// to run next: with --root when the run had it, so that it works when
-// pasted where this one ran.
+// to run next: with --root when the run had it.
 func (g *globals) strata(args ...string) string {
 	if g.root != "" {
 		args = append([]string{"--root", g.root}, args...)
@@ -254,11 +243,11 @@ func (g *globals) strata(args ...string) string {
 }
 
 // next is a command a library names for the user to run next (package
-// hint), printed as strata prints its own: with --root when the run had it.
+// hint), printed as strata prints its own.
 func (g *globals) next(c hint.Command) string { return g.strata(c...) }
 
-// gitCommand is "git" as a message prints it for the user to run next:
-// with -C and the repository when the run had --root, as strata does.
+// gitCommand is "git" as a message prints it, with -C when the run had
+// --root.
 func (g *globals) gitCommand() string {
 	if g.root != "" {
 		return "git -C " + hint.Quote(g.root)

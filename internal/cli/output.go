@@ -13,17 +13,12 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// outputFormat is the -o flag of every command that reports: text for
-// people (the default), or the same report as data, json or yaml, for
-// scripts. It is the one output writer (as Helm's output.Writer): a command
-// builds its report as a value, hands it to write when the format is data
-// and prints its text otherwise; no command encodes JSON or YAML itself.
+// outputFormat is the -o flag of every command that reports: text, or the
+// report as data (json, yaml) through write, the one output writer.
 type outputFormat string
 
-// addOutputFlag registers -o on flags; text says what the text form is
-// when it is not plain "text" (markdown, one event per line...), more the
-// formats the command takes beside text, json and yaml. The root command
-// checks the flag before the command runs (checkOutput).
+// addOutputFlag registers -o on flags; text says what the text form is,
+// more the formats taken beside text, json and yaml (checkOutput).
 func addOutputFlag(flags *pflag.FlagSet, o *outputFormat, text string, more ...string) {
 	usage := "output format: text, json or yaml"
 	if text != "" {

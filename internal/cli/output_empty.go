@@ -7,13 +7,9 @@ import (
 	"strings"
 )
 
-// emptyLists returns a copy of v in which every nil slice and map that its
-// JSON holds is empty, so that a report prints an empty list as [] (and an
-// empty map as {}), never null, whichever package built it. It copies
-// what it walks (structs, slices, maps, what pointers reach) rather than
-// change the report, which a running command (rollout's events) may still
-// read. Types that marshal themselves (time.Time, unstructured objects)
-// are kept as they are.
+// emptyLists returns a copy of v whose nil slices and maps are empty, so
+// that a report prints [] and {}, never null; a copy, as a running command
+// may still read the report. Types that marshal themselves are kept.
 func emptyLists(v any) any {
 	rv := reflect.ValueOf(v)
 	if !rv.IsValid() {

@@ -25,10 +25,8 @@ type repo struct {
 }
 
 // open is every command's preamble (action.OpenWith): the repository
-// found from --root, the warnings o.Journal asks for on stderr (naming
-// the command that finishes an unfinished promotion), then the lock in
-// o.Lock's mode with this command line's lock options. Close releases the
-// lock, then closes the repository.
+// found from --root, o.Journal's warnings on stderr, the lock in o.Lock's
+// mode. Close releases both.
 func (g *globals) open(o action.Options) (*repo, error) {
 	dir, err := g.findRoot()
 	if err != nil {
@@ -67,9 +65,8 @@ func (g *globals) lockOptions() lock.Options {
 	}
 }
 
-// completion is a shell completion of the first upTo arguments: what
-// offer finds in the fleet for the arguments so far. Without a fleet it
-// offers nothing rather than an error; never file names.
+// completion offers, for the first upTo arguments, what offer finds in the
+// fleet (without one, nothing); never file names.
 func (g *globals) completion(upTo int, offer func(f *fleet.Fleet, args []string) []string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 		var out []string
@@ -115,9 +112,7 @@ func completeTypeAndComponent(f *fleet.Fleet, args []string) []string {
 	return out
 }
 
-// completeTargetPattern offers what every --target takes (fleet.TargetPattern):
-// each node of the sequence and each target, without and with its cluster
-// type in front.
+// completeTargetPattern offers what every --target takes (targetPatterns).
 func (g *globals) completeTargetPattern() cobra.CompletionFunc {
 	return g.completion(math.MaxInt, func(f *fleet.Fleet, _ []string) []string { return targetPatterns(f) })
 }

@@ -14,11 +14,8 @@ import (
 	"github.com/strata-fleet/strata/internal/values"
 )
 
-// quietOutput sends the text a command prints on success to io.Discard
-// under -q, unless -o asks for data: errors (stderr) and the report asked
-// for still reach the user. Commands whose text is the report itself
-// (status, diff, explain, the findings of validate and verify) are
-// annotated reportAnnotation and keep it.
+// quietOutput discards the text a command prints on success under -q,
+// unless -o asks for data or the text is the report (reportAnnotation).
 func (g *globals) quietOutput(c *cobra.Command) {
 	if !g.quiet || c.Annotations[reportAnnotation] != "" || outputFlag(c) == "json" || outputFlag(c) == "yaml" {
 		return
@@ -26,9 +23,8 @@ func (g *globals) quietOutput(c *cobra.Command) {
 	g.stdout = io.Discard
 }
 
-// verboseOutput lets client-go's own warnings (klog, silenced by quietKlog)
-// reach standard error under -v, for the command's run; the returned
-// function silences them again.
+// verboseOutput lets client-go's warnings reach stderr under -v, until
+// the returned function.
 func (g *globals) verboseOutput() (restore func()) {
 	if !g.verbose {
 		return func() {}
@@ -37,11 +33,8 @@ func (g *globals) verboseOutput() (restore func()) {
 	return func() { klog.SetOutput(io.Discard) }
 }
 
-// logger is the log of a command that runs long (serve, rollout): its
-// warnings, and under -v what it does. An error it logs reads as Main
-// prints one (clean): scrubbed of credentials, the commands it names run
-// against --root; a message, which may hold an error as text, is
-// scrubbed.
+// logger is the log of a command that runs long (serve, rollout): warnings,
+// under -v all; errors cleaned as Main prints them, messages scrubbed.
 func (g *globals) logger() *slog.Logger {
 	level := slog.LevelWarn
 	if g.verbose {
@@ -81,9 +74,7 @@ func outputFlag(c *cobra.Command) string {
 // its errors are then JSON objects too.
 func jsonOutput(c *cobra.Command) bool { return outputFlag(c) == "json" }
 
-// jsonError is an error as -o json prints it, one object a line on
-// standard error: the exit code, the message, and where in the repository
-// the error is when it names a place.
+// jsonError is an error as -o json prints it on stderr, one a line.
 type jsonError struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
@@ -111,10 +102,8 @@ func printJSONError(w io.Writer, err error, clean func(error) string) {
 	}
 }
 
-// quietExit says what an exit code means where the command printed no
-// message of its own for it: at a gate (4) or in progress (6) text output
-// prints nothing more, and -o json's object still says what the code is.
-// Other codes keep their (empty) message.
+// quietExit is -o json's message for a gate (4) or in progress (6), where
+// the command printed none.
 func quietExit(code int) string {
 	switch code {
 	case exitPending:
