@@ -3,11 +3,6 @@ package livecache
 import (
 	"context"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-
-	"github.com/strata-fleet/strata/internal/live"
 )
 
 // The Cache's side of the refreshes (refresh.go): asks picked, queued and
@@ -99,19 +94,7 @@ func (w *Cache) sendRefreshes() {
 // sendRefresh asks the Argo CD of k.ArgoCD for a normal refresh of the
 // Application k.Name.
 func (w *Cache) sendRefresh(ctx context.Context, k AppKey, log func(string, ...any)) {
-	w.mu.Lock()
-	dyn, ns := w.clients[k.ArgoCD], w.opts.Namespace
-	w.mu.Unlock()
-	if dyn == nil {
-		return
-	}
-	if ns == "" {
-		ns = live.DefaultNamespace
-	}
-	call, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	patch := []byte(`{"metadata":{"annotations":{"` + RefreshAnnotation + `":"normal"}}}`)
-	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(call, k.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+	_, err := w.patchApp(ctx, k.ArgoCD, k.Name, `{"metadata":{"annotations":{"`+RefreshAnnotation+`":"normal"}}}`)
 	if err != nil && ctx.Err() == nil {
 		log("refreshing Application %s on %s: %v", k.Name, k.ArgoCD, err)
 	}

@@ -1,6 +1,7 @@
 package livecache
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -317,20 +318,26 @@ func (v *View) Report(sc *Scope, h *live.History) *live.Report {
 // Argo CD of argocd, as argocd app terminate-op does: a retried sync
 // keeps its spec, so after a revert only a new operation syncs.
 func (w *Cache) Terminate(ctx context.Context, argocd, name string) (bool, error) {
-	w.mu.Lock()
-	dyn, ns := w.clients[argocd], w.opts.Namespace
-	w.mu.Unlock()
-	if dyn == nil || !w.Running(argocd, name) {
+	if !w.Running(argocd, name) {
 		return false, nil
 	}
-	if ns == "" {
-		ns = live.DefaultNamespace
+	sent, err := w.patchApp(ctx, argocd, name, `{"status":{"operationState":{"phase":"Terminating"}}}`)
+	return sent && err == nil, err
+}
+
+// patchApp merge-patches the Application name on the Argo CD of argocd
+// within callTimeout; not sent when that Argo CD has no client.
+func (w *Cache) patchApp(ctx context.Context, argocd, name, patch string) (sent bool, err error) {
+	w.mu.Lock()
+	dyn, ns := w.clients[argocd], cmp.Or(w.opts.Namespace, live.DefaultNamespace)
+	w.mu.Unlock()
+	if dyn == nil {
+		return false, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	patch := []byte(`{"status":{"operationState":{"phase":"Terminating"}}}`)
-	_, err := dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
-	return err == nil, err
+	_, err = dyn.Resource(live.ApplicationGVR).Namespace(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{})
+	return true, err
 }
 
 // Running reports whether the Application has an operation running (or
