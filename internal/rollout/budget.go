@@ -48,7 +48,7 @@ func (b *budget) excuse(o *observation, failures []Failure) []Failure {
 		if f.Cluster == "" {
 			return b.withExcused(failures) // a failure of no cluster (a timeout's own reason) is no cluster's
 		}
-		if _, ok := b.excused[f.Cluster]; ok {
+		if b.has(f.Cluster) {
 			continue
 		}
 		if _, ok := add[f.Cluster]; !ok {
@@ -77,30 +77,23 @@ func (b *budget) withExcused(failures []Failure) []Failure {
 	return out
 }
 
+// has reports whether cluster c is excused (never by a nil budget).
+func (b *budget) has(c string) bool {
+	if b == nil {
+		return false
+	}
+	_, ok := b.excused[c]
+	return ok
+}
+
 // drop leaves out of failures those of excused clusters.
 func (b *budget) drop(failures []Failure) []Failure {
-	if b == nil {
-		return failures
-	}
-	return slices.DeleteFunc(slices.Clone(failures), func(f Failure) bool { _, ok := b.excused[f.Cluster]; return ok })
+	return slices.DeleteFunc(slices.Clone(failures), func(f Failure) bool { return b.has(f.Cluster) })
 }
 
 // healthy reports whether every object of o but the excused is healthy.
 func (b *budget) healthy(o *observation) bool {
-	for _, a := range o.apps {
-		if _, ok := b.excusedCluster(a.Cluster); !ok && !a.Healthy() {
-			return false
-		}
-	}
-	return true
-}
-
-func (b *budget) excusedCluster(c string) (Failure, bool) {
-	if b == nil {
-		return Failure{}, false
-	}
-	f, ok := b.excused[c]
-	return f, ok
+	return !slices.ContainsFunc(o.apps, func(a AppState) bool { return !a.Healthy() && !b.has(a.Cluster) })
 }
 
 // unhealthy are the excused clusters still not healthy in o.

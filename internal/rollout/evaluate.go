@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -67,7 +68,7 @@ func (o *observation) judge(st live.AppState, h *live.History) bool {
 	}
 	switch {
 	case failedHere(st, o.roots[st.Cluster], h):
-		o.failed = append(o.failed, a.failure(a.State+": "+orElse(a.Reason, "Argo CD gives no message")))
+		o.failed = append(o.failed, a.failure(a.State+": "+a.said()))
 	case retrying(st, h):
 		o.failed = append(o.failed, a.failure(a.Reason))
 	}
@@ -153,7 +154,7 @@ func (o *observation) soakFailures() []Failure {
 	for _, a := range o.apps {
 		switch live.State(a.State) {
 		case live.Failed, live.Degraded, live.Missing, live.OutOfSync:
-			out = append(out, a.failure(a.State+" during the soak: "+orElse(a.Reason, "Argo CD gives no message")))
+			out = append(out, a.failure(a.State+" during the soak: "+a.said()))
 		}
 	}
 	return out
@@ -167,7 +168,7 @@ func (o *observation) timeoutFailures() []Failure {
 		if a.Healthy() {
 			continue
 		}
-		reason := a.State + ": " + orElse(a.Reason, "Argo CD gives no message")
+		reason := a.State + ": " + a.said()
 		if a.OpMessage != "" && !strings.Contains(reason, a.OpMessage) {
 			reason += "; its last operation (" + a.Phase + "): " + a.OpMessage
 		}
@@ -180,9 +181,5 @@ func (a AppState) failure(reason string) Failure {
 	return Failure{Target: a.Target, Cluster: a.Cluster, App: a.Name, ArgoCD: a.ArgoCD, Reason: reason}
 }
 
-func orElse(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
+// said is Argo CD's reason for a's state, or that it gives none.
+func (a AppState) said() string { return cmp.Or(a.Reason, "Argo CD gives no message") }

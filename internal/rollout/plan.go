@@ -9,6 +9,7 @@ import (
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/promote"
+	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/suggest"
 )
 
@@ -96,17 +97,8 @@ func (r *runner) reachedUntil(f *fleet.Fleet) bool {
 	}
 	ct := f.ClusterType(r.opts.ClusterType)
 	for _, l := range n.Leaves() {
-		if ct != nil && !ct.ExistsAt(l) {
-			continue // no target of ct here (config.yaml's at:)
-		}
-		covered := false
-		for _, loc := range locs {
-			if loc == l.ID() || strings.HasPrefix(l.ID(), loc+"/") {
-				covered = true
-			}
-		}
-		if !covered {
-			return false
+		if (ct == nil || ct.ExistsAt(l)) && !inflight.Under(l.ID(), locs) {
+			return false // a target of ct here without the patch
 		}
 	}
 	return true
