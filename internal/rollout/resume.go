@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 
@@ -13,7 +12,6 @@ import (
 	"github.com/strata-fleet/strata/internal/hint"
 	"github.com/strata-fleet/strata/internal/promote"
 	"github.com/strata-fleet/strata/internal/rollout/inflight"
-	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
 // catchUp completes what an earlier run or the user left: an interrupted
@@ -127,24 +125,17 @@ func (r *runner) settle(ctx context.Context) error {
 // the targets under locs does not follow config/ (committed without
 // strata render: not delivered).
 func (r *runner) checkDelivered(f *fleet.Fleet, locs []string) error {
-	dirs := r.locDirs(f, locs)
-	act := r.action()
-	if len(r.hide) > 0 {
-		act.FS, act.Stateless = writer.HidingFS{FS: r.fsys, Hide: r.hide}, true
-	}
-	ts, err := act.UnrenderedIn(f.Config, dirs)
+	ts, err := r.action(r.hide...).UnrenderedIn(f.Config, r.locDirs(f, locs))
 	if err != nil || len(ts) == 0 {
 		return err
 	}
-	return &action.UnrenderedError{Patch: r.opts.ClusterType + "/" + r.opts.Component + "/" + r.opts.Patch, Targets: ts, Delivered: true}
+	return &action.UnrenderedError{Patch: r.ID(), Targets: ts, Delivered: true}
 }
 
 // onlyUnrendered says whether the patch's copies own are all that
 // rendered/ does not follow.
 func (r *runner) onlyUnrendered(f *fleet.Fleet, own []string) (bool, error) {
-	act := r.action()
-	act.FS, act.Stateless = writer.HidingFS{FS: r.fsys, Hide: append(slices.Clone(r.hide), own...)}, true
-	ts, err := act.UnrenderedIn(f.Config, nil)
+	ts, err := r.action(append(slices.Clone(r.hide), own...)...).UnrenderedIn(f.Config, nil)
 	return len(ts) == 0, err
 }
 
@@ -194,7 +185,7 @@ func (r *runner) renderFirstCopy(ctx context.Context, f *fleet.Fleet, locs []str
 	}
 	own := make([]string, len(locs))
 	for i, l := range locs {
-		own[i] = path.Join("config", r.opts.ClusterType, r.opts.Component, l, strings.TrimSuffix(r.opts.Patch, ".yaml")+".yaml")
+		own[i] = r.patchFile(l)
 	}
 	var only bool
 	if e := r.reading(ctx, func() (e error) { only, e = r.onlyUnrendered(f, own); return e }); e != nil || !only {

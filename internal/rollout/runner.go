@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
+	"path"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -338,9 +339,19 @@ type step struct {
 	own string
 }
 
-// action is the promotion step of the work tree.
-func (r *runner) action() *action.Step {
-	return &action.Step{Dir: r.env.Dir, FS: r.fsys, Ops: r.ops, Retry: "run the rollout again"}
+// action is the promotion step of the work tree, its render not seeing
+// the files hide (other patches' first copies: writer/firstcopies.go).
+func (r *runner) action(hide ...string) *action.Step {
+	a := &action.Step{Dir: r.env.Dir, FS: r.fsys, Ops: r.ops, Retry: "run the rollout again"}
+	if len(hide) > 0 {
+		a.FS, a.Stateless = writer.HidingFS{FS: r.fsys, Hide: hide}, true
+	}
+	return a
+}
+
+// patchFile is the patch's file at node.
+func (r *runner) patchFile(node string) string {
+	return path.Join("config", r.opts.ClusterType, r.opts.Component, node, strings.TrimSuffix(r.opts.Patch, ".yaml")+".yaml")
 }
 
 // policyAt is the rollout policy at node, with the run's overrides.

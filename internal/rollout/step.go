@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"path"
 	"slices"
 	"strings"
 
@@ -50,15 +49,12 @@ func (r *runner) makeStep(ctx context.Context, plan *promote.Plan, g git.Repo, a
 	if err != nil {
 		return nil, err
 	}
-	act := r.action()
+	act := r.action(r.hide...)
 	act.Applied = applied
 	c := action.Commit{Git: g, Paths: []string{"config", render.OutputDir}, Planned: true,
-		Trailers: append([]string{fmt.Sprintf("Strata-Rollout: %s/%s/%s", r.opts.ClusterType, r.opts.Component, r.opts.Patch)}, r.unhealthy...)}
-	if len(r.hide) > 0 { // other patches' first copies, left out (writer/firstcopies.go)
-		act.FS, act.Stateless = writer.HidingFS{FS: r.fsys, Hide: r.hide}, true
-		for _, p := range r.hide {
-			c.Paths = append(c.Paths, ":(exclude)"+p)
-		}
+		Trailers: append([]string{"Strata-Rollout: " + r.ID()}, r.unhealthy...)}
+	for _, p := range r.hide {
+		c.Paths = append(c.Paths, ":(exclude)"+p)
 	}
 	st := &step{plan: plan}
 	if plan != nil {
@@ -107,19 +103,15 @@ func (r *runner) checkRendered(plan *promote.Plan, applied bool) error {
 	if applied || (plan == nil && (len(r.ownFirst) == 0 || r.renderedDirty)) {
 		return nil
 	}
-	act := r.action()
 	hide := r.hide
 	if plan == nil {
 		hide = append(slices.Clone(r.hide), r.ownFirst...)
 	}
-	if len(hide) > 0 {
-		act.FS, act.Stateless = writer.HidingFS{FS: r.fsys, Hide: hide}, true
-	}
-	ts, err := act.Unrendered(plan)
+	ts, err := r.action(hide...).Unrendered(plan)
 	if err != nil || len(ts) == 0 {
 		return err
 	}
-	return &action.UnrenderedError{Patch: r.opts.ClusterType + "/" + r.opts.Component + "/" + r.opts.Patch, Targets: ts}
+	return &action.UnrenderedError{Patch: r.ID(), Targets: ts}
 }
 
 // Remake makes the step again on upstream (writer.Rollout; remake).
@@ -156,7 +148,7 @@ func (r *runner) Pushed(made *writer.Step) {
 
 // patchMeta is the metadata of the patch's copy at node.
 func (r *runner) patchMeta(node string) (*promote.PatchMeta, error) {
-	p := path.Join("config", r.opts.ClusterType, r.opts.Component, node, strings.TrimSuffix(r.opts.Patch, ".yaml")+".yaml")
+	p := r.patchFile(node)
 	data, err := fs.ReadFile(r.fsys, p)
 	if err != nil {
 		return nil, err
