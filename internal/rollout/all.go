@@ -22,15 +22,11 @@ type PatchResult struct {
 	Err error `json:"-"`
 }
 
-// RunAll rolls out every patch in flight at once (strata rollout --all),
-// and settles those whose last step removed their files (Settling):
-// one Run per patch, each in its own goroutine with its own sequence,
-// gates and soaks, opts' settings for all (Approve, Until, Soak...). The
-// runs wait and soak side by side; their steps are made by one writer
-// (package writer): the steps ready at one moment share a hold of the
-// repository lock (Env.Lock) and a push, each its own commit. Events
-// carry their patch and come one at a time. A patch whose rollout fails
-// stops alone; the others go on.
+// RunAll rolls out every patch in flight at once (strata rollout --all)
+// and settles those whose last step removed their files: one run per
+// patch, side by side, opts for all, their steps made by one writer and
+// their events, carrying their patch, one at a time. A patch whose
+// rollout fails stops alone.
 func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
 	r, err := action.Open(env.Dir)
 	if err != nil {
@@ -53,14 +49,9 @@ func RunAll(ctx context.Context, env Env, opts Options) ([]PatchResult, error) {
 	}
 	patches := append(inflight.Patches(f), settling...)
 	out := make([]PatchResult, len(patches))
-	// One watch of the Argo CDs for all: a list and a watch each per patch
-	// would multiply the API servers' load (and strata's memory) by the
-	// patches in flight.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// One writer for all: the steps ready at once share a hold of the
-	// repository lock and a push.
-	sh := newShared(ctx, env, true)
+	sh := newShared(ctx, env, true) // one cache of live state, one writer
 	sh.loads = make(chan struct{}, runtime.GOMAXPROCS(0))
 	var mu sync.Mutex
 	events := env.Events
