@@ -177,9 +177,12 @@ func (r *runner) reusable(ctx context.Context, st *step) map[string]record.Entry
 	return out
 }
 
-// stopped reports a failure strata recorded (a failed step, its revert)
-// while the patch's files at HEAD are still what they were then: the
-// rollout stays stopped until the patch changes, in every mode.
+// stopped reports, for the patch as HEAD has it, a failure strata
+// recorded (a failed step, its revert) while the patch's files are still
+// what they were then: the rollout stays stopped there, failed, until the
+// patch changes, in every mode, rather than taking the same step again.
+// A revert or failure strata did not record (a person's git revert)
+// stops nothing.
 func (r *runner) stopped(ctx context.Context, node string) error {
 	rec, err := r.Record().Read(ctx)
 	if err != nil {

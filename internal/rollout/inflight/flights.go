@@ -326,8 +326,10 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 		fl.Step = &Commit{Commit: fields[0], At: time.Unix(secs, 0).UTC(), Subject: fields[2]}
 	}
 	id := po.ClusterType + "/" + po.Component + "/" + strings.TrimSuffix(po.Patch, ".yaml")
-	// A later pass lifts a failure as the rollout's stopped does: at the
-	// failed step's node, or with the patch's files changed since.
+	// A later pass lifts a failure where the rollout's own reading does
+	// (rollout's stopped): at the failed step's node, or with the patch's
+	// files changed since (to HEAD's); a pass at the node a revert brought
+	// the patch back to, or one of a run that raced the failure, does not.
 	files, ferr := record.FilesOf(ctx, g, "HEAD", id)
 	var passes []record.Entry
 	for _, e := range rec.Of(id) {
