@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -272,18 +273,10 @@ func (g *globals) findRoot() (string, error) {
 		if _, err := os.Stat(dir + "/config/config.yaml"); err == nil {
 			return dir, nil
 		}
-		parent := parentDir(dir)
+		parent := filepath.Dir(dir)
 		if parent == dir {
 			return "", &configError{fmt.Errorf("no fleet repository here: no config/config.yaml in %s or any parent (use --root DIR, or strata init)", wd)}
 		}
 		dir = parent
 	}
-}
-
-func parentDir(dir string) string {
-	i := strings.LastIndex(strings.TrimRight(dir, "/"), "/")
-	if i <= 0 {
-		return "/"
-	}
-	return dir[:i]
 }

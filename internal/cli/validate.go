@@ -78,12 +78,7 @@ func countSummary(rep *validate.Report) string {
 	return plural(rep.Count(validate.Error), "error") + ", " + plural(rep.Count(validate.Warning), "warning")
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
+func plural(n int, word string) string { return count(n, word, word+"s") }
 
 // printFindings prints findings grouped by file. A finding that repeats one
 // printed for an earlier file (the same field, message and source in another
