@@ -95,7 +95,7 @@ type Env struct {
 }
 
 // shared is what RunAll's rollouts share: the cache of live state, the
-// writer, and the slots that bound the fleet loads at once (slot); a
+// writer, and the slots that bound the fleet loads at once (load); a
 // rollout of its own has its own cache and writer, and no slots.
 type shared struct {
 	cache  *livecache.Cache
@@ -221,7 +221,9 @@ func (r *runner) emit(e Event) {
 	if e.Time.IsZero() {
 		e.Time = r.env.Clock.Now()
 	}
-	r.withWave(&e)
+	if nodes, ok := r.waves[e.Step]; ok && e.Nodes == nil {
+		e.Nodes = nodes // its wave's (enterWave)
+	}
 	if r.env.Events != nil {
 		r.env.Events(e)
 	}
@@ -290,7 +292,7 @@ func (r *runner) passedAt(ctx context.Context, commit string) {
 }
 
 // enterWave records the nodes of plan's wave of more than one, so that
-// its step's events name them all (withWave).
+// its step's events name them all (emit).
 func (r *runner) enterWave(plan *promote.Plan) {
 	if plan.Wave == nil || len(plan.Wave.Nodes) < 2 {
 		return
@@ -301,13 +303,6 @@ func (r *runner) enterWave(plan *promote.Plan) {
 		r.waves = map[string][]string{}
 	}
 	r.waves[plan.Target] = plan.Wave.Nodes
-}
-
-// withWave gives e the nodes of its step's wave; emit holds emitMu.
-func (r *runner) withWave(e *Event) {
-	if nodes, ok := r.waves[e.Step]; ok && e.Nodes == nil {
-		e.Nodes = nodes
-	}
 }
 
 // step is one step of the rollout: a commit whose targets it waits for.
