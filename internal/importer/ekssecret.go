@@ -1,7 +1,7 @@
 package importer
 
 import (
-	"encoding/base64"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -28,100 +28,6 @@ import (
 // repository does not say: the team gives it, and the hub's Secret, which
 // Terraform writes, as Secret manifests (--cluster-secret FILE).
 
-// SecretFile is a file of cluster Secrets given with the import: Kubernetes
-// Secret manifests (kubectl get secret -o yaml) of clusters whose Secret no
-// file of the repository says.
-type SecretFile struct {
-	File string // as errors name it
-	Data []byte
-}
-
-// givenSecret is a cluster Secret of a SecretFile.
-type givenSecret struct {
-	clusterSecret
-	at string
-}
-
-const secretTypeLabel = "argocd.argoproj.io/secret-type"
-
-// readGivenSecrets reads the cluster Secrets of files: each document a v1
-// Secret whose data or stringData name the cluster (else its
-// metadata.name), with string labels and annotations.
-func readGivenSecrets(files []SecretFile) ([]givenSecret, error) {
-	var out []givenSecret
-	seen := map[string]string{}
-	for _, f := range files {
-		docs, _, err := readDocuments(f.File, f.Data)
-		if err != nil {
-			return nil, err
-		}
-		for _, d := range docs {
-			s, err := givenSecretOf(d)
-			if err != nil {
-				return nil, err
-			}
-			if prev, ok := seen[s.Name]; ok {
-				return nil, &values.Error{Pos: posOf(s.at), Also: []values.Pos{posOf(prev)}, Msg: "a second Secret of cluster " + s.Name}
-			}
-			seen[s.Name] = s.at
-			out = append(out, s)
-		}
-	}
-	return out, nil
-}
-
-func givenSecretOf(d document) (givenSecret, error) {
-	pos := values.Pos{File: d.file, Line: d.node.Line, Col: d.node.Column}
-	if str(d.node, "kind") != "Secret" || str(d.node, "apiVersion") != "v1" {
-		return givenSecret{}, &values.Error{Pos: pos, Msg: "not a cluster Secret (apiVersion: v1, kind: Secret)"}
-	}
-	md := get(d.node, "metadata")
-	s := givenSecret{at: d.at()}
-	for key, into := range map[string]*map[string]string{"labels": &s.Labels, "annotations": &s.Annotations} {
-		if v := get(md, key); v != nil && !isNull(v) {
-			m, err := stringMapOf(d.file, key, v)
-			if err != nil {
-				return givenSecret{}, err
-			}
-			*into = m
-		}
-	}
-	var err error
-	if s.Name, err = secretData(d, "name"); err != nil {
-		return givenSecret{}, err
-	}
-	if s.Server, err = secretData(d, "server"); err != nil {
-		return givenSecret{}, err
-	}
-	if s.Name == "" {
-		s.Name = str(md, "name")
-	}
-	if s.Name == "" {
-		return givenSecret{}, &values.Error{Pos: pos, Msg: "a cluster Secret without a name (stringData.name, data.name or metadata.name)"}
-	}
-	if s.Labels == nil {
-		s.Labels = map[string]string{}
-	}
-	s.Labels[secretTypeLabel] = "cluster"
-	return s, nil
-}
-
-// secretData is the Secret's stringData key, else its data key decoded.
-func secretData(d document, key string) (string, error) {
-	if v := str(get(d.node, "stringData"), key); v != "" {
-		return v, nil
-	}
-	v := get(get(d.node, "data"), key)
-	if v == nil || isNull(v) {
-		return "", nil
-	}
-	b, err := base64.StdEncoding.DecodeString(v.Value)
-	if err != nil {
-		return "", &values.Error{Pos: values.Pos{File: d.file, Line: v.Line, Col: v.Column}, Path: []string{"data", key}, Msg: "not base64: " + err.Error()}
-	}
-	return string(b), nil
-}
-
 // derivedSecret is a member's cluster Secret as the repository's chart
 // writes it.
 type derivedSecret struct {
@@ -136,15 +42,15 @@ type derivedSecret struct {
 // deriveSecrets evaluates the ApplicationSets of fleet/fleet-bootstrap/
 // that read the member files, for the hubs' Secrets, and returns per
 // cluster name the Secret their charts' ExternalSecrets write.
-func deriveSecrets(fsys fs.FS, dir string, opts Options, hubs []clusterSecret) (map[string]*derivedSecret, error) {
-	out := map[string]*derivedSecret{}
+func deriveSecrets(fsys fs.FS, dir string, opts Options, hubs []clusterSecret) (*derivation, error) {
+	dv := &derivation{fsys: fsys, dir: dir, secrets: map[string]*derivedSecret{}, read: map[string]bool{}, families: map[string]family{}}
 	if len(hubs) == 0 {
-		return out, nil
+		return dv, nil
 	}
 	root := path.Join(dir, eksFleetBootstrapDir)
 	entries, err := fs.ReadDir(fsys, root)
 	if err != nil {
-		return out, nil //nolint:nilerr // no fleet-bootstrap directory: no Secret is derived
+		return dv, nil //nolint:nilerr // no fleet-bootstrap directory: no Secret is derived
 	}
 	for _, e := range entries {
 		file := path.Join(root, e.Name())
@@ -171,18 +77,61 @@ func deriveSecrets(fsys fs.FS, dir string, opts Options, hubs []clusterSecret) (
 				return nil, err
 			}
 			for _, a := range apps {
-				if err := secretOfApplication(fsys, dir, a.App, d.at(), out); err != nil {
+				if err := dv.application(a.App, d.at()); err != nil {
 					return nil, err
 				}
 			}
 		}
 	}
-	return out, nil
+	return dv, dv.unread(opts)
 }
 
-// secretOfApplication renders app's chart sources and records the cluster
-// Secrets their ExternalSecrets write.
-func secretOfApplication(fsys fs.FS, dir string, app map[string]any, at string, out map[string]*derivedSecret) error {
+// derivation is what deriveSecrets found.
+type derivation struct {
+	fsys fs.FS
+	dir  string
+	// secrets are the Secrets per cluster name.
+	secrets map[string]*derivedSecret
+	// read holds the value files of the tree the charts were given;
+	// families, per trailing path the value files of one Application
+	// share (fleet/fleet-secret/values.yaml), where they were named.
+	read     map[string]bool
+	families map[string]family
+	findings []Finding
+}
+
+// family is where a family of value files was named: the chart given
+// them and its ApplicationSet's file:line.
+type family struct{ chart, at string }
+
+// unread reports each file of a family of value files that no
+// Application read: the repository means it for the chart, which never
+// gets it.
+func (dv *derivation) unread(opts Options) error {
+	if len(dv.families) == 0 {
+		return nil
+	}
+	return fs.WalkDir(dv.fsys, dv.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || dv.read[p] {
+			return err
+		}
+		for _, suffix := range sortedKeys(dv.families) {
+			if strings.HasSuffix(p, "/"+suffix) {
+				f := dv.families[suffix]
+				dv.findings = append(dv.findings, Finding{At: opts.show(p), Fault: true,
+					Reason: fmt.Sprintf("never read: a value file of chart %s (.../%s) at a path that no Application of the ApplicationSet at %s names for any member",
+						f.chart, suffix, opts.show(f.at))})
+				return nil
+			}
+		}
+		return nil
+	})
+}
+
+// application renders app's chart sources and records the cluster Secrets
+// their ExternalSecrets write.
+func (dv *derivation) application(app map[string]any, at string) error {
+	fsys, dir := dv.fsys, dv.dir
 	md, _ := app["metadata"].(map[string]any)
 	name, _ := md["name"].(string)
 	spec, _ := app["spec"].(map[string]any)
@@ -204,10 +153,15 @@ func secretOfApplication(fsys fs.FS, dir string, app map[string]any, at string, 
 			continue
 		}
 		chartDir := path.Join(dir, p)
-		rel := hydrate.ReleaseOf(fromTree(src, p, refs), name, ns)
+		treeSrc := fromTree(src, p, refs)
+		dv.valueFiles(treeSrc, chartDir, family{p, at})
+		rel := hydrate.ReleaseOf(treeSrc, name, ns)
 		objs, skip, err := hydrate.HelmChart(fsys, chartDir, rel)
-		if err != nil || skip != "" {
-			return &values.Error{Pos: posOf(at), Msg: fmt.Sprintf("the Application %s renders chart %s, which could make a cluster Secret: %v%s", name, p, err, skip)}
+		if err == nil && skip != "" {
+			err = errors.New(skip)
+		}
+		if err != nil {
+			return &values.Error{Pos: posOf(at), Msg: fmt.Sprintf("the Application %s renders chart %s, which could write a cluster Secret: %v", name, p, err)}
 		}
 		for _, o := range objs {
 			if o.Kind != "ExternalSecret" {
@@ -221,10 +175,57 @@ func secretOfApplication(fsys fs.FS, dir string, app map[string]any, at string, 
 				continue
 			}
 			ds.by, ds.at = name, at
-			out[cluster] = ds
+			dv.secrets[cluster] = ds
 		}
 	}
 	return nil
+}
+
+// valueFiles records the value files of the tree that src (as fromTree
+// returns it) names for the chart in chartDir: those that exist as read,
+// and the trailing path they share (two or more files, two or more
+// elements) as a family, which what names them (its chart and
+// ApplicationSet) means for the chart.
+func (dv *derivation) valueFiles(src map[string]any, chartDir string, what family) {
+	var files [][]string
+	for _, f := range asList(asMap(src["helm"])["valueFiles"]) {
+		s, _ := f.(string)
+		if !strings.HasPrefix(s, "../") {
+			continue // not of a $ref source
+		}
+		p := path.Join(chartDir, s)
+		if hydrate.IsFile(dv.fsys, p) {
+			dv.read[p] = true
+		}
+		files = append(files, strings.Split(p, "/"))
+	}
+	if len(files) < 2 {
+		return
+	}
+	n := 0
+	for ; ; n++ {
+		first := files[0]
+		if n >= len(first) {
+			break
+		}
+		same := true
+		for _, f := range files[1:] {
+			if n >= len(f) || f[len(f)-1-n] != first[len(first)-1-n] {
+				same = false
+				break
+			}
+		}
+		if !same {
+			break
+		}
+	}
+	if n >= 2 {
+		first := files[0]
+		suffix := strings.Join(first[len(first)-n:], "/")
+		if _, ok := dv.families[suffix]; !ok {
+			dv.families[suffix] = what
+		}
+	}
 }
 
 // fromTree returns src with its value files of a $ref source rewritten to
@@ -328,128 +329,4 @@ func secretOfExternal(doc []byte) (string, *derivedSecret, error) {
 func asMap(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
-}
-
-// secret is the member's cluster Secret as the ApplicationSets read it.
-func (m *eksMember) secret() clusterSecret {
-	lb := map[string]string{secretTypeLabel: "cluster", "tenant": m.tenant, "environment": m.env}
-	for k, v := range m.labels {
-		lb[k] = v
-	}
-	return clusterSecret{Name: m.name, Server: m.server, Labels: lb, Annotations: m.annotations}
-}
-
-// clusterSecrets completes the members' Secrets: a hub's from the Secrets
-// given (a member of its own), each spoke's as the repository's chart
-// writes it (deriveSecrets), then the Secrets given laid over them.
-func (b *eksBuild) clusterSecrets(fsys fs.FS, dir string, opts Options, members []*eksMember) ([]*eksMember, error) {
-	given, err := readGivenSecrets(opts.ClusterSecrets)
-	if err != nil {
-		return nil, err
-	}
-	byName := map[string]*eksMember{}
-	hubs := map[string]bool{}
-	for _, m := range members {
-		byName[m.name] = m
-		hubs[m.hub] = true
-	}
-	givenFor := map[string]givenSecret{}
-	for _, g := range given {
-		if byName[g.Name] != nil {
-			givenFor[g.Name] = g // laid over below
-			continue
-		}
-		if !hubs[g.Name] && !hydrate.IsDir(fsys, path.Join(dir, eksMembersDir, g.Name)) {
-			return nil, &values.Error{Pos: posOf(g.at), Msg: fmt.Sprintf("the Secret of cluster %s, which is neither a member (%s/<hub>/<cluster>.yaml) nor a hub (a directory of it)",
-				g.Name, opts.show(path.Join(dir, eksMembersDir)))}
-		}
-		hub, err := hubMember(g)
-		if err != nil {
-			return nil, err
-		}
-		members = insertHub(members, hub)
-		byName[hub.name] = hub
-	}
-	var hubSecrets []clusterSecret
-	for _, m := range members {
-		if m.name == m.hub {
-			hubSecrets = append(hubSecrets, m.secret())
-		}
-	}
-	derived, err := deriveSecrets(fsys, dir, opts, hubSecrets)
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range members {
-		target := strings.Join([]string{m.tenant, m.env, m.name}, "/")
-		if ds := derived[m.name]; ds != nil && m.name != m.hub {
-			m.labels = layered(ds.labels, m.labels)
-			m.annotations = layered(ds.annotations, m.annotations)
-			m.server = firstOf(m.server, ds.server)
-			m.unknown = nil
-			b.findings = append(b.findings, Finding{Target: target, At: m.file,
-				Reason: fmt.Sprintf("its cluster Secret's labels and annotations are those the Application %s of the ApplicationSet at %s writes: its chart rendered with Helm's engine, value files read from the imported tree",
-					ds.by, opts.show(ds.at))})
-			if len(ds.runtime) > 0 && givenFor[m.name].Name == "" {
-				b.findings = append(b.findings, Finding{Target: target, At: opts.show(ds.at),
-					Reason: fmt.Sprintf("its cluster Secret also takes %s from the external store at run time, which no file of the repository says: the import leaves them out; give them in a Secret manifest with --cluster-secret",
-						strings.Join(ds.runtime, " and "))})
-			}
-		}
-		if g, ok := givenFor[m.name]; ok {
-			m.labels = layered(m.labels, withoutPathLabels(g.Labels))
-			m.annotations = layered(m.annotations, g.Annotations)
-			m.server = firstOf(g.Server, m.server)
-		}
-		delete(m.labels, "tenant")
-		delete(m.labels, "environment")
-		delete(m.labels, secretTypeLabel)
-	}
-	return members, nil
-}
-
-// hubMember makes the member of a hub from its Secret: the labels tenant
-// and environment place its target.
-func hubMember(g givenSecret) (*eksMember, error) {
-	pos := posOf(g.at)
-	for _, k := range []string{"tenant", "environment"} {
-		if g.Labels[k] == "" {
-			return nil, &values.Error{Pos: pos, Path: []string{"metadata", "labels", k},
-				Msg: fmt.Sprintf("the hub %s's Secret has no label %s: its target is tenants/environments/clusters", g.Name, k)}
-		}
-	}
-	return &eksMember{file: pos.File, hub: g.Name, tenant: g.Labels["tenant"], env: g.Labels["environment"], name: g.Name, server: g.Server,
-		labels: withoutPathLabels(g.Labels), annotations: g.Annotations, line: map[string]int{"labels": pos.Line}}, nil
-}
-
-// insertHub puts hub before the first member of its hub's directory.
-func insertHub(members []*eksMember, hub *eksMember) []*eksMember {
-	for i, m := range members {
-		if m.hub == hub.name {
-			return append(members[:i], append([]*eksMember{hub}, members[i:]...)...)
-		}
-	}
-	return append(members, hub)
-}
-
-// layered returns over laid over under, as a new map.
-func layered(under, over map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range under {
-		out[k] = v
-	}
-	for k, v := range over {
-		out[k] = v
-	}
-	return out
-}
-
-// withoutPathLabels is a Secret's labels but those the target's path and
-// the Secret's type say.
-func withoutPathLabels(lb map[string]string) map[string]string {
-	out := layered(lb, nil)
-	delete(out, "tenant")
-	delete(out, "environment")
-	delete(out, secretTypeLabel)
-	return out
 }

@@ -48,7 +48,8 @@ func secretsFleet(t *testing.T) (fstest.MapFS, importer.Options) {
 // repository's chart writes: each Secret is derived as the chart writes it,
 // so each cluster gets the Applications it gets with the Secrets stated by
 // hand (TestEKSFleet's), and the inventory holds those labels and
-// annotations.
+// annotations. A value file of the chart at a path no Application names
+// is a fault, reported.
 func TestEKSFleetDerivedSecrets(t *testing.T) {
 	fsys, opts := secretsFleet(t)
 	res := importFleet(t, "eks-fleet", fsys, opts)
@@ -86,11 +87,15 @@ func TestEKSFleetDerivedSecrets(t *testing.T) {
 	var report []string
 	for _, f := range res.Findings {
 		report = append(report, f.String())
+		if strings.HasPrefix(f.Reason, "never read") && !f.Fault {
+			t.Errorf("a value file never read is a fault of the repository: %s", f)
+		}
 	}
 	text := strings.Join(report, "\n")
 	for _, want := range []string{
 		"tenant1/np/spoke-dev-workload1: its cluster Secret's labels and annotations are those the Application member-secret-spoke-dev-workload1 of the ApplicationSet at fleet/fleet-bootstrap/member-secrets.yaml:3 writes",
 		"tenant1/np/spoke-dev-workload1: its cluster Secret also takes labels {{ .extraLabels }} from the external store at run time",
+		"never read: a value file of chart charts/cluster-secret (.../secret/values.yaml) at a path that no Application of the ApplicationSet at fleet/fleet-bootstrap/member-secrets.yaml:3 names for any member (addons/tenants/tenant1/environments/np/secret/values.yaml)",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report lacks %q:\n%s", want, text)
