@@ -165,8 +165,14 @@ func compare(args []string, w io.Writer) error {
 			fmt.Fprintf(w, "  different  %s: %s [%s]\n", k, d, mark)
 		}
 	}
-	fmt.Fprintf(w, "compared %d objects: %d equal, %d different (%d differences not in the report)\n",
-		equal+different, equal, different, unreported)
+	faults := 0
+	for _, f := range findings {
+		if f.Fault {
+			faults++
+		}
+	}
+	fmt.Fprintf(w, "compared %d objects: %d equal, %d different (%d differences not in the report); the report: %d findings, %d faults of the repository\n",
+		equal+different, equal, different, unreported, len(findings), faults)
 	if unreported > 0 {
 		return errUnreported
 	}
