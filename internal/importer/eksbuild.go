@@ -195,7 +195,11 @@ func (b *eksBuild) generalize(t *Target, o *Object, it *yaml.Node) *yaml.Node {
 	sort.SliceStable(anns, func(i, j int) bool { return len(anns[i].word) > len(anns[j].word) })
 	words = append(words, wordTemplate{m.tenant, "{{ .Values.cluster." + singular(b.dims[0]) + " }}"},
 		wordTemplate{m.env, "{{ .Values.cluster." + singular(b.dims[1]) + " }}"})
-	words = append(words, anns...)
+	for _, a := range anns {
+		if specific(a.word) {
+			words = append(words, a)
+		}
+	}
 	rewriteStrings(it, func(s string) string {
 		for _, a := range anns {
 			if s == a.word {
@@ -211,6 +215,20 @@ func (b *eksBuild) generalize(t *Target, o *Object, it *yaml.Node) *yaml.Node {
 		return s
 	})
 	return it
+}
+
+// specific reports whether an annotation's value is unlikely to stand as a
+// word in an object for another reason than the annotation: a path, URL,
+// domain or ARN (a / . or :), or eight characters or more with a digit
+// (an account, a region, an id). A plain word (addons, fleet, bootstrap)
+// also stands in names, paths and URLs the ApplicationSet wrote literally
+// (resources-finalizer, eks-fleet-management): written as the
+// annotation's template there, it would follow a change of the
+// annotation, which the repository's ApplicationSet never does. A string
+// that is the whole value (targetRevision: main) is the annotation's
+// whatever its value.
+func specific(v string) bool {
+	return strings.ContainsAny(v, "/.:") || len(v) >= 8 && strings.ContainsAny(v, "0123456789")
 }
 
 // identifier is a key a template can name with a dot.

@@ -126,3 +126,36 @@ func TestEKSFleetSecretErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestEKSFleetPlainWordAnnotation checks that an annotation whose value is
+// a plain word (resources) is not written as its template where the word
+// stands in a string the ApplicationSet wrote literally (the finalizer
+// resources-finalizer.argocd.argoproj.io): that string would follow a
+// change of the annotation, which the repository's never does.
+func TestEKSFleetPlainWordAnnotation(t *testing.T) {
+	m := fstest.MapFS{}
+	root := "testdata/eks-fleet/fleet"
+	err := fs.WalkDir(os.DirFS(root), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path.Join(root, p))
+		if strings.Contains(p, "fleet-members/") {
+			data = []byte(strings.Replace(string(data), "annotations:\n", "annotations:\n  resources_repo_basepath: resources\n", 1))
+		}
+		m[p] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := importFleet(t, "eks-fleet", m, importer.Options{Dir: "."})
+	if !strings.Contains(string(res.Files["config/clusters/spoke-dev-workload1.yaml"]), "resources_repo_basepath: resources") {
+		t.Fatal("the fixture's members lack the annotation the test is about")
+	}
+	for name, data := range res.Files {
+		if strings.Contains(string(data), "annotations.resources_repo_basepath") {
+			t.Errorf("%s writes the plain word resources as the annotation's template:\n%s", name, data)
+		}
+	}
+}
