@@ -133,22 +133,9 @@ func TestEKSFleetSecretErrors(t *testing.T) {
 // resources-finalizer.argocd.argoproj.io): that string would follow a
 // change of the annotation, which the repository's never does.
 func TestEKSFleetPlainWordAnnotation(t *testing.T) {
-	m := fstest.MapFS{}
-	root := "testdata/eks-fleet/fleet"
-	err := fs.WalkDir(os.DirFS(root), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path.Join(root, p))
-		if strings.Contains(p, "fleet-members/") {
-			data = []byte(strings.Replace(string(data), "annotations:\n", "annotations:\n  resources_repo_basepath: resources\n", 1))
-		}
-		m[p] = &fstest.MapFile{Data: data}
-		return err
+	m := membersEdited(t, func(member string) string {
+		return strings.Replace(member, "annotations:\n", "annotations:\n  resources_repo_basepath: resources\n", 1)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	res := importFleet(t, "eks-fleet", m, importer.Options{Dir: "."})
 	if !strings.Contains(string(res.Files["config/clusters/spoke-dev-workload1.yaml"]), "resources_repo_basepath: resources") {
 		t.Fatal("the fixture's members lack the annotation the test is about")
@@ -157,5 +144,41 @@ func TestEKSFleetPlainWordAnnotation(t *testing.T) {
 		if strings.Contains(string(data), "annotations.resources_repo_basepath") {
 			t.Errorf("%s writes the plain word resources as the annotation's template:\n%s", name, data)
 		}
+	}
+}
+
+// membersEdited is testdata/eks-fleet/fleet with each member file edited.
+func membersEdited(t *testing.T, edit func(string) string) fstest.MapFS {
+	t.Helper()
+	m := fstest.MapFS{}
+	root := "testdata/eks-fleet/fleet"
+	err := fs.WalkDir(os.DirFS(root), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path.Join(root, p))
+		if strings.Contains(p, "fleet-members/") {
+			data = []byte(edit(string(data)))
+		}
+		m[p] = &fstest.MapFile{Data: data}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestEKSFleetWordInTemplate checks that a word written as its template is
+// not replaced again inside another's template: the environment cluster
+// stands as a word in {{ .Values.cluster.tenant }}, which the tenant's
+// replacement wrote first.
+func TestEKSFleetWordInTemplate(t *testing.T) {
+	m := membersEdited(t, func(member string) string {
+		return strings.Replace(member, "environment: np\n", "environment: cluster\n", 1)
+	})
+	res := importFleet(t, "eks-fleet", m, importer.Options{Dir: "."})
+	if _, ok := res.Files["config/clusters/spoke-dev-workload1.yaml"]; !ok || !strings.Contains(string(res.Files["config/clusters/spoke-dev-workload1.yaml"]), "tenant1/cluster/spoke-dev-workload1") {
+		t.Fatalf("the fixture's spoke is not in environment cluster:\n%s", res.Files["config/clusters/spoke-dev-workload1.yaml"])
 	}
 }
