@@ -52,7 +52,8 @@ helm="$(bash hack/build-argocd.sh 2>/dev/null | tail -1)/helm"
 kustomize="$(bash hack/build-kustomize.sh 2>/dev/null | tail -1)/kustomize"
 strata=$work/strata realcmp=$work/realcmp
 
-# tree REPO DIR: REPO's files at HEAD (or the checkout as it is) in DIR.
+# tree REPO DIR: a bare mirror's files at HEAD, or a checkout's as they are,
+# in DIR; prints the commit.
 tree() {
 	local git=$1
 	[[ -d $git/repo ]] && git=$git/repo
@@ -60,9 +61,10 @@ tree() {
 	if [[ -f $git/HEAD && -d $git/objects ]]; then
 		git --git-dir="$git" archive HEAD | tar -x -C "$2"
 		git --git-dir="$git" rev-parse --short HEAD
-	elif [[ -d $git/.git ]]; then
-		(cd "$git" && git archive HEAD) | tar -x -C "$2"
-		git -C "$git" rev-parse --short HEAD
+	elif [[ -e $git/.git ]]; then
+		# A checkout: its files as they are, uncommitted changes too.
+		tar -C "$git" --exclude=./.git -c . | tar -x -C "$2"
+		echo "$(git -C "$git" rev-parse --short HEAD 2>/dev/null || echo "(no commit)") and its work tree"
 	else
 		cp -a "$git/." "$2/"
 		echo "(no commit)"
