@@ -27,6 +27,9 @@ type Import struct {
 	Into        string
 	ClusterType string
 	Dimensions  []string
+	// ClusterSecrets are files of cluster Secret manifests the format
+	// reads beside the repository (eks-fleet's hub Secret).
+	ClusterSecrets []string
 }
 
 // Imported is what Import did.
@@ -60,7 +63,18 @@ func (im Import) Run() (*Imported, error) {
 		ct = importer.ClusterTypeFor(filepath.ToSlash(filepath.Join(root, dir)))
 	}
 	show := shownFrom(root)
-	src, err := format.Read(r.FS(), importer.Options{Dir: dir, ClusterType: ct, Dimensions: im.Dimensions, Show: show.at})
+	if len(im.ClusterSecrets) > 0 && im.Format != "eks-fleet" {
+		return nil, usageErrorf("--cluster-secret: only the eks-fleet format reads cluster Secrets, not %s", im.Format)
+	}
+	var secrets []importer.SecretFile
+	for _, f := range im.ClusterSecrets {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, fmt.Errorf("--cluster-secret: %w", err)
+		}
+		secrets = append(secrets, importer.SecretFile{File: f, Data: data})
+	}
+	src, err := format.Read(r.FS(), importer.Options{Dir: dir, ClusterType: ct, Dimensions: im.Dimensions, ClusterSecrets: secrets, Show: show.at})
 	if err != nil {
 		return nil, show.err(err)
 	}

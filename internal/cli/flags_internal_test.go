@@ -42,6 +42,7 @@ var flagIdeas = map[string]string{
 	"cluster-type":           "one cluster type only",
 	"name":                   "a named revision",
 	"cluster-type-name":      "the name of the cluster type an import makes",
+	"cluster-secret":         "a file of cluster Secrets an import reads beside the repository",
 	"dimensions":             "the names of a new fleet's dimensions",
 	"into":                   "the directory a new fleet is written into",
 	"commit":                 "commit the change",

@@ -15,6 +15,7 @@ type importOptions struct {
 	into        string
 	clusterType string
 	dimensions  []string
+	secrets     []string
 	output      outputFormat
 }
 
@@ -62,12 +63,14 @@ Formats:
 	f.StringVar(&o.into, "into", "", "the directory to write the fleet's config/ into (required)")
 	f.StringVar(&o.clusterType, "cluster-type-name", "", "the name of the cluster type the targets form (default: SOURCE's directory name)")
 	f.StringSliceVar(&o.dimensions, "dimensions", nil, "the names of the dimensions, outermost first (default: the format's)")
+	f.StringArrayVar(&o.secrets, "cluster-secret", nil, "a file of cluster Secret manifests no file of SOURCE says (eks-fleet: the hub's); repeatable")
 	addOutputFlag(f, &o.output, "")
 	return cmd
 }
 
 func (o *importOptions) run(format, source string) error {
-	res, err := action.Import{Format: format, Source: source, Into: o.into, ClusterType: o.clusterType, Dimensions: o.dimensions}.Run()
+	res, err := action.Import{Format: format, Source: source, Into: o.into, ClusterType: o.clusterType, Dimensions: o.dimensions,
+		ClusterSecrets: o.secrets}.Run()
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,9 @@
 // through an fs.FS into a Source: the targets, the Argo CD objects its own
 // tooling gives each of them (kustomize's library for a kustomization,
 // Helm's engine for a chart, the ApplicationSet controller's rules for the
-// Applications an ApplicationSet makes per cluster Secret: appset.go) and
-// what it could not carry over. Build turns
+// Applications an ApplicationSet makes per cluster Secret: appset.go; the
+// Secrets themselves as the repository's chart writes them, ekssecret.go,
+// or as given, eksgiven.go) and what it could not carry over. Build turns
 // a Source into files: one component per object name, the values every
 // target shares in values.yaml and the rest in override.yaml files at the
 // highest node of the sequence they hold for. Verify renders those files

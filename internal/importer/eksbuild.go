@@ -81,15 +81,19 @@ func (b *eksBuild) inventory(src *Source, members []*eksMember, order []string) 
 	groups := b.revisionGroups(order)
 	for _, m := range members {
 		doc := mapping("type", src.ClusterType, "target", strings.Join([]string{m.tenant, m.env, m.name}, "/"))
-		if m.name != m.hub {
-			if _, ok := b.members[m.hub]; ok {
-				doc.Content = append(doc.Content, mapping("hub", m.hub).Content...)
-			} else {
-				b.findings = append(b.findings, Finding{Target: strings.Join([]string{m.tenant, m.env, m.name}, "/"), At: m.file,
-					Reason: "no hub: " + m.hub + " has no member file of its own, so the inventory cannot name it as the hub whose Argo CD holds this cluster's Applications; add it"})
-			}
+		_, hubKnown := b.members[m.hub]
+		switch {
+		case m.name == m.hub:
+		case !hubKnown:
+			b.findings = append(b.findings, Finding{Target: strings.Join([]string{m.tenant, m.env, m.name}, "/"), At: m.file,
+				Reason: "no hub: " + m.hub + " has neither a member file nor a Secret given (--cluster-secret), so the inventory cannot name it as the hub whose Argo CD holds this cluster's Applications; give its Secret"})
+		case m.server == "":
+			b.findings = append(b.findings, Finding{Target: strings.Join([]string{m.tenant, m.env, m.name}, "/"), At: m.file,
+				Reason: "no hub: the cluster's server is not in the repository (its Secret takes it at run time), and the inventory names a hub only with the server its Argo CD reaches; give the Secret with stringData.server (--cluster-secret) to name " + m.hub})
+		default:
+			doc.Content = append(doc.Content, mapping("hub", m.hub).Content...)
 		}
-		if m.server != "" {
+		if m.server != "" && (m.name != m.hub || m.server != inCluster) {
 			doc.Content = append(doc.Content, mapping("server", m.server).Content...)
 		}
 		lb := map[string]string{}
@@ -103,7 +107,7 @@ func (b *eksBuild) inventory(src *Source, members []*eksMember, order []string) 
 			}
 			lb[revisionLabel(g)] = r.revision
 			b.findings = append(b.findings, Finding{Target: strings.Join([]string{m.tenant, m.env, m.name}, "/"), Field: "labels." + revisionLabel(g),
-				At: fmt.Sprintf("%s:%d", m.file, m.line["labels"]),
+				At: m.at("labels"),
 				Reason: fmt.Sprintf("added: %s, the revision of release %s (%s:%d) that label %s names; strata's revision %s follows it (its cluster Secret gets the label too)",
 					r.revision, r.typ, b.releasesFile, r.line, releaseLabel(g), g)})
 		}
@@ -129,6 +133,17 @@ func stringMapNode(m map[string]string) *yaml.Node {
 	}
 	return n
 }
+
+// at is the member file's line of key, or the file where it has none.
+func (m *eksMember) at(key string) string {
+	if l := m.line[key]; l > 0 {
+		return fmt.Sprintf("%s:%d", m.file, l)
+	}
+	return m.file
+}
+
+// inCluster is the server of a cluster Secret for Argo CD's own cluster.
+const inCluster = "https://kubernetes.default.svc"
 
 // quoteIfNeeded quotes a string YAML would read as another type.
 func quoteIfNeeded(s string) yaml.Style {
@@ -180,21 +195,40 @@ func (b *eksBuild) generalize(t *Target, o *Object, it *yaml.Node) *yaml.Node {
 	sort.SliceStable(anns, func(i, j int) bool { return len(anns[i].word) > len(anns[j].word) })
 	words = append(words, wordTemplate{m.tenant, "{{ .Values.cluster." + singular(b.dims[0]) + " }}"},
 		wordTemplate{m.env, "{{ .Values.cluster." + singular(b.dims[1]) + " }}"})
-	words = append(words, anns...)
+	for _, a := range anns {
+		if specific(a.word) {
+			words = append(words, a)
+		}
+	}
 	rewriteStrings(it, func(s string) string {
 		for _, a := range anns {
 			if s == a.word {
 				return a.tpl // the whole string is the annotation, not a word of a path
 			}
 		}
-		return outsideTemplates(s, func(text string) string {
-			for _, w := range words {
-				text = replaceWord(text, w.word, w.tpl)
-			}
-			return text
-		})
+		// A word at a time, outside the templates written so far: an
+		// annotation's value can stand as a word in a template another
+		// one wrote (addons in .Values.cluster.annotations.addons_repo_path).
+		for _, w := range words {
+			s = outsideTemplates(s, func(text string) string { return replaceWord(text, w.word, w.tpl) })
+		}
+		return s
 	})
 	return it
+}
+
+// specific reports whether an annotation's value is unlikely to stand as a
+// word in an object for another reason than the annotation: a path, URL,
+// domain or ARN (a / . or :), or eight characters or more with a digit
+// (an account, a region, an id). A plain word (addons, fleet, bootstrap)
+// also stands in names, paths and URLs the ApplicationSet wrote literally
+// (resources-finalizer, eks-fleet-management): written as the
+// annotation's template there, it would follow a change of the
+// annotation, which the repository's ApplicationSet never does. A string
+// that is the whole value (targetRevision: main) is the annotation's
+// whatever its value.
+func specific(v string) bool {
+	return strings.ContainsAny(v, "/.:") || len(v) >= 8 && strings.ContainsAny(v, "0123456789")
 }
 
 // identifier is a key a template can name with a dot.

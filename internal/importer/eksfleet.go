@@ -38,6 +38,9 @@ const (
 	eksReleasesFile = "fleet/bootstrap/versions/applicationSets.yaml"
 	eksMembersDir   = "fleet/fleet-bootstrap/fleet-members"
 	eksBootstrapDir = "fleet/bootstrap"
+	// eksFleetBootstrapDir holds the ApplicationSets that write the
+	// spokes' Secrets (ekssecret.go).
+	eksFleetBootstrapDir = "fleet/fleet-bootstrap"
 )
 
 // eksMember is one member file.
@@ -75,13 +78,14 @@ func readEKSFleet(fsys fs.FS, opts Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	eks := &eksBuild{groups: groups, members: map[string]*eksMember{}, appGroup: map[string]string{}, dims: src.Dimensions,
+		releasesFile: opts.show(path.Join(dir, eksReleasesFile)), show: opts.show}
+	if members, err = eks.clusterSecrets(fsys, dir, opts, members); err != nil {
+		return nil, err
+	}
 	var secrets []clusterSecret
 	for _, m := range members {
-		lb := map[string]string{"argocd.argoproj.io/secret-type": "cluster", "tenant": m.tenant, "environment": m.env}
-		for k, v := range m.labels {
-			lb[k] = v
-		}
-		secrets = append(secrets, clusterSecret{Name: m.name, Server: m.server, Labels: lb, Annotations: m.annotations})
+		secrets = append(secrets, m.secret())
 	}
 	byName := map[string]*Target{}
 	for _, m := range members {
@@ -89,8 +93,6 @@ func readEKSFleet(fsys fs.FS, opts Options) (*Source, error) {
 		byName[m.name] = t
 		src.Targets = append(src.Targets, t)
 	}
-	eks := &eksBuild{groups: groups, members: map[string]*eksMember{}, appGroup: map[string]string{}, dims: src.Dimensions,
-		releasesFile: opts.show(path.Join(dir, eksReleasesFile)), show: opts.show}
 	for _, m := range members {
 		eks.members[m.name] = m
 	}

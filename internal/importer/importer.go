@@ -20,6 +20,10 @@ type Options struct {
 	// Dimensions name the levels of the targets' paths, outermost first;
 	// nil for the format's default.
 	Dimensions []string
+	// ClusterSecrets are cluster Secrets no file of the repository says
+	// (eks-fleet: the hub's, which Terraform writes; what a spoke's takes
+	// from an external store).
+	ClusterSecrets []SecretFile
 	// Show turns a path of the file system into the one errors name (the
 	// path from the user's working directory); nil leaves it as it is.
 	Show func(string) string

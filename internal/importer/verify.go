@@ -175,6 +175,14 @@ func compare(target string, want map[string]map[string]any, got map[string]*unst
 	return problems
 }
 
+// Differences lists where the object got differs from want, as Verify
+// compares them (fields set to null count as unset): each field's path,
+// with want's value and got's. hack/realcmp compares a repository's own
+// tooling's objects with strata's by it.
+func Differences(want, got map[string]any) []string {
+	return differences("", withoutNulls(want), withoutNulls(got))
+}
+
 // differences lists where got differs from want: each path, with the
 // source's value and strata's, in JSON.
 func differences(path string, want, got any) []string {
