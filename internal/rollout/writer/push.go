@@ -34,20 +34,27 @@ func (e *ConflictError) Error() string {
 }
 
 // PushOne pushes st, made on base by r's catch-up under the lock its
-// caller holds, records it and tells r (Rollout.Pushed).
+// caller holds (Publish), records it and tells r (Rollout.Pushed).
 func (w *Writer) PushOne(ctx context.Context, r Rollout, st *Step, base string) error {
-	one := []*req{{r: r, st: st}}
-	if err := w.publish(ctx, r.Repo(), one, base); err != nil {
+	if err := w.Publish(ctx, r, st, base); err != nil {
 		return err
 	}
-	if one[0].err != nil {
-		return one[0].err
-	}
-	if err := recordSteps(ctx, one); err != nil {
+	if err := recordSteps(ctx, []*req{{r: r, st: st}}); err != nil {
 		return err
 	}
 	r.Pushed(st)
 	return nil
+}
+
+// Publish pushes st, one commit r made on base under the lock its caller
+// holds (a catch-up's step, a revert), made again on a moved remote by
+// r.Remake like a batch's steps (publish).
+func (w *Writer) Publish(ctx context.Context, r Rollout, st *Step, base string) error {
+	one := []*req{{r: r, st: st}}
+	if err := w.publish(ctx, r.Repo(), one, base); err != nil {
+		return err
+	}
+	return one[0].err
 }
 
 // publish pushes the steps made in one push (the one push loop). On a
