@@ -27,7 +27,7 @@ type reverted struct {
 func (r *runner) revertStep(ctx context.Context, st *step, failures []Failure) (*reverted, error) {
 	rv := &reverted{runner: r, st: st, failures: failures}
 	err := r.locked(ctx, func() error {
-		base, err := r.repo.Head(ctx)
+		base, err := r.repo.Git.Head(ctx)
 		if err != nil {
 			return err
 		}
@@ -60,14 +60,14 @@ func (rv *reverted) Remake(ctx context.Context, made *writer.Step, _, upstream s
 // makeRevert commits the revert of st.revert on HEAD with Strata-Failed
 // trailers; one that does not apply is abandoned, the work tree kept.
 func (r *runner) makeRevert(ctx context.Context, st *step, failures []Failure) (string, error) {
-	if _, err := r.repo.Run(ctx, "revert", "--no-edit", st.revert); err != nil {
-		_, _ = r.repo.Run(ctx, "revert", "--abort")
+	if _, err := r.repo.Git.Out(ctx, "revert", "--no-edit", st.revert); err != nil {
+		_, _ = r.repo.Git.Out(ctx, "revert", "--abort")
 		return "", fmt.Errorf("reverting %.12s: %w", st.revert, err)
 	}
-	if _, err := r.repo.Run(ctx, append([]string{"commit", "--amend", "-q", "--no-edit"}, failedTrailers(st.node, failures)...)...); err != nil {
+	if _, err := r.repo.Git.Out(ctx, append([]string{"commit", "--amend", "-q", "--no-edit"}, failedTrailers(st.node, failures)...)...); err != nil {
 		return "", fmt.Errorf("recording the failure in the revert of %.12s: %w", st.revert, err)
 	}
-	return r.repo.Head(ctx)
+	return r.repo.Git.Head(ctx)
 }
 
 // undoneUpstream is the commit of upstream that undid st's step: the
@@ -94,7 +94,7 @@ func (r *runner) undoneUpstream(ctx context.Context, st *step, upstream string) 
 	if err != nil || now != before {
 		return "", false, err
 	}
-	commit, err = r.repo.Run(ctx, "log", "-1", "--format=%H", upstream, "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+	commit, err = r.repo.Git.Out(ctx, "log", "-1", "--format=%H", upstream, "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
 	return commit, false, err
 }
 

@@ -152,8 +152,8 @@ func (w *Writer) expectAfter(ctx context.Context, r Rollout, made []*req, base s
 		changes = append(changes, live.Changed{Commit: req.st.Commit, Files: changed[req.st.Commit]})
 	}
 	if ok {
-		head, err := r.Repo().Head(ctx)
-		n, cerr := r.Repo().Run(ctx, "rev-list", "--count", base+".."+head)
+		head, err := r.Repo().Git.Head(ctx)
+		n, cerr := r.Repo().Git.Out(ctx, "rev-list", "--count", base+".."+head)
 		ok = err == nil && cerr == nil && head == changes[len(changes)-1].Commit && n == strconv.Itoa(len(changes))
 	}
 	if !ok {
@@ -188,7 +188,7 @@ func (w *Writer) filesChanged(ctx context.Context, repo *Repo, made []*req) (map
 	if err != nil {
 		return nil, err
 	}
-	out, err := repo.Run(ctx, append(args, "--", root)...)
+	out, err := repo.Git.Out(ctx, append(args, "--", root)...)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +224,7 @@ func Lines(s string) []string {
 // reads beside the writer or under the lock.
 func (w *Writer) ExpectAt(ctx context.Context, r Rollout) (*Expectation, error) {
 	repo := r.Repo()
-	head, err := repo.Head(ctx)
+	head, err := repo.Git.Head(ctx)
 	if err != nil {
 		return nil, err
 	}
