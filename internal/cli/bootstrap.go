@@ -7,10 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/fleet"
-	"github.com/strata-fleet/strata/internal/render"
 )
 
 type bootstrapOptions struct {
@@ -136,15 +134,11 @@ func (o *bootstrapOptions) run(ctx context.Context, name string) error {
 	if o.matrix {
 		fmt.Fprintln(o.stderr, "strata: note: --matrix has no effect: a hub's root ApplicationSets are always seed 000's cluster x git matrix")
 	}
-	r, err := o.open(action.Options{})
+	r, rr, err := o.openRendered()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	rr, err := render.Load(r.fsys)
-	if err != nil {
-		return err
-	}
 	f, chart := rr.Fleet, rr.Chart
 	switch {
 	case o.credContext != "":

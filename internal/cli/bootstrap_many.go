@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
@@ -40,15 +39,11 @@ func (o *bootstrapOptions) runMany(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	r, err := o.open(action.Options{})
+	r, rr, err := o.openRendered()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	rr, err := render.Load(r.fsys)
-	if err != nil {
-		return err
-	}
 	m, err := o.buildMany(rr)
 	if err != nil {
 		return err

@@ -8,26 +8,20 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/diff"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
-	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/values"
 )
 
 // runLive is diff --live: rendered/ compared with what the fleet's Argo
 // CDs hold.
 func (o *diffOptions) runLive(ctx context.Context) error {
-	r, err := o.open(action.Options{})
+	r, rr, err := o.openRendered()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	rr, err := render.Load(r.fsys)
-	if err != nil {
-		return err
-	}
 	rep, err := o.live.load(ctx, r.dir, rr, true)
 	if err != nil {
 		return err

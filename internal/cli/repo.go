@@ -13,6 +13,7 @@ import (
 	"github.com/strata-fleet/strata/internal/action"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/lock"
+	"github.com/strata-fleet/strata/internal/render"
 )
 
 // repo is an open fleet repository (action.Repo), with the short names
@@ -40,6 +41,21 @@ func (g *globals) open(o action.Options) (*repo, error) {
 		return nil, err
 	}
 	return &repo{Repo: a, dir: a.Dir, fsys: a.FS, root: a.Root}, nil
+}
+
+// openRendered opens the repository without a lock (open) and loads its
+// fleet and chart (render.Load); closing the repository is the caller's.
+func (g *globals) openRendered() (*repo, *render.Renderer, error) {
+	r, err := g.open(action.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	rr, err := render.Load(r.fsys)
+	if err != nil {
+		r.Close()
+		return nil, nil, err
+	}
+	return r, rr, nil
 }
 
 // exclusiveIf is the lock of a command that writes unless it only shows

@@ -16,7 +16,6 @@ import (
 	"github.com/strata-fleet/strata/internal/atomicfile"
 	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
-	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/status"
 )
@@ -75,15 +74,11 @@ docs/commands.md#strata-status says it in full.`,
 }
 
 func (o *statusOptions) run(ctx context.Context) error {
-	r, err := o.open(action.Options{})
+	r, rr, err := o.openRendered()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	rr, err := render.Load(r.fsys)
-	if err != nil {
-		return err
-	}
 	s, err := status.Compute(rr.Fleet)
 	if err != nil {
 		return err

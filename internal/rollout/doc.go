@@ -13,8 +13,8 @@
 // held by freezes and stopWhen (hold.go), made by the writer (step.go;
 // replay.go on a moved remote), verified (verify.go: wait.go, evaluate.go,
 // budget.go, unwatched.go, checks.go), recorded (record.go), reverted on
-// failure (revert.go). Where each rollout stands, read without running
-// one, is package rollout/inflight.
+// failure (revert.go: a commit the writer pushes like a step). Where each
+// rollout stands, read without running one, is package rollout/inflight.
 //
 // Its files build on each other one way, in the order of fileLayers in
 // the repository's layers_test.go. docs/rollout.md describes how a

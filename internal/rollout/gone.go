@@ -16,7 +16,7 @@ import (
 // revert of a step is the failure it was. ok is false when the record
 // holds neither: promote says what it knows of the patch.
 func (r *runner) gone(ctx context.Context) (ok bool, err error) {
-	last, err := r.repo.Run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+	last, err := r.repo.Git.Out(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
 	if err != nil || last == "" {
 		return false, err
 	}
@@ -50,7 +50,7 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 	if len(dirs) == 0 { // no target of the fold is in the layout any more
 		dirs = []string{f.Config.OutputRoot()}
 	}
-	if st.commit, err = r.repo.Run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...); err != nil {
+	if st.commit, err = r.repo.Git.Out(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...); err != nil {
 		return true, err
 	}
 	st.pick = pickClusters(f, func(c *fleet.Cluster) bool { return slices.Contains(ids, c.Type+"/"+c.Target.ID()) })

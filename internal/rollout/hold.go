@@ -185,7 +185,7 @@ func (r *runner) freezes(ctx context.Context, f *fleet.Fleet) ([]freeze.Freeze, 
 	tip, err := r.repo.Fetch(ctx)
 	var listed string
 	if err == nil {
-		listed, err = r.repo.Run(ctx, "ls-tree", "--name-only", tip, "--", freeze.File)
+		listed, err = r.repo.Git.Out(ctx, "ls-tree", "--name-only", tip, "--", freeze.File)
 	}
 	if err != nil {
 		r.log("reading the freezes of %s %s: %v; reading the work tree's", r.repo.Remote, r.repo.Branch, err)
@@ -194,7 +194,7 @@ func (r *runner) freezes(ctx context.Context, f *fleet.Fleet) ([]freeze.Freeze, 
 	if listed == "" {
 		return nil, nil
 	}
-	data, err := r.repo.Run(ctx, "show", tip+":"+freeze.File)
+	data, err := r.repo.Git.Out(ctx, "show", tip+":"+freeze.File)
 	if err != nil {
 		return nil, err
 	}

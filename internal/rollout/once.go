@@ -28,7 +28,7 @@ func (r *runner) pending(step, commit, waiting string) error {
 
 // commitTime is commit's committer date.
 func (r *runner) commitTime(ctx context.Context, commit string) (time.Time, error) {
-	out, err := r.repo.Run(ctx, "log", "-1", "--format=%ct", commit)
+	out, err := r.repo.Git.Out(ctx, "log", "-1", "--format=%ct", commit)
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -75,7 +75,7 @@ func (r *runner) entryStep(ctx context.Context, st *step) string {
 	if st.own == "" || st.own == st.commit {
 		return st.commit
 	}
-	body, err := r.repo.Run(ctx, "log", "-1", "--format=%B", st.own)
+	body, err := r.repo.Git.Out(ctx, "log", "-1", "--format=%B", st.own)
 	if err != nil || !slices.Contains(trailers(body, "Strata-Rollout"), r.ID()) {
 		return st.commit
 	}

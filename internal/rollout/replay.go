@@ -21,11 +21,11 @@ import (
 // a *ConflictError.
 func (r *runner) remake(ctx context.Context, st *step, base, upstream string) (subject string, again bool, err error) {
 	plan, c := st.plan, st.c
-	own, err := r.repo.Run(ctx, "diff", "--relative", "--name-only", st.commit+"^", st.commit, "--", "config")
+	own, err := r.repo.Git.Out(ctx, "diff", "--relative", "--name-only", st.commit+"^", st.commit, "--", "config")
 	if err != nil {
 		return "", false, err
 	}
-	theirs, err := r.repo.Run(ctx, "diff", "--relative", "--name-only", base, upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
+	theirs, err := r.repo.Git.Out(ctx, "diff", "--relative", "--name-only", base, upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
 	if err != nil {
 		return "", false, err
 	}
@@ -57,7 +57,7 @@ func (r *runner) remake(ctx context.Context, st *step, base, upstream string) (s
 			return "", false, conflict("it changed " + strings.Join(touched, ", "))
 		}
 		if own != "" {
-			if _, err := r.repo.Run(ctx, append([]string{"checkout", old, "--"}, writer.Lines(own)...)...); err != nil {
+			if _, err := r.repo.Git.Out(ctx, append([]string{"checkout", old, "--"}, writer.Lines(own)...)...); err != nil {
 				return "", false, err
 			}
 		}
@@ -104,7 +104,7 @@ func (r *runner) replan(ctx context.Context, plan *promote.Plan, f *fleet.Fleet,
 // sameStepUpstream reports whether upstream's last commit of the patch's
 // files is plan's step (its subject begins with promote.Subject's).
 func (r *runner) sameStepUpstream(ctx context.Context, plan *promote.Plan, upstream string) (bool, error) {
-	subject, err := r.repo.Run(ctx, "log", "-1", "--format=%s", upstream, "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+	subject, err := r.repo.Git.Out(ctx, "log", "-1", "--format=%s", upstream, "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
 	if err != nil {
 		return false, err
 	}
@@ -119,11 +119,11 @@ func (r *runner) madeUpstream(ctx context.Context, plan *promote.Plan, st *step,
 	if err != nil {
 		return "", false, err
 	}
-	commit, err := r.repo.Run(ctx, "log", "-1", "--format=%H", upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
+	commit, err := r.repo.Git.Out(ctx, "log", "-1", "--format=%H", upstream, "--", "config/"+r.opts.ClusterType+"/"+r.opts.Component)
 	if err != nil {
 		return "", false, err
 	}
-	files, err := r.repo.Run(ctx, "diff-tree", "--no-commit-id", "--relative", "--name-only", "-r", commit, "--", f.Config.OutputRoot())
+	files, err := r.repo.Git.Out(ctx, "diff-tree", "--no-commit-id", "--relative", "--name-only", "-r", commit, "--", f.Config.OutputRoot())
 	if err != nil {
 		return "", false, err
 	}
@@ -133,14 +133,14 @@ func (r *runner) madeUpstream(ctx context.Context, plan *promote.Plan, st *step,
 			ids = append(ids, id)
 		}
 	}
-	subject, err := r.repo.Run(ctx, "log", "-1", "--format=%s", commit)
+	subject, err := r.repo.Git.Out(ctx, "log", "-1", "--format=%s", commit)
 	if err != nil {
 		return "", false, err
 	}
 	st.commit, st.targets = commit, targetsOf(f, ids)
 	msg := fmt.Sprintf("the remote moved (now %.12s) and already has the step: it is not made twice", upstream)
 	if plan != nil && len(plan.Gates) > 0 {
-		body, err := r.repo.Run(ctx, "log", "-1", "--format=%B", commit)
+		body, err := r.repo.Git.Out(ctx, "log", "-1", "--format=%B", commit)
 		if err != nil {
 			return "", false, err
 		}

@@ -91,7 +91,7 @@ func (r *runner) settle(ctx context.Context) error {
 		// Checks only (watch: false): the step's verdict, run again.
 		dirs = r.locDirs(f, locs)
 	}
-	commit, err := r.repo.Run(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...)
+	commit, err := r.repo.Git.Out(ctx, append([]string{"log", "-1", "--format=%H", "--"}, dirs...)...)
 	if err != nil {
 		return err
 	}
@@ -99,7 +99,7 @@ func (r *runner) settle(ctx context.Context) error {
 		return fmt.Errorf("%s is not committed: commit rendered/ first", strings.Join(dirs, ", "))
 	}
 	st.commit = commit
-	if st.revert, err = r.repo.Run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
+	if st.revert, err = r.repo.Git.Out(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch)); err != nil {
 		return err
 	}
 	// A failure names the patch's own last commit.

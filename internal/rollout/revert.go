@@ -4,72 +4,70 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/rollout/inflight"
 	"github.com/strata-fleet/strata/internal/rollout/writer"
 )
 
-// reverted is how strata's revert of a failed step ended.
+// reverted is strata's revert of st's failed step as the writer
+// publishes it (writer.Rollout, with its own Remake), and how it ended.
 type reverted struct {
-	commit string
+	*runner
+	st       *step
+	failures []Failure
+	commit   string
 	// theirs: another run had the step undone on the remote (upstream
 	// then); recorded: the record says so already.
 	theirs, recorded bool
 	upstream         string
 }
 
-// revertStep reverts st's failed step and pushes the revert, under the
-// lock. On a remote that moved the unpushed revert is dropped (reset to
-// the remote) and the remote's revert of the step taken, or it is made
-// again there, at most writer.MaxReplays times.
-func (r *runner) revertStep(ctx context.Context, st *step, failures []Failure) (rv reverted, err error) {
-	backoff := r.env.PushBackoff
-	if backoff <= 0 {
-		backoff = writer.DefaultPushBackoff
-	}
-	err = r.locked(ctx, func() error {
-		for attempt := 0; ; attempt++ {
-			if rv.commit, err = r.makeRevert(ctx, st, failures); err != nil {
-				return err
-			}
-			perr := r.repo.Push(ctx)
-			if perr == nil {
-				return nil
-			}
-			upstream, moved := r.repo.Moved(ctx)
-			if r.repo.Landed(ctx, upstream) {
-				return nil // another run made and pushed this very revert
-			}
-			if !moved || attempt == writer.MaxReplays {
-				return perr
-			}
-			if err := r.repo.ResetKeep(ctx, upstream); err != nil {
-				return err
-			}
-			if theirs, recorded, err := r.undoneUpstream(ctx, st, upstream); err != nil || theirs != "" {
-				rv = reverted{commit: theirs, theirs: true, recorded: recorded, upstream: upstream}
-				return err
-			}
-			if err := git.Pause(ctx, backoff<<attempt); err != nil {
-				return err
-			}
+// revertStep reverts st's failed step and pushes the revert through the
+// writer's one push loop (Writer.Publish), under the lock.
+func (r *runner) revertStep(ctx context.Context, st *step, failures []Failure) (*reverted, error) {
+	rv := &reverted{runner: r, st: st, failures: failures}
+	err := r.locked(ctx, func() error {
+		base, err := r.repo.Git.Head(ctx)
+		if err != nil {
+			return err
 		}
+		made := &writer.Step{}
+		if made.Commit, err = r.makeRevert(ctx, st, failures); err != nil {
+			return err
+		}
+		err = r.writer.Publish(ctx, rv, made, base)
+		rv.commit = made.Commit
+		return err
 	})
 	return rv, err
+}
+
+// Remake drops the unpushed revert (HEAD is reset to upstream) and takes
+// the remote's own undoing of the step, or makes the revert again there.
+func (rv *reverted) Remake(ctx context.Context, made *writer.Step, _, upstream string) error {
+	theirs, recorded, err := rv.undoneUpstream(ctx, rv.st, upstream)
+	switch {
+	case err != nil:
+		return err
+	case theirs != "":
+		made.Commit, rv.theirs, rv.recorded, rv.upstream = theirs, true, recorded, upstream
+		return nil
+	}
+	made.Commit, err = rv.makeRevert(ctx, rv.st, rv.failures)
+	return err
 }
 
 // makeRevert commits the revert of st.revert on HEAD with Strata-Failed
 // trailers; one that does not apply is abandoned, the work tree kept.
 func (r *runner) makeRevert(ctx context.Context, st *step, failures []Failure) (string, error) {
-	if _, err := r.repo.Run(ctx, "revert", "--no-edit", st.revert); err != nil {
-		_, _ = r.repo.Run(ctx, "revert", "--abort")
+	if _, err := r.repo.Git.Out(ctx, "revert", "--no-edit", st.revert); err != nil {
+		_, _ = r.repo.Git.Out(ctx, "revert", "--abort")
 		return "", fmt.Errorf("reverting %.12s: %w", st.revert, err)
 	}
-	if _, err := r.repo.Run(ctx, append([]string{"commit", "--amend", "-q", "--no-edit"}, failedTrailers(st.node, failures)...)...); err != nil {
+	if _, err := r.repo.Git.Out(ctx, append([]string{"commit", "--amend", "-q", "--no-edit"}, failedTrailers(st.node, failures)...)...); err != nil {
 		return "", fmt.Errorf("recording the failure in the revert of %.12s: %w", st.revert, err)
 	}
-	return r.repo.Head(ctx)
+	return r.repo.Git.Head(ctx)
 }
 
 // undoneUpstream is the commit of upstream that undid st's step: the
@@ -96,7 +94,7 @@ func (r *runner) undoneUpstream(ctx context.Context, st *step, upstream string) 
 	if err != nil || now != before {
 		return "", false, err
 	}
-	commit, err = r.repo.Run(ctx, "log", "-1", "--format=%H", upstream, "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+	commit, err = r.repo.Git.Out(ctx, "log", "-1", "--format=%H", upstream, "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
 	return commit, false, err
 }
 

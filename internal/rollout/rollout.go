@@ -105,11 +105,11 @@ func (r *runner) resume(ctx context.Context, f *fleet.Fleet) (ended bool, err er
 	if err := r.checkGap(f); err != nil {
 		return false, err
 	}
-	head, _ := r.repo.Head(ctx)
+	head, _ := r.repo.Git.Head(ctx)
 	if err := r.catchUpLocked(ctx); err != nil {
 		return false, err
 	}
-	if now, _ := r.repo.Head(ctx); now != head { // another run may have moved it
+	if now, _ := r.repo.Git.Head(ctx); now != head { // another run may have moved it
 		var err error
 		if f, err = r.load(); err != nil {
 			return false, err
@@ -183,7 +183,7 @@ func (r *runner) resettle(ctx context.Context) (ended bool, err error) {
 			return true, err
 		}
 		// The other run pushes its record after its step: not here yet.
-		last, _ := r.repo.Run(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
+		last, _ := r.repo.Git.Out(ctx, "log", "-1", "--format=%H", "--", inflight.PatchFiles(r.opts.ClusterType, r.opts.Component, r.opts.Patch))
 		msg := fmt.Sprintf("%.12s removed the patch's files, and strata's record does not hold it (yet): the next run settles it", last)
 		if r.opts.Once {
 			return true, r.pending("", last, msg)

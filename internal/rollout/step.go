@@ -18,7 +18,7 @@ import (
 // commitStep makes and pushes (PushOne) the step catchUp completes: plan
 // (nil: the first copy; applied: resumed from its journal), under its lock.
 func (r *runner) commitStep(ctx context.Context, plan *promote.Plan, applied bool) error {
-	base, err := r.repo.Head(ctx)
+	base, err := r.repo.Git.Head(ctx)
 	if err != nil {
 		return err
 	}

@@ -193,7 +193,7 @@ func (r *runner) failed(ctx context.Context, st *step, err error) error {
 // isRevert reports whether commit reverts another (git revert's message),
 // only ever to keep strata from reverting it.
 func (r *runner) isRevert(ctx context.Context, commit string) (bool, error) {
-	body, err := r.repo.Run(ctx, "log", "-1", "--format=%B", commit)
+	body, err := r.repo.Git.Out(ctx, "log", "-1", "--format=%B", commit)
 	if err != nil {
 		return false, err
 	}

@@ -86,7 +86,7 @@ func (w *Writer) holdLock(ctx context.Context) (batch, made []*req) {
 		failAll(batch, err)
 		return
 	}
-	base, err := repo.Head(ctx)
+	base, err := repo.Git.Head(ctx)
 	if err != nil {
 		failAll(batch, err)
 		return

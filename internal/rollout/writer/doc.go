@@ -6,7 +6,8 @@
 // upstream, [Rollout.Remake]; never a force push), records them in
 // delivery's record in one write, and reads once for all of them what the
 // rendered output expects after the push ([Expectation]), which their
-// waits join to the live state.
+// waits join to the live state. A catch-up's step or a revert is pushed
+// alone by the same loop ([Writer.Publish]).
 //
 // [Repo] is what a rollout does with git (the remote branch, push,
 // fetches serialized per repository: [Fetch], [FetchBranch]);

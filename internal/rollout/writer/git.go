@@ -21,14 +21,6 @@ type Repo struct {
 	Branch string // the remote branch pushed to
 }
 
-// Run runs git and returns its output, trimmed.
-func (r *Repo) Run(ctx context.Context, args ...string) (string, error) {
-	return r.Git.Out(ctx, args...)
-}
-
-// Head returns the commit HEAD is at.
-func (r *Repo) Head(ctx context.Context) (string, error) { return r.Git.Head(ctx) }
-
 // PushTarget resolves where pushes go: remote (the current branch of the
 // same name there), or the branch's upstream.
 func (r *Repo) PushTarget(ctx context.Context, remote string) error {
@@ -37,19 +29,19 @@ func (r *Repo) PushTarget(ctx context.Context, remote string) error {
 		return fmt.Errorf("the repository is not on a branch (a rollout commits and pushes each step): %w", err)
 	}
 	if remote != "" {
-		if _, err := r.Run(ctx, "remote", "get-url", remote); err != nil {
+		if _, err := r.Git.Out(ctx, "remote", "get-url", remote); err != nil {
 			return fmt.Errorf("--remote %s: no such remote", remote)
 		}
 		r.Remote, r.Branch = remote, branch
 		return nil
 	}
-	up, err := r.Run(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
+	up, err := r.Git.Out(ctx, "rev-parse", "--abbrev-ref", "--symbolic-full-name", "@{upstream}")
 	if err != nil {
 		return fmt.Errorf("branch %s has no upstream to push the rollout's commits to: give --remote, or set one with git push -u", branch)
 	}
-	r.Remote, _ = r.Run(ctx, "config", "branch."+branch+".remote")
+	r.Remote, _ = r.Git.Out(ctx, "config", "branch."+branch+".remote")
 	r.Branch = strings.TrimPrefix(up, r.Remote+"/")
-	if m, err := r.Run(ctx, "config", "branch."+branch+".merge"); err == nil && m != "" {
+	if m, err := r.Git.Out(ctx, "config", "branch."+branch+".merge"); err == nil && m != "" {
 		r.Branch = strings.TrimPrefix(m, "refs/heads/")
 	}
 	return nil
@@ -57,7 +49,7 @@ func (r *Repo) PushTarget(ctx context.Context, remote string) error {
 
 // Push pushes HEAD to the remote branch.
 func (r *Repo) Push(ctx context.Context) error {
-	_, err := r.Run(ctx, "push", "-q", r.Remote, "HEAD:refs/heads/"+r.Branch)
+	_, err := r.Git.Out(ctx, "push", "-q", r.Remote, "HEAD:refs/heads/"+r.Branch)
 	if err != nil {
 		return fmt.Errorf("pushing to %s %s (if someone else pushed meanwhile, pull and run the rollout again): %w", r.Remote, r.Branch, err)
 	}
@@ -68,7 +60,7 @@ func (r *Repo) Push(ctx context.Context) error {
 // of them when the remote has no such branch yet: the first push makes
 // it); a branch only behind the remote is fast-forwarded to it first.
 func (r *Repo) Unpushed(ctx context.Context) (bool, error) {
-	heads, err := r.Run(ctx, "ls-remote", "--heads", r.Remote, "refs/heads/"+r.Branch)
+	heads, err := r.Git.Out(ctx, "ls-remote", "--heads", r.Remote, "refs/heads/"+r.Branch)
 	if err != nil {
 		return false, fmt.Errorf("reading the branches of %s: %w", r.Remote, err)
 	}
@@ -79,18 +71,18 @@ func (r *Repo) Unpushed(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	out, err := r.Run(ctx, "rev-list", "--count", tip+"..HEAD")
+	out, err := r.Git.Out(ctx, "rev-list", "--count", tip+"..HEAD")
 	if err != nil {
 		return false, err
 	}
-	behind, err := r.Run(ctx, "rev-list", "--count", "HEAD.."+tip)
+	behind, err := r.Git.Out(ctx, "rev-list", "--count", "HEAD.."+tip)
 	if err != nil {
 		return false, err
 	}
 	switch {
 	case behind != "0" && out == "0":
 		// Others pushed since this clone last fetched: go on from theirs.
-		if _, err := r.Run(ctx, "merge", "-q", "--ff-only", tip); err != nil {
+		if _, err := r.Git.Out(ctx, "merge", "-q", "--ff-only", tip); err != nil {
 			return false, fmt.Errorf("bringing this branch up to %s %s: %w", r.Remote, r.Branch, err)
 		}
 		return false, nil
@@ -107,7 +99,7 @@ func (r *Repo) Moved(ctx context.Context) (upstream string, moved bool) {
 	if err != nil {
 		return "", false
 	}
-	behind, err := r.Run(ctx, "rev-list", "--count", "HEAD.."+upstream)
+	behind, err := r.Git.Out(ctx, "rev-list", "--count", "HEAD.."+upstream)
 	return upstream, err == nil && behind != "0"
 }
 
@@ -115,8 +107,8 @@ func (r *Repo) Moved(ctx context.Context) (upstream string, moved bool) {
 // after refreshing the index, where a file rewritten alike is stat-dirty
 // and refused ("not uptodate").
 func (r *Repo) ResetKeep(ctx context.Context, commit string) error {
-	_, _ = r.Run(ctx, "update-index", "-q", "--refresh") // lists what differs: reset says
-	if _, err := r.Run(ctx, "reset", "-q", "--keep", commit); err != nil {
+	_, _ = r.Git.Out(ctx, "update-index", "-q", "--refresh") // lists what differs: reset says
+	if _, err := r.Git.Out(ctx, "reset", "-q", "--keep", commit); err != nil {
 		return fmt.Errorf("moving to %.12s, the remote's new commit: %w", commit, err)
 	}
 	return nil
@@ -128,7 +120,7 @@ func (r *Repo) Landed(ctx context.Context, upstream string) bool {
 	if upstream == "" {
 		return false
 	}
-	_, err := r.Run(ctx, "merge-base", "--is-ancestor", "HEAD", upstream)
+	_, err := r.Git.Out(ctx, "merge-base", "--is-ancestor", "HEAD", upstream)
 	return err == nil
 }
 

@@ -34,20 +34,27 @@ func (e *ConflictError) Error() string {
 }
 
 // PushOne pushes st, made on base by r's catch-up under the lock its
-// caller holds, records it and tells r (Rollout.Pushed).
+// caller holds (Publish), records it and tells r (Rollout.Pushed).
 func (w *Writer) PushOne(ctx context.Context, r Rollout, st *Step, base string) error {
-	one := []*req{{r: r, st: st}}
-	if err := w.publish(ctx, r.Repo(), one, base); err != nil {
+	if err := w.Publish(ctx, r, st, base); err != nil {
 		return err
 	}
-	if one[0].err != nil {
-		return one[0].err
-	}
-	if err := recordSteps(ctx, one); err != nil {
+	if err := recordSteps(ctx, []*req{{r: r, st: st}}); err != nil {
 		return err
 	}
 	r.Pushed(st)
 	return nil
+}
+
+// Publish pushes st, one commit r made on base under the lock its caller
+// holds (a catch-up's step, a revert), made again on a moved remote by
+// r.Remake like a batch's steps (publish).
+func (w *Writer) Publish(ctx context.Context, r Rollout, st *Step, base string) error {
+	one := []*req{{r: r, st: st}}
+	if err := w.publish(ctx, r.Repo(), one, base); err != nil {
+		return err
+	}
+	return one[0].err
 }
 
 // publish pushes the steps made in one push (the one push loop). On a
@@ -145,8 +152,8 @@ func (w *Writer) expectAfter(ctx context.Context, r Rollout, made []*req, base s
 		changes = append(changes, live.Changed{Commit: req.st.Commit, Files: changed[req.st.Commit]})
 	}
 	if ok {
-		head, err := r.Repo().Head(ctx)
-		n, cerr := r.Repo().Run(ctx, "rev-list", "--count", base+".."+head)
+		head, err := r.Repo().Git.Head(ctx)
+		n, cerr := r.Repo().Git.Out(ctx, "rev-list", "--count", base+".."+head)
 		ok = err == nil && cerr == nil && head == changes[len(changes)-1].Commit && n == strconv.Itoa(len(changes))
 	}
 	if !ok {
@@ -181,7 +188,7 @@ func (w *Writer) filesChanged(ctx context.Context, repo *Repo, made []*req) (map
 	if err != nil {
 		return nil, err
 	}
-	out, err := repo.Run(ctx, append(args, "--", root)...)
+	out, err := repo.Git.Out(ctx, append(args, "--", root)...)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +224,7 @@ func Lines(s string) []string {
 // reads beside the writer or under the lock.
 func (w *Writer) ExpectAt(ctx context.Context, r Rollout) (*Expectation, error) {
 	repo := r.Repo()
-	head, err := repo.Head(ctx)
+	head, err := repo.Git.Head(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -260,11 +260,11 @@ func (w *Writer) CaughtUp(ctx context.Context, r Rollout, ops promote.DirOps) bo
 	if pending, err := promote.Pending(ops); err != nil || pending != nil {
 		return false
 	}
-	head, err := repo.Head(ctx)
+	head, err := repo.Git.Head(ctx)
 	if err != nil {
 		return false
 	}
-	if seen, err := repo.Run(ctx, "rev-parse", "-q", "--verify", "refs/remotes/"+repo.Remote+"/"+repo.Branch); err != nil || head != seen {
+	if seen, err := repo.Git.Out(ctx, "rev-parse", "-q", "--verify", "refs/remotes/"+repo.Remote+"/"+repo.Branch); err != nil || head != seen {
 		return false
 	}
 	w.cmu.Lock()
