@@ -45,6 +45,10 @@ func Check(opts Options) (*Report, error) {
 	// the reference generator's, so that it reports them all with the
 	// other findings rather than stop at the first.
 	r.Fleet.Config.Render.MissingKeys = fleet.MissingKeysIgnore
+	// Plain manifests (layout.manifests) are the chart's resources as Argo
+	// CD renders them: validate checks them in the chart, where their
+	// escapes and positions are.
+	r.ChartForm = true
 	f := r.Fleet
 	outs, err := r.RenderAll(r.Targets(), opts.Progress)
 	if err != nil {
@@ -77,10 +81,14 @@ func validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output, dir string) (*R
 	if err != nil {
 		return nil, err
 	}
+	ov, err := newOverlay(fsys, outs, f.Config.OutputRoot())
+	if err != nil {
+		return nil, err
+	}
 	v := &validator{
 		schemas: s,
 		fleet:   f,
-		sources: newSourceChecker(f, newOverlay(fsys, outs, f.Config.OutputRoot()), dir),
+		sources: newSourceChecker(f, ov, dir),
 		docs:    map[[32]byte]*doc{},
 	}
 	rep := &Report{ArgoCD: s.Source.Version, Targets: len(outs)}

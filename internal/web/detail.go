@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 
@@ -118,9 +119,15 @@ func (s *Server) target(w http.ResponseWriter, r *http.Request) {
 	} else {
 		for _, f := range out.Files {
 			dir := out.Target.Dir() + "/templates/"
-			if strings.HasPrefix(f.Path, dir) {
+			switch {
+			case ct.Layout.Plain(): // plain manifests: each file as it is
+				p.Resources = append(p.Resources, resource{Name: path.Base(f.Path), YAML: string(f.Data)})
+			case strings.HasPrefix(f.Path, dir):
 				p.Resources = append(p.Resources, resource{Name: strings.TrimSuffix(strings.TrimPrefix(f.Path, dir), ".yaml"), YAML: string(f.Data)})
 			}
+		}
+		for _, f := range out.Beside { // the values file (layout.values)
+			p.Resources = append(p.Resources, resource{Name: path.Base(f.Path), YAML: string(f.Data)})
 		}
 	}
 	s.render(w, http.StatusOK, "target.html", &page{Title: name, Data: p})
