@@ -154,3 +154,37 @@ func objectsOf(t *testing.T, p string, data []byte) []map[string]any {
 		out = append(out, m)
 	}
 }
+
+// The shards' values go where all targets under a node share them, and
+// nothing stands for a key whose contents differ: no empty mapping but
+// those the shards hold themselves.
+func TestRosaShardValuesWithoutEmptyMappings(t *testing.T) {
+	base, err := os.ReadFile("testdata/rosa-shards/regional/argocd/config/applicationset/base-applicationset.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard := func(env, region, bucket string) string {
+		return "  - environment: " + env + "\n    region: " + region + "\n    values:\n      a-cluster:\n        hypershift: {bucket: {name: " + bucket + "}, dns: {}}\n"
+	}
+	m := mapFS(map[string]string{
+		"argocd/config.yaml": "shards:\n" + shard("int", "r1", "b1") + shard("int", "r2", "b2") + shard("stg", "r1", "b3"),
+		"argocd/config/applicationset/base-applicationset.yaml": string(base),
+		"argocd/config/a-cluster/app/Chart.yaml":                "name: app\n",
+	})
+	res := importFleet(t, "rosa-shards", m, importer.Options{Dir: "argocd"})
+	want := map[string]string{
+		"config/a-cluster/shard-values/values.yaml":          "values:\n  hypershift:\n    dns: {}\n",
+		"config/a-cluster/shard-values/int/r1/override.yaml": "values:\n  hypershift:\n    bucket:\n      name: b1\n",
+		"config/a-cluster/shard-values/int/r2/override.yaml": "values:\n  hypershift:\n    bucket:\n      name: b2\n",
+		"config/a-cluster/shard-values/stg/override.yaml":    "values:\n  hypershift:\n    bucket:\n      name: b3\n",
+	}
+	got := map[string]string{}
+	for name, data := range res.Files {
+		if strings.Contains(name, "/shard-values/") {
+			got[name] = string(data)
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("shard-values (-want +got):\n%s", d)
+	}
+}
