@@ -2,6 +2,7 @@ package argorender
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -74,7 +75,7 @@ func addObjects(objs map[string]*unstructured.Unstructured, file, text string, w
 	r := utilyaml.NewYAMLReader(bufio.NewReader(strings.NewReader(text)))
 	for {
 		doc, err := r.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return nil
 		} else if err != nil {
 			return fmt.Errorf("reading %s: %w", file, err)

@@ -2,6 +2,7 @@ package importer_test
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"io/fs"
 	"maps"
@@ -146,7 +147,7 @@ func objectsOf(t *testing.T, p string, data []byte) []map[string]any {
 	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
 	for {
 		var m map[string]any
-		if err := d.Decode(&m); err == io.EOF {
+		if err := d.Decode(&m); errors.Is(err, io.EOF) {
 			return out
 		} else if err != nil {
 			t.Fatalf("%s: %v", p, err)

@@ -193,8 +193,10 @@ func stamp(e entry) Stamp { return treestamp.Of(e.Name, e.Info) }
 // (its values file), reached through real directories only; an error when
 // it is missing or not a regular file.
 func stampBeside(t *tree, p string) (Stamp, error) {
-	if exists, err := t.dir(path.Dir(p)); !exists || err != nil {
-		return Stamp{}, fmt.Errorf("%s: its directory is missing (%v)", p, err)
+	if exists, err := t.dir(path.Dir(p)); err != nil {
+		return Stamp{}, err
+	} else if !exists {
+		return Stamp{}, fmt.Errorf("%s: its directory is missing", p)
 	}
 	parent, err := t.sub(path.Dir(p))
 	if err != nil {
