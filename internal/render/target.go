@@ -194,7 +194,7 @@ func (r *Renderer) render(t Target, vals *values.Value, b *budget) (*Output, err
 	}
 	sortFiles(out.Files)
 	if t.ClusterType.Layout.Plain() && !r.ChartForm {
-		if out.Files, err = plainFiles(t, out.Files); err != nil {
+		if out.Files, err = plainFiles(t, out.Files, r.NoShortcuts); err != nil {
 			return nil, err
 		}
 	}
