@@ -126,11 +126,7 @@ type stagedStamps struct {
 // stamped returns the state of the target directory dir, staged as s, as
 // it is now, for the fingerprint fp.
 func (s stagedStamps) stamped(t *tree, dir string, fp [32]byte) (TargetState, error) {
-	parent, err := t.sub(path.Dir(dir))
-	if err != nil {
-		return TargetState{}, err
-	}
-	self, err := parent.Lstat(path.Base(dir))
+	self, err := t.lstat(dir)
 	if err != nil {
 		return TargetState{}, err
 	}
@@ -198,11 +194,7 @@ func stampBeside(t *tree, p string) (Stamp, error) {
 	} else if !exists {
 		return Stamp{}, fmt.Errorf("%s: its directory is missing", p)
 	}
-	parent, err := t.sub(path.Dir(p))
-	if err != nil {
-		return Stamp{}, err
-	}
-	info, err := parent.Lstat(path.Base(p))
+	info, err := t.lstat(p)
 	if err != nil {
 		return Stamp{}, err
 	}
@@ -210,6 +202,15 @@ func stampBeside(t *tree, p string) (Stamp, error) {
 		return Stamp{}, fmt.Errorf("%s is not a regular file", p)
 	}
 	return stamp(entry{Name: p, Info: info}), nil
+}
+
+// lstat is Lstat of the slash path p, in its directory's root.
+func (t *tree) lstat(p string) (os.FileInfo, error) {
+	parent, err := t.sub(path.Dir(p))
+	if err != nil {
+		return nil, err
+	}
+	return parent.Lstat(path.Base(p))
 }
 
 // racy reports whether a change to one of ts's files or directories after
