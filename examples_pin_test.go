@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/strata-fleet/strata/internal/argorender"
 	"github.com/strata-fleet/strata/internal/bootstrap"
 	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/pin"
@@ -72,6 +73,15 @@ func TestPinnedChartsRunWhatStatusSays(t *testing.T) {
 }
 
 func checkPinnedCluster(t *testing.T, before fstest.MapFS, r0 *render.Renderer, c *fleet.Cluster) {
+	if cfg := r0.Fleet.Config; cfg.Layout.Plain() && cfg.RootKind() == fleet.RootApplicationSet {
+		// Plain manifests (seed 000): no values.yaml for the root to read
+		// a pin of the whole tree from; pin refuses it, naming the way.
+		_, err := pin.Prepare(r0.Fleet, pin.Options{Node: c.Target.ID(), Revision: newPin, ClusterType: c.Type, Approve: true})
+		if err == nil || !strings.Contains(err.Error(), "plain manifests") || !strings.Contains(err.Error(), "--name") {
+			t.Fatalf("pin %s of plain manifests: %v, want it refused with the named revisions", c.Target.ID(), err)
+		}
+		return
+	}
 	r1 := pinned(t, before, r0, pin.Options{Node: c.Target.ID(), Revision: newPin, ClusterType: c.Type, Approve: true})
 	b, err := bootstrap.Build(r1.Fleet, r1.Chart, c.Name, bootstrap.Options{})
 	if err != nil {
@@ -259,14 +269,15 @@ func objectSources(o *unstructured.Unstructured) []map[string]any {
 // generateRoot is what the ApplicationSet controller makes of the root
 // ApplicationSet of cluster c: its template, executed (goTemplate,
 // missingkey=error) with the cluster's rendered values.yaml of the fleet r
-// (what its git files generator reads at the branch) and the path of it.
+// (what its git files generator reads at the branch) and the path of it;
+// with plain manifests, the path alone (its git directories generator).
 func generateRoot(t *testing.T, r *render.Renderer, c *fleet.Cluster, set *unstructured.Unstructured) map[string]any {
 	t.Helper()
 	out, err := r.Render(render.Target{ClusterType: r.Fleet.ClusterType(c.Type), Node: r.Fleet.Config.Find(c.Target.Path())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var params map[string]any
+	params := map[string]any{} // plain manifests: a git directories generator
 	for _, f := range out.Files {
 		if f.Path == out.Target.Dir()+"/values.yaml" {
 			if err := yaml.Unmarshal(f.Data, &params); err != nil {
@@ -334,9 +345,21 @@ func argoRevisions(t *testing.T, out *render.Output, vals map[string]any, repo s
 
 // argoObjects renders a target's output as Argo CD's Helm render does with
 // the root object's values, and returns the objects by the item that made
-// them (the name of their file, templates/<item>.yaml).
+// them (the name of their file, templates/<item>.yaml; with plain
+// manifests, their name).
 func argoObjects(t *testing.T, out *render.Output, vals map[string]any) map[string][]*unstructured.Unstructured {
 	t.Helper()
+	if out.Target.ClusterType.Layout.Plain() { // plain manifests, read as they are, by name
+		plain, err := argorender.Render(out, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs := map[string][]*unstructured.Unstructured{}
+		for name, o := range plain {
+			objs[name] = []*unstructured.Unstructured{o}
+		}
+		return objs
+	}
 	tree := fstest.MapFS{}
 	for _, f := range out.Files {
 		tree[f.Path] = &fstest.MapFile{Data: f.Data, Mode: 0o644}

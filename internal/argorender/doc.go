@@ -1,7 +1,9 @@
 // Package argorender renders a target's rendered/ directory as Argo CD
 // does: the directory is a Helm chart (Chart.yaml, values.yaml,
 // templates/), rendered with Helm's engine as the root Application's
-// release, with an Application's helm.valuesObject over values.yaml.
+// release, with an Application's helm.valuesObject over values.yaml; a
+// directory of plain manifests (layout.manifests) is read as it is, as a
+// directory source.
 //
 // Package render writes rendered/; this package reads it back the way the
 // cluster will. Its users: bootstrap (the self-management Application and

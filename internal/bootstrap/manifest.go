@@ -55,7 +55,12 @@ func purpose(b *Bundle, o *unstructured.Unstructured) string {
 	case "ExternalSecret":
 		return "makes the cluster secret registering " + b.Cluster + " on " + b.ApplyTo + " from the secret store"
 	case "ApplicationSet":
-		if o.GetName() == b.Root {
+		switch {
+		case b.Plain && o.GetName() == b.Root:
+			return "the root: makes the Application " + o.GetName() + " when the cluster's directory of plain manifests is at the branch, that directory at revision " + b.Revision
+		case b.Plain:
+			return "the hub's root ApplicationSet: per spoke of this cluster type whose directory of plain manifests is at the branch, makes its root Application, that directory at the branch"
+		case o.GetName() == b.Root:
 			return "the root: reads the cluster's rendered values.yaml at the branch and makes the Application " + o.GetName() + ", its rendered/ directory at the revision pinned there"
 		}
 		return "the hub's root ApplicationSet: per spoke of this cluster type, reads its rendered values.yaml at the branch and makes its root Application at the revision pinned there"

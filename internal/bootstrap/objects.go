@@ -66,6 +66,9 @@ type Bundle struct {
 	// roots.name), made by the root ApplicationSet of the same name, or
 	// by its hub's (roots.kind: ApplicationSet), or the root itself.
 	Root string `json:"-"`
+	// Plain is set when the targets hold plain manifests
+	// (layout.manifests): the roots read their directories as they are.
+	Plain bool `json:"-"`
 	// Notes explain what is missing or left out, for the user.
 	Notes []string `json:"notes,omitempty"`
 }
@@ -106,7 +109,7 @@ type builder struct {
 // distributed is the bundle of a cluster running its own Argo CD: the
 // AppProjects its root objects name (see appProjects) come before them.
 func (b *builder) distributed(c *fleet.Cluster) (*Bundle, error) {
-	bundle := &Bundle{Cluster: c.Name, Model: Distributed, ApplyTo: c.Name, Revision: b.f.ClusterRevision(c), Root: b.f.Config.RootName(c)}
+	bundle := &Bundle{Cluster: c.Name, Model: Distributed, ApplyTo: c.Name, Revision: b.f.ClusterRevision(c), Root: b.f.Config.RootName(c), Plain: b.f.Config.Layout.Plain()}
 	bundle.Objects = append(bundle.Objects, b.namespace(), b.identitySecret(c, InClusterServer, inClusterConfig))
 	self, err := b.selfApp(c)
 	if err != nil {
@@ -153,7 +156,7 @@ func (b *builder) pinNote(c *fleet.Cluster) string {
 }
 
 func (b *builder) central(c *fleet.Cluster) (*Bundle, error) {
-	bundle := &Bundle{Cluster: c.Name, Model: Central, ApplyTo: c.Hub, Revision: b.f.ClusterRevision(c), Root: b.f.Config.RootName(c)}
+	bundle := &Bundle{Cluster: c.Name, Model: Central, ApplyTo: c.Hub, Revision: b.f.ClusterRevision(c), Root: b.f.Config.RootName(c), Plain: b.f.Config.Layout.Plain()}
 	switch {
 	case b.opts.Credentials != nil && c.ExternalSecret != nil:
 		return nil, fmt.Errorf("cluster %s registers on %s through externalSecret (%s): give no credentials, or remove externalSecret", c.Name, c.Hub, c.File.Path)
@@ -248,26 +251,35 @@ func (b *builder) rootApplication(c *fleet.Cluster) *unstructured.Unstructured {
 		return b.plainRoot(c)
 	}
 	name := b.f.Config.RootName(c)
-	git := map[string]any{"git": map[string]any{
+	gen := map[string]any{
 		"repoURL":  b.f.Config.Repository.URL,
 		"revision": BranchRevision(b.f),
 		"files":    []any{map[string]any{"path": b.renderedPath(c) + "/values.yaml"}},
-	}}
+	}
+	source := map[string]any{
+		"repoURL":        b.f.Config.Repository.URL,
+		"targetRevision": pinnedRevision,
+		"path":           "{{ .path.path }}",
+		"helm":           map[string]any{"valuesObject": b.clusterValues(c, pinnedRevision)},
+	}
+	if b.f.Config.Layout.Plain() {
+		// Plain manifests: no values.yaml to read a pin from (and no
+		// revision pin: fleet.checkPlainPins), no Helm to give values to.
+		delete(gen, "files")
+		gen["directories"] = []any{map[string]any{"path": b.renderedPath(c)}}
+		source["targetRevision"] = b.f.ClusterRevision(c)
+		delete(source, "helm")
+	}
 	return object("argoproj.io/v1alpha1", "ApplicationSet", b.opts.Namespace, name, map[string]any{
 		"spec": map[string]any{
 			"goTemplate":        true,
 			"goTemplateOptions": []any{"missingkey=error"},
-			"generators":        []any{git},
+			"generators":        []any{map[string]any{"git": gen}},
 			"template": map[string]any{
 				"metadata": map[string]any{"name": name},
 				"spec": map[string]any{
-					"project": c.Project,
-					"source": map[string]any{
-						"repoURL":        b.f.Config.Repository.URL,
-						"targetRevision": pinnedRevision,
-						"path":           "{{ .path.path }}",
-						"helm":           map[string]any{"valuesObject": b.clusterValues(c, pinnedRevision)},
-					},
+					"project":     c.Project,
+					"source":      source,
 					"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
 					"syncPolicy":  b.rootSync(),
 				},
@@ -282,15 +294,19 @@ func (b *builder) rootApplication(c *fleet.Cluster) *unstructured.Unstructured {
 // the cluster's values as strata's root ApplicationSet's Application is.
 func (b *builder) plainRoot(c *fleet.Cluster) *unstructured.Unstructured {
 	rev := b.f.ClusterRevision(c)
+	source := map[string]any{
+		"repoURL":        b.f.Config.Repository.URL,
+		"targetRevision": rev,
+		"path":           b.renderedPath(c),
+		"helm":           map[string]any{"valuesObject": b.clusterValues(c, rev)},
+	}
+	if b.f.Config.Layout.Plain() {
+		delete(source, "helm") // plain manifests: a directory source
+	}
 	return object("argoproj.io/v1alpha1", "Application", b.opts.Namespace, b.f.Config.RootName(c), map[string]any{
 		"spec": map[string]any{
-			"project": c.Project,
-			"source": map[string]any{
-				"repoURL":        b.f.Config.Repository.URL,
-				"targetRevision": rev,
-				"path":           b.renderedPath(c),
-				"helm":           map[string]any{"valuesObject": b.clusterValues(c, rev)},
-			},
+			"project":     c.Project,
+			"source":      source,
 			"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
 			"syncPolicy":  b.rootSync(),
 		},
@@ -337,11 +353,24 @@ func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured 
 	clusters := map[string]any{"clusters": map[string]any{"selector": map[string]any{"matchLabels": map[string]any{
 		fleet.SecretTypeLabel: "cluster", fleet.ClusterTypeLabel: ct, fleet.HubLabel: hub,
 	}}}}
-	git := map[string]any{"git": map[string]any{
+	gen := map[string]any{
 		"repoURL":  annotation(RepoAnnotation),
 		"revision": annotation(RevisionAnnotation),
 		"files":    []any{map[string]any{"path": path + "/values.yaml"}},
-	}}
+	}
+	source := map[string]any{
+		"repoURL":        annotation(RepoAnnotation),
+		"targetRevision": pinnedRevision,
+		"path":           "{{ .path.path }}",
+		"helm":           map[string]any{"valuesObject": map[string]any{"cluster": cluster}},
+	}
+	if b.f.Config.Layout.Plain() { // as in rootApplication
+		delete(gen, "files")
+		gen["directories"] = []any{map[string]any{"path": path}}
+		source["targetRevision"] = annotation(RevisionAnnotation)
+		delete(source, "helm")
+	}
+	git := map[string]any{"git": gen}
 	return object("argoproj.io/v1alpha1", "ApplicationSet", b.opts.Namespace, RootName+"-"+ct, map[string]any{
 		"spec": map[string]any{
 			"goTemplate":        true,
@@ -353,13 +382,8 @@ func (b *builder) rootApplicationSet(hub, ct string) *unstructured.Unstructured 
 					"labels": map[string]any{fleet.ClusterTypeLabel: ct, fleet.HubLabel: hub},
 				},
 				"spec": map[string]any{
-					"project": spokeProject,
-					"source": map[string]any{
-						"repoURL":        annotation(RepoAnnotation),
-						"targetRevision": pinnedRevision,
-						"path":           "{{ .path.path }}",
-						"helm":           map[string]any{"valuesObject": map[string]any{"cluster": cluster}},
-					},
+					"project":     spokeProject,
+					"source":      source,
 					"destination": map[string]any{"server": InClusterServer, "namespace": b.opts.Namespace},
 					"syncPolicy":  b.rootSync(),
 				},

@@ -82,7 +82,7 @@ func (b *builder) appProjects(argo *fleet.Cluster, uses []projectUse) ([]*unstru
 // missingProject reports a project that the Argo CD of cluster argo does
 // not get from the fleet.
 func (b *builder) missingProject(argo *fleet.Cluster, u projectUse) error {
-	where := b.renderedPath(argo) + "/templates/" + u.project + ".yaml"
+	where := b.renderedPath(argo) + "/" + b.f.Config.Layout.ManifestFile(u.project)
 	named := ""
 	if b.f.Config.Render.NamePrefix != "" {
 		named = " (with its name: " + u.project + ", or render.namePrefix names it otherwise)"

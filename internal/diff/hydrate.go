@@ -132,9 +132,10 @@ func (h *hydrator) apps(s *side, id string) (map[string]map[string]any, error) {
 	}
 	apps := map[string]map[string]any{}
 	var templated []string
+	plain := t.ClusterType.Layout.Plain() // layout.manifests: read as they are, below
 	for _, name := range sortedKeys(files) {
 		res, isTemplate := strings.CutPrefix(name, "templates/")
-		if !isTemplate || path.Ext(name) != ".yaml" {
+		if plain || !isTemplate || path.Ext(name) != ".yaml" {
 			continue
 		}
 		if bytes.Contains(files[name], []byte("{{")) {
@@ -151,12 +152,14 @@ func (h *hydrator) apps(s *side, id string) (map[string]map[string]any, error) {
 			apps[n] = m
 		}
 	}
-	if len(templated) == 0 {
+	if len(templated) == 0 && !plain {
 		return apps, nil
 	}
 	out := &render.Output{Target: t}
 	for _, name := range sortedKeys(files) {
-		out.Files = append(out.Files, render.File{Path: t.Dir() + "/" + name, Data: files[name]})
+		if !strings.HasPrefix(name, "../") { // not the values file (layout.values)
+			out.Files = append(out.Files, render.File{Path: t.Dir() + "/" + name, Data: files[name]})
+		}
 	}
 	objs, err := argorender.Render(out, nil, templated...)
 	if err != nil {

@@ -46,6 +46,10 @@ type Layout struct {
 	// values, when set, is the plain values file written beside each
 	// target's directory (layout.values: layoutvalues.go).
 	values *layoutValues
+	// manifests, when set, is the file (or {name} file pattern) that holds
+	// the target's resources as plain YAML (layout.manifests:
+	// layoutmanifests.go).
+	manifests string
 
 	dirsOnce sync.Once
 	dirs     map[string]LayoutTarget // every target's directory and values file, for TargetAt
@@ -221,7 +225,7 @@ func (c *Config) parseLayout(v *values.Value) (*Layout, error) {
 		e.Hint = "layout: {path: rendered/{clusterType}/{environment}/...}"
 		return nil, e
 	}
-	if err := knownKeys(v, path, "path", "values"); err != nil {
+	if err := knownKeys(v, path, "path", "values", "manifests"); err != nil {
 		return nil, err
 	}
 	p := v.Get("path")
@@ -237,6 +241,9 @@ func (c *Config) parseLayout(v *values.Value) (*Layout, error) {
 		return nil, err
 	}
 	if err := c.parseLayoutValues(l, v.Get("values")); err != nil {
+		return nil, err
+	}
+	if err := parseLayoutManifests(l, v.Get("manifests")); err != nil {
 		return nil, err
 	}
 	return l, nil

@@ -77,6 +77,9 @@ func parseConfig(f *File) (*Config, error) {
 	if c.Roots, err = c.parseRoots(v.Get("roots")); err != nil {
 		return nil, err
 	}
+	if err := c.checkPlainPins(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

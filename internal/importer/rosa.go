@@ -28,6 +28,10 @@ import (
 // dimensions environments and regions; its objects are the ApplicationSet
 // render.py writes, derived here by the same rules.
 
+// rosaManifests is the one file render.py writes in each target's
+// directory: strata writes it too (layout.manifests), plain.
+const rosaManifests = "applicationset.yaml"
+
 // rosaRevision is the named revision a shard's config_revision becomes:
 // the charts' revision, pinned per node, the values live.
 const rosaRevision = "charts"
@@ -167,10 +171,9 @@ func readRosaShards(fsys fs.FS, opts Options) (*Source, error) {
 	d0, d1 := singular(src.Dimensions[0]), singular(src.Dimensions[1])
 	src.Layout = mapping(
 		"path", path.Join(dir, "rendered", "{"+d0+"}", "{"+d1+"}", "{clusterType}-manifests"),
+		"manifests", rosaManifests,
 		"values", mapping("path", path.Join(dir, "rendered", "{"+d0+"}", "{"+d1+"}", "{clusterType}-values.yaml"), "section", ValuesSection),
 	)
-	src.Findings = append(src.Findings, Finding{At: path.Join(dir, "rendered"),
-		Reason: "each <type>-manifests/ holds strata's chart (Chart.yaml, values.yaml, templates/root-applicationset.yaml) rather than render.py's applicationset.yaml: Argo CD renders the directory as a Helm chart and gets the same ApplicationSet"})
 	return src, nil
 }
 

@@ -1,15 +1,21 @@
 package importer_test
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 	"gopkg.in/yaml.v3"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/strata-fleet/strata/internal/importer"
@@ -55,9 +61,9 @@ func TestRosaShards(t *testing.T) {
 			t.Errorf("%s: the ApplicationSet differs from render.py's (-render.py +import):\n%s", tg.Label(), d)
 		}
 	}
-	// strata render of the imported fleet writes each target where
-	// render.py does, and its values file beside it with render.py's
-	// values (as data: render.py's comments aside).
+	// The differential test: strata render of the imported fleet writes
+	// render.py's files, the same paths under argocd/rendered/, each with
+	// the same objects (render.py's header comment and YAML style aside).
 	m := fstest.MapFS{}
 	for name, data := range res.Files {
 		m[name] = &fstest.MapFile{Data: data}
@@ -70,35 +76,29 @@ func TestRosaShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirs := map[string]string{}
-	for _, tg := range res.Source.Targets {
-		dirs[tg.ClusterType+"/"+tg.ID()] = tg.Dir
-	}
+	got := map[string][]byte{}
 	for _, out := range outs {
-		want := dirs[out.Target.ID()]
-		if out.Target.Dir() != want {
-			t.Errorf("%s: rendered to %s, render.py writes %s", out.Target.ID(), out.Target.Dir(), want)
+		for _, f := range append(out.Files, out.Beside...) {
+			got[f.Path] = f.Data
 		}
-		if len(out.Beside) != 1 {
-			t.Fatalf("%s: %d files beside the target, want its values file", out.Target.ID(), len(out.Beside))
+	}
+	want := map[string][]byte{}
+	err = fs.WalkDir(fsys, "argocd/rendered", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
-		vfile := strings.TrimSuffix(want, "-manifests") + "-values.yaml"
-		if out.Beside[0].Path != vfile {
-			t.Errorf("%s: values file %s, render.py writes %s", out.Target.ID(), out.Beside[0].Path, vfile)
-		}
-		data, err := fs.ReadFile(fsys, vfile)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wantVals, gotVals map[string]any
-		if err := sigsyaml.Unmarshal(data, &wantVals); err != nil {
-			t.Fatal(err)
-		}
-		if err := sigsyaml.Unmarshal(out.Beside[0].Data, &gotVals); err != nil {
-			t.Fatal(err)
-		}
-		if d := cmp.Diff(wantVals, gotVals); d != "" {
-			t.Errorf("%s: the values file differs from render.py's (-render.py +strata):\n%s", vfile, d)
+		want[p], err = fs.ReadFile(fsys, p)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(slices.Sorted(maps.Keys(want)), slices.Sorted(maps.Keys(got))); d != "" {
+		t.Fatalf("strata render writes other files than render.py (-render.py +strata):\n%s", d)
+	}
+	for p := range want {
+		if d := cmp.Diff(objectsOf(t, p, want[p]), objectsOf(t, p, got[p])); d != "" {
+			t.Errorf("%s: other objects than render.py's (-render.py +strata):\n%s", p, d)
 		}
 	}
 	var typo bool
@@ -136,5 +136,56 @@ func TestRosaShardsErrors(t *testing.T) {
 				t.Errorf("error\n%v\nwant\n%s", err, tt.want)
 			}
 		})
+	}
+}
+
+// objectsOf decodes the YAML documents of file p, as Argo CD reads a
+// directory source's files (and a $values file: one document).
+func objectsOf(t *testing.T, p string, data []byte) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	for {
+		var m map[string]any
+		if err := d.Decode(&m); errors.Is(err, io.EOF) {
+			return out
+		} else if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out = append(out, m)
+	}
+}
+
+// The shards' values go where all targets under a node share them, and
+// nothing stands for a key whose contents differ: no empty mapping but
+// those the shards hold themselves.
+func TestRosaShardValuesWithoutEmptyMappings(t *testing.T) {
+	base, err := os.ReadFile("testdata/rosa-shards/regional/argocd/config/applicationset/base-applicationset.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard := func(env, region, bucket string) string {
+		return "  - environment: " + env + "\n    region: " + region + "\n    values:\n      a-cluster:\n        hypershift: {bucket: {name: " + bucket + "}, dns: {}}\n"
+	}
+	m := mapFS(map[string]string{
+		"argocd/config.yaml": "shards:\n" + shard("int", "r1", "b1") + shard("int", "r2", "b2") + shard("stg", "r1", "b3"),
+		"argocd/config/applicationset/base-applicationset.yaml": string(base),
+		"argocd/config/a-cluster/app/Chart.yaml":                "name: app\n",
+	})
+	res := importFleet(t, "rosa-shards", m, importer.Options{Dir: "argocd"})
+	want := map[string]string{
+		"config/a-cluster/shard-values/values.yaml":          "values:\n  hypershift:\n    dns: {}\n",
+		"config/a-cluster/shard-values/int/r1/override.yaml": "values:\n  hypershift:\n    bucket:\n      name: b1\n",
+		"config/a-cluster/shard-values/int/r2/override.yaml": "values:\n  hypershift:\n    bucket:\n      name: b2\n",
+		"config/a-cluster/shard-values/stg/override.yaml":    "values:\n  hypershift:\n    bucket:\n      name: b3\n",
+	}
+	got := map[string]string{}
+	for name, data := range res.Files {
+		if strings.Contains(name, "/shard-values/") {
+			got[name] = string(data)
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("shard-values (-want +got):\n%s", d)
 	}
 }

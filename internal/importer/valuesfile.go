@@ -73,12 +73,12 @@ func (n *node) placeValue(files map[string]*yaml.Node, k string, items map[int]*
 	case !all:
 	case allMappings(under):
 		here = common(under)
+		d := here
 		if parent != nil && parent.Kind == yaml.MappingNode {
-			if d := diff(here, parent); len(d.Content) > 0 {
-				add(files, file, ValuesSection, k, d)
-			}
-		} else {
-			add(files, file, ValuesSection, k, here)
+			d = diff(here, parent)
+		}
+		if d = pruneEmpty(d, under); len(d.Content) > 0 || parent == nil && anyEmpty(under) {
+			add(files, file, ValuesSection, k, d)
 		}
 	case allEqual(under):
 		if parent == nil || !nodesEqual(parent, under[0]) {
@@ -92,6 +92,41 @@ func (n *node) placeValue(files map[string]*yaml.Node, k string, items map[int]*
 	for _, c := range n.children {
 		c.placeValue(files, k, items, here, false)
 	}
+}
+
+// pruneEmpty returns m without the empty mappings that only stand for
+// keys the items (the mappings m is common to) hold with different
+// contents: each target gets those keys from the nodes below, and an empty
+// mapping there would say nothing. An empty mapping some item holds as it
+// is stays.
+func pruneEmpty(m *yaml.Node, items []*yaml.Node) *yaml.Node {
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Style: m.Style}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if v.Kind == yaml.MappingNode {
+			var sub []*yaml.Node
+			for _, it := range items {
+				if x := get(it, k.Value); x != nil && x.Kind == yaml.MappingNode {
+					sub = append(sub, x)
+				}
+			}
+			if v = pruneEmpty(v, sub); len(v.Content) == 0 && !anyEmpty(sub) {
+				continue
+			}
+		}
+		out.Content = append(out.Content, k, v)
+	}
+	return out
+}
+
+// anyEmpty reports whether one of ms is an empty mapping.
+func anyEmpty(ms []*yaml.Node) bool {
+	for _, m := range ms {
+		if m.Kind == yaml.MappingNode && len(m.Content) == 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // pinsAt returns the revisions: a sequence node n pins, when every target

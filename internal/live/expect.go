@@ -114,7 +114,7 @@ func ExpectOwned(f *fleet.Fleet, own Owned) []Expected {
 			ow := o[name]
 			out = append(out, Expected{
 				ArgoCD: ArgoCDOf(c), Cluster: c.Name, ClusterType: ct.Name, Target: target, Component: ow.Component,
-				Kind: ow.Kind, Name: env.resolve(name), File: t.Dir() + "/templates/" + name + ".yaml",
+				Kind: ow.Kind, Name: env.resolve(name), File: t.Dir() + "/" + ct.Layout.ManifestFile(name),
 			})
 		}
 	}

@@ -17,9 +17,9 @@ import (
 // is compared with what the output root holds, staged as a file of its own
 // when it changed and switched into place with the target's directory under
 // the same journal (a rename, or an exchange, of the file), and, in a whole
-// run, kept from the stale files (targetDirs lists it). Such a fleet keeps
-// no render state (Run): every target is rendered and compared at each run,
-// so that a values file edited or removed by hand is always written back.
+// run, kept from the stale files (targetDirs lists it). The render state
+// stamps it with its target (TargetState.Beside): a values file edited or
+// removed by hand makes its target render again, and is written back.
 
 // beside compares the files of a target beside its directory with the
 // output root and stages those that changed.

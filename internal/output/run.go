@@ -111,9 +111,6 @@ func Run(opts Options) (*Result, error) {
 		return nil, err
 	}
 	outRoot := cfg.Layout.Root()
-	if cfg.Layout.ValuesSection() != "" {
-		opts.StatePath = "" // beside.go: every target renders
-	}
 	t := newTree(root)
 	defer t.close()
 	exists, err := t.dir(outRoot)
@@ -297,6 +294,11 @@ func saveState(opts Options, t *tree, state *State, dirty []render.Target, fps m
 		} else {
 			now[i], errs[i] = stamped(t, dir, fps[dir])
 		}
+		if f := dirty[i].ValuesFile(); f != "" && errs[i] == nil {
+			var st Stamp
+			st, errs[i] = stampBeside(t, f)
+			now[i].Beside = []Stamp{st}
+		}
 	})
 	clock, err := readClock(t.root, opts.ops)
 	if err != nil {
@@ -324,7 +326,7 @@ func changedTargets(r *render.Renderer, state *State, targets []render.Target, o
 	for i, tg := range targets {
 		fps[tg.Dir()] = current[i].fp
 		if current[i].ok {
-			kept += len(state.Targets[tg.Dir()].Files)
+			kept += len(state.Targets[tg.Dir()].Files) + len(state.Targets[tg.Dir()].Beside)
 		} else {
 			dirty = append(dirty, tg)
 		}

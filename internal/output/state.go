@@ -12,7 +12,7 @@ import (
 )
 
 // stateVersion changes when State's encoding does.
-const stateVersion = 5
+const stateVersion = 6
 
 // State is what the last render knew about each target's files.
 type State struct {
@@ -29,6 +29,9 @@ type TargetState struct {
 	// Name: while a directory's stamp is unchanged, so are its entries
 	// (see stampsCurrent).
 	Dirs []Stamp
+	// Beside are the target's files beside its directory (its values
+	// file: layout.values), named by their paths in the repository.
+	Beside []Stamp
 }
 
 // A Stamp is a file's or directory's stamp, as package treestamp takes it.
@@ -66,6 +69,11 @@ func (s *State) onDisk(t *tree, dir string) bool {
 	}
 	if exists, err := t.dir(dir); !exists || err != nil {
 		return false
+	}
+	for _, st := range ts.Beside {
+		if now, err := stampBeside(t, st.Name); err != nil || now != st {
+			return false
+		}
 	}
 	if stampsCurrent(t, dir, ts) {
 		return true
@@ -118,11 +126,7 @@ type stagedStamps struct {
 // stamped returns the state of the target directory dir, staged as s, as
 // it is now, for the fingerprint fp.
 func (s stagedStamps) stamped(t *tree, dir string, fp [32]byte) (TargetState, error) {
-	parent, err := t.sub(path.Dir(dir))
-	if err != nil {
-		return TargetState{}, err
-	}
-	self, err := parent.Lstat(path.Base(dir))
+	self, err := t.lstat(dir)
 	if err != nil {
 		return TargetState{}, err
 	}
@@ -181,10 +185,38 @@ func byWalk(a, b Stamp) int {
 
 func stamp(e entry) Stamp { return treestamp.Of(e.Name, e.Info) }
 
+// stampBeside returns the stamp of the file p beside a target's directory
+// (its values file), reached through real directories only; an error when
+// it is missing or not a regular file.
+func stampBeside(t *tree, p string) (Stamp, error) {
+	if exists, err := t.dir(path.Dir(p)); err != nil {
+		return Stamp{}, err
+	} else if !exists {
+		return Stamp{}, fmt.Errorf("%s: its directory is missing", p)
+	}
+	info, err := t.lstat(p)
+	if err != nil {
+		return Stamp{}, err
+	}
+	if !info.Mode().IsRegular() {
+		return Stamp{}, fmt.Errorf("%s is not a regular file", p)
+	}
+	return stamp(entry{Name: p, Info: info}), nil
+}
+
+// lstat is Lstat of the slash path p, in its directory's root.
+func (t *tree) lstat(p string) (os.FileInfo, error) {
+	parent, err := t.sub(path.Dir(p))
+	if err != nil {
+		return nil, err
+	}
+	return parent.Lstat(path.Base(p))
+}
+
 // racy reports whether a change to one of ts's files or directories after
 // the clock read clock could keep its stamp (treestamp's rule).
 func (ts TargetState) racy(clock int64) bool {
-	for _, stamps := range [][]Stamp{ts.Dirs, ts.Files} {
+	for _, stamps := range [][]Stamp{ts.Dirs, ts.Files, ts.Beside} {
 		for _, s := range stamps {
 			if s.Racy(clock) {
 				return true

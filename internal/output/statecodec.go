@@ -10,7 +10,8 @@ import (
 // The state's encoding is compact and quick to read, because a no-op run of
 // a large fleet reads all of it (10,000 targets x 22 files): a header, the
 // distinct file names once, then per target (in directory order) its
-// directory, fingerprint, files and directories (appendStamps).
+// directory, fingerprint, files, directories and files beside it
+// (appendStamps).
 const stateMagic = "strata render state\n"
 
 var errBadState = errors.New("malformed render state")
@@ -21,7 +22,7 @@ func (s *State) encode() []byte {
 	var names []string
 	size := len(stateMagic) + 3*binary.MaxVarintLen64
 	for dir, ts := range s.Targets {
-		for _, stamps := range [][]Stamp{ts.Files, ts.Dirs} {
+		for _, stamps := range [][]Stamp{ts.Files, ts.Dirs, ts.Beside} {
 			for _, st := range stamps {
 				if _, ok := index[st.Name]; !ok {
 					index[st.Name] = uint64(len(names))
@@ -30,8 +31,8 @@ func (s *State) encode() []byte {
 				}
 			}
 		}
-		size += binary.MaxVarintLen64 + len(dir) + len(ts.Fingerprint) + 2*binary.MaxVarintLen64 +
-			(len(ts.Files)+len(ts.Dirs))*stampLen
+		size += binary.MaxVarintLen64 + len(dir) + len(ts.Fingerprint) + 3*binary.MaxVarintLen64 +
+			(len(ts.Files)+len(ts.Dirs)+len(ts.Beside))*stampLen
 	}
 	// Growing the buffer as it fills (megabytes at 10,000 targets) costs
 	// more than encoding: it starts at about the size it needs.
@@ -49,6 +50,7 @@ func (s *State) encode() []byte {
 		b = append(b, ts.Fingerprint[:]...)
 		b = appendStamps(b, ts.Files, index)
 		b = appendStamps(b, ts.Dirs, index)
+		b = appendStamps(b, ts.Beside, index)
 	}
 	return b
 }
@@ -103,6 +105,9 @@ func decodeState(data []byte) (*State, error) {
 		copy(ts.Fingerprint[:], d.bytes(len(ts.Fingerprint)))
 		ts.Files = d.stamps(names)
 		ts.Dirs = d.stamps(names)
+		if beside := d.stamps(names); len(beside) > 0 {
+			ts.Beside = beside
+		}
 		if d.err != nil {
 			return nil, d.err
 		}

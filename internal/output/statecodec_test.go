@@ -15,7 +15,7 @@ func testState() *State {
 		}, Dirs: []Stamp{{Name: ".", Size: 80, MTime: 17639, Ino: 12, CTime: 17640}, {Name: "templates", Ino: 13}}},
 		"rendered/mc/int/s1/r2": {Fingerprint: [32]byte{31: 9}, Files: []Stamp{
 			{Name: "Chart.yaml", Size: 0, MTime: 0},
-		}, Dirs: []Stamp{}},
+		}, Dirs: []Stamp{}, Beside: []Stamp{{Name: "rendered/mc/int/s1/r2-values.yaml", Size: 90, MTime: 17641, Ino: 14, CTime: 17642}}},
 		"rendered/mc/int/s1/r3": {Files: []Stamp{}, Dirs: []Stamp{}},
 		"rendered/mc/int/s1/r4": {Files: []Stamp{ // differences that overflow
 			{Name: "a", MTime: math.MaxInt64, Ino: math.MaxUint64, CTime: math.MinInt64},

@@ -16,8 +16,9 @@ import (
 // target's own: written by the first render with its directory, rewritten
 // only when its content changes (a run that changes only values writes
 // only the values file), written back when edited or removed by hand
-// (there is no render state to trust: beside.go), removed with its target,
-// and refused when a link stands at its path.
+// (the render state stamps it with its target: beside.go), removed with its
+// target, and refused when a link stands at its path. A run with nothing
+// changed renders nothing.
 func TestValuesFilesBesideTargets(t *testing.T) {
 	dir, state := t.TempDir(), filepath.Join(t.TempDir(), "state")
 	const prodFile = "deploy/out/us-east1/prod/mc-values.yaml"
@@ -33,9 +34,19 @@ func TestValuesFilesBesideTargets(t *testing.T) {
 		}
 	}
 
+	// Nothing changed: the render state vouches for every target, values
+	// file included.
+	res, err := run(t, dir, state, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rendered != 0 || len(res.Plan.Changes) != 0 || res.Plan.Unchanged != 15 {
+		t.Errorf("a run with nothing changed: %d targets rendered, changes %v, %d files unchanged; want 0, none, 15 (3 targets of 5)", res.Rendered, res.Plan.Changes, res.Plan.Unchanged)
+	}
+
 	// A change of the values only: the values file is the one write.
 	writeFiles(t, dir, map[string]string{"config/mc/podinfo/prod/override.yaml": "shard:\n  podinfo: {replicas: 3}\n"})
-	res, err := run(t, dir, state, nil)
+	res, err = run(t, dir, state, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +69,12 @@ func TestValuesFilesBesideTargets(t *testing.T) {
 		if err := damage(filepath.Join(dir, prodFile)); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := run(t, dir, state, nil); err != nil {
+		res, err := run(t, dir, state, nil)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if res.Rendered != 1 {
+			t.Errorf("%d targets rendered after %s was damaged, want its own", res.Rendered, prodFile)
 		}
 		if got := readTree(t, dir, testLayoutRoot)[prodFile]; got != header+"podinfo:\n  replicas: 3\n" {
 			t.Errorf("%s = %q after it was damaged by hand and rendered again", prodFile, got)

@@ -92,6 +92,9 @@ func Prepare(f *fleet.Fleet, opts Options) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.Name == "" && f.Config.Layout.Plain() && f.Config.RootKind() == fleet.RootApplicationSet {
+		return nil, plainPinError(f)
+	}
 	old := n.Revision
 	// revisionOf is the revision the pin moves, of a target.
 	revisionOf := func(f *fleet.Fleet, ct string, t *fleet.Node) string { return f.Revision(ct, t) }
@@ -306,4 +309,19 @@ func Apply(root string, p *Plan) error {
 	}
 	defer r.Close()
 	return atomicfile.WriteFile(r, p.File, p.Content)
+}
+
+// plainPinError refuses a pin of the whole tree in a fleet of plain
+// manifests under strata's root ApplicationSets, which read such a pin
+// from the target's values.yaml (fleet.Config.checkPlainPins).
+func plainPinError(f *fleet.Fleet) error {
+	var names []string
+	for _, r := range f.Config.Revisions {
+		names = append(names, r.Name)
+	}
+	way := "name a revision in config.yaml's revisions: and pin it with --name"
+	if len(names) > 0 {
+		way = "pin a named revision (--name " + strings.Join(names, ", --name ") + ")"
+	}
+	return fmt.Errorf("the targets hold plain manifests (layout.manifests, %s): strata's root ApplicationSet reads a pin of the whole tree from the target's values.yaml, which they do not have; %s, or set roots.kind: Application (a pin then reaches a cluster with strata bootstrap --apply)", f.Config.Layout.Pos, way)
 }

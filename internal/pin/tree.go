@@ -70,7 +70,8 @@ func more(n int) string {
 }
 
 // CheckTree checks that commit, the revision p pins, holds what each
-// changed target needs there: its output directory, and the path of each
+// changed target needs there: its output directory and its values file
+// (layout.values), and the path of each
 // source of this repository (repository.url) that follows the pin
 // (targetRevision from .Values.cluster.revision). dir is the fleet
 // repository in its Git clone.
@@ -81,29 +82,34 @@ func CheckTree(dir, commit string, f *fleet.Fleet, p *Plan) error {
 	if p.Name != "" {
 		return checkNamedTree(dir, commit, f, p)
 	}
-	dirs := make([]string, 0, len(p.Changes))
+	var outputs []string // each target's directory, then its values file if any
+	dirs := map[string]bool{}
 	for _, c := range p.Changes {
 		ct := f.ClusterType(c.ClusterType)
 		n := f.Config.Find(strings.Split(c.Target, "/"))
 		if ct == nil || n == nil {
 			continue
 		}
-		dirs = append(dirs, render.Target{ClusterType: ct, Node: n}.Dir())
+		dirs[render.Target{ClusterType: ct, Node: n}.Dir()] = true
+		outputs = append(outputs, ct.Layout.Paths(ct.Name, n)...)
 	}
-	have, err := present(dir, commit, dirs)
+	have, err := present(dir, commit, outputs)
 	if err != nil {
 		return err
 	}
 	e := &TreeError{Revision: p.Revision, Commit: commit}
 	var at []string
-	for _, d := range dirs {
-		if have[d] {
-			at = append(at, d)
-		} else {
+	for _, d := range outputs {
+		switch {
+		case !have[d]:
 			e.Missing = append(e.Missing, d)
+		case dirs[d]:
+			at = append(at, d)
 		}
 	}
-	if f.Config.Repository != nil && len(at) > 0 {
+	// Plain manifests (layout.manifests) have no source that follows the
+	// pin at Argo CD's render: their revisions are written in.
+	if f.Config.Repository != nil && len(at) > 0 && !f.Config.Layout.Plain() {
 		if e.Paths, err = missingPaths(dir, commit, f.Config.Repository.URL, at); err != nil {
 			return err
 		}

@@ -19,7 +19,9 @@
 // renders empty, and such a target renders as without strict keys.
 //
 // The output of a target is Chart.yaml, values.yaml (the merged values,
-// verbatim) and templates/<metadata.name>.yaml per resource, as bytes. It
+// verbatim) and templates/<metadata.name>.yaml per resource, as bytes; with
+// config.yaml's layout.manifests, that chart rendered once more as Argo
+// CD's repo server renders it, written as plain manifests (plain.go). It
 // goes to package output, which decides what to write; nothing here touches
 // the disk. Targets render in parallel; the result does not depend on the
 // order or the number of workers. Each target renders under config.yaml's

@@ -40,7 +40,9 @@ func (t Target) Dir() string { return t.ClusterType.Layout.Dir(t.ClusterType.Nam
 type Output struct {
 	Target Target
 	Values *values.Value
-	Files  []File // Chart.yaml, values.yaml, templates/*.yaml, in path order
+	// Files are Chart.yaml, values.yaml and templates/*.yaml in path order;
+	// with layout.manifests, the plain manifests instead.
+	Files []File
 	// Beside are the target's files outside its directory: its plain
 	// values file when the layout writes one (layout.values).
 	Beside []File
@@ -58,6 +60,10 @@ type Renderer struct {
 	// StrictKeys makes a value's reference to a missing key an error
 	// whatever config.yaml's render.missingKeys says (strata validate).
 	StrictKeys bool
+	// ChartForm gives every target strata's chart, whatever
+	// layout.manifests says (strata validate checks the resources there,
+	// with the positions of their templates).
+	ChartForm bool
 
 	docs  docCache
 	plans planCache
@@ -187,6 +193,11 @@ func (r *Renderer) render(t Target, vals *values.Value, b *budget) (*Output, err
 		out.Files = append(out.Files, File{Path: dir + "/" + d.name + ".yaml", Data: d.data})
 	}
 	sortFiles(out.Files)
+	if t.ClusterType.Layout.Plain() && !r.ChartForm {
+		if out.Files, err = plainFiles(t, out.Files, r.NoShortcuts); err != nil {
+			return nil, err
+		}
+	}
 	if f := t.ValuesFile(); f != "" {
 		out.Beside = []File{{Path: f, Data: r.valuesFile(t, vals)}}
 	}

@@ -45,6 +45,10 @@ func Check(opts Options) (*Report, error) {
 	// the reference generator's, so that it reports them all with the
 	// other findings rather than stop at the first.
 	r.Fleet.Config.Render.MissingKeys = fleet.MissingKeysIgnore
+	// Plain manifests (layout.manifests) are the chart's resources as Argo
+	// CD renders them: validate checks them in the chart, where their
+	// escapes and positions are.
+	r.ChartForm = true
 	f := r.Fleet
 	outs, err := r.RenderAll(r.Targets(), opts.Progress)
 	if err != nil {
@@ -77,10 +81,14 @@ func validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output, dir string) (*R
 	if err != nil {
 		return nil, err
 	}
+	ov, err := newOverlay(fsys, outs, f.Config.OutputRoot())
+	if err != nil {
+		return nil, err
+	}
 	v := &validator{
 		schemas: s,
 		fleet:   f,
-		sources: newSourceChecker(f, newOverlay(fsys, outs, f.Config.OutputRoot()), dir),
+		sources: newSourceChecker(f, ov, dir),
 		docs:    map[[32]byte]*doc{},
 	}
 	rep := &Report{ArgoCD: s.Source.Version, Targets: len(outs)}
@@ -112,6 +120,7 @@ func validate(f *fleet.Fleet, fsys fs.FS, outs []*render.Output, dir string) (*R
 		return nil, err
 	}
 	rep.Findings = append(rep.Findings, ch...)
+	plainFiles(f, outs, rep.Findings)
 	rep.Resources = int(resources.Load())
 	sortFindings(rep.Findings)
 	if rep.Findings == nil {
@@ -211,6 +220,28 @@ func (v *validator) target(out *render.Output) ([]Finding, []*rendered) {
 	}
 	findings = append(findings, v.policies(out, resources)...)
 	return findings, resources
+}
+
+// plainFiles points the findings about targets of plain manifests
+// (layout.manifests), checked in the chart form, at the file that holds
+// the resource: its field path stays, its line in the chart's template
+// (which is not on disk) goes.
+func plainFiles(f *fleet.Fleet, outs []*render.Output, findings []Finding) {
+	if !f.Config.Layout.Plain() {
+		return
+	}
+	dirs := make(map[string]bool, len(outs))
+	for _, o := range outs {
+		dirs[o.Target.Dir()] = true
+	}
+	for i, fd := range findings {
+		j := strings.LastIndex(fd.File, "/templates/")
+		if j >= 0 && dirs[fd.File[:j]] {
+			name := strings.TrimSuffix(fd.File[j+len("/templates/"):], ".yaml")
+			findings[i].File = fd.File[:j] + "/" + f.Config.Layout.ManifestFile(name)
+			findings[i].Line = 0
+		}
+	}
 }
 
 // schema turns the problems the schemas find in a resource into findings.

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 
@@ -51,7 +52,10 @@ type layerFile struct {
 }
 
 type resource struct {
-	Name string
+	// File is the resource's file relative to the target's directory
+	// (templates/<name>.yaml; a plain manifest's name), or the values
+	// file's path in the repository.
+	File string
 	YAML string
 }
 
@@ -118,9 +122,15 @@ func (s *Server) target(w http.ResponseWriter, r *http.Request) {
 	} else {
 		for _, f := range out.Files {
 			dir := out.Target.Dir() + "/templates/"
-			if strings.HasPrefix(f.Path, dir) {
-				p.Resources = append(p.Resources, resource{Name: strings.TrimSuffix(strings.TrimPrefix(f.Path, dir), ".yaml"), YAML: string(f.Data)})
+			switch {
+			case ct.Layout.Plain(): // plain manifests: each file as it is
+				p.Resources = append(p.Resources, resource{File: path.Base(f.Path), YAML: string(f.Data)})
+			case strings.HasPrefix(f.Path, dir):
+				p.Resources = append(p.Resources, resource{File: strings.TrimPrefix(f.Path, out.Target.Dir()+"/"), YAML: string(f.Data)})
 			}
+		}
+		for _, f := range out.Beside { // the values file (layout.values), beside the directory
+			p.Resources = append(p.Resources, resource{File: f.Path, YAML: string(f.Data)})
 		}
 	}
 	s.render(w, http.StatusOK, "target.html", &page{Title: name, Data: p})
