@@ -92,9 +92,17 @@ unjson() {
 compare_fleet() {
 	local fleet=$1 want=$2 got=$3 d out f
 	"$strata" --root "$fleet" render -q
-	# Each target strata wrote: the directories holding a chart (or, with
-	# a layout's plain files, holding the values file beside them).
-	(cd "$fleet" && find . -name Chart.yaml -not -path './config/*' -printf '%h\n') | sort | while read -r d; do
+	# Each target strata wrote: the regional platform's <type>-manifests
+	# directories (plain manifests, layout.manifests), else the directories
+	# holding strata's chart.
+	targets() {
+		if [[ $format == rosa-shards ]]; then
+			find argocd/rendered -type d -name '*-manifests'
+		else
+			find . -name Chart.yaml -not -path './config/*' -printf '%h\n'
+		fi
+	}
+	(cd "$fleet" && targets) | sort | while read -r d; do
 		d=${d#./}
 		case $format in
 		rosa-shards) out=$got/$d.yaml ;;
