@@ -517,9 +517,9 @@ func (s *soak) toggleFreeze(dir string) {
 }
 
 // forcePush: a person pushes a note, the runner takes it, and the person
-// rewrites it and force-pushes main. The runner says the way out (/healthz
-// 503); the operator takes it (resets the runner's clone to the new main)
-// and the runner goes on.
+// rewords it and force-pushes main (rewrite). The runner says the way out
+// (/healthz 503); the operator takes it (resets the runner's clone to the
+// new main) and the runner goes on.
 func (s *soak) forcePush(dir string) {
 	s.pull(dir)
 	text := fmt.Sprintf("note %d\n", s.rng.IntN(1000))
@@ -530,9 +530,8 @@ func (s *soak) forcePush(dir string) {
 		_, ok := gitIn(s.runner, "merge-base", "--is-ancestor", note, "HEAD")
 		return ok
 	})
-	testgit.Run(s.t, dir, "commit", "-q", "--amend", "-m", "docs: a note, reworded")
-	if _, ok := gitIn(dir, "push", "-q", "--force-with-lease=main:"+note, "origin", "HEAD:main"); !ok {
-		return // main moved on meanwhile: no rewrite today
+	if !s.rewrite(dir, note) {
+		return
 	}
 	s.forced++
 	// Its next look fails with the way out, unless a rollout's replay
@@ -554,6 +553,33 @@ func (s *soak) forcePush(dir string) {
 		gitIn(s.runner, "reset", "-q", "--hard", "origin/main")
 	}
 	s.await("the runner healthy again", 2*time.Minute, func() bool { code, _ := s.healthz(); return code == http.StatusOK })
+}
+
+// rewrite rewords the commit note on the remote's main and force-pushes
+// main with a lease on main as fetched. Every commit after the note is
+// made again on the reworded one (new hashes: the runner's steps and
+// reverts among them, as any rewrite of a shared branch does). A lease
+// refused because someone pushed meanwhile (the runner, most often) is
+// tried again on main as fetched anew, a few times; false when it never
+// held.
+func (s *soak) rewrite(dir, note string) bool {
+	for range 5 {
+		testgit.Run(s.t, dir, "fetch", "-q", "origin")
+		base := testgit.Run(s.t, dir, "rev-parse", "origin/main")
+		testgit.Run(s.t, dir, "checkout", "-q", "--detach", note)
+		testgit.Run(s.t, dir, "commit", "-q", "--amend", "-m", "docs: a note, reworded")
+		reworded := testgit.Run(s.t, dir, "rev-parse", "HEAD")
+		if _, ok := gitIn(dir, "rebase", "-q", "--onto", reworded, note, base); !ok {
+			gitIn(dir, "rebase", "--abort")
+			s.t.Fatalf("rewording %.12s under %.12s: the rebase stopped", note, base)
+		}
+		_, ok := gitIn(dir, "push", "-q", "--force-with-lease=main:"+base, "origin", "HEAD:main")
+		testgit.Run(s.t, dir, "checkout", "-q", "-B", "main", "origin/main")
+		if ok {
+			return true
+		}
+	}
+	return false // main kept moving: no rewrite today
 }
 
 // ciRun is CI's scheduled job: a fresh checkout, then `strata rollout
