@@ -190,8 +190,9 @@ func (r *runner) reusable(ctx context.Context, st *step) map[string]record.Entry
 
 // stopped reports, for the patch as HEAD has it, a failure strata
 // recorded (a failed step, its revert) while the patch's files are still
-// what they were then: the rollout stays stopped there, failed, until the
-// patch changes, in every mode, rather than taking the same step again.
+// what they were then, or, the step undone, before it (record.Entries.Holds):
+// the rollout stays stopped there, failed, until the patch changes, in
+// every mode, rather than taking the same step again.
 // A revert or failure strata did not record (a person's git revert)
 // stops nothing.
 func (r *runner) stopped(ctx context.Context, node string) error {
@@ -215,17 +216,29 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 			}
 			continue
 		}
-		if e.PatchFiles != files {
+		same := e.PatchFiles == files
+		if !same && e.Kind != record.KindFailed {
 			continue // the patch changed since
 		}
-		if passed[e.Node] {
+		if same && passed[e.Node] {
 			return nil // the failed step passed since: a newer verdict
 		}
 		if err := rec.Trusted(ctx, e); err != nil {
-			r.log("ignored: %v", err)
+			if same {
+				r.log("ignored: %v", err)
+			}
 			continue
 		}
+		if !rec.Holds(ctx, e, files) {
+			continue // the patch changed since
+		}
+		// Named by the commits of the branch (copies, where a rewrite
+		// made them again).
+		e.Step, e.Revert = rec.CommitsOf(ctx, e)
 		what := fmt.Sprintf("the step failed at %s (recorded in %s)", e.At.UTC().Format(time.RFC3339), record.Ref)
+		if !same {
+			what += ", and was undone since"
+		}
 		if e.Kind == record.KindReverted {
 			what = fmt.Sprintf("the step was reverted by %.12s (recorded in %s)", e.Revert, record.Ref)
 		}

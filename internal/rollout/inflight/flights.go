@@ -355,8 +355,10 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 	id := po.ClusterType + "/" + po.Component + "/" + strings.TrimSuffix(po.Patch, ".yaml")
 	// A later pass lifts a failure where the rollout's own reading does
 	// (rollout's stopped): at the failed step's node, or with the patch's
-	// files changed since (to HEAD's); a pass at the node a revert brought
-	// the patch back to, or one of a run that raced the failure, does not.
+	// files changed since (to HEAD's, on which the failure no longer
+	// holds: record.Entries.Holds); a pass at the node a revert brought
+	// the patch back to, or one of a run that raced the failure, does not
+	// (its files are those the revert, recorded or not, brought back).
 	files, ferr := record.FilesOf(ctx, g, "HEAD", id)
 	var passes []record.Entry
 	for _, e := range rec.Of(id) {
@@ -368,13 +370,15 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 			continue
 		}
 		if slices.ContainsFunc(passes, func(p record.Entry) bool {
-			return p.Node == e.Node || p.PatchFiles != e.PatchFiles && p.PatchFiles == files
+			return p.Node == e.Node || p.PatchFiles == files && !rec.Holds(ctx, e, files)
 		}) {
 			return nil // a later step passed
 		}
 		if rec.Trusted(ctx, e) != nil {
 			continue
 		}
+		held := ferr == nil && rec.Holds(ctx, e, files)
+		e.Step, e.Revert = rec.CommitsOf(ctx, e) // the branch's (copies, after a rewrite)
 		reason := strings.Join(e.Failures, "; ")
 		if reason == "" {
 			reason = "the step failed (the record gives no reason)"
@@ -383,7 +387,7 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 		if e.Kind == record.KindReverted {
 			fl.LastFailure.Source, fl.LastFailure.Commit = "revert", e.Revert
 		}
-		if ferr == nil && files == e.PatchFiles {
+		if held {
 			fl.Waits = append(fl.Waits, Wait{Kind: "change", Node: e.Node, Message: fmt.Sprintf(
 				"a change of the patch's files: the step to %s (%.12s) failed and the rollout stays stopped", e.Node, e.Step)})
 		}
