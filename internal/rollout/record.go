@@ -209,6 +209,7 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 	// that raced the revert (or recorded by a host whose clock is ahead),
 	// says nothing of the step that failed.
 	passed := map[string]bool{}
+	var undone *record.Entry // a failed step undone since, its revert's record missing
 	for _, e := range rec.Of(r.ID()) {
 		if e.Kind != record.KindFailed && e.Kind != record.KindReverted {
 			if e.Kind == record.KindPassed && e.PatchFiles == files {
@@ -217,7 +218,7 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 			continue
 		}
 		same := e.PatchFiles == files
-		if !same && e.Kind != record.KindFailed {
+		if !same && (e.Kind != record.KindFailed || undone != nil) {
 			continue // the patch changed since
 		}
 		if same && passed[e.Node] {
@@ -229,22 +230,31 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 			}
 			continue
 		}
-		if !rec.Holds(ctx, e, files) {
-			continue // the patch changed since
-		}
-		// Named by the commits of the branch (copies, where a rewrite
-		// made them again).
-		e.Step, e.Revert = rec.CommitsOf(ctx, e)
-		what := fmt.Sprintf("the step failed at %s (recorded in %s)", e.At.UTC().Format(time.RFC3339), record.Ref)
 		if !same {
-			what += ", and was undone since"
+			// Held (record.Entries.Holds) unless the patch changed; its
+			// revert's own entry, recorded in the same second, says more.
+			if rec.Holds(ctx, e, files) {
+				undone = &e
+			}
+			continue
 		}
-		if e.Kind == record.KindReverted {
-			what = fmt.Sprintf("the step was reverted by %.12s (recorded in %s)", e.Revert, record.Ref)
-		}
-		return recordedFailure(e, what)
+		return r.recordedStop(ctx, rec, e, "")
+	}
+	if undone != nil {
+		return r.recordedStop(ctx, rec, *undone, ", and was undone since")
 	}
 	return nil
+}
+
+// recordedStop is the failure e keeps the rollout stopped with, named by
+// the commits of the branch (copies, where a rewrite made them again).
+func (r *runner) recordedStop(ctx context.Context, rec *record.Entries, e record.Entry, since string) error {
+	e.Step, e.Revert = rec.CommitsOf(ctx, e)
+	what := fmt.Sprintf("the step failed at %s (recorded in %s)%s", e.At.UTC().Format(time.RFC3339), record.Ref, since)
+	if e.Kind == record.KindReverted {
+		what = fmt.Sprintf("the step was reverted by %.12s (recorded in %s)", e.Revert, record.Ref)
+	}
+	return recordedFailure(e, what)
 }
 
 // recordedFailure is the failure e, a failed step or its revert that

@@ -157,9 +157,10 @@ func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions
 }
 
 // settled is where the rollout of a patch whose files its last step
-// removed (Settling) stands: the fold at its node while its Applications
-// are not healthy or it soaks, or the reverted first step as the last
-// failure. ok is false once the fold has settled: nothing is left to show.
+// removed (Settling) stands: the fold at its node until strata records
+// that it passed (what it waits for: its Applications, with the live
+// state, and its soak), or the reverted first step as the last failure.
+// ok is false for what is no step of strata's, or changed no target.
 func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries, opts FlightOptions) (fl Flight, ok bool, err error) {
 	parts := strings.SplitN(id, "/", 3)
 	po := promote.Options{ClusterType: parts[0], Component: parts[1], Patch: parts[2]}
@@ -197,8 +198,10 @@ func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries
 	for i, id := range ids {
 		locs[i] = strings.TrimPrefix(id, po.ClusterType+"/")
 	}
+	// Listed until strata records its verdict (Settling drops a fold that
+	// passed), waiting or not: a runner counts it in flight till then.
 	fl.waitFor(f, opts, po, locs)
-	return fl, len(fl.Waits) > 0 || fl.LastFailure != nil, nil
+	return fl, true, nil
 }
 
 func flight(ctx context.Context, f *fleet.Fleet, fsys fs.FS, id string, freezes []freeze.Freeze, rec *record.Entries, opts FlightOptions) (Flight, error) {

@@ -78,7 +78,11 @@ func LastNode(ids []string, clusterType string) string {
 // verdict; past the window the listing drops them. The patches come from
 // strata's record (its trusted entries: the step commit, or the revert,
 // is the last commit of the patch's files), never from commit trailers,
-// which anyone can write.
+// which anyone can write. A fold whose pass strata recorded is settled:
+// listed no more, by status and a runner's strata_rollouts_in_flight
+// alike (the runner counted it for the whole window, status dropped it
+// once it had nothing left to wait for: the soak test saw them apart for
+// two minutes).
 func Settling(ctx context.Context, g git.Runner, f *fleet.Fleet, now time.Time, soak, timeout *time.Duration) ([]string, error) {
 	var window time.Duration
 	f.Config.Root.Walk(func(n *fleet.Node) {
@@ -93,6 +97,12 @@ func Settling(ctx context.Context, g git.Runner, f *fleet.Fleet, now time.Time, 
 	inFlight := Patches(f)
 	var ids []string
 	seen := map[string]bool{}
+	passed := map[string]record.Entry{} // patch and step commit: a pass of it
+	for _, e := range rec.All() {
+		if e.Kind == record.KindPassed {
+			passed[e.Patch+" "+e.Step] = e
+		}
+	}
 	for _, e := range rec.All() {
 		// The newest step or revert strata recorded of each patch: the
 		// last step of its rollout, unless a commit of the patch's files
@@ -122,6 +132,9 @@ func Settling(ctx context.Context, g git.Runner, f *fleet.Fleet, now time.Time, 
 		}
 		if rec.Trusted(ctx, e) != nil {
 			continue // not strata's own: said where the patch is read
+		}
+		if p, ok := passed[e.Patch+" "+e.Step]; ok && e.Kind == record.KindStep && rec.Trusted(ctx, p) == nil {
+			continue // the fold passed: settled
 		}
 		ids = append(ids, e.Patch)
 	}

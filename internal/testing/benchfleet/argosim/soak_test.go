@@ -144,7 +144,8 @@ type soak struct {
 	violations []string
 	seen       map[string]bool // violations said once
 	descs      map[string]string
-	dups       int // entries the remote's record holds more than once
+	dups       int    // entries the remote's record holds more than once
+	dup        string // the subject of the last of them
 }
 
 func startSoak(t *testing.T, bin string, seed uint64) *soak {
@@ -335,6 +336,7 @@ func (s *soak) event(i int) {
 	case n < 62:
 		s.toggleFreeze(p)
 	case n < 67:
+		s.t.Logf("event %d: a force-push of main from %s", i+1, filepath.Base(p))
 		s.forcePush(p)
 	default:
 		s.ciRun()
@@ -578,6 +580,7 @@ func (s *soak) rewrite(dir, note string) bool {
 		if ok {
 			return true
 		}
+		s.t.Logf("the lease on main at %.12s did not hold: fetched again", base)
 	}
 	return false // main kept moving: no rewrite today
 }
@@ -649,6 +652,7 @@ func (s *soak) record() []record.Entry {
 		// remote's record is the same fact twice.
 		if seen[msg] {
 			s.dups++
+			s.dup, _, _ = strings.Cut(msg, "\n")
 			continue
 		}
 		seen[msg] = true
@@ -692,6 +696,7 @@ func (s *soak) check(when string) {
 	entries := s.record()
 	if s.dups > 0 {
 		s.violateAt(when, "the remote's record holds an entry twice (it grows with steps, not runs; figures: entries held twice)")
+		s.t.Logf("%s: the remote's record holds %d entries twice, the last %q", when, s.dups, s.dup)
 	}
 	failed := map[string]record.Entry{}
 	passedWith := map[string]bool{} // patch and files that passed
@@ -799,6 +804,7 @@ func envsOf(targets []string) []string {
 func (s *soak) agree(when string) {
 	var metric, listed int
 	var flights []inflight.Flight
+	start, apart := time.Now(), ""
 	ok := s.within(3*time.Minute, func() bool {
 		var err error
 		if metric, err = s.inFlightMetric(); err != nil {
@@ -807,8 +813,14 @@ func (s *soak) agree(when string) {
 		flights = s.status()
 		listed = len(flights)
 		m2, err := s.inFlightMetric()
+		if err == nil && m2 == metric && metric != listed && apart == "" {
+			apart = fmt.Sprintf("strata_rollouts_in_flight %d, status %d", metric, listed)
+		}
 		return err == nil && m2 == metric && metric == listed
 	})
+	if apart != "" {
+		s.t.Logf("%s: %s; they agreed after %s", when, apart, time.Since(start).Round(time.Second))
+	}
 	if !ok {
 		s.violateAt(when, "the runner's strata_rollouts_in_flight is %d, status lists %d rollouts", metric, listed)
 	}
