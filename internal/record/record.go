@@ -98,6 +98,11 @@ type Log struct {
 	// update the record's tracking ref at once fail ("cannot lock ref").
 	// Nil runs it through Git.
 	Fetch func(ctx context.Context, args ...string) error
+	// Exclusive, when set, runs f one at a time with the caller's
+	// fetches, as Fetch: Append's update of the remote's tracking ref
+	// after its push, which a fetch at the same time failed on ("cannot
+	// lock ref ...: is at X but expected Y", the soak test). Nil runs f.
+	Exclusive func(f func() error) error
 }
 
 // Tracking is where a remote's record is fetched to.
@@ -192,7 +197,10 @@ func (l *Log) Append(ctx context.Context, es ...Entry) error {
 			// starts from it rather than putting these entries on an
 			// older fetch of it again.
 			if pushed, err := l.out(ctx, "rev-parse", "-q", "--verify", Ref); err == nil {
-				_, _ = l.out(ctx, "update-ref", Tracking(l.Remote), pushed)
+				_ = l.exclusive(func() error {
+					_, err := l.out(ctx, "update-ref", Tracking(l.Remote), pushed)
+					return err
+				})
 			}
 			return nil
 		}
@@ -214,6 +222,13 @@ func (l *Log) Append(ctx context.Context, es ...Entry) error {
 			return err
 		}
 	}
+}
+
+func (l *Log) exclusive(f func() error) error {
+	if l.Exclusive != nil {
+		return l.Exclusive(f)
+	}
+	return f()
 }
 
 func (l *Log) fetch(ctx context.Context, args ...string) error {

@@ -131,6 +131,48 @@ func TestAppendRead(t *testing.T) {
 	}
 }
 
+// TestAppendTrackingExclusive: Append moves the remote's tracking ref to
+// what it pushed only inside Log.Exclusive (one at a time with the
+// caller's fetches, which write that ref too: a fetch beside it failed
+// "cannot lock ref", and CI's run exited 5 in the soak test).
+func TestAppendTrackingExclusive(t *testing.T) {
+	c, _ := newClone(t)
+	ctx := context.Background()
+	l := c.log()
+	var inside, calls int
+	l.Exclusive = func(f func() error) error {
+		calls++
+		inside++
+		defer func() { inside-- }()
+		return f()
+	}
+	tracking := func() string {
+		out, _ := c.g.Run(ctx, "rev-parse", "-q", "--verify", record.Tracking("origin"))
+		return strings.TrimSpace(out)
+	}
+	g := c.g
+	l.Git = runnerFunc(func(ctx context.Context, args ...string) (string, error) {
+		if len(args) > 1 && args[0] == "update-ref" && args[1] == record.Tracking("origin") && inside == 0 {
+			t.Errorf("git %s outside Exclusive", strings.Join(args, " "))
+		}
+		return g.Run(ctx, args...)
+	})
+	if err := l.Append(ctx, c.entry(record.KindStep, time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC))); err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 {
+		t.Errorf("Append never ran Exclusive")
+	}
+	if head := testgit.Run(t, c.dir, "rev-parse", record.Ref); tracking() != head {
+		t.Errorf("the tracking ref is %q, want the pushed record %s", tracking(), head)
+	}
+}
+
+// runnerFunc is a git.Runner.
+type runnerFunc func(ctx context.Context, args ...string) (string, error)
+
+func (f runnerFunc) Run(ctx context.Context, args ...string) (string, error) { return f(ctx, args...) }
+
 // TestAppendRace: another clone recorded meanwhile; the push is refused
 // and the entries go on top of the remote's: both kept, nothing forced.
 func TestAppendRace(t *testing.T) {

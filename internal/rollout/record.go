@@ -29,7 +29,8 @@ func (r *runner) Record() *record.Log {
 		// record too (FetchBranch).
 		Fetch: func(ctx context.Context, args ...string) error {
 			return writer.Fetch(ctx, r.env.Dir, r.env.Git, args...)
-		}}
+		},
+		Exclusive: func(f func() error) error { return writer.WithFetches(r.env.Dir, f) }}
 }
 
 // stepEntry is the record of st, pushed: the rendered output of its
