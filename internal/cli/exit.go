@@ -59,7 +59,10 @@ func exitCode(err error) int {
 	var fe *freeze.FrozenError
 	var gap *promote.GapError
 	var unr *action.UnrenderedError
+	var all *patchErrors // before exitError: it holds one per patch
 	switch {
+	case errors.As(err, &all):
+		return all.code
 	case errors.As(err, &ex):
 		return ex.code
 	case errors.As(err, &se):

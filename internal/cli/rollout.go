@@ -289,6 +289,17 @@ func worse(a, b int) int {
 	return a
 }
 
+// patchErrors are the errors of rollout --all's patches under -o json,
+// each an exitError with the patch's own code (a failed step 1, another
+// failure 5), one JSON object each; the run exits with the worst, code.
+type patchErrors struct {
+	code int
+	errs []error
+}
+
+func (e *patchErrors) Error() string   { return errors.Join(e.errs...).Error() }
+func (e *patchErrors) Unwrap() []error { return e.errs }
+
 // runAll is rollout --all: every patch in flight at once. Each patch's
 // end is printed (its error on stderr, the command that continues past a
 // gate); the exit status is the worst: a failed step 1, another failure 5,
@@ -304,7 +315,7 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 		}
 	}
 	code := exitOK
-	var failed []string // as data: each patch's error, in the error's JSON
+	var failed []error // as data: each patch's error, with its own code
 	unreachable := ""
 	for _, pr := range results {
 		switch {
@@ -319,17 +330,16 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 					msg = "cannot reach the Argo CD the rollout waits on (as for " + unreachable + "), so nothing was committed or pushed"
 				}
 			}
+			own := exitFailure
+			if se := (*rollout.StepError)(nil); errors.As(pr.Err, &se) {
+				own = exitFindings
+			}
 			if o.output.data() {
-				failed = append(failed, pr.Patch+": "+msg)
+				failed = append(failed, &exitError{code: own, msg: pr.Patch + ": " + msg})
 			} else {
 				fmt.Fprintf(o.stderr, "strata: %s: %s\n", pr.Patch, msg)
 			}
-			var se *rollout.StepError
-			if errors.As(pr.Err, &se) {
-				code = worse(code, exitFindings)
-			} else {
-				code = worse(code, exitFailure)
-			}
+			code = worse(code, own)
 		case pr.Result.Stopped == rollout.StoppedGate:
 			if !o.output.data() {
 				cmd := pr.Result.Command
@@ -349,11 +359,7 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 		fmt.Fprintln(o.stdout, "no patch in flight")
 	}
 	if len(failed) > 0 {
-		errs := make([]error, len(failed))
-		for i, msg := range failed {
-			errs[i] = &exitError{code: code, msg: msg}
-		}
-		return errors.Join(errs...)
+		return &patchErrors{code: code, errs: failed}
 	}
 	if code != exitOK {
 		return &exitError{code: code}

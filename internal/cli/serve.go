@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/action"
+	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/web"
@@ -84,7 +85,12 @@ func (o *serveOptions) run(ctx context.Context) error {
 	if !loopback {
 		logger.Warn("listening on a non-loopback address: anyone who can reach it can read the fleet's configuration", "addr", o.addr)
 	}
-	opts := web.Options{Dir: r.dir, FS: r.fsys, Root: o.root, Base: o.base, Interval: o.interval, AllowedHosts: o.allowed, Logger: logger}
+	opts := web.Options{Dir: r.dir, FS: r.fsys, Root: o.root, Base: o.base, Interval: o.interval, AllowedHosts: o.allowed, Logger: logger,
+		Unrendered: func(cfg *fleet.Config, dirs []string) ([]string, error) {
+			// As status and the rollout look (a patch committed without
+			// strata render is not delivered where it is).
+			return (&action.Step{Dir: r.dir, FS: r.fsys}).UnrenderedIn(cfg, dirs)
+		}}
 	if o.live.on {
 		if o.liveEvery <= 0 {
 			return usageErrorf("--live-interval %s: must be positive", o.liveEvery)

@@ -85,14 +85,21 @@ type jsonError struct {
 }
 
 // printJSONError prints err as printError does, as JSON objects: one per
-// joined error, each with the exit code of the whole.
+// joined error, each with the exit code of the whole, or, for rollout
+// --all's patches (patchErrors), each with the patch's own.
 func printJSONError(w io.Writer, err error, clean func(error) string) {
 	code := exitCode(err)
+	var all *patchErrors
+	own := errors.As(err, &all)
 	enc := json.NewEncoder(w)
 	for _, e := range errorList(err) {
-		je := jsonError{Code: code, Message: strings.TrimRight(clean(e), "\n")}
+		c := code
+		if own {
+			c = exitCode(e)
+		}
+		je := jsonError{Code: c, Message: strings.TrimRight(clean(e), "\n")}
 		if je.Message == "" {
-			je.Message = quietExit(code)
+			je.Message = quietExit(c)
 		}
 		var ve *values.Error
 		if errors.As(e, &ve) {

@@ -6,8 +6,10 @@
 // rollout's remote beside its branch and fetched with it.
 //
 // Only an entry that passes Trusted counts: it names a commit of the
-// branch that carries its patch's Strata-Rollout trailer, the rendered
-// tree it claims is the one at that commit, and, where the repository
+// branch (or one a rewrite of the branch made again: its copy, with the
+// same trailer, rendered tree and patch's files) that carries its
+// patch's Strata-Rollout trailer, the rendered tree it claims is the one
+// at that commit, and, where the repository
 // signs its commits (commit.gpgSign), its own commit is signed with a
 // good signature. Nothing else is read as a record: not a note, not a
 // trailer in someone's commit, not a message that says "This reverts

@@ -98,6 +98,11 @@ type Log struct {
 	// update the record's tracking ref at once fail ("cannot lock ref").
 	// Nil runs it through Git.
 	Fetch func(ctx context.Context, args ...string) error
+	// Exclusive, when set, runs f one at a time with the caller's
+	// fetches, as Fetch: Append's update of the remote's tracking ref
+	// after its push, which a fetch at the same time failed on ("cannot
+	// lock ref ...: is at X but expected Y", the soak test). Nil runs f.
+	Exclusive func(f func() error) error
 }
 
 // Tracking is where a remote's record is fetched to.
@@ -192,7 +197,10 @@ func (l *Log) Append(ctx context.Context, es ...Entry) error {
 			// starts from it rather than putting these entries on an
 			// older fetch of it again.
 			if pushed, err := l.out(ctx, "rev-parse", "-q", "--verify", Ref); err == nil {
-				_, _ = l.out(ctx, "update-ref", Tracking(l.Remote), pushed)
+				_ = l.exclusive(func() error {
+					_, err := l.out(ctx, "update-ref", Tracking(l.Remote), pushed)
+					return err
+				})
 			}
 			return nil
 		}
@@ -214,6 +222,13 @@ func (l *Log) Append(ctx context.Context, es ...Entry) error {
 			return err
 		}
 	}
+}
+
+func (l *Log) exclusive(f func() error) error {
+	if l.Exclusive != nil {
+		return l.Exclusive(f)
+	}
+	return f()
 }
 
 func (l *Log) fetch(ctx context.Context, args ...string) error {
@@ -436,6 +451,9 @@ func Parse(message string) (Entry, error) {
 type Entries struct {
 	log  *Log
 	list []Entry
+
+	mu   sync.Mutex
+	locs map[string]location // located, by entry
 }
 
 // Of are the entries of patch, newest first.
@@ -457,7 +475,12 @@ func (r *Entries) All() []Entry { return slices.Clone(r.list) }
 // trailer, the rendered tree it claims must be the one at that commit, a
 // revert must be on HEAD's history, and where the repository signs its
 // commits (commit.gpgSign) the entry's own commit must bear a good
-// signature.
+// signature. Where a rewrite of the branch (a force-push) made the step
+// or the revert again with another hash, the entry is tied to the copy
+// (copyOf): the commit of HEAD's history with the patch's trailer, the
+// rendered tree and the patch's files the entry claims, and the first
+// later change of the patch's files, for a revert, being the files it
+// claims.
 func (r *Entries) Trusted(ctx context.Context, e Entry) error {
 	l := r.log
 	if l.signs(ctx) && e.signed != "G" && e.signed != "U" {
@@ -466,32 +489,166 @@ func (r *Entries) Trusted(ctx context.Context, e Entry) error {
 	if e.Step == "" {
 		return fmt.Errorf("record %.12s names no step commit", e.id)
 	}
-	if err := onHistory(ctx, l, e.Step); err != nil {
-		return fmt.Errorf("record %.12s: %w", e.id, err)
+	if e.Kind == KindReverted && e.Revert == "" {
+		return fmt.Errorf("record %.12s names no revert", e.id)
 	}
-	body, err := l.out(ctx, "log", "-1", "--format=%B", e.Step)
+	return r.located(ctx, e).err
+}
+
+// CommitsOf are the commits of HEAD's history that are e's step and, for
+// a revert, e's revert: e.Step and e.Revert, or their copies where a
+// rewrite of the branch made them again (Trusted); "" for an entry that
+// is not trusted.
+func (r *Entries) CommitsOf(ctx context.Context, e Entry) (step, revert string) {
+	if r.Trusted(ctx, e) != nil {
+		return "", ""
+	}
+	loc := r.located(ctx, e)
+	return loc.step, loc.revert
+}
+
+// Holds reports whether the failure e, trusted (a failed step, or
+// strata's revert of one), still holds for the patch whose files
+// (FilesOf at HEAD) are files: they are those it recorded, or, for a
+// failed step, those before the step: the step undone since (by a revert
+// whose record has not arrived, or that a rewrite of the branch made
+// again) and the patch unchanged. A run that read only the record's
+// files took the undone step again.
+func (r *Entries) Holds(ctx context.Context, e Entry, files string) bool {
+	if e.PatchFiles == files {
+		return true
+	}
+	if e.Kind != KindFailed {
+		return false
+	}
+	step, _ := r.CommitsOf(ctx, e)
+	if step == "" {
+		return false
+	}
+	before, err := FilesOf(ctx, r.log.Git, step+"^", e.Patch)
+	return err == nil && before == files
+}
+
+// location is where e's commits are on HEAD's history (the commits, or
+// their copies), or why they are not (err).
+type location struct {
+	step, revert string
+	err          error
+}
+
+// located is e's location, checked once per entry (Trusted).
+func (r *Entries) located(ctx context.Context, e Entry) location {
+	key := e.id + "\x00" + e.body
+	r.mu.Lock()
+	loc, ok := r.locs[key]
+	r.mu.Unlock()
+	if ok {
+		return loc
+	}
+	loc = r.locate(ctx, e)
+	r.mu.Lock()
+	if r.locs == nil {
+		r.locs = map[string]location{}
+	}
+	r.locs[key] = loc
+	r.mu.Unlock()
+	return loc
+}
+
+func (r *Entries) locate(ctx context.Context, e Entry) location {
+	l := r.log
+	if err := onHistory(ctx, l, e.Step); err != nil {
+		if step, revert := r.copyOf(ctx, e); step != "" {
+			return location{step: step, revert: revert}
+		}
+		return location{err: fmt.Errorf("record %.12s: %w", e.id, err)}
+	}
+	if err := r.claims(ctx, e, e.Step); err != nil {
+		return location{err: err}
+	}
+	loc := location{step: e.Step}
+	if e.Kind == KindReverted {
+		loc.revert = e.Revert
+		if err := onHistory(ctx, l, e.Revert); err != nil {
+			if loc.revert = r.revertCopy(ctx, e, e.Step); loc.revert == "" {
+				return location{err: fmt.Errorf("record %.12s: %w", e.id, err)}
+			}
+		}
+	}
+	return loc
+}
+
+// claims says why commit is not the step e claims: a step of e's patch
+// (its Strata-Rollout trailer) whose rendered output is e's Tree.
+func (r *Entries) claims(ctx context.Context, e Entry, commit string) error {
+	l := r.log
+	body, err := l.out(ctx, "log", "-1", "--format=%B", commit)
 	if err != nil {
 		return err
 	}
 	if !slices.Contains(strings.Split(body, "\n"), "Strata-Rollout: "+e.Patch) {
-		return fmt.Errorf("record %.12s: %.12s is not a step of %s's rollout", e.id, e.Step, e.Patch)
+		return fmt.Errorf("record %.12s: %.12s is not a step of %s's rollout", e.id, commit, e.Patch)
 	}
-	tree, err := e.tree(ctx, l.Git)
+	step := e
+	step.Step = commit
+	tree, err := step.tree(ctx, l.Git)
 	if err != nil {
 		return err
 	}
 	if tree != e.Tree {
-		return fmt.Errorf("record %.12s: the rendered output of %.12s is not the one it claims", e.id, e.Step)
-	}
-	if e.Kind == KindReverted {
-		if e.Revert == "" {
-			return fmt.Errorf("record %.12s names no revert", e.id)
-		}
-		if err := onHistory(ctx, l, e.Revert); err != nil {
-			return fmt.Errorf("record %.12s: %w", e.id, err)
-		}
+		return fmt.Errorf("record %.12s: the rendered output of %.12s is not the one it claims", e.id, commit)
 	}
 	return nil
+}
+
+// copyOf is the copy on HEAD's history of e's step, made again by a
+// rewrite of the branch: the newest commit with the patch's trailer
+// whose rendered tree and patch's files are those e claims (for a
+// revert, whose revert has a copy after it: revert); "" when there is
+// none.
+func (r *Entries) copyOf(ctx context.Context, e Entry) (step, revert string) {
+	out, err := r.log.Git.Run(ctx, "log", "--format=%H", "-F", "--grep", "Strata-Rollout: "+e.Patch, "HEAD")
+	if err != nil {
+		return "", ""
+	}
+	for c := range strings.FieldsSeq(out) {
+		if r.claims(ctx, e, c) != nil {
+			continue
+		}
+		if e.Kind == KindReverted {
+			if revert := r.revertCopy(ctx, e, c); revert != "" {
+				return c, revert
+			}
+			continue
+		}
+		if files, err := FilesOf(ctx, r.log.Git, c, e.Patch); err == nil && files == e.PatchFiles {
+			return c, ""
+		}
+	}
+	return "", ""
+}
+
+// revertCopy is the copy on HEAD's history of the revert e names, after
+// its step (step): the first later commit that changed the patch's
+// files, when they are then those e claims; "" when there is none.
+func (r *Entries) revertCopy(ctx context.Context, e Entry, step string) string {
+	parts := strings.SplitN(e.Patch, "/", 3)
+	if len(parts) != 3 {
+		return ""
+	}
+	spec := ":(glob)config/" + parts[0] + "/" + parts[1] + "/**/" + strings.TrimSuffix(parts[2], ".yaml") + ".yaml"
+	out, err := r.log.Git.Run(ctx, "log", "--reverse", "--format=%H", step+"..HEAD", "--", spec)
+	if err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(strings.TrimSpace(out), "\n")
+	if first == "" {
+		return ""
+	}
+	if files, err := FilesOf(ctx, r.log.Git, first, e.Patch); err == nil && files == e.PatchFiles {
+		return first
+	}
+	return ""
 }
 
 // onHistory reports whether commit is HEAD or one of its ancestors.

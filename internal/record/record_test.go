@@ -131,6 +131,48 @@ func TestAppendRead(t *testing.T) {
 	}
 }
 
+// TestAppendTrackingExclusive: Append moves the remote's tracking ref to
+// what it pushed only inside Log.Exclusive (one at a time with the
+// caller's fetches, which write that ref too: a fetch beside it failed
+// "cannot lock ref", and CI's run exited 5 in the soak test).
+func TestAppendTrackingExclusive(t *testing.T) {
+	c, _ := newClone(t)
+	ctx := context.Background()
+	l := c.log()
+	var inside, calls int
+	l.Exclusive = func(f func() error) error {
+		calls++
+		inside++
+		defer func() { inside-- }()
+		return f()
+	}
+	tracking := func() string {
+		out, _ := c.g.Run(ctx, "rev-parse", "-q", "--verify", record.Tracking("origin"))
+		return strings.TrimSpace(out)
+	}
+	g := c.g
+	l.Git = runnerFunc(func(ctx context.Context, args ...string) (string, error) {
+		if len(args) > 1 && args[0] == "update-ref" && args[1] == record.Tracking("origin") && inside == 0 {
+			t.Errorf("git %s outside Exclusive", strings.Join(args, " "))
+		}
+		return g.Run(ctx, args...)
+	})
+	if err := l.Append(ctx, c.entry(record.KindStep, time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC))); err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 {
+		t.Errorf("Append never ran Exclusive")
+	}
+	if head := testgit.Run(t, c.dir, "rev-parse", record.Ref); tracking() != head {
+		t.Errorf("the tracking ref is %q, want the pushed record %s", tracking(), head)
+	}
+}
+
+// runnerFunc is a git.Runner.
+type runnerFunc func(ctx context.Context, args ...string) (string, error)
+
+func (f runnerFunc) Run(ctx context.Context, args ...string) (string, error) { return f(ctx, args...) }
+
 // TestAppendRace: another clone recorded meanwhile; the push is refused
 // and the entries go on top of the remote's: both kept, nothing forced.
 func TestAppendRace(t *testing.T) {
@@ -250,11 +292,17 @@ func TestTrusted(t *testing.T) {
 		{"another patch's commit", func(e *record.Entry) { e.Step = person }, "is not a step of workload/demo/patch-001's rollout"},
 		{"a rendered tree it does not have", func(e *record.Entry) { e.Tree = strings.Repeat("0", 32) }, "is not the one it claims"},
 		{"a commit of no branch", func(e *record.Entry) {
+			// Its rendered output is none of the branch's: no copy of it
+			// there either.
 			testgit.Run(t, c.dir, "checkout", "-q", "-b", "side", c.step)
-			testgit.Run(t, c.dir, "commit", "-q", "--allow-empty", "-m", "side\n\nStrata-Rollout: "+patch)
-			side := testgit.Run(t, c.dir, "rev-parse", "HEAD")
+			c.write("rendered/workload/integration/us-east1/values.yaml", "demo: 9.9.9\n")
+			side := c.commit("side\n\nStrata-Rollout: " + patch)
 			testgit.Run(t, c.dir, "checkout", "-q", "main")
 			e.Step = side
+			var err error
+			if e.Tree, err = record.TreeOf(ctx, c.g, side, e.Targets); err != nil {
+				t.Fatal(err)
+			}
 		}, "is not on this branch's history"},
 		{"a revert it does not name", func(e *record.Entry) { e.Kind = record.KindReverted }, "names no revert"},
 		{"a revert on the branch", func(e *record.Entry) { e.Kind, e.Revert = record.KindReverted, later }, ""},
@@ -270,6 +318,64 @@ func TestTrusted(t *testing.T) {
 				t.Errorf("Trusted: %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestTrustedFollowsARewrite: a rewrite of the branch (a force-push that
+// rewords an older commit) makes strata's step and revert again with new
+// hashes; their record is tied to the copies (the patch's trailer,
+// rendered tree and files), and a failed step whose revert's record is
+// missing still holds while the patch's files are those before it.
+func TestTrustedFollowsARewrite(t *testing.T) {
+	c, _ := newClone(t)
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	before := c.step
+	c.write("config/workload/demo/integration/us-east1/patch-001.yaml", "applications: {demo: {source: {targetRevision: 1.2.0}}}\n")
+	c.write("rendered/workload/integration/us-east1/values.yaml", "demo: 1.2.0\n")
+	c.step = c.commit("Promote patch-001\n\nStrata-Rollout: " + patch)
+	failed := c.entry(record.KindFailed, t0)
+	testgit.Run(t, c.dir, "revert", "--no-edit", c.step)
+	reverted := c.entry(record.KindReverted, t0.Add(time.Minute))
+	reverted.Revert = testgit.Run(t, c.dir, "rev-parse", "HEAD")
+	reverted.PatchFiles, _ = record.FilesOf(ctx, c.g, reverted.Revert, patch)
+	if err := c.log().Append(ctx, failed, reverted); err != nil {
+		t.Fatal(err)
+	}
+	// The first commit reworded: every later one made again.
+	root := testgit.Run(t, c.dir, "rev-list", "--max-parents=0", "HEAD")
+	testgit.Run(t, c.dir, "checkout", "-q", "--detach", root)
+	testgit.Run(t, c.dir, "commit", "-q", "--amend", "--allow-empty", "-m", "reworded")
+	testgit.Run(t, c.dir, "rebase", "-q", "--onto", "HEAD", root, "main")
+	copyOf := func(rev string) string { return testgit.Run(t, c.dir, "rev-parse", rev) }
+	rec := c.read()
+	es := rec.Of(patch)
+	if len(es) != 2 {
+		t.Fatalf("read %d entries, want 2", len(es))
+	}
+	for _, e := range es {
+		if err := rec.Trusted(ctx, e); err != nil {
+			t.Errorf("%s entry after the rewrite: %v", e.Kind, err)
+		}
+	}
+	step, revert := rec.CommitsOf(ctx, es[0])
+	if want := [2]string{copyOf("HEAD~1"), copyOf("HEAD")}; [2]string{step, revert} != want {
+		t.Errorf("CommitsOf the revert's entry: %.12s, %.12s; want the copies %.12s, %.12s", step, revert, want[0], want[1])
+	}
+	if step == c.step || revert == reverted.Revert {
+		t.Errorf("CommitsOf names the commits the rewrite replaced")
+	}
+	// The failed step, its revert's record aside: it holds while the
+	// patch's files are those before it (HEAD's), not once they change.
+	files, _ := record.FilesOf(ctx, c.g, "HEAD", patch)
+	if was, _ := record.FilesOf(ctx, c.g, before, patch); files != was {
+		t.Fatalf("the revert did not bring the patch's files back")
+	}
+	if !rec.Holds(ctx, es[1], files) {
+		t.Errorf("Holds: the failed step does not hold, its step undone and the patch unchanged")
+	}
+	if rec.Holds(ctx, es[1], "changed") {
+		t.Errorf("Holds: the failed step holds for files it never had")
 	}
 }
 

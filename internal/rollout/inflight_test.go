@@ -2,6 +2,7 @@ package rollout_test
 
 import (
 	"context"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -55,6 +56,22 @@ func (r *flightRepo) commit(at time.Time, msg string) string {
 	r.git(at, "add", "-A")
 	r.git(at, "commit", "-q", "-m", msg)
 	return r.git(at, "rev-parse", "HEAD")
+}
+
+// load loads the fleet of the repository's work tree, and returns it with
+// the repository (open until the test ends).
+func (r *flightRepo) load() (*fleet.Fleet, fs.FS) {
+	r.t.Helper()
+	root, err := os.OpenRoot(r.dir)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() { root.Close() })
+	f, err := fleet.Load(root.FS())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return f, root.FS()
 }
 
 func (r *flightRepo) flights(opts inflight.FlightOptions) []inflight.Flight {
@@ -249,10 +266,26 @@ func TestFlights(t *testing.T) {
 				Waits: []inflight.Wait{{Kind: "soak", Node: "production/us-east1", Message: "soak until 2026-11-26T12:32:00Z (17m0s left)"}}}}
 		},
 	}, {
-		name: "a fold soaked is no longer shown",
+		// A runner counts it in flight (strata_rollouts_in_flight) until
+		// its verdict is recorded: status dropped it once soaked, and the
+		// soak test saw them apart for two minutes.
+		name: "a fold soaked is shown until strata records its pass",
 		setup: func(r *flightRepo) inflight.FlightOptions {
 			r.foldAt(t0.Add(2 * time.Minute))
 			return inflight.FlightOptions{Now: t0.Add(13 * time.Minute)}
+		},
+		want: func(r *flightRepo) []inflight.Flight {
+			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "production/us-east1", Removed: "fold", Waits: []inflight.Wait{},
+				Step: &inflight.Commit{Commit: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(2 * time.Minute), Subject: "Fold patch-001 of workload/demo into values.yaml"}}}
+		},
+	}, {
+		name: "a fold whose pass strata recorded is no longer shown",
+		setup: func(r *flightRepo) inflight.FlightOptions {
+			r.foldAt(t0.Add(2 * time.Minute))
+			fold := r.git(t0, "rev-parse", "HEAD")
+			r.record(record.Entry{Kind: record.KindPassed, Node: "production/us-east1", Step: fold,
+				Targets: []string{"workload/production/us-east1"}, At: t0.Add(12 * time.Minute)})
+			return inflight.FlightOptions{Now: t0.Add(5 * time.Minute)}
 		},
 		want: func(*flightRepo) []inflight.Flight { return []inflight.Flight{} },
 	}, {
@@ -302,16 +335,8 @@ func TestFlightsWithoutHistory(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(r.dir, ".git")); err != nil {
 		t.Fatal(err)
 	}
-	root, err := os.OpenRoot(r.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	f, err := fleet.Load(root.FS())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, history, err := inflight.Flights(context.Background(), f, root.FS(), inflight.FlightOptions{Git: git.Exec{Dir: r.dir, Env: append(slices.Clone(testgit.Env), "GIT_CEILING_DIRECTORIES="+filepath.Dir(r.dir))}, Now: t0})
+	f, fsys := r.load()
+	got, history, err := inflight.Flights(context.Background(), f, fsys, inflight.FlightOptions{Git: git.Exec{Dir: r.dir, Env: append(slices.Clone(testgit.Env), "GIT_CEILING_DIRECTORIES="+filepath.Dir(r.dir))}, Now: t0})
 	if err != nil || history {
 		t.Fatalf("history %v, err %v; want none read, no error", history, err)
 	}
@@ -393,5 +418,31 @@ func (r *flightRepo) record(e record.Entry) {
 	}
 	if err := (&record.Log{Git: g, Dir: r.dir}).Append(ctx, e); err != nil {
 		r.t.Fatal(err)
+	}
+}
+
+// TestSettlingUntilThePassIsRecorded: a fold is settling (a runner counts
+// it in strata_rollouts_in_flight, rollout --all settles it) until strata
+// records that it passed, as status lists it; it was counted for the
+// whole window, two minutes past status in the soak test.
+func TestSettlingUntilThePassIsRecorded(t *testing.T) {
+	r := newFlightRepo(t)
+	r.foldAt(t0.Add(2 * time.Minute))
+	settling := func() []string {
+		t.Helper()
+		f, _ := r.load()
+		ids, err := inflight.Settling(context.Background(), git.Exec{Dir: r.dir, Env: testgit.Env}, f, t0.Add(13*time.Minute), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids
+	}
+	if diff := cmp.Diff([]string{"workload/demo/patch-001"}, settling()); diff != "" {
+		t.Errorf("settling, the fold's verdict not recorded (-want +got):\n%s", diff)
+	}
+	r.record(record.Entry{Kind: record.KindPassed, Node: "production/us-east1", Step: r.git(t0, "rev-parse", "HEAD"),
+		Targets: []string{"workload/production/us-east1"}, At: t0.Add(12 * time.Minute)})
+	if got := settling(); len(got) != 0 {
+		t.Errorf("settling, the fold's pass recorded: %v, want none", got)
 	}
 }

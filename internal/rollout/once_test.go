@@ -196,9 +196,11 @@ func testOnceFoldSoaks(t *testing.T, h *harness) {
 	if err != nil || stopped != rollout.StoppedDone || steps != 0 {
 		t.Fatalf("a run after the fold's soak: %s, %d steps, %v; want done", stopped, steps, err)
 	}
+	// Its pass recorded, the fold is settled: nothing is left in flight
+	// (a runner's strata_rollouts_in_flight and status agree on it).
 	all = h.onceAll(rollout.Options{Soak: &soak, Timeout: &timeout})
-	if r, ok := all[demoPatch]; !ok || r.Err != nil || r.Result.Stopped != rollout.StoppedDone {
-		t.Errorf("rollout --all --once after the fold's soak: %+v; want %s done", all, demoPatch)
+	if r, ok := all[demoPatch]; ok {
+		t.Errorf("rollout --all --once after the fold passed: %s %+v; want it settled, not in flight", demoPatch, r)
 	}
 	if h.commits() != before {
 		t.Errorf("runs after the fold committed: %q", h.subjects())

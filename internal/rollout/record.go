@@ -27,7 +27,8 @@ func (r *runner) Record() *record.Log {
 	return &record.Log{Git: r.env.Git, Dir: r.env.Dir, Remote: r.repo.Remote, Backoff: r.env.PushBackoff,
 		Fetch: func(ctx context.Context, args ...string) error {
 			return writer.Fetch(ctx, r.env.Dir, r.env.Git, args...)
-		}}
+		},
+		Exclusive: func(f func() error) error { return writer.WithFetches(r.env.Dir, f) }}
 }
 
 // stepEntry is the record of st, pushed: the rendered output of its
@@ -179,8 +180,9 @@ func (r *runner) reusable(ctx context.Context, st *step) map[string]record.Entry
 
 // stopped reports, for the patch as HEAD has it, a failure strata
 // recorded (a failed step, its revert) while the patch's files are still
-// what they were then: the rollout stays stopped there, failed, until the
-// patch changes, in every mode, rather than taking the same step again.
+// what they were then, or, the step undone, before it (record.Entries.Holds):
+// the rollout stays stopped there, failed, until the patch changes, in
+// every mode, rather than taking the same step again.
 // A revert or failure strata did not record (a person's git revert)
 // stops nothing.
 func (r *runner) stopped(ctx context.Context, node string) error {
@@ -194,6 +196,7 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 	}
 	// A pass lifts a failure only at the failed step's own node.
 	passed := map[string]bool{}
+	var undone *record.Entry // a failed step undone since, its revert's record missing
 	for _, e := range rec.Of(r.ID()) {
 		if e.Kind != record.KindFailed && e.Kind != record.KindReverted {
 			if e.Kind == record.KindPassed && e.PatchFiles == files {
@@ -201,23 +204,44 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 			}
 			continue
 		}
-		if e.PatchFiles != files {
+		same := e.PatchFiles == files
+		if !same && (e.Kind != record.KindFailed || undone != nil) {
 			continue // the patch changed since
 		}
-		if passed[e.Node] {
+		if same && passed[e.Node] {
 			return nil // the failed step passed since: a newer verdict
 		}
 		if err := rec.Trusted(ctx, e); err != nil {
-			r.log("ignored: %v", err)
+			if same {
+				r.log("ignored: %v", err)
+			}
 			continue
 		}
-		what := fmt.Sprintf("the step failed at %s (recorded in %s)", e.At.UTC().Format(time.RFC3339), record.Ref)
-		if e.Kind == record.KindReverted {
-			what = fmt.Sprintf("the step was reverted by %.12s (recorded in %s)", e.Revert, record.Ref)
+		if !same {
+			// Held (record.Entries.Holds) unless the patch changed; its
+			// revert's own entry, recorded in the same second, says more.
+			if rec.Holds(ctx, e, files) {
+				undone = &e
+			}
+			continue
 		}
-		return recordedFailure(e, what)
+		return r.recordedStop(ctx, rec, e, "")
+	}
+	if undone != nil {
+		return r.recordedStop(ctx, rec, *undone, ", and was undone since")
 	}
 	return nil
+}
+
+// recordedStop is the failure e keeps the rollout stopped with, named by
+// the commits of the branch (copies, where a rewrite made them again).
+func (r *runner) recordedStop(ctx context.Context, rec *record.Entries, e record.Entry, since string) error {
+	e.Step, e.Revert = rec.CommitsOf(ctx, e)
+	what := fmt.Sprintf("the step failed at %s (recorded in %s)%s", e.At.UTC().Format(time.RFC3339), record.Ref, since)
+	if e.Kind == record.KindReverted {
+		what = fmt.Sprintf("the step was reverted by %.12s (recorded in %s)", e.Revert, record.Ref)
+	}
+	return recordedFailure(e, what)
 }
 
 // recordedFailure is e, a recorded failure or revert, as it keeps the

@@ -9,7 +9,10 @@
 // request of the matrix page and /api/status, and so are the patches
 // folded into values.yaml (status.ReadAllFolded): the matrix and the API
 // list them, and a folded patch's page says when and by which commit
-// (status.ReadFolded), as status --patch says it. A [Server] loads the fleet from an fs.FS, looks for changes
+// (status.ReadFolded), as status --patch says it. A patch committed
+// without strata render waits for it, as status says, from the render's
+// check (Options.Unrendered), whose answers are kept while the fleet,
+// HEAD and the render state do not change (unrendered.go). A [Server] loads the fleet from an fs.FS, looks for changes
 // under config/ and argocd-apps/ and reloads when they change; open pages
 // notice the new generation and refresh themselves. A look stats the
 // directories and files it saw last (their stamps, package treestamp)

@@ -15,11 +15,13 @@ import (
 // the clock and steps are committed without a change under config/ the
 // reload would see. With Options.Live, the last live state read gives the
 // waits for Applications, and the stopWhen conditions are read, each at
-// most once per its interval (conditions). A failure
-// is logged; the page shows the rest.
+// most once per its interval (conditions). With Options.Unrendered, a
+// patch committed without strata render waits for it, as status says
+// (unrendered). A failure is logged; the page shows the rest.
 func (s *Server) withRollouts(ctx context.Context, snap *snapshot, st *status.Status) *status.Status {
 	cp := *st
-	opts := inflight.FlightOptions{Git: git.Exec{Dir: s.opts.Dir}, Now: time.Now()}
+	g := git.Exec{Dir: s.opts.Dir}
+	opts := inflight.FlightOptions{Git: g, Now: time.Now(), Unrendered: s.unrenderedFor(ctx, snap, g)}
 	if s.opts.Live != nil {
 		s.live.mu.RLock()
 		opts.Live, opts.Alerts = s.live.rep, true

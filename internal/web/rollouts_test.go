@@ -14,8 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-fleet/strata/internal/action"
+	"github.com/strata-fleet/strata/internal/fleet"
 	gitpkg "github.com/strata-fleet/strata/internal/git"
 	"github.com/strata-fleet/strata/internal/live"
+	"github.com/strata-fleet/strata/internal/output"
 	"github.com/strata-fleet/strata/internal/record"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/testing/testfleet"
@@ -153,5 +158,76 @@ func TestRolloutsInFlightLive(t *testing.T) {
 	get(t, ts, "/api/status")
 	if n := asked.Load(); n != 1 {
 		t.Errorf("three pages asked the Alertmanager %d times, want once (its interval is 1h)", n)
+	}
+}
+
+// TestRolloutsWaitForRender: a patch committed without strata render is
+// not delivered where it is, and the matrix page and /api/status say it
+// waits for strata render, as status does (a "render" wait, from the
+// render's check). The check runs once while nothing changes, whatever
+// the requests, and again once HEAD moves.
+func TestRolloutsWaitForRender(t *testing.T) {
+	t.Setenv("STRATA_CACHE_DIR", t.TempDir())
+	dir, git := gitFleet(t)
+	if _, err := output.Run(output.Options{Root: dir}); err != nil {
+		t.Fatal(err)
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "rendered")
+	p := filepath.Join(dir, "config/management-cluster/cert-manager/stage/stage-sector-1/patch-001.yaml")
+	write(t, p, "applications:\n  cert-manager:\n    source:\n      targetRevision: \"v1.19.1\"\n")
+	git("commit", "-q", "-am", "patch-001 at v1.19.1, not rendered")
+	var checks atomic.Int32
+	_, ts, _ := serveWith(t, web.Options{Dir: dir, Unrendered: func(cfg *fleet.Config, dirs []string) ([]string, error) {
+		checks.Add(1)
+		return (&action.Step{Dir: dir}).UnrenderedIn(cfg, dirs)
+	}})
+	want := "strata render: rendered/ does not follow config/ for management-cluster/stage/stage-sector-1"
+	for range 3 {
+		if _, body := get(t, ts, "/"); !strings.Contains(html.UnescapeString(body), want) {
+			t.Fatalf("GET /: the page lacks %q", want)
+		}
+	}
+	_, body := get(t, ts, "/api/status")
+	var st struct {
+		Rollouts []struct {
+			Patch string
+			Waits []struct{ Kind, Node string }
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &st); err != nil {
+		t.Fatal(err)
+	}
+	waits := map[string]string{}
+	for _, r := range st.Rollouts {
+		for _, w := range r.Waits {
+			if w.Kind == "render" {
+				waits[r.Patch] = w.Node
+			}
+		}
+	}
+	// patch-002, at stage-sector-1/us-east1, is under the same targets.
+	if diff := cmp.Diff(map[string]string{"management-cluster/cert-manager/patch-001": "stage/stage-sector-1",
+		"management-cluster/cert-manager/patch-002": "stage/stage-sector-1/us-east1"}, waits); diff != "" {
+		t.Errorf("/api/status: the render waits (-want +got):\n%s", diff)
+	}
+	first := checks.Load()
+	if first == 0 {
+		t.Fatal("the render's check never ran")
+	}
+	if _, _ = get(t, ts, "/"); checks.Load() != first {
+		t.Errorf("the render's check ran %d times for 5 requests, %d for the first: its answers were not kept", checks.Load(), first)
+	}
+	// Rendered and committed: HEAD moved, the check runs again, no wait.
+	if _, err := output.Run(output.Options{Root: dir}); err != nil {
+		t.Fatal(err)
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "rendered again")
+	if _, body := get(t, ts, "/"); strings.Contains(html.UnescapeString(body), "strata render: rendered/") {
+		t.Errorf("GET /: the render wait is still shown once rendered/ follows config/")
+	}
+	if checks.Load() == first {
+		t.Errorf("the render's check did not run again once HEAD moved")
 	}
 }

@@ -37,6 +37,13 @@ type Options struct {
 	// LiveInterval (10s) while Watch runs.
 	Live         LiveFunc
 	LiveInterval time.Duration
+	// Unrendered, when set, is the render's check (action.Step.UnrenderedIn):
+	// the targets under the directories dirs of rendered/ (nil: every
+	// target) whose output does not follow config/ as cfg has it. The
+	// rollouts in flight then show a patch committed without strata render
+	// as waiting for it, as status does (a "render" wait); its answers are
+	// kept while nothing they depend on changes (unrendered.go).
+	Unrendered func(cfg *fleet.Config, dirs []string) ([]string, error)
 }
 
 // Server serves the UI over the current state of a fleet repository.
@@ -54,6 +61,8 @@ type Server struct {
 	live liveState
 	// conditions caches the stopWhen conditions' reads (Options.Live).
 	conditions *conditions
+	// unrendered keeps the render check's answers (Options.Unrendered).
+	unrendered unrendered
 }
 
 // snapshot is the data of one load of the repository.

@@ -136,8 +136,9 @@ func Flights(ctx context.Context, f *fleet.Fleet, fsys fs.FS, opts FlightOptions
 }
 
 // settled is where the rollout of a patch whose last step removed its
-// files stands (the fold waited for, or the reverted first step); ok is
-// false once the fold has settled.
+// files stands: the fold at its node until strata records its pass, or
+// the reverted first step as the last failure. ok is false for what is
+// no step of strata's, or changed no target.
 func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries, opts FlightOptions) (fl Flight, ok bool, err error) {
 	parts := strings.SplitN(id, "/", 3)
 	po := promote.Options{ClusterType: parts[0], Component: parts[1], Patch: parts[2]}
@@ -174,8 +175,10 @@ func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries
 	for i, id := range ids {
 		locs[i] = strings.TrimPrefix(id, po.ClusterType+"/")
 	}
+	// Listed until strata records its verdict (Settling drops a fold that
+	// passed), waiting or not: a runner counts it in flight till then.
 	fl.waitFor(f, opts, po, locs)
-	return fl, len(fl.Waits) > 0 || fl.LastFailure != nil, nil
+	return fl, true, nil
 }
 
 func flight(ctx context.Context, f *fleet.Fleet, fsys fs.FS, id string, freezes []freeze.Freeze, rec *record.Entries, opts FlightOptions) (Flight, error) {
@@ -328,8 +331,10 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 	id := po.ClusterType + "/" + po.Component + "/" + strings.TrimSuffix(po.Patch, ".yaml")
 	// A later pass lifts a failure where the rollout's own reading does
 	// (rollout's stopped): at the failed step's node, or with the patch's
-	// files changed since (to HEAD's); a pass at the node a revert brought
-	// the patch back to, or one of a run that raced the failure, does not.
+	// files changed since (to HEAD's, on which the failure no longer
+	// holds: record.Entries.Holds); a pass at the node a revert brought
+	// the patch back to, or one of a run that raced the failure, does not
+	// (its files are those the revert, recorded or not, brought back).
 	files, ferr := record.FilesOf(ctx, g, "HEAD", id)
 	var passes []record.Entry
 	for _, e := range rec.Of(id) {
@@ -341,13 +346,15 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 			continue
 		}
 		if slices.ContainsFunc(passes, func(p record.Entry) bool {
-			return p.Node == e.Node || p.PatchFiles != e.PatchFiles && p.PatchFiles == files
+			return p.Node == e.Node || p.PatchFiles == files && !rec.Holds(ctx, e, files)
 		}) {
 			return nil // a later step passed
 		}
 		if rec.Trusted(ctx, e) != nil {
 			continue
 		}
+		held := ferr == nil && rec.Holds(ctx, e, files)
+		e.Step, e.Revert = rec.CommitsOf(ctx, e) // the branch's (copies, after a rewrite)
 		reason := strings.Join(e.Failures, "; ")
 		if reason == "" {
 			reason = "the step failed (the record gives no reason)"
@@ -356,7 +363,7 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 		if e.Kind == record.KindReverted {
 			fl.LastFailure.Source, fl.LastFailure.Commit = "revert", e.Revert
 		}
-		if ferr == nil && files == e.PatchFiles {
+		if held {
 			fl.Waits = append(fl.Waits, Wait{Kind: "change", Node: e.Node, Message: fmt.Sprintf(
 				"a change of the patch's files: the step to %s (%.12s) failed and the rollout stays stopped", e.Node, e.Step)})
 		}

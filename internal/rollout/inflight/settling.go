@@ -61,11 +61,13 @@ func LastNode(ids []string, clusterType string) string {
 	return strings.TrimPrefix(ids[len(ids)-1], clusterType+"/")
 }
 
-// Settling lists the patches whose last step removed their files, from
-// strata's trusted record (never from trailers), within the longest window
-// a step's verdict can take at now: twice the longest timeout plus the
-// longest soak (with the run's overrides) since the step's commit. Their
-// runs settle that step, as for a patch in flight.
+// Settling lists the patches whose last step removed their files (a fold,
+// or the revert of the first step), from strata's trusted record (never
+// from trailers), within the longest window a step's verdict can take at
+// now: twice the longest timeout plus the longest soak (with the run's
+// overrides) since the step's commit. Their runs settle that step, as for
+// a patch in flight. A fold whose pass is recorded is listed no more, by
+// status and a runner's strata_rollouts_in_flight alike.
 func Settling(ctx context.Context, g git.Runner, f *fleet.Fleet, now time.Time, soak, timeout *time.Duration) ([]string, error) {
 	var window time.Duration
 	f.Config.Root.Walk(func(n *fleet.Node) {
@@ -80,6 +82,12 @@ func Settling(ctx context.Context, g git.Runner, f *fleet.Fleet, now time.Time, 
 	inFlight := Patches(f)
 	var ids []string
 	seen := map[string]bool{}
+	passed := map[string]record.Entry{} // patch and step commit: a pass of it
+	for _, e := range rec.All() {
+		if e.Kind == record.KindPassed {
+			passed[e.Patch+" "+e.Step] = e
+		}
+	}
 	for _, e := range rec.All() {
 		// The newest step or revert recorded of each patch.
 		if (e.Kind != record.KindStep && e.Kind != record.KindReverted) || seen[e.Patch] || slices.Contains(inFlight, e.Patch) {
@@ -107,6 +115,9 @@ func Settling(ctx context.Context, g git.Runner, f *fleet.Fleet, now time.Time, 
 		}
 		if rec.Trusted(ctx, e) != nil {
 			continue // not strata's own: said where the patch is read
+		}
+		if p, ok := passed[e.Patch+" "+e.Step]; ok && e.Kind == record.KindStep && rec.Trusted(ctx, p) == nil {
+			continue // the fold passed: settled
 		}
 		ids = append(ids, e.Patch)
 	}

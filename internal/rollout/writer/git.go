@@ -179,9 +179,18 @@ func (f *fetcher) fetchBranch(remote, branch string, fetch func() (string, error
 // Fetch runs git fetch -q args in the repository dir with g, one at a
 // time with the fetches of this process's rollouts.
 func Fetch(ctx context.Context, dir string, g git.Runner, args ...string) error {
+	return WithFetches(dir, func() error {
+		_, err := g.Run(ctx, append([]string{"fetch", "-q"}, args...)...)
+		return err
+	})
+}
+
+// WithFetches runs f one at a time with the fetches of this process's
+// rollouts in the repository dir: f writes a ref a fetch writes too (the
+// record's tracking ref, record.Log.Exclusive).
+func WithFetches(dir string, f func() error) error {
 	defer lockFetches(dir)()
-	_, err := g.Run(ctx, append([]string{"fetch", "-q"}, args...)...)
-	return err
+	return f()
 }
 
 // FetchBranch fetches branch and the record (record.Refspec) from remote

@@ -144,7 +144,8 @@ type soak struct {
 	violations []string
 	seen       map[string]bool // violations said once
 	descs      map[string]string
-	dups       int // entries the remote's record holds more than once
+	dups       int    // entries the remote's record holds more than once
+	dup        string // the subject of the last of them
 }
 
 func startSoak(t *testing.T, bin string, seed uint64) *soak {
@@ -327,14 +328,19 @@ func gitIn(dir string, args ...string) (string, bool) {
 // event is the i-th thing that happens in the week.
 func (s *soak) event(i int) {
 	p := s.people[s.rng.IntN(len(s.people))]
-	switch n := s.rng.IntN(100); {
+	n := s.rng.IntN(100)
+	if (i+1)%15 == 0 {
+		n = 62 // every 15th event a force-push, whatever the seed draws
+	}
+	switch {
 	case n < 40:
 		s.newPatch(p)
 	case n < 52:
 		s.fixPatch(p)
 	case n < 62:
 		s.toggleFreeze(p)
-	case n < 67:
+	case n < 70: // 8% besides every 15th: seeds 1 and 2 drew none in 40 events at 5% or 8%
+		s.t.Logf("event %d: a force-push of main from %s", i+1, filepath.Base(p))
 		s.forcePush(p)
 	default:
 		s.ciRun()
@@ -447,11 +453,15 @@ func (s *soak) fixPatch(dir string) {
 	fmt.Sscanf(parts[1], "c%d", &c)
 	fmt.Sscanf(parts[2], "patch-%d", &n)
 	fix := func() {
-		p := s.patchPath(dir, parts[1], parts[2])
-		if p == "" {
+		// Every copy: the check reads them all (a copy left failing failed
+		// the step again, its files changed: no re-delivery, no fix).
+		ps := s.patchPaths(dir, parts[1], parts[2])
+		if len(ps) == 0 {
 			return
 		}
-		write(s.t, dir, p, patchYAML(c, n, gen, "", ""))
+		for _, p := range ps {
+			write(s.t, dir, p, patchYAML(c, n, gen, "", ""))
+		}
 		render(s.t, dir)
 	}
 	fix()
@@ -461,12 +471,23 @@ func (s *soak) fixPatch(dir string) {
 }
 
 // patchPath is where patch name of component sits in dir's work tree
-// (relative), "" when nowhere.
+// (relative; its last copy), "" when nowhere.
 func (s *soak) patchPath(dir, component, name string) string {
-	var found string
+	ps := s.patchPaths(dir, component, name)
+	if len(ps) == 0 {
+		return ""
+	}
+	return ps[len(ps)-1]
+}
+
+// patchPaths are the copies of patch name of component in dir's work tree
+// (relative).
+func (s *soak) patchPaths(dir, component, name string) []string {
+	var found []string
 	_ = filepath.WalkDir(filepath.Join(dir, "config/workload", component), func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.Name() == name+".yaml" {
-			found, _ = filepath.Rel(dir, p)
+			rel, _ := filepath.Rel(dir, p)
+			found = append(found, rel)
 		}
 		return nil
 	})
@@ -517,9 +538,9 @@ func (s *soak) toggleFreeze(dir string) {
 }
 
 // forcePush: a person pushes a note, the runner takes it, and the person
-// rewrites it and force-pushes main. The runner says the way out (/healthz
-// 503); the operator takes it (resets the runner's clone to the new main)
-// and the runner goes on.
+// rewords it and force-pushes main (rewrite). The runner says the way out
+// (/healthz 503); the operator takes it (resets the runner's clone to the
+// new main) and the runner goes on.
 func (s *soak) forcePush(dir string) {
 	s.pull(dir)
 	text := fmt.Sprintf("note %d\n", s.rng.IntN(1000))
@@ -530,9 +551,8 @@ func (s *soak) forcePush(dir string) {
 		_, ok := gitIn(s.runner, "merge-base", "--is-ancestor", note, "HEAD")
 		return ok
 	})
-	testgit.Run(s.t, dir, "commit", "-q", "--amend", "-m", "docs: a note, reworded")
-	if _, ok := gitIn(dir, "push", "-q", "--force-with-lease=main:"+note, "origin", "HEAD:main"); !ok {
-		return // main moved on meanwhile: no rewrite today
+	if !s.rewrite(dir, note) {
+		return
 	}
 	s.forced++
 	// Its next look fails with the way out, unless a rollout's replay
@@ -554,6 +574,34 @@ func (s *soak) forcePush(dir string) {
 		gitIn(s.runner, "reset", "-q", "--hard", "origin/main")
 	}
 	s.await("the runner healthy again", 2*time.Minute, func() bool { code, _ := s.healthz(); return code == http.StatusOK })
+}
+
+// rewrite rewords the commit note on the remote's main and force-pushes
+// main with a lease on main as fetched. Every commit after the note is
+// made again on the reworded one (new hashes: the runner's steps and
+// reverts among them, as any rewrite of a shared branch does). A lease
+// refused because someone pushed meanwhile (the runner, most often) is
+// tried again on main as fetched anew, a few times; false when it never
+// held.
+func (s *soak) rewrite(dir, note string) bool {
+	for range 5 {
+		testgit.Run(s.t, dir, "fetch", "-q", "origin")
+		base := testgit.Run(s.t, dir, "rev-parse", "origin/main")
+		testgit.Run(s.t, dir, "checkout", "-q", "--detach", note)
+		testgit.Run(s.t, dir, "commit", "-q", "--amend", "-m", "docs: a note, reworded")
+		reworded := testgit.Run(s.t, dir, "rev-parse", "HEAD")
+		if _, ok := gitIn(dir, "rebase", "-q", "--onto", reworded, note, base); !ok {
+			gitIn(dir, "rebase", "--abort")
+			s.t.Fatalf("rewording %.12s under %.12s: the rebase stopped", note, base)
+		}
+		_, ok := gitIn(dir, "push", "-q", "--force-with-lease=main:"+base, "origin", "HEAD:main")
+		testgit.Run(s.t, dir, "checkout", "-q", "-B", "main", "origin/main")
+		if ok {
+			return true
+		}
+		s.t.Logf("the lease on main at %.12s did not hold: fetched again", base)
+	}
+	return false // main kept moving: no rewrite today
 }
 
 // ciRun is CI's scheduled job: a fresh checkout, then `strata rollout
@@ -623,6 +671,7 @@ func (s *soak) record() []record.Entry {
 		// remote's record is the same fact twice.
 		if seen[msg] {
 			s.dups++
+			s.dup, _, _ = strings.Cut(msg, "\n")
 			continue
 		}
 		seen[msg] = true
@@ -666,6 +715,7 @@ func (s *soak) check(when string) {
 	entries := s.record()
 	if s.dups > 0 {
 		s.violateAt(when, "the remote's record holds an entry twice (it grows with steps, not runs; figures: entries held twice)")
+		s.t.Logf("%s: the remote's record holds %d entries twice, the last %q", when, s.dups, s.dup)
 	}
 	failed := map[string]record.Entry{}
 	passedWith := map[string]bool{} // patch and files that passed
@@ -684,7 +734,9 @@ func (s *soak) check(when string) {
 			}
 		case record.KindStep:
 			before := s.filesBefore(e)
-			if f, ok := failed[e.Patch]; ok && f.PatchFiles == before {
+			// The same step commit is the same delivery, its entry late
+			// (pushed after another run's revert of it).
+			if f, ok := failed[e.Patch]; ok && f.PatchFiles == before && f.Step != e.Step {
 				s.violateAt(when, "%s's step to %s (%.12s) was delivered with the patch's files of its %s entry at %s (%.12s), unchanged",
 					e.Patch, e.Node, e.Step, f.Kind, f.Node, f.Step)
 			}
@@ -773,6 +825,7 @@ func envsOf(targets []string) []string {
 func (s *soak) agree(when string) {
 	var metric, listed int
 	var flights []inflight.Flight
+	start, apart := time.Now(), ""
 	ok := s.within(3*time.Minute, func() bool {
 		var err error
 		if metric, err = s.inFlightMetric(); err != nil {
@@ -781,8 +834,14 @@ func (s *soak) agree(when string) {
 		flights = s.status()
 		listed = len(flights)
 		m2, err := s.inFlightMetric()
+		if err == nil && m2 == metric && metric != listed && apart == "" {
+			apart = fmt.Sprintf("strata_rollouts_in_flight %d, status %d", metric, listed)
+		}
 		return err == nil && m2 == metric && metric == listed
 	})
+	if apart != "" {
+		s.t.Logf("%s: %s; they agreed after %s", when, apart, time.Since(start).Round(time.Second))
+	}
 	if !ok {
 		s.violateAt(when, "the runner's strata_rollouts_in_flight is %d, status lists %d rollouts", metric, listed)
 	}
