@@ -289,9 +289,8 @@ func worse(a, b int) int {
 	return a
 }
 
-// patchErrors are the errors of rollout --all's patches under -o json,
-// each an exitError with the patch's own code (a failed step 1, another
-// failure 5), one JSON object each; the run exits with the worst, code.
+// patchErrors are rollout --all's patches' errors under -o json, each an
+// exitError with its own code; the run exits with the worst, code.
 type patchErrors struct {
 	code int
 	errs []error
@@ -322,8 +321,7 @@ func (o *rolloutOptions) runAll(ctx context.Context, env rollout.Env) error {
 		case pr.Err != nil:
 			msg := o.clean(pr.Err)
 			if ue := (*rollout.UnreachableError)(nil); errors.As(pr.Err, &ue) {
-				// Every patch's rollout reads the same Argo CDs: their
-				// reasons are said once, for the first patch.
+				// said once, for the first patch: all read the same Argo CDs
 				if unreachable == "" {
 					unreachable = pr.Patch
 				} else {

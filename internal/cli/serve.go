@@ -14,7 +14,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-fleet/strata/internal/action"
-	"github.com/strata-fleet/strata/internal/fleet"
 	"github.com/strata-fleet/strata/internal/live"
 	"github.com/strata-fleet/strata/internal/render"
 	"github.com/strata-fleet/strata/internal/web"
@@ -86,11 +85,7 @@ func (o *serveOptions) run(ctx context.Context) error {
 		logger.Warn("listening on a non-loopback address: anyone who can reach it can read the fleet's configuration", "addr", o.addr)
 	}
 	opts := web.Options{Dir: r.dir, FS: r.fsys, Root: o.root, Base: o.base, Interval: o.interval, AllowedHosts: o.allowed, Logger: logger,
-		Unrendered: func(cfg *fleet.Config, dirs []string) ([]string, error) {
-			// As status and the rollout look (a patch committed without
-			// strata render is not delivered where it is).
-			return (&action.Step{Dir: r.dir, FS: r.fsys}).UnrenderedIn(cfg, dirs)
-		}}
+		Unrendered: (&action.Step{Dir: r.dir, FS: r.fsys}).UnrenderedIn} // as status and the rollout look
 	if o.live.on {
 		if o.liveEvery <= 0 {
 			return usageErrorf("--live-interval %s: must be positive", o.liveEvery)

@@ -175,8 +175,6 @@ func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries
 	for i, id := range ids {
 		locs[i] = strings.TrimPrefix(id, po.ClusterType+"/")
 	}
-	// Listed until strata records its verdict (Settling drops a fold that
-	// passed), waiting or not: a runner counts it in flight till then.
 	fl.waitFor(f, opts, po, locs)
 	return fl, true, nil
 }
