@@ -199,7 +199,7 @@ func (r *runner) stopped(ctx context.Context, node string) error {
 	var undone *record.Entry // a failed step undone since, its revert's record missing
 	for _, e := range rec.Of(r.ID()) {
 		if e.Kind != record.KindFailed && e.Kind != record.KindReverted {
-			if e.Kind == record.KindPassed && e.PatchFiles == files {
+			if e.Kind == record.KindPassed && e.PatchFiles == files && rec.Trusted(ctx, e) == nil {
 				passed[e.Node] = true
 			}
 			continue

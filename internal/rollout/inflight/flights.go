@@ -336,9 +336,8 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 	files, ferr := record.FilesOf(ctx, g, "HEAD", id)
 	var passes []record.Entry
 	for _, e := range rec.Of(id) {
-		if e.Kind == record.KindPassed {
+		if e.Kind == record.KindPassed && rec.Trusted(ctx, e) == nil { // a forged pass lifts nothing
 			passes = append(passes, e)
-			continue
 		}
 		if e.Kind != record.KindFailed && e.Kind != record.KindReverted {
 			continue
