@@ -97,6 +97,29 @@ func (r *flightRepo) flights(opts inflight.FlightOptions) []inflight.Flight {
 
 const secondPatch = "config/workload/demo/integration/eu-west1/patch-001.yaml"
 
+// revertedStep commits the patch's start (returned: no step of strata's)
+// and its step to integration/eu-west1, reverted by strata, recorded.
+func (r *flightRepo) revertedStep() (first string) {
+	r.write(firstPatch, patch)
+	first = r.commit(t0.Add(time.Minute), "Start patch-001")
+	r.write(secondPatch, patch)
+	step := r.commit(t0.Add(2*time.Minute), "Promote patch-001 to integration/eu-west1\n\nStrata-Rollout: workload/demo/patch-001")
+	r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
+	r.record(record.Entry{Kind: record.KindReverted, Node: "integration/eu-west1", Step: step, Targets: []string{"workload/integration/eu-west1"},
+		Revert: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(3 * time.Minute), Failures: []string{"integration/eu-west1: Application demo on w2: sync failed"}})
+	return first
+}
+
+// revertedStepFlights is the flight of revertedStep: stopped by the revert.
+func (r *flightRepo) revertedStepFlights() []inflight.Flight {
+	head := r.git(t0, "rev-parse", "HEAD")
+	return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
+		Step: &inflight.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Promote patch-001 to integration/eu-west1"`},
+		Waits: []inflight.Wait{{Kind: "change", Node: "integration/eu-west1",
+			Message: "a change of the patch's files: the step to integration/eu-west1 (" + r.git(t0, "rev-parse", "--short=12", "HEAD~1") + ") failed and the rollout stays stopped"}},
+		LastFailure: &inflight.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/eu-west1: Application demo on w2: sync failed"}}}
+}
+
 func TestFlights(t *testing.T) {
 	at := func(d time.Duration) *time.Time { t := t0.Add(d); return &t }
 	for _, tc := range []struct {
@@ -149,45 +172,19 @@ func TestFlights(t *testing.T) {
 	}, {
 		name: "strata's recorded revert of a step is the last failure, and the rollout stays stopped",
 		setup: func(r *flightRepo) inflight.FlightOptions {
-			r.write(firstPatch, patch)
-			r.commit(t0.Add(time.Minute), "Start patch-001")
-			r.write(secondPatch, patch)
-			step := r.commit(t0.Add(2*time.Minute), "Promote patch-001 to integration/eu-west1\n\nStrata-Rollout: workload/demo/patch-001")
-			r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
-			r.record(record.Entry{Kind: record.KindReverted, Node: "integration/eu-west1", Step: step, Targets: []string{"workload/integration/eu-west1"},
-				Revert: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(3 * time.Minute), Failures: []string{"integration/eu-west1: Application demo on w2: sync failed"}})
+			r.revertedStep()
 			return inflight.FlightOptions{Now: t0.Add(time.Hour)}
 		},
-		want: func(r *flightRepo) []inflight.Flight {
-			head := r.git(t0, "rev-parse", "HEAD")
-			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
-				Step: &inflight.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Promote patch-001 to integration/eu-west1"`},
-				Waits: []inflight.Wait{{Kind: "change", Node: "integration/eu-west1",
-					Message: "a change of the patch's files: the step to integration/eu-west1 (" + r.git(t0, "rev-parse", "--short=12", "HEAD~1") + ") failed and the rollout stays stopped"}},
-				LastFailure: &inflight.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/eu-west1: Application demo on w2: sync failed"}}}
-		},
+		want: (*flightRepo).revertedStepFlights,
 	}, {
 		name: "a pass that names no step of the branch does not lift a recorded revert",
 		setup: func(r *flightRepo) inflight.FlightOptions {
-			r.write(firstPatch, patch)
-			other := r.commit(t0.Add(time.Minute), "Start patch-001") // no Strata-Rollout trailer: not a step
-			r.write(secondPatch, patch)
-			step := r.commit(t0.Add(2*time.Minute), "Promote patch-001 to integration/eu-west1\n\nStrata-Rollout: workload/demo/patch-001")
-			r.git(t0.Add(3*time.Minute), "revert", "--no-edit", step)
-			r.record(record.Entry{Kind: record.KindReverted, Node: "integration/eu-west1", Step: step, Targets: []string{"workload/integration/eu-west1"},
-				Revert: r.git(t0, "rev-parse", "HEAD"), At: t0.Add(3 * time.Minute), Failures: []string{"integration/eu-west1: Application demo on w2: sync failed"}})
-			r.record(record.Entry{Kind: record.KindPassed, Node: "integration/eu-west1", Step: other,
+			first := r.revertedStep() // no Strata-Rollout trailer: not a step
+			r.record(record.Entry{Kind: record.KindPassed, Node: "integration/eu-west1", Step: first,
 				Targets: []string{"workload/integration/eu-west1"}, At: t0.Add(4 * time.Minute)})
 			return inflight.FlightOptions{Now: t0.Add(time.Hour)}
 		},
-		want: func(r *flightRepo) []inflight.Flight {
-			head := r.git(t0, "rev-parse", "HEAD")
-			return []inflight.Flight{{Patch: "workload/demo/patch-001", At: "integration/us-east1", Next: "integration/eu-west1",
-				Step: &inflight.Commit{Commit: head, At: t0.Add(3 * time.Minute), Subject: `Revert "Promote patch-001 to integration/eu-west1"`},
-				Waits: []inflight.Wait{{Kind: "change", Node: "integration/eu-west1",
-					Message: "a change of the patch's files: the step to integration/eu-west1 (" + r.git(t0, "rev-parse", "--short=12", "HEAD~1") + ") failed and the rollout stays stopped"}},
-				LastFailure: &inflight.Failed{Source: "revert", Commit: head, At: t0.Add(3 * time.Minute), Reason: "integration/eu-west1: Application demo on w2: sync failed"}}}
-		},
+		want: (*flightRepo).revertedStepFlights,
 	}, {
 		// Issue 36: a person's plain git revert of their own edit was read
 		// as a failed step and stopped the patch.
