@@ -67,15 +67,17 @@ func (r *runner) gone(ctx context.Context) (ok bool, err error) {
 }
 
 // goneRecorded reads the record of last, the commit that removed the
-// patch's files: a failure or revert ends the rollout failed, a pass
-// done (ended); else the fold's step entry (nil: none).
+// patch's files (or its copy after a rewrite of the branch: CommitsOf): a
+// failure or revert ends the rollout failed, a pass done (ended); else
+// the fold's step entry (nil: none).
 func (r *runner) goneRecorded(ctx context.Context, last string) (fold *record.Entry, ended bool, err error) {
 	rec, err := r.Record().Read(ctx)
 	if err != nil {
 		return nil, true, err
 	}
 	for _, e := range rec.Of(r.ID()) {
-		if !(e.Kind == record.KindReverted && e.Revert == last || e.Step == last) || rec.Trusted(ctx, e) != nil {
+		e.Step, e.Revert = rec.CommitsOf(ctx, e) // "" for an entry not trusted
+		if !(e.Kind == record.KindReverted && e.Revert == last || e.Step == last) {
 			continue
 		}
 		switch e.Kind {

@@ -465,3 +465,33 @@ func TestSettlingUntilThePassIsRecorded(t *testing.T) {
 		t.Errorf("settling, the fold's pass recorded: %v, want none", got)
 	}
 }
+
+// TestSettlingFollowsARewrite: a rewrite of the branch (a force-push that
+// rewords an older commit) makes the fold again; its copy is settling as
+// the fold was, until its pass is recorded. Matched by hash alone, the
+// copy was taken for no step of strata's and left unsettled.
+func TestSettlingFollowsARewrite(t *testing.T) {
+	r := newFlightRepo(t)
+	r.foldAt(t0.Add(2 * time.Minute))
+	fold := r.git(t0, "rev-parse", "HEAD")
+	root := r.git(t0, "rev-list", "--max-parents=0", "HEAD")
+	r.git(t0, "checkout", "-q", "--detach", root)
+	r.git(t0, "commit", "-q", "--amend", "-m", "the fleet, reworded")
+	r.git(t0.Add(2*time.Minute), "rebase", "-q", "--onto", "HEAD", root, "main")
+	if r.git(t0, "rev-parse", "HEAD") == fold {
+		t.Fatal("the rewrite made the fold again with the same hash")
+	}
+	f, _ := r.load()
+	ids, err := inflight.Settling(context.Background(), git.Exec{Dir: r.dir, Env: testgit.Env}, f, t0.Add(13*time.Minute), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"workload/demo/patch-001"}, ids); diff != "" {
+		t.Errorf("settling after the rewrite (-want +got):\n%s", diff)
+	}
+	// status reads the copy as the fold it settles.
+	got := r.flights(inflight.FlightOptions{Now: t0.Add(13 * time.Minute)})
+	if len(got) != 1 || got[0].Removed != "fold" || got[0].At != "production/us-east1" {
+		t.Errorf("flights after the rewrite: %+v, want the fold settling at production/us-east1", got)
+	}
+}

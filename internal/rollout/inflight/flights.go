@@ -152,7 +152,10 @@ func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries
 	if lf := fl.LastFailure; lf != nil && lf.Source == "revert" && lf.Commit == last {
 		fl.Removed = "revert"
 		for _, e := range rec.Of(id) {
-			if e.Kind == record.KindReverted && e.Revert == last {
+			if e.Kind != record.KindReverted {
+				continue
+			}
+			if _, revert := rec.CommitsOf(ctx, e); revert == last {
 				ids = e.Targets
 				break
 			}
@@ -370,10 +373,13 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 }
 
 // recordedStep is strata's trusted record of the step of patch id whose
-// commit is commit.
+// commit is commit (or whose copy is, after a rewrite of the branch).
 func recordedStep(ctx context.Context, rec *record.Entries, id, commit string) (record.Entry, bool) {
 	for _, e := range rec.Of(id) {
-		if e.Kind == record.KindStep && e.Step == commit && rec.Trusted(ctx, e) == nil {
+		if e.Kind != record.KindStep {
+			continue
+		}
+		if step, _ := rec.CommitsOf(ctx, e); step == commit {
 			return e, true
 		}
 	}

@@ -97,24 +97,23 @@ func Settling(ctx context.Context, g git.Runner, f *fleet.Fleet, now time.Time, 
 		if e.At.Before(since) || !knownRollout(f, e.Patch) {
 			continue
 		}
-		commit := e.Step
-		if e.Kind == record.KindReverted {
-			commit = e.Revert
-		}
 		parts := strings.SplitN(e.Patch, "/", 3)
 		last, err := g.Run(ctx, "log", "-1", "--format=%H%x00%ct", "--", PatchFiles(parts[0], parts[1], parts[2]))
 		if err != nil {
 			return nil, err
 		}
 		hash, secs, _ := strings.Cut(strings.TrimSpace(last), "\x00")
-		if hash != commit {
-			continue
-		}
 		if at, err := strconv.ParseInt(secs, 10, 64); err != nil || time.Unix(at, 0).Before(since) {
 			continue
 		}
-		if rec.Trusted(ctx, e) != nil {
-			continue // not strata's own: said where the patch is read
+		// The branch's commit (its copy, after a rewrite); "" for an entry
+		// not strata's own, said where the patch is read.
+		commit, revert := rec.CommitsOf(ctx, e)
+		if e.Kind == record.KindReverted {
+			commit = revert
+		}
+		if commit == "" || hash != commit {
+			continue
 		}
 		if p, ok := passed[e.Patch+" "+e.Step]; ok && e.Kind == record.KindStep && rec.Trusted(ctx, p) == nil {
 			continue // the fold passed: settled
