@@ -71,7 +71,10 @@ func (w *Writer) publish(ctx context.Context, repo *Repo, made []*req, base stri
 		if err == nil {
 			return nil
 		}
-		upstream, moved := repo.Moved(ctx)
+		upstream, moved, ferr := repo.Moved(ctx)
+		if ferr != nil {
+			return unknownMove(err, ferr)
+		}
 		if repo.Landed(ctx, upstream) {
 			return nil
 		}
@@ -81,7 +84,9 @@ func (w *Writer) publish(ctx context.Context, repo *Repo, made []*req, base stri
 		if err := git.Pause(ctx, backoff<<attempt); err != nil {
 			return err
 		}
-		if upstream, moved = repo.Moved(ctx); !moved {
+		if upstream, moved, ferr = repo.Moved(ctx); ferr != nil {
+			return unknownMove(err, ferr)
+		} else if !moved {
 			continue // pushed by someone meanwhile? push again
 		}
 		if err := repo.ResetKeep(ctx, upstream); err != nil {
@@ -101,6 +106,12 @@ func (w *Writer) publish(ctx context.Context, repo *Repo, made []*req, base stri
 		}
 		base = upstream
 	}
+}
+
+// unknownMove is a push that failed where the fetch that would say
+// whether the remote moved failed too: nothing is made again on a guess.
+func unknownMove(push, fetch error) error {
+	return fmt.Errorf("%w; fetching to see whether the remote moved failed too: %v", push, fetch)
 }
 
 // expectAll reads, once for the push, what each step's wait joins
