@@ -507,6 +507,25 @@ func (r *Entries) CommitsOf(ctx context.Context, e Entry) (step, revert string) 
 	return loc.step, loc.revert
 }
 
+// Naming is the newest trusted entry of patch of kind that names commit
+// of HEAD's history: as its step, or as its revert for a revert, or as
+// their copy after a rewrite of the branch (CommitsOf).
+func (r *Entries) Naming(ctx context.Context, patch, kind, commit string) (Entry, bool) {
+	for _, e := range r.Of(patch) {
+		if e.Kind != kind {
+			continue
+		}
+		step, revert := r.CommitsOf(ctx, e)
+		if kind == KindReverted {
+			step = revert
+		}
+		if step != "" && step == commit {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
 // Holds reports whether the failure e, trusted (a failed step, or
 // strata's revert of one), still holds for the patch whose files
 // (FilesOf at HEAD) are files: they are those it recorded, or, for a

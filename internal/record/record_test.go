@@ -365,6 +365,16 @@ func TestTrustedFollowsARewrite(t *testing.T) {
 	if step == c.step || revert == reverted.Revert {
 		t.Errorf("CommitsOf names the commits the rewrite replaced")
 	}
+	// Naming finds the entry by the copy, and no longer by the old hash.
+	if e, ok := rec.Naming(ctx, patch, record.KindReverted, revert); !ok || e.Kind != record.KindReverted {
+		t.Errorf("Naming the revert's copy: %v, %v; want the revert's entry", e.Kind, ok)
+	}
+	if _, ok := rec.Naming(ctx, patch, record.KindReverted, reverted.Revert); ok {
+		t.Errorf("Naming the replaced revert finds an entry")
+	}
+	if _, ok := rec.Naming(ctx, patch, record.KindFailed, revert); ok {
+		t.Errorf("Naming the revert's copy as a failed step finds an entry")
+	}
 	// The failed step, its revert's record aside: it holds while the
 	// patch's files are those before it (HEAD's), not once they change.
 	files, _ := record.FilesOf(ctx, c.g, "HEAD", patch)

@@ -76,19 +76,14 @@ func (r *runner) goneRecorded(ctx context.Context, last string) (fold *record.En
 		return nil, true, err
 	}
 	for _, e := range rec.Of(r.ID()) {
-		e.Step, e.Revert = rec.CommitsOf(ctx, e) // "" for an entry not trusted
-		if !(e.Kind == record.KindReverted && e.Revert == last || e.Step == last) {
-			continue
+		if step, revert := rec.CommitsOf(ctx, e); !(e.Kind == record.KindReverted && revert == last || step == last) {
+			continue // "" for an entry not trusted
 		}
 		switch e.Kind {
 		case record.KindReverted, record.KindFailed:
-			what := "the step failed"
-			if e.Revert != "" {
-				what = fmt.Sprintf("the step was reverted by %.12s", e.Revert)
-			}
-			se := recordedFailure(e, fmt.Sprintf("%s (recorded in %s)", what, record.Ref))
-			r.emitStopped(se)
-			return nil, true, se
+			err := r.recordedStop(ctx, rec, e, "")
+			r.emitStopped(err)
+			return nil, true, err
 		case record.KindPassed:
 			r.done(StoppedDone, "", r.opts.Patch+" is rolled out and folded", "")
 			return nil, true, nil

@@ -151,18 +151,11 @@ func settled(ctx context.Context, f *fleet.Fleet, id string, rec *record.Entries
 	var ids []string
 	if lf := fl.LastFailure; lf != nil && lf.Source == "revert" && lf.Commit == last {
 		fl.Removed = "revert"
-		for _, e := range rec.Of(id) {
-			if e.Kind != record.KindReverted {
-				continue
-			}
-			if _, revert := rec.CommitsOf(ctx, e); revert == last {
-				ids = e.Targets
-				break
-			}
-		}
+		e, _ := rec.Naming(ctx, id, record.KindReverted, last)
+		ids = e.Targets
 	} else {
 		fl.LastFailure = nil // an earlier step's: the fold came after it
-		e, ok := recordedStep(ctx, rec, id, last)
+		e, ok := rec.Naming(ctx, id, record.KindStep, last)
 		if !ok {
 			return fl, false, nil // not a step of strata's
 		}
@@ -370,20 +363,6 @@ func (fl *Flight) readHistory(ctx context.Context, g git.Runner, rec *record.Ent
 		return nil
 	}
 	return nil
-}
-
-// recordedStep is strata's trusted record of the step of patch id whose
-// commit is commit (or whose copy is, after a rewrite of the branch).
-func recordedStep(ctx context.Context, rec *record.Entries, id, commit string) (record.Entry, bool) {
-	for _, e := range rec.Of(id) {
-		if e.Kind != record.KindStep {
-			continue
-		}
-		if step, _ := rec.CommitsOf(ctx, e); step == commit {
-			return e, true
-		}
-	}
-	return record.Entry{}, false
 }
 
 // liveWait adds the wait for the patch's Applications not healthy yet

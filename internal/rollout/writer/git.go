@@ -93,17 +93,14 @@ func (r *Repo) Unpushed(ctx context.Context) (bool, error) {
 }
 
 // Moved fetches the remote branch and reports whether it has commits HEAD
-// lacks (someone pushed meanwhile), with its commit. An error is a fetch
-// or count that failed: whether the remote moved is not known.
+// lacks (someone pushed meanwhile), with its commit; an error when that
+// is not known.
 func (r *Repo) Moved(ctx context.Context) (upstream string, moved bool, err error) {
 	if upstream, err = r.Fetch(ctx); err != nil {
-		return "", false, err
+		return "", false, fmt.Errorf("fetching to see whether the remote moved: %w", err)
 	}
 	behind, err := r.Git.Out(ctx, "rev-list", "--count", "HEAD.."+upstream)
-	if err != nil {
-		return "", false, err
-	}
-	return upstream, behind != "0", nil
+	return upstream, err == nil && behind != "0", err
 }
 
 // ResetKeep moves HEAD to commit (git reset --keep: no local change lost)

@@ -32,7 +32,7 @@ func TestPublishWhenTheFetchFails(t *testing.T) {
 	if err == nil {
 		t.Fatal("publish: no error, want the refused push and the failed fetch")
 	}
-	for _, want := range []string{"pushing to origin main", "fetching to see whether the remote moved failed too"} {
+	for _, want := range []string{"pushing to origin main", "fetching to see whether the remote moved"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("publish: %v\nwant it to say %q", err, want)
 		}

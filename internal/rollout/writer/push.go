@@ -2,6 +2,7 @@ package writer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -72,8 +73,8 @@ func (w *Writer) publish(ctx context.Context, repo *Repo, made []*req, base stri
 			return nil
 		}
 		upstream, moved, ferr := repo.Moved(ctx)
-		if ferr != nil {
-			return unknownMove(err, ferr)
+		if ferr != nil { // nothing is made again on a guess
+			return errors.Join(err, ferr)
 		}
 		if repo.Landed(ctx, upstream) {
 			return nil
@@ -85,7 +86,7 @@ func (w *Writer) publish(ctx context.Context, repo *Repo, made []*req, base stri
 			return err
 		}
 		if upstream, moved, ferr = repo.Moved(ctx); ferr != nil {
-			return unknownMove(err, ferr)
+			return errors.Join(err, ferr)
 		} else if !moved {
 			continue // pushed by someone meanwhile? push again
 		}
@@ -106,12 +107,6 @@ func (w *Writer) publish(ctx context.Context, repo *Repo, made []*req, base stri
 		}
 		base = upstream
 	}
-}
-
-// unknownMove is a push that failed where the fetch that would say
-// whether the remote moved failed too: nothing is made again on a guess.
-func unknownMove(push, fetch error) error {
-	return fmt.Errorf("%w; fetching to see whether the remote moved failed too: %v", push, fetch)
 }
 
 // expectAll reads, once for the push, what each step's wait joins
