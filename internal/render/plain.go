@@ -189,3 +189,17 @@ func firstAction(s string) string {
 // PlainFiles are the files layout.manifests gives the target of out, a
 // render in chart form (Renderer.ChartForm).
 func PlainFiles(out *Output) ([]File, error) { return plainFiles(out.Target, out.Files, false) }
+
+// PlainLine is the line of plain (one of PlainFiles) that line 1 of the
+// chart template tmpl (a file of the chart form) stands at: its text is
+// copied there, escapes removed. 0 when it is not in plain.
+func PlainLine(plain, tmpl File) int {
+	text, ok := literalText(string(tmpl.Data))
+	trimmed := strings.TrimSpace(text)
+	i := strings.Index(string(plain.Data), trimmed)
+	if !ok || trimmed == "" || i < 0 {
+		return 0
+	}
+	lead := strings.Count(text[:strings.Index(text, trimmed)], "\n")
+	return strings.Count(string(plain.Data[:i]), "\n") + 1 - lead
+}

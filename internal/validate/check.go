@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -224,24 +225,49 @@ func (v *validator) target(out *render.Output) ([]Finding, []*rendered) {
 
 // plainFiles points the findings about targets of plain manifests
 // (layout.manifests), checked in the chart form, at the file that holds
-// the resource: its field path stays, its line in the chart's template
-// (which is not on disk) goes.
+// the resource and the line there (render.PlainLine), the field path as
+// it was.
 func plainFiles(f *fleet.Fleet, outs []*render.Output, findings []Finding) {
 	if !f.Config.Layout.Plain() {
 		return
 	}
-	dirs := make(map[string]bool, len(outs))
+	byDir := make(map[string]*render.Output, len(outs))
 	for _, o := range outs {
-		dirs[o.Target.Dir()] = true
+		byDir[o.Target.Dir()] = o
 	}
+	starts := map[string]int{} // by template: the plain file's line of its line 1
 	for i, fd := range findings {
 		j := strings.LastIndex(fd.File, "/templates/")
-		if j >= 0 && dirs[fd.File[:j]] {
-			name := strings.TrimSuffix(fd.File[j+len("/templates/"):], ".yaml")
-			findings[i].File = fd.File[:j] + "/" + f.Config.Layout.ManifestFile(name)
-			findings[i].Line = 0
+		if j < 0 || byDir[fd.File[:j]] == nil {
+			continue
+		}
+		name := strings.TrimSuffix(fd.File[j+len("/templates/"):], ".yaml")
+		plain := fd.File[:j] + "/" + f.Config.Layout.ManifestFile(name)
+		start, ok := starts[fd.File]
+		if !ok {
+			start = plainStart(byDir[fd.File[:j]], fd.File, plain)
+			starts[fd.File] = start
+		}
+		findings[i].File = plain
+		if findings[i].Line = 0; fd.Line > 0 && start > 0 {
+			findings[i].Line = start + fd.Line - 1
 		}
 	}
+}
+
+// plainStart is the line of the plain file plain of out's target at which
+// the chart template tmpl's line 1 stands; 0 when not known.
+func plainStart(out *render.Output, tmpl, plain string) int {
+	files, err := render.PlainFiles(out)
+	if err != nil {
+		return 0
+	}
+	i := slices.IndexFunc(files, func(f render.File) bool { return f.Path == plain })
+	k := slices.IndexFunc(out.Files, func(f render.File) bool { return f.Path == tmpl })
+	if i < 0 || k < 0 {
+		return 0
+	}
+	return render.PlainLine(files[i], out.Files[k])
 }
 
 // schema turns the problems the schemas find in a resource into findings.
