@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode"
 
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
@@ -200,6 +201,6 @@ func PlainLine(plain, tmpl File) int {
 	if !ok || trimmed == "" || i < 0 {
 		return 0
 	}
-	lead := strings.Count(text[:strings.Index(text, trimmed)], "\n")
+	lead := strings.Count(text[:len(text)-len(strings.TrimLeftFunc(text, unicode.IsSpace))], "\n")
 	return strings.Count(string(plain.Data[:i]), "\n") + 1 - lead
 }

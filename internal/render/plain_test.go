@@ -69,3 +69,24 @@ func TestPlainManifestsRefuseArgoCDHelmActions(t *testing.T) {
 		t.Fatalf("rendering: %v, want the action named", err)
 	}
 }
+
+// TestPlainLine: the line of a plain file at which a template's line 1
+// stands, its escapes removed and leading blank lines counted; 0 for a
+// template whose text the file does not hold.
+func TestPlainLine(t *testing.T) {
+	plain := File{Path: "t/apps.yaml", Data: []byte(plainHeader + "kind: A\nname: a\n---\nkind: B\nname: \"{{ .b }}\"\n")}
+	for _, tc := range []struct {
+		name, tmpl string
+		want       int
+	}{
+		{"the first", "kind: A\nname: a\n", 2},
+		{"after a separator, an escape removed", "kind: B\nname: \"{{`{{ .b }}`}}\"\n", 5},
+		{"leading blank lines", "\n\nkind: B\nname: \"{{`{{ .b }}`}}\"\n", 3},
+		{"not in the file", "kind: C\n", 0},
+		{"an action for Argo CD's render", "kind: B\nname: {{ .Values.b }}\n", 0},
+	} {
+		if got := PlainLine(plain, File{Path: "t/templates/x.yaml", Data: []byte(tc.tmpl)}); got != tc.want {
+			t.Errorf("%s: PlainLine = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
