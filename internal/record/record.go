@@ -292,8 +292,9 @@ func (l *Log) ancestor(ctx context.Context, a, b string) bool {
 // entry at the same node and step commit says the same (its kind, tree,
 // patch's files, revert, failures and checks by name, definition and
 // outcome) says nothing new and is not written: a --once run settling a
-// step whose verdict is recorded re-recorded it at every run. Only
-// verdicts are looked up (a step entry names a commit just made).
+// step whose verdict is recorded re-recorded it at every run; two runs
+// that took the same step in the same second (their commit the same)
+// recorded it twice.
 func (l *Log) unwritten(ctx context.Context, tip string, es []Entry) []Entry {
 	revs := []string{}
 	if tip != "" {
@@ -306,7 +307,7 @@ func (l *Log) unwritten(ctx context.Context, tip string, es []Entry) []Entry {
 	}
 	var out []Entry
 	for i, e := range es {
-		if e.Kind == KindStep || len(revs) == 0 {
+		if len(revs) == 0 {
 			out = append(out, e)
 			continue
 		}

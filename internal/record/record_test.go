@@ -273,6 +273,31 @@ func TestAppendGrowsWithSteps(t *testing.T) {
 	}
 }
 
+// TestAppendSameStepTwice: two runs that took the same step in the same
+// second (the writer found its commit already pushed: writer.Repo.Landed)
+// record the same fact; the second, which fetched the first's record
+// with the branch, writes nothing (the soak test found such an entry
+// held twice: a step entry was written without looking).
+func TestAppendSameStepTwice(t *testing.T) {
+	ctx := context.Background()
+	c, bare := newClone(t)
+	other := filepath.Join(t.TempDir(), "other")
+	testgit.Run(t, "", "clone", "-q", bare, other)
+	o := &clone{t: t, dir: other, g: git.Exec{Dir: other, Env: testgit.Env}, step: c.step}
+	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	if err := o.log().Append(ctx, o.entry(record.KindStep, t0)); err != nil {
+		t.Fatal(err)
+	}
+	testgit.Run(t, c.dir, "fetch", "-q", "origin", record.Refspec("origin"))
+	if err := c.log().Append(ctx, c.entry(record.KindStep, t0)); err != nil {
+		t.Fatal(err)
+	}
+	if n := testgit.Run(t, "", "--git-dir", bare, "rev-list", "--count", record.Ref); n != "1" {
+		t.Errorf("the remote's record has %s commits after one step recorded by two runs, want 1:\n%s", n,
+			testgit.Run(t, "", "--git-dir", bare, "log", "--format=%B", record.Ref))
+	}
+}
+
 // TestTrusted: only an entry tied to a step strata pushed, and to the
 // rendered output it claims, counts.
 func TestTrusted(t *testing.T) {
