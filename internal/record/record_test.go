@@ -39,6 +39,13 @@ func newClone(t *testing.T) (*clone, string) {
 	return c, bare
 }
 
+// another is a second clone of bare, c's remote, at c's step.
+func (c *clone) another(bare string) *clone {
+	other := filepath.Join(c.t.TempDir(), "other")
+	testgit.Run(c.t, "", "clone", "-q", bare, other)
+	return &clone{t: c.t, dir: other, g: git.Exec{Dir: other, Env: testgit.Env}, step: c.step}
+}
+
 func (c *clone) write(p, data string) {
 	c.t.Helper()
 	p = filepath.Join(c.dir, filepath.FromSlash(p))
@@ -177,9 +184,7 @@ func (f runnerFunc) Run(ctx context.Context, args ...string) (string, error) { r
 // and the entries go on top of the remote's: both kept, nothing forced.
 func TestAppendRace(t *testing.T) {
 	c, bare := newClone(t)
-	other := filepath.Join(t.TempDir(), "other")
-	testgit.Run(t, "", "clone", "-q", bare, other)
-	o := &clone{t: t, dir: other, g: git.Exec{Dir: other, Env: testgit.Env}, step: c.step}
+	o := c.another(bare)
 	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
 	if err := o.log().Append(context.Background(), o.entry(record.KindStep, t0)); err != nil {
 		t.Fatal(err)
@@ -209,9 +214,7 @@ func TestAppendRace(t *testing.T) {
 func TestAppendGrowsWithSteps(t *testing.T) {
 	ctx := context.Background()
 	c, bare := newClone(t)
-	other := filepath.Join(t.TempDir(), "other")
-	testgit.Run(t, "", "clone", "-q", bare, other)
-	o := &clone{t: t, dir: other, g: git.Exec{Dir: other, Env: testgit.Env}, step: c.step}
+	o := c.another(bare)
 	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
 	step := c.entry(record.KindStep, t0)
 	passed := c.entry(record.KindPassed, t0.Add(time.Minute))
@@ -281,9 +284,7 @@ func TestAppendGrowsWithSteps(t *testing.T) {
 func TestAppendSameStepTwice(t *testing.T) {
 	ctx := context.Background()
 	c, bare := newClone(t)
-	other := filepath.Join(t.TempDir(), "other")
-	testgit.Run(t, "", "clone", "-q", bare, other)
-	o := &clone{t: t, dir: other, g: git.Exec{Dir: other, Env: testgit.Env}, step: c.step}
+	o := c.another(bare)
 	t0 := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
 	if err := o.log().Append(ctx, o.entry(record.KindStep, t0)); err != nil {
 		t.Fatal(err)
