@@ -235,17 +235,22 @@ func plainFiles(f *fleet.Fleet, outs []*render.Output, findings []Finding) {
 	for _, o := range outs {
 		byDir[o.Target.Dir()] = o
 	}
-	starts := map[string]int{} // by template: the plain file's line of its line 1
+	starts := map[string]int{}           // by template: the plain file's line of its line 1
+	plains := map[string][]render.File{} // by target directory: render.PlainFiles, made once
 	for i, fd := range findings {
 		j := strings.LastIndex(fd.File, "/templates/")
 		if j < 0 || byDir[fd.File[:j]] == nil {
 			continue
 		}
+		dir := fd.File[:j]
 		name := strings.TrimSuffix(fd.File[j+len("/templates/"):], ".yaml")
-		plain := fd.File[:j] + "/" + f.Config.Layout.ManifestFile(name)
+		plain := dir + "/" + f.Config.Layout.ManifestFile(name)
 		start, ok := starts[fd.File]
 		if !ok {
-			start = plainStart(byDir[fd.File[:j]], fd.File, plain)
+			if _, made := plains[dir]; !made {
+				plains[dir], _ = render.PlainFiles(byDir[dir]) // none on an error: no line
+			}
+			start = plainStart(plains[dir], byDir[dir].Files, fd.File, plain)
 			starts[fd.File] = start
 		}
 		findings[i].File = plain
@@ -255,19 +260,15 @@ func plainFiles(f *fleet.Fleet, outs []*render.Output, findings []Finding) {
 	}
 }
 
-// plainStart is the line of the plain file plain of out's target at which
-// the chart template tmpl's line 1 stands; 0 when not known.
-func plainStart(out *render.Output, tmpl, plain string) int {
-	files, err := render.PlainFiles(out)
-	if err != nil {
-		return 0
-	}
+// plainStart is the line of plain, one of the plain files, at which the
+// chart template tmpl (one of chart) has its line 1; 0 when not known.
+func plainStart(files, chart []render.File, tmpl, plain string) int {
 	i := slices.IndexFunc(files, func(f render.File) bool { return f.Path == plain })
-	k := slices.IndexFunc(out.Files, func(f render.File) bool { return f.Path == tmpl })
+	k := slices.IndexFunc(chart, func(f render.File) bool { return f.Path == tmpl })
 	if i < 0 || k < 0 {
 		return 0
 	}
-	return render.PlainLine(files[i], out.Files[k])
+	return render.PlainLine(files[i], chart[k])
 }
 
 // schema turns the problems the schemas find in a resource into findings.
